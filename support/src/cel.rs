@@ -1,0 +1,1 @@
+//! CEL rules from `x-kubernetes-validations`.

@@ -1,0 +1,21 @@
+//! Runtime support for crates written by `cargo xtask codegen`.
+//!
+//! Generated code links to this crate instead of repeating hand-written logic in every
+//! output: the Kubernetes wire types with special encodings ([`IntOrString`], [`Quantity`],
+//! [`Time`], [`MicroTime`], [`Bytes`]), the error model ([`Status`], [`validation`]) and
+//! the identity of resources ([`Resource`]).
+
+pub mod cel;
+pub mod meta;
+pub mod resource;
+pub mod status;
+pub mod validation;
+pub mod wire;
+
+pub use resource::{Resource, Scope};
+pub use status::{ListMeta, Status, StatusCause, StatusDetails};
+pub use wire::{Bytes, IntOrString, MicroTime, Quantity, Time};
+
+/// Re-exported so generated crates need no direct dependency on these for their impls.
+pub use serde;
+pub use serde_json;

@@ -1,0 +1,1 @@
+//! Kubernetes object-meta conventions: names, namespaces, labels, annotations.
