@@ -6,6 +6,7 @@
 //! the identity of resources ([`Resource`]).
 
 pub mod cel;
+pub mod de;
 pub mod meta;
 pub mod resource;
 pub mod status;

@@ -1,0 +1,177 @@
+//! Emitters: IR to Rust source, one emitter per concern, assembled into files here.
+
+mod models;
+mod paths;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use crate::error::{Error, Result};
+use crate::ir::{Api, TypeId, TypeKind};
+
+/// How the output crate is named and linked.
+#[derive(Debug, Clone)]
+pub struct CrateOptions {
+    pub package_name: String,
+    /// Path from the output folder to the support crate, as written in `Cargo.toml`.
+    pub support_path: String,
+    /// Adds an empty `[workspace]` so the crate builds on its own wherever it is written.
+    pub standalone: bool,
+    /// The specs folder as shown in headers (`specs/`).
+    pub specs_label: String,
+}
+
+/// Versions of the crates generated code depends on, kept in step with the workspace.
+const SERDE_VERSION: &str = "1";
+const SERDE_JSON_VERSION: &str = "1";
+
+/// Every file of the output crate, by path relative to its root, with its final text.
+pub fn emit_crate(api: &Api, options: &CrateOptions) -> Result<BTreeMap<PathBuf, String>> {
+    let mut files = BTreeMap::new();
+    files.insert(PathBuf::from("Cargo.toml"), cargo_toml(options));
+
+    // Group types by module and file; BTreeMaps keep the output order stable.
+    let mut modules: BTreeMap<&[String], BTreeMap<&str, Vec<TypeId>>> = BTreeMap::new();
+    let mut submodules: BTreeMap<&[String], BTreeSet<&str>> = BTreeMap::new();
+    for (id, ty) in api.types.iter().enumerate() {
+        modules.entry(&ty.module).or_default().entry(&ty.file).or_default().push(id);
+        for depth in 0..ty.module.len() {
+            modules.entry(&ty.module[..depth]).or_default();
+            submodules.entry(&ty.module[..depth]).or_default().insert(&ty.module[depth]);
+        }
+    }
+    modules.entry(&[]).or_default();
+
+    for (module, module_files) in &modules {
+        let folder: PathBuf = std::iter::once("src".to_owned()).chain(module.iter().cloned()).collect();
+        let children = submodules.get(module).cloned().unwrap_or_default();
+        let module_file = if module.is_empty() { "lib.rs" } else { "mod.rs" };
+        let tokens = module_items(api, module.is_empty(), &children, module_files);
+        files.insert(folder.join(module_file), format_rust(tokens, &header(&options.specs_label))?);
+        for (file, ids) in module_files {
+            let real: Vec<TypeId> =
+                ids.iter().copied().filter(|&id| !matches!(api.types[id].kind, TypeKind::Support(_))).collect();
+            if real.is_empty() {
+                continue;
+            }
+            let tokens: TokenStream = real.iter().map(|&id| models::emit(api, id)).collect();
+            let source = &api.documents[api.types[real[0]].source].display_path;
+            files.insert(folder.join(format!("{file}.rs")), format_rust(tokens, &header(&source_label(source)))?);
+        }
+    }
+    Ok(files)
+}
+
+/// `mod` declarations and re-exports of one module.
+fn module_items(
+    api: &Api,
+    is_root: bool,
+    children: &BTreeSet<&str>,
+    files: &BTreeMap<&str, Vec<TypeId>>,
+) -> TokenStream {
+    let crate_doc = is_root.then(|| {
+        quote! {
+            //! Kubernetes API types generated from OpenAPI specs.
+            #![allow(clippy::doc_lazy_continuation, clippy::doc_overindented_list_items)]
+        }
+    });
+    let children = children.iter().map(|child| {
+        let child = format_ident!("{}", child);
+        quote! { pub mod #child; }
+    });
+    let mut file_items = Vec::new();
+    let mut support_items = Vec::new();
+    for (file, ids) in files {
+        let mut exported = Vec::new();
+        for &id in ids {
+            let ty = &api.types[id];
+            match &ty.kind {
+                TypeKind::Support(support) => {
+                    let name = format_ident!("{}", support.name());
+                    support_items.push(quote! { pub use support::#name; });
+                }
+                _ => exported.push(format_ident!("{}", ty.name)),
+            }
+        }
+        if !exported.is_empty() {
+            let file = format_ident!("{}", file);
+            file_items.push(quote! {
+                mod #file;
+                pub use self::#file::{#(#exported),*};
+            });
+        }
+    }
+    quote! {
+        #crate_doc
+        #(#children)*
+        #(#file_items)*
+        #(#support_items)*
+    }
+}
+
+fn cargo_toml(options: &CrateOptions) -> String {
+    let workspace = if options.standalone { "\n[workspace]\n" } else { "" };
+    format!(
+        "{header}\
+[package]
+name = \"{name}\"
+version = \"0.1.0\"
+edition = \"2024\"
+publish = false
+
+[dependencies]
+serde = {{ version = \"{SERDE_VERSION}\", features = [\"derive\"] }}
+serde_json = \"{SERDE_JSON_VERSION}\"
+support = {{ path = \"{support}\" }}
+{workspace}",
+        header = header(&options.specs_label).replace("//", "#"),
+        name = options.package_name,
+        support = options.support_path,
+    )
+}
+
+fn header(source: &str) -> String {
+    format!("// Generated by cargo xtask codegen from {source}. Do not edit.\n")
+}
+
+/// A spec path with forward slashes on every platform, so output is byte-identical.
+fn source_label(path: &Path) -> String {
+    path.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
+}
+
+/// Formats tokens with prettyplease under the header line.
+fn format_rust(tokens: TokenStream, header: &str) -> Result<String> {
+    let file: syn::File = syn::parse2(tokens.clone())
+        .map_err(|e| Error::new(format!("internal error: emitted code does not parse: {e}\n{tokens}")))?;
+    Ok(format!("{header}\n{}", separate_items(&prettyplease::unparse(&file))))
+}
+
+/// prettyplease prints items back to back; a blank line after each multi-line item
+/// makes files read like hand-written code.
+fn separate_items(code: &str) -> String {
+    let mut out = String::with_capacity(code.len() + code.len() / 16);
+    let mut lines = code.lines().peekable();
+    while let Some(line) = lines.next() {
+        out.push_str(line);
+        out.push('\n');
+        if line == "}" && lines.peek().is_some_and(|next| !next.is_empty()) {
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// `#[doc = "..."]` attributes, one per line of a description.
+fn doc_attrs(doc: Option<&str>) -> TokenStream {
+    let Some(doc) = doc else { return TokenStream::new() };
+    doc.lines()
+        .map(|line| {
+            let line = line.trim_end();
+            let line = if line.is_empty() { String::new() } else { format!(" {line}") };
+            quote! { #[doc = #line] }
+        })
+        .collect()
+}

@@ -1,0 +1,182 @@
+//! The model emitter: one serde-ready Rust type per schema.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use super::doc_attrs;
+use super::paths::rust_type;
+use crate::ir::{Api, Field, Resource, StringEnum, Struct, TypeId, TypeKind};
+
+pub fn emit(api: &Api, id: TypeId) -> TokenStream {
+    let ty = &api.types[id];
+    let doc = doc_attrs(ty.doc.as_deref());
+    let name = format_ident!("{}", ty.name);
+    match &ty.kind {
+        TypeKind::Struct(s) => {
+            let definition = structure(api, id, s);
+            let resource = api.resources.iter().find(|r| r.type_id == id).map(|r| resource_impl(&ty.name, r));
+            quote! { #doc #definition #resource }
+        }
+        TypeKind::Enum(e) => {
+            let definition = string_enum(&name, e);
+            quote! { #doc #definition }
+        }
+        TypeKind::Alias(target) => {
+            let target = rust_type(api, &target.ty, &ty.module);
+            quote! { #doc pub type #name = #target; }
+        }
+        TypeKind::Support(_) => TokenStream::new(),
+    }
+}
+
+fn structure(api: &Api, id: TypeId, s: &Struct) -> TokenStream {
+    let ty = &api.types[id];
+    let name = format_ident!("{}", ty.name);
+    let fields = s.fields.iter().map(|field| struct_field(api, &ty.module, field));
+    quote! {
+        #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+        pub struct #name {
+            #(#fields)*
+        }
+    }
+}
+
+fn struct_field(api: &Api, module: &[String], field: &Field) -> TokenStream {
+    let doc = doc_attrs(field.doc.as_deref());
+    let name = format_ident!("{}", field.rust_name);
+    let mut ty = rust_type(api, &field.ty.ty, module);
+    if field.boxed {
+        ty = quote!(Box<#ty>);
+    }
+    let rename = (field.rust_name != field.wire_name).then(|| {
+        let wire = &field.wire_name;
+        quote!(rename = #wire,)
+    });
+    if field.required {
+        // Absent or null required fields decode as empty, as Go does; validation reports them.
+        quote! {
+            #doc
+            #[serde(#rename default, deserialize_with = "support::de::null_as_default")]
+            pub #name: #ty,
+        }
+    } else {
+        quote! {
+            #doc
+            #[serde(#rename default, skip_serializing_if = "Option::is_none")]
+            pub #name: Option<#ty>,
+        }
+    }
+}
+
+/// A string enum whose unknown values survive a round trip in a catch-all variant.
+fn string_enum(name: &proc_macro2::Ident, e: &StringEnum) -> TokenStream {
+    let variants: Vec<_> = e.variants.iter().map(|v| format_ident!("{}", v.rust_name)).collect();
+    let values: Vec<&str> = e.variants.iter().map(|v| v.value.as_str()).collect();
+    let variant_docs = values.iter().map(|value| {
+        let doc = format!(" `{value}`");
+        quote!(#[doc = #doc])
+    });
+    let other = format_ident!("{}", e.other_variant);
+    let empty_variant = e.variants.iter().position(|v| v.value.is_empty());
+    let default_attr = variants.iter().enumerate().map(|(i, _)| (Some(i) == empty_variant).then(|| quote!(#[default])));
+    let (derive_default, default_impl) = match empty_variant {
+        Some(_) => (quote!(Default,), None),
+        None => (
+            quote!(),
+            Some(quote! {
+                impl Default for #name {
+                    /// The empty string, Go's zero value for a string enum.
+                    fn default() -> Self {
+                        Self::#other(String::new())
+                    }
+                }
+            }),
+        ),
+    };
+    quote! {
+        #[derive(Clone, Debug, #derive_default PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum #name {
+            #(#variant_docs #default_attr #variants,)*
+            /// A value this version of the API does not know, kept as sent.
+            #other(String),
+        }
+
+        impl #name {
+            /// The values this version of the API defines.
+            pub const VALUES: &'static [&'static str] = &[#(#values),*];
+
+            /// The value as sent on the wire.
+            pub fn as_str(&self) -> &str {
+                match self {
+                    #(Self::#variants => #values,)*
+                    Self::#other(value) => value,
+                }
+            }
+
+            /// Whether the value is one this version of the API defines.
+            pub fn is_known(&self) -> bool {
+                !matches!(self, Self::#other(_))
+            }
+        }
+
+        #default_impl
+
+        impl From<String> for #name {
+            fn from(value: String) -> Self {
+                match value.as_str() {
+                    #(#values => Self::#variants,)*
+                    _ => Self::#other(value),
+                }
+            }
+        }
+
+        impl From<&str> for #name {
+            fn from(value: &str) -> Self {
+                match value {
+                    #(#values => Self::#variants,)*
+                    _ => Self::#other(value.to_owned()),
+                }
+            }
+        }
+
+        impl std::fmt::Display for #name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl serde::Serialize for #name {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for #name {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                String::deserialize(deserializer).map(Self::from)
+            }
+        }
+    }
+}
+
+/// The resource's identity constants.
+fn resource_impl(type_name: &str, resource: &Resource) -> TokenStream {
+    let name = format_ident!("{}", type_name);
+    let gvk = &resource.gvk;
+    let (group, version, kind) = (&gvk.group, &gvk.version, &gvk.kind);
+    let api_version = gvk.api_version();
+    let plural = &resource.plural;
+    let list_kind = &resource.list_kind;
+    let scope = if resource.namespaced { quote!(Namespaced) } else { quote!(Cluster) };
+    quote! {
+        impl support::Resource for #name {
+            const GROUP: &'static str = #group;
+            const VERSION: &'static str = #version;
+            const API_VERSION: &'static str = #api_version;
+            const KIND: &'static str = #kind;
+            const PLURAL: &'static str = #plural;
+            const SCOPE: support::Scope = support::Scope::#scope;
+            const LIST_KIND: &'static str = #list_kind;
+        }
+    }
+}

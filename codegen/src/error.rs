@@ -1,0 +1,64 @@
+//! Errors that point at the spec text that caused them.
+
+use std::fmt;
+use std::path::PathBuf;
+
+/// A problem in the input specs or while writing the output.
+///
+/// Spec problems name the file, the JSON pointer inside it and, where known,
+/// the line and column, so that a user can jump straight to the cause.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Error {
+    /// The spec file (as given on the command line), or the output path for write errors.
+    pub file: Option<PathBuf>,
+    /// JSON pointer of the offending node, e.g. `/components/schemas/Foo/properties/bar`.
+    pub pointer: Option<String>,
+    /// 1-based line and column.
+    pub position: Option<(usize, usize)>,
+    pub message: String,
+}
+
+impl Error {
+    pub fn new(message: impl Into<String>) -> Self {
+        Error { file: None, pointer: None, position: None, message: message.into() }
+    }
+
+    pub fn in_file(file: impl Into<PathBuf>, message: impl Into<String>) -> Self {
+        Error { file: Some(file.into()), ..Error::new(message) }
+    }
+
+    pub fn at(mut self, pointer: impl Into<String>) -> Self {
+        self.pointer = Some(pointer.into());
+        self
+    }
+
+    pub fn with_position(mut self, position: Option<(usize, usize)>) -> Self {
+        self.position = position;
+        self
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(file) = &self.file {
+            write!(f, "{}", file.display())?;
+            if let Some((line, column)) = self.position {
+                write!(f, ":{line}:{column}")?;
+            }
+            f.write_str(": ")?;
+        }
+        if let Some(pointer) = &self.pointer {
+            write!(f, "at {}: ", if pointer.is_empty() { "/" } else { pointer })?;
+        }
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Error {}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Escapes one JSON-pointer segment (RFC 6901).
+pub fn escape_pointer_segment(segment: &str) -> String {
+    segment.replace('~', "~0").replace('/', "~1")
+}

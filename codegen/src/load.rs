@@ -1,0 +1,136 @@
+//! Reading spec files: JSON or YAML into `serde_json::Value`, with source text kept for
+//! pointing errors at a line and column.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::error::{Error, Result, escape_pointer_segment};
+
+/// One parsed document of a spec file.
+#[derive(Debug)]
+pub struct Document {
+    /// Path shown to users: relative to the specs folder, prefixed with its name (`specs/x.yaml`).
+    pub display_path: PathBuf,
+    /// Index of the document inside a multi-document YAML file.
+    pub index_in_file: usize,
+    pub source: std::sync::Arc<str>,
+    pub is_yaml: bool,
+    pub value: Value,
+}
+
+impl Document {
+    /// An error at `pointer` in this document, with its line and column when they can be found.
+    pub fn error(&self, pointer: &str, message: impl Into<String>) -> Error {
+        Error::in_file(&self.display_path, message)
+            .at(pointer)
+            .with_position(locate(&self.source, self.index_in_file, pointer))
+    }
+}
+
+/// Spec file extensions the loader reads; anything else in the folder is ignored.
+const EXTENSIONS: &[&str] = &["json", "yaml", "yml"];
+
+/// Reads every spec file under `dir` (recursively, in sorted order).
+pub fn load_dir(dir: &Path) -> Result<Vec<Document>> {
+    let mut files = Vec::new();
+    collect_files(dir, &mut files)?;
+    files.sort();
+    if files.is_empty() {
+        return Err(Error::in_file(dir, "no spec files (*.json, *.yaml, *.yml) in this folder"));
+    }
+    let label = dir.file_name().map(PathBuf::from).unwrap_or_else(|| PathBuf::from("specs"));
+    let mut documents = Vec::new();
+    for file in files {
+        let relative = file.strip_prefix(dir).unwrap_or(&file);
+        let display_path = label.join(relative);
+        let text = fs::read_to_string(&file)
+            .map_err(|e| Error::in_file(&display_path, format!("cannot read: {e}")))?;
+        documents.extend(parse(&display_path, text)?);
+    }
+    Ok(documents)
+}
+
+fn collect_files(dir: &Path, files: &mut Vec<PathBuf>) -> Result<()> {
+    let entries =
+        fs::read_dir(dir).map_err(|e| Error::in_file(dir, format!("cannot read folder: {e}")))?;
+    for entry in entries {
+        let path = entry.map_err(|e| Error::in_file(dir, e.to_string()))?.path();
+        if path.is_dir() {
+            collect_files(&path, files)?;
+        } else if path
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| EXTENSIONS.contains(&e))
+        {
+            files.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// Parses one file's text; YAML files may hold several documents.
+pub fn parse(display_path: &Path, text: String) -> Result<Vec<Document>> {
+    let is_yaml = display_path.extension().is_some_and(|e| e != "json");
+    let source: std::sync::Arc<str> = text.into();
+    let values = if is_yaml {
+        serde_saphyr::from_multiple::<Value>(&source).map_err(|e| {
+            let message = e.to_string();
+            let position = e.location().map(|l| (l.line() as usize, l.column() as usize));
+            Error::in_file(display_path, format!("invalid YAML: {}", first_line(&message)))
+                .with_position(position)
+        })?
+    } else {
+        let value = serde_json::from_str::<Value>(&source).map_err(|e| {
+            Error::in_file(display_path, format!("invalid JSON: {e}"))
+                .with_position(Some((e.line(), e.column())))
+        })?;
+        vec![value]
+    };
+    Ok(values
+        .into_iter()
+        .enumerate()
+        .filter(|(_, value)| !value.is_null())
+        .map(|(index_in_file, value)| Document {
+            display_path: display_path.to_path_buf(),
+            index_in_file,
+            source: source.clone(),
+            is_yaml,
+            value,
+        })
+        .collect())
+}
+
+fn first_line(message: &str) -> &str {
+    message.lines().next().unwrap_or(message)
+}
+
+/// Finds the 1-based line and column of the node at `pointer` in document `index` of `source`.
+///
+/// Only used on the error path: it parses the text again with a position-keeping YAML
+/// parser (JSON is YAML), so the fast path stays a plain `serde_json` decode.
+pub fn locate(source: &str, index: usize, pointer: &str) -> Option<(usize, usize)> {
+    use saphyr::{LoadableYamlNode, MarkedYaml, Scalar, YamlData};
+
+    let documents = MarkedYaml::load_from_str(source).ok()?;
+    let mut node = documents.get(index)?;
+    for raw in pointer.split('/').skip(1) {
+        let segment = raw.replace("~1", "/").replace("~0", "~");
+        node = match &node.data {
+            YamlData::Mapping(map) => map.iter().find_map(|(key, value)| match &key.data {
+                YamlData::Value(Scalar::String(s)) if *s == segment => Some(value),
+                _ => None,
+            })?,
+            YamlData::Sequence(items) => items.get(segment.parse::<usize>().ok()?)?,
+            _ => return None,
+        };
+    }
+    let start = node.span.start;
+    Some((start.line(), start.col() + 1))
+}
+
+/// Builds a JSON pointer from segments.
+pub fn pointer(segments: &[&str]) -> String {
+    segments.iter().map(|s| format!("/{}", escape_pointer_segment(s))).collect()
+}
