@@ -9,11 +9,13 @@ pub mod cel;
 pub mod de;
 pub mod meta;
 pub mod resource;
+pub mod rules;
 pub mod status;
 pub mod validation;
 pub mod wire;
 
 pub use resource::{Resource, Scope};
+pub use rules::Validate;
 pub use status::{ListMeta, Status, StatusCause, StatusDetails};
 pub use wire::{Bytes, IntOrString, MicroTime, Quantity, Time};
 

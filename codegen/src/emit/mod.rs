@@ -2,6 +2,7 @@
 
 mod models;
 mod paths;
+mod validation;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -44,6 +45,7 @@ pub fn emit_crate(api: &Api, options: &CrateOptions) -> Result<BTreeMap<PathBuf,
         }
     }
     modules.entry(&[]).or_default();
+    let analysis = validation::Analysis::new(api);
 
     for (module, module_files) in &modules {
         let folder: PathBuf = std::iter::once("src".to_owned()).chain(module.iter().cloned()).collect();
@@ -57,7 +59,8 @@ pub fn emit_crate(api: &Api, options: &CrateOptions) -> Result<BTreeMap<PathBuf,
             if real.is_empty() {
                 continue;
             }
-            let tokens: TokenStream = real.iter().map(|&id| models::emit(api, id)).collect();
+            let tokens: TokenStream =
+                real.iter().flat_map(|&id| [models::emit(api, id), validation::emit(api, &analysis, id)]).collect();
             let source = &api.documents[api.types[real[0]].source].display_path;
             files.insert(folder.join(format!("{file}.rs")), format_rust(tokens, &header(&source_label(source)))?);
         }

@@ -13,3 +13,37 @@ pub struct ContainerResourceMetricStatus {
     #[serde(default, deserialize_with = "support::de::null_as_default")]
     pub name: String,
 }
+
+impl support::Validate for ContainerResourceMetricStatus {
+    fn validate_into(
+        &self,
+        _old: Option<&Self>,
+        path: &support::validation::Path<'_>,
+        errors: &mut support::validation::ErrorList,
+    ) {
+        {
+            let path = path.field("container");
+            let value = &self.container;
+            if value.is_empty() {
+                support::rules::required(&path, errors);
+            }
+        }
+        {
+            let path = path.field("current");
+            let value = &self.current;
+            <super::MetricValueStatus as support::Validate>::validate_into(
+                value,
+                None,
+                &path,
+                errors,
+            );
+        }
+        {
+            let path = path.field("name");
+            let value = &self.name;
+            if value.is_empty() {
+                support::rules::required(&path, errors);
+            }
+        }
+    }
+}

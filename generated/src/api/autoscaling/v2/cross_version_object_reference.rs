@@ -13,3 +13,27 @@ pub struct CrossVersionObjectReference {
     #[serde(default, deserialize_with = "support::de::null_as_default")]
     pub name: String,
 }
+
+impl support::Validate for CrossVersionObjectReference {
+    fn validate_into(
+        &self,
+        _old: Option<&Self>,
+        path: &support::validation::Path<'_>,
+        errors: &mut support::validation::ErrorList,
+    ) {
+        {
+            let path = path.field("kind");
+            let value = &self.kind;
+            if value.is_empty() {
+                support::rules::required(&path, errors);
+            }
+        }
+        {
+            let path = path.field("name");
+            let value = &self.name;
+            if value.is_empty() {
+                support::rules::required(&path, errors);
+            }
+        }
+    }
+}

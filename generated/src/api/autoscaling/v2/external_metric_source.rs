@@ -10,3 +10,33 @@ pub struct ExternalMetricSource {
     #[serde(default, deserialize_with = "support::de::null_as_default")]
     pub target: super::MetricTarget,
 }
+
+impl support::Validate for ExternalMetricSource {
+    fn validate_into(
+        &self,
+        _old: Option<&Self>,
+        path: &support::validation::Path<'_>,
+        errors: &mut support::validation::ErrorList,
+    ) {
+        {
+            let path = path.field("metric");
+            let value = &self.metric;
+            <super::MetricIdentifier as support::Validate>::validate_into(
+                value,
+                None,
+                &path,
+                errors,
+            );
+        }
+        {
+            let path = path.field("target");
+            let value = &self.target;
+            <super::MetricTarget as support::Validate>::validate_into(
+                value,
+                None,
+                &path,
+                errors,
+            );
+        }
+    }
+}

@@ -29,3 +29,57 @@ impl support::Resource for HorizontalPodAutoscaler {
     const SCOPE: support::Scope = support::Scope::Namespaced;
     const LIST_KIND: &'static str = "HorizontalPodAutoscalerList";
 }
+
+impl support::Validate for HorizontalPodAutoscaler {
+    fn validate_into(
+        &self,
+        _old: Option<&Self>,
+        path: &support::validation::Path<'_>,
+        errors: &mut support::validation::ErrorList,
+    ) {
+        let meta = self.metadata.as_ref();
+        support::meta::validate_object_meta(
+            &path.field("metadata"),
+            support::meta::ObjectMetaView {
+                name: meta.and_then(|m| m.name.as_deref()).unwrap_or_default(),
+                generate_name: meta
+                    .and_then(|m| m.generate_name.as_deref())
+                    .unwrap_or_default(),
+                namespace: meta.and_then(|m| m.namespace.as_deref()).unwrap_or_default(),
+                labels: meta.and_then(|m| m.labels.as_ref()),
+                annotations: meta.and_then(|m| m.annotations.as_ref()),
+            },
+            support::Scope::Namespaced,
+            support::meta::NameRule::Dns1123Subdomain,
+            errors,
+        );
+        if let Some(value) = &self.metadata {
+            let path = path.field("metadata");
+            <crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as support::Validate>::validate_into(
+                value,
+                None,
+                &path,
+                errors,
+            );
+        }
+        {
+            let path = path.field("spec");
+            let value = &self.spec;
+            <super::HorizontalPodAutoscalerSpec as support::Validate>::validate_into(
+                value,
+                None,
+                &path,
+                errors,
+            );
+        }
+        if let Some(value) = &self.status {
+            let path = path.field("status");
+            <super::HorizontalPodAutoscalerStatus as support::Validate>::validate_into(
+                value,
+                None,
+                &path,
+                errors,
+            );
+        }
+    }
+}

@@ -10,3 +10,31 @@ pub struct HorizontalPodAutoscalerBehavior {
     #[serde(rename = "scaleUp", default, skip_serializing_if = "Option::is_none")]
     pub scale_up: Option<super::HPAScalingRules>,
 }
+
+impl support::Validate for HorizontalPodAutoscalerBehavior {
+    fn validate_into(
+        &self,
+        _old: Option<&Self>,
+        path: &support::validation::Path<'_>,
+        errors: &mut support::validation::ErrorList,
+    ) {
+        if let Some(value) = &self.scale_down {
+            let path = path.field("scaleDown");
+            <super::HPAScalingRules as support::Validate>::validate_into(
+                value,
+                None,
+                &path,
+                errors,
+            );
+        }
+        if let Some(value) = &self.scale_up {
+            let path = path.field("scaleUp");
+            <super::HPAScalingRules as support::Validate>::validate_into(
+                value,
+                None,
+                &path,
+                errors,
+            );
+        }
+    }
+}

@@ -31,6 +31,48 @@ pub struct HorizontalPodAutoscalerCondition {
     pub type_: super::HorizontalPodAutoscalerConditionType,
 }
 
+impl support::Validate for HorizontalPodAutoscalerCondition {
+    fn validate_into(
+        &self,
+        _old: Option<&Self>,
+        path: &support::validation::Path<'_>,
+        errors: &mut support::validation::ErrorList,
+    ) {
+        {
+            let path = path.field("status");
+            let value = &self.status;
+            if value.as_str().is_empty() {
+                support::rules::required(&path, errors);
+            } else {
+                if !value.is_known() {
+                    support::rules::not_supported(
+                        &path,
+                        value.as_str(),
+                        super::HorizontalPodAutoscalerConditionStatus::VALUES,
+                        errors,
+                    );
+                }
+            }
+        }
+        {
+            let path = path.field("type");
+            let value = &self.type_;
+            if value.as_str().is_empty() {
+                support::rules::required(&path, errors);
+            } else {
+                if !value.is_known() {
+                    support::rules::not_supported(
+                        &path,
+                        value.as_str(),
+                        super::HorizontalPodAutoscalerConditionType::VALUES,
+                        errors,
+                    );
+                }
+            }
+        }
+    }
+}
+
 /// Status of the condition.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum HorizontalPodAutoscalerConditionStatus {

@@ -16,3 +16,30 @@ pub struct HorizontalPodAutoscalerList {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<support::ListMeta>,
 }
+
+impl support::Validate for HorizontalPodAutoscalerList {
+    fn validate_into(
+        &self,
+        _old: Option<&Self>,
+        path: &support::validation::Path<'_>,
+        errors: &mut support::validation::ErrorList,
+    ) {
+        {
+            let path = path.field("items");
+            let value = &self.items;
+            if value.is_empty() {
+                support::rules::required(&path, errors);
+            } else {
+                for (index, value) in value.iter().enumerate() {
+                    let path = path.index(index);
+                    <super::HorizontalPodAutoscaler as support::Validate>::validate_into(
+                        value,
+                        None,
+                        &path,
+                        errors,
+                    );
+                }
+            }
+        }
+    }
+}

@@ -27,3 +27,74 @@ pub struct HorizontalPodAutoscalerSpec {
     )]
     pub scale_target_ref: super::CrossVersionObjectReference,
 }
+
+impl support::Validate for HorizontalPodAutoscalerSpec {
+    fn validate_into(
+        &self,
+        _old: Option<&Self>,
+        path: &support::validation::Path<'_>,
+        errors: &mut support::validation::ErrorList,
+    ) {
+        if let Some(value) = &self.behavior {
+            let path = path.field("behavior");
+            <super::HorizontalPodAutoscalerBehavior as support::Validate>::validate_into(
+                value,
+                None,
+                &path,
+                errors,
+            );
+        }
+        {
+            let path = path.field("maxReplicas");
+            let value = &self.max_replicas;
+            support::rules::minimum(&path, *value, 1i32, false, errors);
+        }
+        if let Some(value) = &self.metrics {
+            let path = path.field("metrics");
+            for (index, value) in value.iter().enumerate() {
+                let path = path.index(index);
+                <super::MetricSpec as support::Validate>::validate_into(
+                    value,
+                    None,
+                    &path,
+                    errors,
+                );
+            }
+        }
+        if let Some(value) = &self.min_replicas {
+            let path = path.field("minReplicas");
+            support::rules::minimum(&path, *value, 1i32, false, errors);
+        }
+        {
+            let path = path.field("scaleTargetRef");
+            let value = &self.scale_target_ref;
+            <super::CrossVersionObjectReference as support::Validate>::validate_into(
+                value,
+                None,
+                &path,
+                errors,
+            );
+        }
+        let (value, path) = (self, *path);
+        static RULES: std::sync::LazyLock<[support::cel::CelRule; 1]> = std::sync::LazyLock::new(||
+        [
+            support::cel::CelRule::new(
+                &support::cel::CelRuleSpec::new(
+                        "!has(self.minReplicas) || self.maxReplicas >= self.minReplicas",
+                    )
+                    .with_message(
+                        "maxReplicas must be greater than or equal to minReplicas",
+                    )
+                    .with_field_path(".maxReplicas"),
+            ),
+        ]);
+        support::cel::check_rules_typed(
+            &*RULES,
+            &path,
+            "object",
+            &support::cel::to_json(value),
+            None,
+            errors,
+        );
+    }
+}

@@ -34,3 +34,45 @@ pub struct HorizontalPodAutoscalerStatus {
     )]
     pub observed_generation: Option<i64>,
 }
+
+impl support::Validate for HorizontalPodAutoscalerStatus {
+    fn validate_into(
+        &self,
+        _old: Option<&Self>,
+        path: &support::validation::Path<'_>,
+        errors: &mut support::validation::ErrorList,
+    ) {
+        if let Some(value) = &self.conditions {
+            let path = path.field("conditions");
+            support::rules::unique_by(
+                &path,
+                value,
+                &["type"],
+                |a, b| a.type_ == b.type_,
+                |item| vec![support::cel::to_json(& item.type_)],
+                errors,
+            );
+            for (index, value) in value.iter().enumerate() {
+                let path = path.index(index);
+                <super::HorizontalPodAutoscalerCondition as support::Validate>::validate_into(
+                    value,
+                    None,
+                    &path,
+                    errors,
+                );
+            }
+        }
+        if let Some(value) = &self.current_metrics {
+            let path = path.field("currentMetrics");
+            for (index, value) in value.iter().enumerate() {
+                let path = path.index(index);
+                <super::MetricStatus as support::Validate>::validate_into(
+                    value,
+                    None,
+                    &path,
+                    errors,
+                );
+            }
+        }
+    }
+}

@@ -18,6 +18,43 @@ pub struct HPAScalingPolicy {
     pub value: i32,
 }
 
+impl support::Validate for HPAScalingPolicy {
+    fn validate_into(
+        &self,
+        _old: Option<&Self>,
+        path: &support::validation::Path<'_>,
+        errors: &mut support::validation::ErrorList,
+    ) {
+        {
+            let path = path.field("periodSeconds");
+            let value = &self.period_seconds;
+            support::rules::minimum(&path, *value, 1i32, false, errors);
+            support::rules::maximum(&path, *value, 1800i32, false, errors);
+        }
+        {
+            let path = path.field("type");
+            let value = &self.type_;
+            if value.as_str().is_empty() {
+                support::rules::required(&path, errors);
+            } else {
+                if !value.is_known() {
+                    support::rules::not_supported(
+                        &path,
+                        value.as_str(),
+                        super::HPAScalingPolicyType::VALUES,
+                        errors,
+                    );
+                }
+            }
+        }
+        {
+            let path = path.field("value");
+            let value = &self.value;
+            support::rules::minimum(&path, *value, 0i32, true, errors);
+        }
+    }
+}
+
 /// Unit of value: Pods for a number of pods, Percent for a percentage of the current replicas.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum HPAScalingPolicyType {

@@ -21,6 +21,67 @@ pub struct HPAScalingRules {
     pub tolerance: Option<support::Quantity>,
 }
 
+impl support::Validate for HPAScalingRules {
+    fn validate_into(
+        &self,
+        _old: Option<&Self>,
+        path: &support::validation::Path<'_>,
+        errors: &mut support::validation::ErrorList,
+    ) {
+        if let Some(value) = &self.policies {
+            let path = path.field("policies");
+            for (index, value) in value.iter().enumerate() {
+                let path = path.index(index);
+                <super::HPAScalingPolicy as support::Validate>::validate_into(
+                    value,
+                    None,
+                    &path,
+                    errors,
+                );
+            }
+        }
+        if let Some(value) = &self.select_policy {
+            let path = path.field("selectPolicy");
+            if !value.is_known() {
+                support::rules::not_supported(
+                    &path,
+                    value.as_str(),
+                    super::HPAScalingRulesSelectPolicy::VALUES,
+                    errors,
+                );
+            }
+        }
+        if let Some(value) = &self.stabilization_window_seconds {
+            let path = path.field("stabilizationWindowSeconds");
+            support::rules::minimum(&path, *value, 0i32, false, errors);
+            support::rules::maximum(&path, *value, 3600i32, false, errors);
+        }
+        if let Some(value) = &self.tolerance {
+            let path = path.field("tolerance");
+            support::rules::quantity(&path, value, errors);
+        }
+        let (value, path) = (self, *path);
+        static RULES: std::sync::LazyLock<[support::cel::CelRule; 1]> = std::sync::LazyLock::new(||
+        [
+            support::cel::CelRule::new(
+                &support::cel::CelRuleSpec::new(
+                        "!has(self.tolerance) || !string(self.tolerance).startsWith('-')",
+                    )
+                    .with_message("tolerance must be greater than or equal to zero")
+                    .with_field_path(".tolerance"),
+            ),
+        ]);
+        support::cel::check_rules_typed(
+            &*RULES,
+            &path,
+            "object",
+            &support::cel::to_json(value),
+            None,
+            errors,
+        );
+    }
+}
+
 /// Which policy applies: Max (the default) allows the largest change, Min the smallest, Disabled turns scaling off in this direction.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum HPAScalingRulesSelectPolicy {

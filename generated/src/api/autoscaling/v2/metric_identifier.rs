@@ -10,3 +10,29 @@ pub struct MetricIdentifier {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub selector: Option<crate::apimachinery::pkg::apis::meta::v1::LabelSelector>,
 }
+
+impl support::Validate for MetricIdentifier {
+    fn validate_into(
+        &self,
+        _old: Option<&Self>,
+        path: &support::validation::Path<'_>,
+        errors: &mut support::validation::ErrorList,
+    ) {
+        {
+            let path = path.field("name");
+            let value = &self.name;
+            if value.is_empty() {
+                support::rules::required(&path, errors);
+            }
+        }
+        if let Some(value) = &self.selector {
+            let path = path.field("selector");
+            <crate::apimachinery::pkg::apis::meta::v1::LabelSelector as support::Validate>::validate_into(
+                value,
+                None,
+                &path,
+                errors,
+            );
+        }
+    }
+}

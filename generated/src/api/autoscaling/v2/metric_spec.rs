@@ -27,6 +27,101 @@ pub struct MetricSpec {
     pub type_: super::MetricSpecType,
 }
 
+impl support::Validate for MetricSpec {
+    fn validate_into(
+        &self,
+        _old: Option<&Self>,
+        path: &support::validation::Path<'_>,
+        errors: &mut support::validation::ErrorList,
+    ) {
+        if let Some(value) = &self.container_resource {
+            let path = path.field("containerResource");
+            <super::ContainerResourceMetricSource as support::Validate>::validate_into(
+                value,
+                None,
+                &path,
+                errors,
+            );
+        }
+        if let Some(value) = &self.external {
+            let path = path.field("external");
+            <super::ExternalMetricSource as support::Validate>::validate_into(
+                value,
+                None,
+                &path,
+                errors,
+            );
+        }
+        if let Some(value) = &self.object {
+            let path = path.field("object");
+            <super::ObjectMetricSource as support::Validate>::validate_into(
+                value,
+                None,
+                &path,
+                errors,
+            );
+        }
+        if let Some(value) = &self.pods {
+            let path = path.field("pods");
+            <super::PodsMetricSource as support::Validate>::validate_into(
+                value,
+                None,
+                &path,
+                errors,
+            );
+        }
+        if let Some(value) = &self.resource {
+            let path = path.field("resource");
+            <super::ResourceMetricSource as support::Validate>::validate_into(
+                value,
+                None,
+                &path,
+                errors,
+            );
+        }
+        {
+            let path = path.field("type");
+            let value = &self.type_;
+            if value.as_str().is_empty() {
+                support::rules::required(&path, errors);
+            } else {
+                if !value.is_known() {
+                    support::rules::not_supported(
+                        &path,
+                        value.as_str(),
+                        super::MetricSpecType::VALUES,
+                        errors,
+                    );
+                }
+            }
+        }
+        let (value, path) = (self, *path);
+        static RULES: std::sync::LazyLock<[support::cel::CelRule; 2]> = std::sync::LazyLock::new(||
+        [
+            support::cel::CelRule::new(
+                &support::cel::CelRuleSpec::new(
+                        "!(self.type in ['ContainerResource', 'External', 'Object', 'Pods', 'Resource']) || (self.type == 'ContainerResource' ? has(self.containerResource) : self.type == 'External' ? has(self.external) : self.type == 'Object' ? has(self.object) : self.type == 'Pods' ? has(self.pods) : has(self.resource))",
+                    )
+                    .with_message("the source field named by type must be set"),
+            ),
+            support::cel::CelRule::new(
+                &support::cel::CelRuleSpec::new(
+                        "[has(self.containerResource), has(self.external), has(self.object), has(self.pods), has(self.resource)].filter(x, x).size() <= 1",
+                    )
+                    .with_message("only the source field named by type may be set"),
+            ),
+        ]);
+        support::cel::check_rules_typed(
+            &*RULES,
+            &path,
+            "object",
+            &support::cel::to_json(value),
+            None,
+            errors,
+        );
+    }
+}
+
 /// Type of metric source; names the one source field that must be set.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum MetricSpecType {

@@ -27,6 +27,77 @@ pub struct MetricStatus {
     pub type_: super::MetricStatusType,
 }
 
+impl support::Validate for MetricStatus {
+    fn validate_into(
+        &self,
+        _old: Option<&Self>,
+        path: &support::validation::Path<'_>,
+        errors: &mut support::validation::ErrorList,
+    ) {
+        if let Some(value) = &self.container_resource {
+            let path = path.field("containerResource");
+            <super::ContainerResourceMetricStatus as support::Validate>::validate_into(
+                value,
+                None,
+                &path,
+                errors,
+            );
+        }
+        if let Some(value) = &self.external {
+            let path = path.field("external");
+            <super::ExternalMetricStatus as support::Validate>::validate_into(
+                value,
+                None,
+                &path,
+                errors,
+            );
+        }
+        if let Some(value) = &self.object {
+            let path = path.field("object");
+            <super::ObjectMetricStatus as support::Validate>::validate_into(
+                value,
+                None,
+                &path,
+                errors,
+            );
+        }
+        if let Some(value) = &self.pods {
+            let path = path.field("pods");
+            <super::PodsMetricStatus as support::Validate>::validate_into(
+                value,
+                None,
+                &path,
+                errors,
+            );
+        }
+        if let Some(value) = &self.resource {
+            let path = path.field("resource");
+            <super::ResourceMetricStatus as support::Validate>::validate_into(
+                value,
+                None,
+                &path,
+                errors,
+            );
+        }
+        {
+            let path = path.field("type");
+            let value = &self.type_;
+            if value.as_str().is_empty() {
+                support::rules::required(&path, errors);
+            } else {
+                if !value.is_known() {
+                    support::rules::not_supported(
+                        &path,
+                        value.as_str(),
+                        super::MetricStatusType::VALUES,
+                        errors,
+                    );
+                }
+            }
+        }
+    }
+}
+
 /// Type of metric source; names the source field that is set.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum MetricStatusType {

@@ -21,6 +21,75 @@ pub struct MetricTarget {
     pub value: Option<support::Quantity>,
 }
 
+impl support::Validate for MetricTarget {
+    fn validate_into(
+        &self,
+        _old: Option<&Self>,
+        path: &support::validation::Path<'_>,
+        errors: &mut support::validation::ErrorList,
+    ) {
+        if let Some(value) = &self.average_value {
+            let path = path.field("averageValue");
+            support::rules::quantity(&path, value, errors);
+        }
+        {
+            let path = path.field("type");
+            let value = &self.type_;
+            if value.as_str().is_empty() {
+                support::rules::required(&path, errors);
+            } else {
+                if !value.is_known() {
+                    support::rules::not_supported(
+                        &path,
+                        value.as_str(),
+                        super::MetricTargetType::VALUES,
+                        errors,
+                    );
+                }
+            }
+        }
+        if let Some(value) = &self.value {
+            let path = path.field("value");
+            support::rules::quantity(&path, value, errors);
+        }
+        let (value, path) = (self, *path);
+        static RULES: std::sync::LazyLock<[support::cel::CelRule; 3]> = std::sync::LazyLock::new(||
+        [
+            support::cel::CelRule::new(
+                &support::cel::CelRuleSpec::new(
+                        "self.type != 'Utilization' || has(self.averageUtilization)",
+                    )
+                    .with_message(
+                        "averageUtilization must be set when type is Utilization",
+                    )
+                    .with_field_path(".averageUtilization"),
+            ),
+            support::cel::CelRule::new(
+                &support::cel::CelRuleSpec::new(
+                        "self.type != 'Value' || has(self.value)",
+                    )
+                    .with_message("value must be set when type is Value")
+                    .with_field_path(".value"),
+            ),
+            support::cel::CelRule::new(
+                &support::cel::CelRuleSpec::new(
+                        "self.type != 'AverageValue' || has(self.averageValue)",
+                    )
+                    .with_message("averageValue must be set when type is AverageValue")
+                    .with_field_path(".averageValue"),
+            ),
+        ]);
+        support::cel::check_rules_typed(
+            &*RULES,
+            &path,
+            "object",
+            &support::cel::to_json(value),
+            None,
+            errors,
+        );
+    }
+}
+
 /// Which target is used: Utilization, Value or AverageValue.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum MetricTargetType {

@@ -17,3 +17,21 @@ pub struct MetricValueStatus {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value: Option<support::Quantity>,
 }
+
+impl support::Validate for MetricValueStatus {
+    fn validate_into(
+        &self,
+        _old: Option<&Self>,
+        path: &support::validation::Path<'_>,
+        errors: &mut support::validation::ErrorList,
+    ) {
+        if let Some(value) = &self.average_value {
+            let path = path.field("averageValue");
+            support::rules::quantity(&path, value, errors);
+        }
+        if let Some(value) = &self.value {
+            let path = path.field("value");
+            support::rules::quantity(&path, value, errors);
+        }
+    }
+}

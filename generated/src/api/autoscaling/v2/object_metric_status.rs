@@ -17,3 +17,43 @@ pub struct ObjectMetricStatus {
     #[serde(default, deserialize_with = "support::de::null_as_default")]
     pub metric: super::MetricIdentifier,
 }
+
+impl support::Validate for ObjectMetricStatus {
+    fn validate_into(
+        &self,
+        _old: Option<&Self>,
+        path: &support::validation::Path<'_>,
+        errors: &mut support::validation::ErrorList,
+    ) {
+        {
+            let path = path.field("current");
+            let value = &self.current;
+            <super::MetricValueStatus as support::Validate>::validate_into(
+                value,
+                None,
+                &path,
+                errors,
+            );
+        }
+        {
+            let path = path.field("describedObject");
+            let value = &self.described_object;
+            <super::CrossVersionObjectReference as support::Validate>::validate_into(
+                value,
+                None,
+                &path,
+                errors,
+            );
+        }
+        {
+            let path = path.field("metric");
+            let value = &self.metric;
+            <super::MetricIdentifier as support::Validate>::validate_into(
+                value,
+                None,
+                &path,
+                errors,
+            );
+        }
+    }
+}

@@ -10,3 +10,30 @@ pub struct ResourceMetricSource {
     #[serde(default, deserialize_with = "support::de::null_as_default")]
     pub target: super::MetricTarget,
 }
+
+impl support::Validate for ResourceMetricSource {
+    fn validate_into(
+        &self,
+        _old: Option<&Self>,
+        path: &support::validation::Path<'_>,
+        errors: &mut support::validation::ErrorList,
+    ) {
+        {
+            let path = path.field("name");
+            let value = &self.name;
+            if value.is_empty() {
+                support::rules::required(&path, errors);
+            }
+        }
+        {
+            let path = path.field("target");
+            let value = &self.target;
+            <super::MetricTarget as support::Validate>::validate_into(
+                value,
+                None,
+                &path,
+                errors,
+            );
+        }
+    }
+}

@@ -27,6 +27,69 @@ pub struct CertificateSigningRequestCondition {
     pub type_: super::CertificateSigningRequestConditionType,
 }
 
+impl support::Validate for CertificateSigningRequestCondition {
+    fn validate_into(
+        &self,
+        _old: Option<&Self>,
+        path: &support::validation::Path<'_>,
+        errors: &mut support::validation::ErrorList,
+    ) {
+        {
+            let path = path.field("status");
+            let value = &self.status;
+            if value.as_str().is_empty() {
+                support::rules::required(&path, errors);
+            } else {
+                if !value.is_known() {
+                    support::rules::not_supported(
+                        &path,
+                        value.as_str(),
+                        super::CertificateSigningRequestConditionStatus::VALUES,
+                        errors,
+                    );
+                }
+            }
+        }
+        {
+            let path = path.field("type");
+            let value = &self.type_;
+            if value.as_str().is_empty() {
+                support::rules::required(&path, errors);
+            } else {
+                if !value.is_known() {
+                    support::rules::not_supported(
+                        &path,
+                        value.as_str(),
+                        super::CertificateSigningRequestConditionType::VALUES,
+                        errors,
+                    );
+                }
+            }
+        }
+        let (value, path) = (self, *path);
+        static RULES: std::sync::LazyLock<[support::cel::CelRule; 1]> = std::sync::LazyLock::new(||
+        [
+            support::cel::CelRule::new(
+                &support::cel::CelRuleSpec::new(
+                        "!(self.type in ['Approved', 'Denied', 'Failed']) || self.status == 'True'",
+                    )
+                    .with_message(
+                        "Approved, Denied and Failed conditions must have status True",
+                    )
+                    .with_field_path(".status"),
+            ),
+        ]);
+        support::cel::check_rules_typed(
+            &*RULES,
+            &path,
+            "object",
+            &support::cel::to_json(value),
+            None,
+            errors,
+        );
+    }
+}
+
 /// Status of the condition; Approved, Denied and Failed conditions must be True.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum CertificateSigningRequestConditionStatus {

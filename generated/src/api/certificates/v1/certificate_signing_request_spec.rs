@@ -37,6 +37,48 @@ pub struct CertificateSigningRequestSpec {
     pub username: Option<String>,
 }
 
+impl support::Validate for CertificateSigningRequestSpec {
+    fn validate_into(
+        &self,
+        _old: Option<&Self>,
+        path: &support::validation::Path<'_>,
+        errors: &mut support::validation::ErrorList,
+    ) {
+        if let Some(value) = &self.expiration_seconds {
+            let path = path.field("expirationSeconds");
+            support::rules::minimum(&path, *value, 600i32, false, errors);
+        }
+        {
+            let path = path.field("request");
+            let value = &self.request;
+            if value.0.is_empty() {
+                support::rules::required(&path, errors);
+            }
+        }
+        {
+            let path = path.field("signerName");
+            let value = &self.signer_name;
+            if value.is_empty() {
+                support::rules::required(&path, errors);
+            }
+        }
+        if let Some(value) = &self.usages {
+            let path = path.field("usages");
+            for (index, value) in value.iter().enumerate() {
+                let path = path.index(index);
+                if !value.is_known() {
+                    support::rules::not_supported(
+                        &path,
+                        value.as_str(),
+                        super::CertificateSigningRequestSpecUsagesItem::VALUES,
+                        errors,
+                    );
+                }
+            }
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum CertificateSigningRequestSpecUsagesItem {
     /// `signing`

@@ -10,3 +10,63 @@ pub struct CertificateSigningRequestStatus {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conditions: Option<Vec<super::CertificateSigningRequestCondition>>,
 }
+
+impl support::Validate for CertificateSigningRequestStatus {
+    fn validate_into(
+        &self,
+        _old: Option<&Self>,
+        path: &support::validation::Path<'_>,
+        errors: &mut support::validation::ErrorList,
+    ) {
+        if let Some(value) = &self.conditions {
+            let path = path.field("conditions");
+            support::rules::unique_by(
+                &path,
+                value,
+                &["type"],
+                |a, b| a.type_ == b.type_,
+                |item| vec![support::cel::to_json(& item.type_)],
+                errors,
+            );
+            for (index, value) in value.iter().enumerate() {
+                let path = path.index(index);
+                <super::CertificateSigningRequestCondition as support::Validate>::validate_into(
+                    value,
+                    None,
+                    &path,
+                    errors,
+                );
+            }
+        }
+        let (value, path) = (self, *path);
+        static RULES: std::sync::LazyLock<[support::cel::CelRule; 2]> = std::sync::LazyLock::new(||
+        [
+            support::cel::CelRule::new(
+                &support::cel::CelRuleSpec::new(
+                        "!has(self.conditions) || !(self.conditions.exists(c, c.type == 'Approved') && self.conditions.exists(c, c.type == 'Denied'))",
+                    )
+                    .with_message(
+                        "Approved and Denied conditions are mutually exclusive",
+                    )
+                    .with_field_path(".conditions"),
+            ),
+            support::cel::CelRule::new(
+                &support::cel::CelRuleSpec::new(
+                        "!has(self.certificate) || size(self.certificate) == 0 || (has(self.conditions) && self.conditions.exists(c, c.type == 'Approved'))",
+                    )
+                    .with_message(
+                        "certificate may only be set once the request has an Approved condition",
+                    )
+                    .with_field_path(".certificate"),
+            ),
+        ]);
+        support::cel::check_rules_typed(
+            &*RULES,
+            &path,
+            "object",
+            &support::cel::to_json(value),
+            None,
+            errors,
+        );
+    }
+}

@@ -42,3 +42,41 @@ pub struct APIResource {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<String>,
 }
+
+impl support::Validate for APIResource {
+    fn validate_into(
+        &self,
+        _old: Option<&Self>,
+        path: &support::validation::Path<'_>,
+        errors: &mut support::validation::ErrorList,
+    ) {
+        {
+            let path = path.field("kind");
+            let value = &self.kind;
+            if value.is_empty() {
+                support::rules::required(&path, errors);
+            }
+        }
+        {
+            let path = path.field("name");
+            let value = &self.name;
+            if value.is_empty() {
+                support::rules::required(&path, errors);
+            }
+        }
+        {
+            let path = path.field("singularName");
+            let value = &self.singular_name;
+            if value.is_empty() {
+                support::rules::required(&path, errors);
+            }
+        }
+        {
+            let path = path.field("verbs");
+            let value = &self.verbs;
+            if value.is_empty() {
+                support::rules::required(&path, errors);
+            }
+        }
+    }
+}

@@ -20,3 +20,37 @@ pub struct APIResourceList {
     #[serde(default, deserialize_with = "support::de::null_as_default")]
     pub resources: Vec<super::APIResource>,
 }
+
+impl support::Validate for APIResourceList {
+    fn validate_into(
+        &self,
+        _old: Option<&Self>,
+        path: &support::validation::Path<'_>,
+        errors: &mut support::validation::ErrorList,
+    ) {
+        {
+            let path = path.field("groupVersion");
+            let value = &self.group_version;
+            if value.is_empty() {
+                support::rules::required(&path, errors);
+            }
+        }
+        {
+            let path = path.field("resources");
+            let value = &self.resources;
+            if value.is_empty() {
+                support::rules::required(&path, errors);
+            } else {
+                for (index, value) in value.iter().enumerate() {
+                    let path = path.index(index);
+                    <super::APIResource as support::Validate>::validate_into(
+                        value,
+                        None,
+                        &path,
+                        errors,
+                    );
+                }
+            }
+        }
+    }
+}

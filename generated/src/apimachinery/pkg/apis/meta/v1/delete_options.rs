@@ -45,6 +45,65 @@ pub struct DeleteOptions {
     pub propagation_policy: Option<super::DeleteOptionsPropagationPolicy>,
 }
 
+impl support::Validate for DeleteOptions {
+    fn validate_into(
+        &self,
+        _old: Option<&Self>,
+        path: &support::validation::Path<'_>,
+        errors: &mut support::validation::ErrorList,
+    ) {
+        if let Some(value) = &self.dry_run {
+            let path = path.field("dryRun");
+            for (index, value) in value.iter().enumerate() {
+                let path = path.index(index);
+                if !value.is_known() {
+                    support::rules::not_supported(
+                        &path,
+                        value.as_str(),
+                        super::DeleteOptionsDryRunItem::VALUES,
+                        errors,
+                    );
+                }
+            }
+        }
+        if let Some(value) = &self.grace_period_seconds {
+            let path = path.field("gracePeriodSeconds");
+            support::rules::minimum(&path, *value, 0i64, false, errors);
+        }
+        if let Some(value) = &self.propagation_policy {
+            let path = path.field("propagationPolicy");
+            if !value.is_known() {
+                support::rules::not_supported(
+                    &path,
+                    value.as_str(),
+                    super::DeleteOptionsPropagationPolicy::VALUES,
+                    errors,
+                );
+            }
+        }
+        let (value, path) = (self, *path);
+        static RULES: std::sync::LazyLock<[support::cel::CelRule; 1]> = std::sync::LazyLock::new(||
+        [
+            support::cel::CelRule::new(
+                &support::cel::CelRuleSpec::new(
+                        "!has(self.orphanDependents) || !has(self.propagationPolicy)",
+                    )
+                    .with_message(
+                        "orphanDependents and propagationPolicy cannot both be set",
+                    ),
+            ),
+        ]);
+        support::cel::check_rules_typed(
+            &*RULES,
+            &path,
+            "object",
+            &support::cel::to_json(value),
+            None,
+            errors,
+        );
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DeleteOptionsDryRunItem {
     /// `All`

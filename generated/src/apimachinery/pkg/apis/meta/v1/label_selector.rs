@@ -14,3 +14,25 @@ pub struct LabelSelector {
     #[serde(rename = "matchLabels", default, skip_serializing_if = "Option::is_none")]
     pub match_labels: Option<std::collections::BTreeMap<String, String>>,
 }
+
+impl support::Validate for LabelSelector {
+    fn validate_into(
+        &self,
+        _old: Option<&Self>,
+        path: &support::validation::Path<'_>,
+        errors: &mut support::validation::ErrorList,
+    ) {
+        if let Some(value) = &self.match_expressions {
+            let path = path.field("matchExpressions");
+            for (index, value) in value.iter().enumerate() {
+                let path = path.index(index);
+                <super::LabelSelectorRequirement as support::Validate>::validate_into(
+                    value,
+                    None,
+                    &path,
+                    errors,
+                );
+            }
+        }
+    }
+}

@@ -25,3 +25,12 @@ pub struct ManagedFieldsEntry {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time: Option<support::Time>,
 }
+
+impl support::Validate for ManagedFieldsEntry {
+    fn validate_into(
+        &self,
+        _old: Option<&Self>,
+        _path: &support::validation::Path<'_>,
+        _errors: &mut support::validation::ErrorList,
+    ) {}
+}

@@ -69,3 +69,37 @@ pub struct ObjectMeta {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub uid: Option<String>,
 }
+
+impl support::Validate for ObjectMeta {
+    fn validate_into(
+        &self,
+        _old: Option<&Self>,
+        path: &support::validation::Path<'_>,
+        errors: &mut support::validation::ErrorList,
+    ) {
+        if let Some(value) = &self.finalizers {
+            let path = path.field("finalizers");
+            support::rules::unique_items(&path, value, errors);
+        }
+        if let Some(value) = &self.owner_references {
+            let path = path.field("ownerReferences");
+            support::rules::unique_by(
+                &path,
+                value,
+                &["uid"],
+                |a, b| a.uid == b.uid,
+                |item| vec![support::cel::to_json(& item.uid)],
+                errors,
+            );
+            for (index, value) in value.iter().enumerate() {
+                let path = path.index(index);
+                <super::OwnerReference as support::Validate>::validate_into(
+                    value,
+                    None,
+                    &path,
+                    errors,
+                );
+            }
+        }
+    }
+}

@@ -30,3 +30,41 @@ pub struct OwnerReference {
     #[serde(default, deserialize_with = "support::de::null_as_default")]
     pub uid: String,
 }
+
+impl support::Validate for OwnerReference {
+    fn validate_into(
+        &self,
+        _old: Option<&Self>,
+        path: &support::validation::Path<'_>,
+        errors: &mut support::validation::ErrorList,
+    ) {
+        {
+            let path = path.field("apiVersion");
+            let value = &self.api_version;
+            if value.is_empty() {
+                support::rules::required(&path, errors);
+            }
+        }
+        {
+            let path = path.field("kind");
+            let value = &self.kind;
+            if value.is_empty() {
+                support::rules::required(&path, errors);
+            }
+        }
+        {
+            let path = path.field("name");
+            let value = &self.name;
+            if value.is_empty() {
+                support::rules::required(&path, errors);
+            }
+        }
+        {
+            let path = path.field("uid");
+            let value = &self.uid;
+            if value.is_empty() {
+                support::rules::required(&path, errors);
+            }
+        }
+    }
+}

@@ -14,3 +14,12 @@ pub struct Preconditions {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub uid: Option<String>,
 }
+
+impl support::Validate for Preconditions {
+    fn validate_into(
+        &self,
+        _old: Option<&Self>,
+        _path: &support::validation::Path<'_>,
+        _errors: &mut support::validation::ErrorList,
+    ) {}
+}

@@ -10,3 +10,20 @@ pub struct WatchEvent {
     #[serde(rename = "type", default, deserialize_with = "support::de::null_as_default")]
     pub type_: String,
 }
+
+impl support::Validate for WatchEvent {
+    fn validate_into(
+        &self,
+        _old: Option<&Self>,
+        path: &support::validation::Path<'_>,
+        errors: &mut support::validation::ErrorList,
+    ) {
+        {
+            let path = path.field("type");
+            let value = &self.type_;
+            if value.is_empty() {
+                support::rules::required(&path, errors);
+            }
+        }
+    }
+}

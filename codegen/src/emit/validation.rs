@@ -1,0 +1,482 @@
+//! The validation emitter: a `support::Validate` impl per struct that checks every rule
+//! its schema states, with exact Kubernetes field paths.
+//!
+//! Generated code shadows three names as it descends: `path` (a stack-built
+//! `support::validation::Path`), `value` (a reference to the value at that path) and,
+//! where transition rules need it, `old` (the value before an update, if any).
+//!
+//! Required fields: a required string, list, map, byte string, quantity or string enum
+//! that is empty (absent, `null` or `""`/`[]`/`{}` on the wire, which decode the same) is
+//! reported as `Required value` and its other rules are skipped. Kubernetes decodes
+//! absent fields as zero values and its validation treats these empties as missing;
+//! numbers, booleans and objects have no "missing" state after decoding and are checked
+//! by their other rules instead.
+
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote};
+
+use super::paths::named;
+use crate::ir::{Api, CelRule, Field, FieldType, ListType, Rules, Struct, SupportType, Ty, TypeId, TypeKind};
+
+/// Which types need a call at all, and which need the old value; computed once per crate.
+pub struct Analysis {
+    has_checks: Vec<bool>,
+    needs_old: Vec<bool>,
+}
+
+impl Analysis {
+    pub fn new(api: &Api) -> Self {
+        let mut analysis = Analysis { has_checks: vec![false; api.types.len()], needs_old: vec![false; api.types.len()] };
+        // Fixed point over possibly recursive types: flags only ever turn on.
+        loop {
+            let mut changed = false;
+            for (id, ty) in api.types.iter().enumerate() {
+                let TypeKind::Struct(s) = &ty.kind else { continue };
+                let has = !s.rules.is_empty()
+                    || is_object_meta_resource(api, id)
+                    || s.fields.iter().any(|f| f.required && emptiness(api, &f.ty.ty).is_some() || analysis.position_has_checks(api, &f.ty));
+                let old = s.rules.iter().any(is_transition) || s.fields.iter().any(|f| analysis.position_needs_old(api, &f.ty));
+                if has != analysis.has_checks[id] || old != analysis.needs_old[id] {
+                    analysis.has_checks[id] |= has;
+                    analysis.needs_old[id] |= old;
+                    changed = true;
+                }
+            }
+            if !changed {
+                return analysis;
+            }
+        }
+    }
+
+    fn position_has_checks(&self, api: &Api, ft: &FieldType) -> bool {
+        has_rules(&ft.rules)
+            || match &ft.ty {
+                Ty::Named(id) => match &api.types[*id].kind {
+                    TypeKind::Struct(_) => self.has_checks[*id],
+                    TypeKind::Enum(_) => true,
+                    TypeKind::Alias(target) => self.position_has_checks(api, target),
+                    TypeKind::Support(support) => *support == SupportType::Quantity,
+                },
+                Ty::Support(SupportType::Quantity) => true,
+                Ty::Vec(item) | Ty::Map(item) => self.position_has_checks(api, item),
+                _ => false,
+            }
+    }
+
+    fn position_needs_old(&self, api: &Api, ft: &FieldType) -> bool {
+        ft.rules.cel.iter().any(is_transition)
+            || match &ft.ty {
+                Ty::Named(id) => match &api.types[*id].kind {
+                    TypeKind::Struct(_) => self.needs_old[*id],
+                    TypeKind::Alias(target) => self.position_needs_old(api, target),
+                    _ => false,
+                },
+                Ty::Map(value) => self.position_needs_old(api, value),
+                _ => false,
+            }
+    }
+}
+
+fn is_transition(rule: &CelRule) -> bool {
+    rule.rule.contains("oldSelf")
+}
+
+fn has_rules(rules: &Rules) -> bool {
+    rules.minimum.is_some()
+        || rules.maximum.is_some()
+        || rules.min_length.is_some()
+        || rules.max_length.is_some()
+        || rules.pattern.is_some()
+        || rules.min_items.is_some()
+        || rules.max_items.is_some()
+        || rules.unique_items
+        || rules.min_properties.is_some()
+        || rules.max_properties.is_some()
+        || !rules.enum_values.is_empty()
+        || matches!(rules.list_type, Some(ListType::Set | ListType::Map { .. }))
+        || !rules.cel.is_empty()
+}
+
+/// The `Validate` impl of a struct.
+pub fn emit(api: &Api, analysis: &Analysis, id: TypeId) -> TokenStream {
+    let ty = &api.types[id];
+    let TypeKind::Struct(s) = &ty.kind else { return TokenStream::new() };
+    let name = format_ident!("{}", ty.name);
+    if !analysis.has_checks[id] {
+        return quote! {
+            impl support::Validate for #name {
+                fn validate_into(&self, _old: Option<&Self>, _path: &support::validation::Path<'_>, _errors: &mut support::validation::ErrorList) {}
+            }
+        };
+    }
+    let emitter = Emitter { api, analysis, module: &ty.module };
+    let fields = s.fields.iter().map(|field| emitter.field(field));
+    let object_rules = (!s.rules.is_empty()).then(|| {
+        let rules = emitter.cel(&s.rules, "object", analysis.needs_old[id].then(|| quote!(old)));
+        quote!(let (value, path) = (self, *path); #rules)
+    });
+    let meta = is_object_meta_resource(api, id).then(|| emitter.object_meta(id));
+    let old_name = if analysis.needs_old[id] { quote!(old) } else { quote!(_old) };
+    quote! {
+        impl support::Validate for #name {
+            fn validate_into(&self, #old_name: Option<&Self>, path: &support::validation::Path<'_>, errors: &mut support::validation::ErrorList) {
+                #meta
+                #(#fields)*
+                #object_rules
+            }
+        }
+    }
+}
+
+/// Resources check their `metadata` against the object-meta conventions.
+fn is_object_meta_resource(api: &Api, id: TypeId) -> bool {
+    api.resources.iter().any(|r| r.type_id == id) && object_meta_field(api, id).is_some()
+}
+
+fn object_meta_field(api: &Api, id: TypeId) -> Option<&Field> {
+    let TypeKind::Struct(Struct { fields, .. }) = &api.types[id].kind else { return None };
+    fields.iter().find(|f| {
+        f.wire_name == "metadata"
+            && matches!(f.ty.ty, Ty::Named(meta) if api.types[meta].schema_name == "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta")
+    })
+}
+
+/// The expression telling whether a required value of this type is missing, if the type
+/// has an empty state.
+fn emptiness(api: &Api, ty: &Ty) -> Option<TokenStream> {
+    match ty {
+        Ty::String | Ty::Vec(_) | Ty::Map(_) => Some(quote!(value.is_empty())),
+        Ty::Support(SupportType::Bytes | SupportType::Quantity) => Some(quote!(value.0.is_empty())),
+        Ty::Named(id) => match &api.types[*id].kind {
+            TypeKind::Enum(_) => Some(quote!(value.as_str().is_empty())),
+            TypeKind::Alias(target) => emptiness(api, &target.ty),
+            TypeKind::Support(support) => emptiness(api, &Ty::Support(*support)),
+            TypeKind::Struct(_) => None,
+        },
+        _ => None,
+    }
+}
+
+struct Emitter<'a> {
+    api: &'a Api,
+    analysis: &'a Analysis,
+    module: &'a [String],
+}
+
+impl Emitter<'_> {
+    fn field(&self, field: &Field) -> TokenStream {
+        let ft = &field.ty;
+        let required_check = field.required.then(|| emptiness(self.api, &ft.ty)).flatten();
+        if !self.analysis.position_has_checks(self.api, ft) && required_check.is_none() {
+            return TokenStream::new();
+        }
+        let wire = &field.wire_name;
+        let rust = format_ident!("{}", field.rust_name);
+        let needs_old = self.analysis.position_needs_old(self.api, ft);
+        let checks = self.value(ft, needs_old);
+        let old_binding = needs_old.then(|| match (field.required, field.boxed) {
+            (true, false) => quote!(let old = old.map(|old| &old.#rust);),
+            (true, true) => quote!(let old = old.map(|old| &*old.#rust);),
+            (false, false) => quote!(let old = old.and_then(|old| old.#rust.as_ref());),
+            (false, true) => quote!(let old = old.and_then(|old| old.#rust.as_deref());),
+        });
+        let body = match required_check {
+            Some(empty) if checks.is_empty() => quote! {
+                if #empty {
+                    support::rules::required(&path, errors);
+                }
+            },
+            Some(empty) => quote! {
+                if #empty {
+                    support::rules::required(&path, errors);
+                } else {
+                    #checks
+                }
+            },
+            None => checks,
+        };
+        if field.required {
+            quote! {
+                {
+                    let path = path.field(#wire);
+                    let value = &self.#rust;
+                    #old_binding
+                    #body
+                }
+            }
+        } else {
+            quote! {
+                if let Some(value) = &self.#rust {
+                    let path = path.field(#wire);
+                    #old_binding
+                    #body
+                }
+            }
+        }
+    }
+
+    /// Checks of `value` (a reference) at `path`; `old` is in scope when `with_old`.
+    fn value(&self, ft: &FieldType, with_old: bool) -> TokenStream {
+        let keywords = self.keywords(ft);
+        let old = with_old.then(|| quote!(old));
+        let cel = self.cel(&ft.rules.cel, schema_type(self.api, &ft.ty), old.clone());
+        let nested = match &ft.ty {
+            Ty::Named(id) => self.named(*id, old),
+            Ty::Support(SupportType::Quantity) => quote!(support::rules::quantity(&path, value, errors);),
+            Ty::Vec(item) if self.analysis.position_has_checks(self.api, item) => {
+                let item_checks = self.value(item, false);
+                quote! {
+                    for (index, value) in value.iter().enumerate() {
+                        let path = path.index(index);
+                        #item_checks
+                    }
+                }
+            }
+            Ty::Map(entry) if self.analysis.position_has_checks(self.api, entry) => {
+                let entry_old = with_old && self.analysis.position_needs_old(self.api, entry);
+                let old_binding = entry_old.then(|| quote!(let old = old.and_then(|old| old.get(key));));
+                let entry_checks = self.value(entry, entry_old);
+                quote! {
+                    for (key, value) in value {
+                        let path = path.key(key);
+                        #old_binding
+                        #entry_checks
+                    }
+                }
+            }
+            _ => TokenStream::new(),
+        };
+        quote! { #keywords #nested #cel }
+    }
+
+    fn named(&self, id: TypeId, old: Option<TokenStream>) -> TokenStream {
+        match &self.api.types[id].kind {
+            TypeKind::Struct(_) if self.analysis.has_checks[id] => {
+                let old = match old {
+                    Some(old) if self.analysis.needs_old[id] => old,
+                    _ => quote!(None),
+                };
+                let ty = named(self.api, id, self.module);
+                quote!(<#ty as support::Validate>::validate_into(value, #old, &path, errors);)
+            }
+            TypeKind::Enum(_) => {
+                let ty = named(self.api, id, self.module);
+                quote! {
+                    if !value.is_known() {
+                        support::rules::not_supported(&path, value.as_str(), #ty::VALUES, errors);
+                    }
+                }
+            }
+            TypeKind::Alias(target) => self.value(target, old.is_some()),
+            TypeKind::Support(SupportType::Quantity) => quote!(support::rules::quantity(&path, value, errors);),
+            _ => TokenStream::new(),
+        }
+    }
+
+    /// The OpenAPI keywords at one position.
+    fn keywords(&self, ft: &FieldType) -> TokenStream {
+        let rules = &ft.rules;
+        let mut checks = Vec::new();
+        let numeric = match ft.ty {
+            Ty::I32 => Some("i32"),
+            Ty::I64 => Some("i64"),
+            Ty::F64 => Some("f64"),
+            _ => None,
+        };
+        if let Some(kind) = numeric {
+            for (bound, exclusive, check) in [
+                (rules.minimum, rules.exclusive_minimum, quote!(minimum)),
+                (rules.maximum, rules.exclusive_maximum, quote!(maximum)),
+            ] {
+                let Some(bound) = bound else { continue };
+                let (value, bound) = number_pair(kind, bound);
+                checks.push(quote!(support::rules::#check(&path, #value, #bound, #exclusive, errors);));
+            }
+            let allowed: Vec<TokenStream> =
+                rules.enum_values.iter().filter_map(|v| v.as_f64()).map(|v| number_pair(kind, v).1).collect();
+            if !allowed.is_empty() {
+                let (value, _) = number_pair(kind, 0.0);
+                checks.push(quote!(support::rules::one_of(&path, #value, &[#(#allowed),*], errors);));
+            }
+        }
+        if ft.ty == Ty::String {
+            if let Some(min) = rules.min_length {
+                let min = usize_literal(min);
+                checks.push(quote!(support::rules::min_length(&path, value, #min, errors);));
+            }
+            if let Some(max) = rules.max_length {
+                let max = usize_literal(max);
+                checks.push(quote!(support::rules::max_length(&path, value, #max, errors);));
+            }
+            if let Some(pattern) = &rules.pattern {
+                checks.push(quote! {
+                    static PATTERN: support::rules::Pattern = support::rules::Pattern::new(#pattern);
+                    PATTERN.check(&path, value, errors);
+                });
+            }
+            let allowed: Vec<&str> = rules.enum_values.iter().filter_map(|v| v.as_str()).collect();
+            if !allowed.is_empty() {
+                checks.push(quote! {
+                    if ![#(#allowed),*].contains(&value.as_str()) {
+                        support::rules::not_supported(&path, value, &[#(#allowed),*], errors);
+                    }
+                });
+            }
+        }
+        if let Ty::Vec(item) = &ft.ty {
+            if let Some(min) = rules.min_items {
+                let min = usize_literal(min);
+                checks.push(quote!(support::rules::min_items(&path, value.len(), #min, errors);));
+            }
+            if let Some(max) = rules.max_items {
+                let max = usize_literal(max);
+                checks.push(quote!(support::rules::max_items(&path, value.len(), #max, errors);));
+            }
+            match &rules.list_type {
+                Some(ListType::Map { keys }) => checks.push(self.list_map(item, keys)),
+                Some(ListType::Set) => checks.push(quote!(support::rules::unique_items(&path, value, errors);)),
+                _ if rules.unique_items => checks.push(quote!(support::rules::unique_items(&path, value, errors);)),
+                _ => {}
+            }
+        }
+        if matches!(ft.ty, Ty::Map(_)) {
+            if let Some(min) = rules.min_properties {
+                let min = usize_literal(min);
+                checks.push(quote!(support::rules::min_properties(&path, value.len(), #min, errors);));
+            }
+            if let Some(max) = rules.max_properties {
+                let max = usize_literal(max);
+                checks.push(quote!(support::rules::max_properties(&path, value.len(), #max, errors);));
+            }
+        }
+        quote!(#(#checks)*)
+    }
+
+    /// Uniqueness of a list-map's items by their key fields.
+    fn list_map(&self, item: &FieldType, keys: &[String]) -> TokenStream {
+        let fields = match &item.ty {
+            Ty::Named(id) => match &self.api.types[*id].kind {
+                TypeKind::Struct(s) => Some(&s.fields),
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some(fields) = fields else {
+            // Keys of free-form items cannot be named statically; compare whole items.
+            return quote!(support::rules::unique_items(&path, value, errors););
+        };
+        let key_fields: Vec<_> = keys
+            .iter()
+            .filter_map(|key| fields.iter().find(|f| &f.wire_name == key))
+            .map(|f| format_ident!("{}", f.rust_name))
+            .collect();
+        let names: Vec<&str> = keys.iter().map(String::as_str).collect();
+        quote! {
+            support::rules::unique_by(
+                &path,
+                value,
+                &[#(#names),*],
+                |a, b| #(a.#key_fields == b.#key_fields)&&*,
+                |item| vec![#(support::cel::to_json(&item.#key_fields)),*],
+                errors,
+            );
+        }
+    }
+
+    /// CEL rules at a position, compiled once per process.
+    fn cel(&self, rules: &[CelRule], schema_type: &str, old: Option<TokenStream>) -> TokenStream {
+        if rules.is_empty() {
+            return TokenStream::new();
+        }
+        let count = Literal::usize_unsuffixed(rules.len());
+        let specs = rules.iter().map(|rule| {
+            let text = &rule.rule;
+            let mut spec = quote!(support::cel::CelRuleSpec::new(#text));
+            for (value, method) in [
+                (&rule.message, quote!(with_message)),
+                (&rule.message_expression, quote!(with_message_expression)),
+                (&rule.field_path, quote!(with_field_path)),
+                (&rule.reason, quote!(with_reason)),
+            ] {
+                if let Some(value) = value {
+                    spec = quote!(#spec.#method(#value));
+                }
+            }
+            quote!(support::cel::CelRule::new(&#spec))
+        });
+        let old = match old {
+            Some(old) if rules.iter().any(is_transition) => quote!(#old.map(support::cel::to_json).as_ref()),
+            _ => quote!(None),
+        };
+        quote! {
+            static RULES: std::sync::LazyLock<[support::cel::CelRule; #count]> =
+                std::sync::LazyLock::new(|| [#(#specs),*]);
+            support::cel::check_rules_typed(&*RULES, &path, #schema_type, &support::cel::to_json(value), #old, errors);
+        }
+    }
+
+    fn object_meta(&self, id: TypeId) -> TokenStream {
+        let resource = self.api.resources.iter().find(|r| r.type_id == id).expect("resource");
+        let scope = if resource.namespaced { quote!(Namespaced) } else { quote!(Cluster) };
+        let field = object_meta_field(self.api, id).expect("metadata field");
+        let metadata = format_ident!("{}", field.rust_name);
+        let view = if field.required {
+            quote!(Some(&self.#metadata))
+        } else {
+            quote!(self.#metadata.as_ref())
+        };
+        quote! {
+            let meta = #view;
+            support::meta::validate_object_meta(
+                &path.field("metadata"),
+                support::meta::ObjectMetaView {
+                    name: meta.and_then(|m| m.name.as_deref()).unwrap_or_default(),
+                    generate_name: meta.and_then(|m| m.generate_name.as_deref()).unwrap_or_default(),
+                    namespace: meta.and_then(|m| m.namespace.as_deref()).unwrap_or_default(),
+                    labels: meta.and_then(|m| m.labels.as_ref()),
+                    annotations: meta.and_then(|m| m.annotations.as_ref()),
+                },
+                support::Scope::#scope,
+                support::meta::NameRule::Dns1123Subdomain,
+                errors,
+            );
+        }
+    }
+}
+
+/// The schema `type` a CEL error shows as the bad value.
+fn schema_type(api: &Api, ty: &Ty) -> &'static str {
+    match ty {
+        Ty::Bool => "boolean",
+        Ty::I32 | Ty::I64 => "integer",
+        Ty::F64 => "number",
+        Ty::String | Ty::Support(SupportType::Bytes | SupportType::Time | SupportType::MicroTime | SupportType::Quantity) => "string",
+        Ty::Support(SupportType::IntOrString) => "",
+        Ty::Vec(_) => "array",
+        Ty::Named(id) => match &api.types[*id].kind {
+            TypeKind::Enum(_) => "string",
+            TypeKind::Alias(target) => schema_type(api, &target.ty),
+            TypeKind::Support(support) => schema_type(api, &Ty::Support(*support)),
+            TypeKind::Struct(_) => "object",
+        },
+        _ => "object",
+    }
+}
+
+/// The value expression and bound literal for a numeric comparison: integer bounds keep
+/// the field's type, fractional bounds on integer fields compare as `f64`.
+fn number_pair(kind: &str, bound: f64) -> (TokenStream, TokenStream) {
+    let integral = bound.fract() == 0.0 && kind != "f64";
+    match kind {
+        "i32" if integral => (quote!(*value), Literal::i32_suffixed(bound as i32).into_token_stream()),
+        "i64" if integral => (quote!(*value), Literal::i64_suffixed(bound as i64).into_token_stream()),
+        "f64" => (quote!(*value), Literal::f64_suffixed(bound).into_token_stream()),
+        _ => (quote!(f64::from(*value)), Literal::f64_suffixed(bound).into_token_stream()),
+    }
+}
+
+fn usize_literal(n: u64) -> Literal {
+    Literal::usize_suffixed(n as usize)
+}
+
+use quote::ToTokens;

@@ -1,0 +1,208 @@
+//! The checks generated `validate` methods call, one function per schema keyword.
+//!
+//! Each pushes a [`FieldError`] in the Kubernetes format when the rule is broken and does
+//! nothing (and allocates nothing) when it holds.
+
+use std::fmt::Display;
+use std::sync::OnceLock;
+
+use regex::Regex;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::validation::{ErrorList, FieldError, Path};
+
+/// Implemented by every generated model: collects all field errors of a value.
+pub trait Validate {
+    /// Pushes every broken rule of `self`, found at `path`, onto `errors`.
+    ///
+    /// `old` is the stored value before an update; rules that compare with it
+    /// (CEL transition rules using `oldSelf`) only run when it is given.
+    fn validate_into(&self, old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList);
+
+    /// All field errors of a new object, in the order they were found.
+    fn validate(&self) -> ErrorList {
+        let mut errors = ErrorList::new();
+        self.validate_into(None, &Path::ROOT, &mut errors);
+        errors
+    }
+
+    /// All field errors of an update from `old` to `self`.
+    fn validate_update(&self, old: &Self) -> ErrorList {
+        let mut errors = ErrorList::new();
+        self.validate_into(Some(old), &Path::ROOT, &mut errors);
+        errors
+    }
+}
+
+/// A numeric field type the bounds checks accept.
+pub trait Number: Copy + PartialOrd + Display + Into<Value> {}
+impl Number for i32 {}
+impl Number for i64 {}
+impl Number for f64 {}
+
+/// `minimum` (or `exclusiveMinimum` when `exclusive`).
+pub fn minimum<T: Number>(path: &Path<'_>, value: T, bound: T, exclusive: bool, errors: &mut ErrorList) {
+    if exclusive && value <= bound {
+        errors.push(FieldError::invalid(path, value, format!("must be greater than {bound}")));
+    } else if value < bound {
+        errors.push(FieldError::invalid(path, value, format!("must be greater than or equal to {bound}")));
+    }
+}
+
+/// `maximum` (or `exclusiveMaximum` when `exclusive`).
+pub fn maximum<T: Number>(path: &Path<'_>, value: T, bound: T, exclusive: bool, errors: &mut ErrorList) {
+    if exclusive && value >= bound {
+        errors.push(FieldError::invalid(path, value, format!("must be less than {bound}")));
+    } else if value > bound {
+        errors.push(FieldError::invalid(path, value, format!("must be less than or equal to {bound}")));
+    }
+}
+
+/// `minLength`, counted in characters.
+pub fn min_length(path: &Path<'_>, value: &str, min: usize, errors: &mut ErrorList) {
+    if value.chars().count() < min {
+        let unit = if min == 1 { "character" } else { "characters" };
+        errors.push(FieldError::invalid(path, value, format!("must be at least {min} {unit} long")));
+    }
+}
+
+/// `maxLength`, counted in characters.
+pub fn max_length(path: &Path<'_>, value: &str, max: usize, errors: &mut ErrorList) {
+    // Byte length bounds the character count from above: skip counting short strings.
+    if value.len() > max && value.chars().count() > max {
+        errors.push(FieldError::too_long_characters(path, value, max));
+    }
+}
+
+/// A `pattern`, compiled on first use and then shared.
+pub struct Pattern {
+    source: &'static str,
+    regex: OnceLock<Result<Regex, String>>,
+}
+
+impl Pattern {
+    pub const fn new(source: &'static str) -> Self {
+        Pattern { source, regex: OnceLock::new() }
+    }
+
+    /// Checks `value` against the pattern (a search, not anchored, as in OpenAPI).
+    pub fn check(&self, path: &Path<'_>, value: &str, errors: &mut ErrorList) {
+        match self.regex.get_or_init(|| Regex::new(self.source).map_err(|e| e.to_string())) {
+            Ok(regex) if regex.is_match(value) => {}
+            Ok(_) => errors.push(FieldError::invalid(
+                path,
+                value,
+                format!("must match the regular expression '{}'", self.source),
+            )),
+            Err(error) => errors.push(FieldError::internal(path, format!("invalid pattern '{}': {error}", self.source))),
+        }
+    }
+}
+
+/// `minItems`.
+pub fn min_items(path: &Path<'_>, len: usize, min: usize, errors: &mut ErrorList) {
+    if len < min {
+        let unit = if min == 1 { "item" } else { "items" };
+        errors.push(FieldError::invalid(path, len, format!("must have at least {min} {unit}")));
+    }
+}
+
+/// `maxItems`.
+pub fn max_items(path: &Path<'_>, len: usize, max: usize, errors: &mut ErrorList) {
+    if len > max {
+        errors.push(FieldError::too_many(path, len, max));
+    }
+}
+
+/// `minProperties`.
+pub fn min_properties(path: &Path<'_>, len: usize, min: usize, errors: &mut ErrorList) {
+    if len < min {
+        let unit = if min == 1 { "property" } else { "properties" };
+        errors.push(FieldError::invalid(path, len, format!("must have at least {min} {unit}")));
+    }
+}
+
+/// `maxProperties`.
+pub fn max_properties(path: &Path<'_>, len: usize, max: usize, errors: &mut ErrorList) {
+    if len > max {
+        let unit = if max == 1 { "property" } else { "properties" };
+        errors.push(FieldError::new(
+            path,
+            crate::validation::ErrorType::TooMany,
+            Some(Value::from(len)),
+            format!("must have at most {max} {unit}"),
+        ));
+    }
+}
+
+/// `uniqueItems` and `x-kubernetes-list-type: set`: a `Duplicate value` at each later
+/// index of an item equal to an earlier one.
+pub fn unique_items<T: PartialEq + Serialize>(path: &Path<'_>, items: &[T], errors: &mut ErrorList) {
+    report_duplicates(path, items, |a, b| a == b, |item| to_value(item), errors);
+}
+
+/// `x-kubernetes-list-type: map`: items must differ in their key fields. `same` compares
+/// two items' keys; `keys` gives an item's key values in the order of `names`, for the
+/// report: an object of just the key fields (`{"name":"a","port":80}`).
+pub fn unique_by<T>(
+    path: &Path<'_>,
+    items: &[T],
+    names: &[&str],
+    same: impl Fn(&T, &T) -> bool,
+    keys: impl Fn(&T) -> Vec<Value>,
+    errors: &mut ErrorList,
+) {
+    let shown = |item: &T| -> Value {
+        names.iter().map(|n| (*n).to_owned()).zip(keys(item)).collect::<serde_json::Map<_, _>>().into()
+    };
+    report_duplicates(path, items, same, shown, errors);
+}
+
+fn report_duplicates<T>(
+    path: &Path<'_>,
+    items: &[T],
+    same: impl Fn(&T, &T) -> bool,
+    shown: impl Fn(&T) -> Value,
+    errors: &mut ErrorList,
+) {
+    for (index, item) in items.iter().enumerate().skip(1) {
+        if items[..index].iter().any(|earlier| same(earlier, item)) {
+            errors.push(FieldError::duplicate(&path.index(index), shown(item)));
+        }
+    }
+}
+
+fn to_value(value: &impl Serialize) -> Value {
+    serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+/// A string enum value that is not one of `supported`.
+pub fn not_supported(path: &Path<'_>, value: &str, supported: &[&str], errors: &mut ErrorList) {
+    errors.push(FieldError::not_supported(path, value, supported));
+}
+
+/// A non-string `enum`: `value` must equal one of `allowed`.
+pub fn one_of<T: Number>(path: &Path<'_>, value: T, allowed: &[T], errors: &mut ErrorList) {
+    if !allowed.contains(&value) {
+        let supported: Vec<String> = allowed.iter().map(ToString::to_string).collect();
+        let supported: Vec<&str> = supported.iter().map(String::as_str).collect();
+        errors.push(FieldError::not_supported(path, value, &supported));
+    }
+}
+
+/// A required field that is missing: absent, `null`, or the empty string, list or map.
+pub fn required(path: &Path<'_>, errors: &mut ErrorList) {
+    errors.push(FieldError::required(path, ""));
+}
+
+/// A `Quantity` must parse as one.
+pub fn quantity(path: &Path<'_>, value: &crate::Quantity, errors: &mut ErrorList) {
+    if !value.is_valid() {
+        errors.push(FieldError::invalid(
+            path,
+            value.as_ref(),
+            "must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
+        ));
+    }
+}
