@@ -18,6 +18,8 @@ pub struct Api {
     pub types: Vec<TypeDef>,
     pub resources: Vec<Resource>,
     pub operations: Vec<Operation>,
+    /// Handler information derived from the operations.
+    pub server: Server,
     /// Human-readable notes about decisions the user should know of (schema merges).
     pub notes: Vec<String>,
 }
@@ -266,4 +268,122 @@ pub struct Body {
     pub content_types: Vec<String>,
     pub ty: Option<Ty>,
     pub required: bool,
+}
+
+/// What the handler emitters need: per group/version, the resources with their methods,
+/// and the parameter, path and response types those methods share.
+#[derive(Debug, Default)]
+pub struct Server {
+    pub group_versions: Vec<GroupVersion>,
+    pub resources: Vec<ResourceApi>,
+    pub param_sets: Vec<ParamSet>,
+    pub path_sets: Vec<PathSet>,
+    pub response_sets: Vec<ResponseSet>,
+    /// `major.minor` of the Kubernetes release the specs follow (`info.x-kubernetes-release`).
+    pub release: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct GroupVersion {
+    pub group: String,
+    pub version: String,
+    /// The module of its resource types, where its router lives.
+    pub module: Vec<String>,
+    /// The spec document served at `/openapi/v3/apis/<group>/<version>`, as JSON.
+    pub openapi: String,
+    /// Indexes into [`Server::resources`].
+    pub resources: Vec<usize>,
+}
+
+/// One resource's trait and router.
+#[derive(Debug, Clone)]
+pub struct ResourceApi {
+    /// Index into [`Api::resources`].
+    pub resource: usize,
+    pub trait_name: String,
+    /// File of the trait and its handlers, in the resource type's module.
+    pub file: String,
+    /// Name of the `static` describing the resource (`HORIZONTAL_POD_AUTOSCALER`).
+    pub info_static: String,
+    pub singular: String,
+    pub methods: Vec<Method>,
+    /// Discovery verbs of the resource and of each subresource.
+    pub verbs: Vec<String>,
+    pub subresource_verbs: Vec<(String, Vec<String>)>,
+}
+
+/// What an operation does, which decides the handler's shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Role {
+    Create,
+    Read,
+    Replace,
+    Patch,
+    Delete,
+    List,
+    DeleteCollection,
+    Watch,
+}
+
+/// A trait method and the routes that reach it.
+#[derive(Debug, Clone)]
+pub struct Method {
+    pub name: String,
+    pub role: Role,
+    pub subresource: Option<String>,
+    /// Whether the method lists across all namespaces (no namespace in its path).
+    pub all_namespaces: bool,
+    pub path_set: Option<usize>,
+    pub param_set: Option<usize>,
+    /// The decoded body type (`None`: no body; patches carry `support::http::Patch`).
+    pub body: Option<Ty>,
+    /// Patch content types the operation accepts.
+    pub patch_types: Vec<String>,
+    /// The success response: the set of codes and the body type.
+    pub response_set: Option<usize>,
+    pub response: Option<Ty>,
+    pub routes: Vec<Route>,
+    pub doc: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Route {
+    /// Upper-case HTTP method.
+    pub method: String,
+    /// The path as in the spec, which is also axum 0.8's syntax (`/x/{name}`).
+    pub path: String,
+    pub kind: RouteKind,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RouteKind {
+    /// The operation itself.
+    Direct,
+    /// A list path: `?watch=true` turns it into a watch.
+    ListOrWatch,
+    /// A deprecated `/watch/` path.
+    WatchPath,
+    /// A deprecated `/watch/.../{name}` path: a watch of one object.
+    WatchOne,
+}
+
+/// Query parameters shared by several operations: one Rust struct.
+#[derive(Debug, Clone)]
+pub struct ParamSet {
+    pub name: String,
+    pub params: Vec<Parameter>,
+}
+
+/// Path parameters shared by several operations: one Rust struct.
+#[derive(Debug, Clone)]
+pub struct PathSet {
+    pub name: String,
+    pub params: Vec<String>,
+}
+
+/// The success status codes of an operation: one generic Rust enum.
+#[derive(Debug, Clone)]
+pub struct ResponseSet {
+    pub name: String,
+    pub codes: Vec<u16>,
 }

@@ -44,9 +44,31 @@ fn support_crate_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("support")
 }
 
-/// The workspace's own output folder: the only one generated as a workspace member.
-fn workspace_generated_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("generated")
+/// The root of this checkout's workspace.
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Whether `out` is listed in this workspace's `members`: such a crate is generated as a
+/// member; anywhere else it gets a `[workspace]` table of its own and builds on its own.
+fn is_workspace_member(out: &Path) -> Result<bool> {
+    let manifest_path = workspace_root().join("Cargo.toml");
+    let Ok(text) = std::fs::read_to_string(&manifest_path) else { return Ok(false) };
+    let manifest: toml::Table = toml::from_str(&text)
+        .map_err(|e| Error::in_file(&manifest_path, format!("cannot read the workspace manifest: {e}")))?;
+    let members = manifest
+        .get("workspace")
+        .and_then(|w| w.get("members"))
+        .and_then(|m| m.as_array())
+        .map(|members| members.iter().filter_map(|m| m.as_str()).collect::<Vec<_>>())
+        .unwrap_or_default();
+    let root = absolute(&workspace_root())?;
+    for member in members {
+        if absolute(&root.join(member))? == out {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 /// Reads the specs, builds the IR and writes (or checks) the output crate.
@@ -78,22 +100,25 @@ pub fn generate(options: &Options) -> Result<Summary> {
 
 fn crate_options(options: &Options) -> Result<emit::CrateOptions> {
     let out = absolute(&options.out)?;
-    let in_workspace = absolute(&workspace_generated_dir())? == out;
-    let package_name = if in_workspace {
-        "generated".to_owned()
-    } else {
-        let base = out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let name: String =
-            base.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' }).collect();
-        let name = name.trim_matches('-').to_owned();
-        if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) { format!("api-{name}") } else { name }
-    };
+    let member = is_workspace_member(&out)?;
+    // The package is named after its folder: `generated/` is the package `generated`.
+    let base = out.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    // Runs of other characters become one `-`: the crate name (`-` read as `_`) must be
+    // snake case, which `apis__policy__v1` is not.
+    let name = base
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|part| !part.is_empty())
+        .map(str::to_ascii_lowercase)
+        .collect::<Vec<_>>()
+        .join("-");
+    let package_name =
+        if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) { format!("api-{name}") } else { name };
     let support = absolute(&support_crate_dir())?;
     let support_path = relative_path(&out, &support);
     Ok(emit::CrateOptions {
         package_name,
         support_path: support_path.to_string_lossy().replace('\\', "/"),
-        standalone: !in_workspace,
+        standalone: !member,
         specs_label: format!("{}/", options.specs.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()),
     })
 }

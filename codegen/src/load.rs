@@ -13,7 +13,7 @@ use crate::error::{Error, Result, escape_pointer_segment};
 pub struct Document {
     /// Path shown to users: relative to the specs folder, prefixed with its name (`specs/x.yaml`).
     pub display_path: PathBuf,
-    /// Index of the document inside a multi-document YAML file.
+    /// Index of the document among the non-empty documents of a multi-document YAML file.
     pub index_in_file: usize,
     pub source: std::sync::Arc<str>,
     pub is_yaml: bool,
@@ -78,12 +78,17 @@ pub fn parse(display_path: &Path, text: String) -> Result<Vec<Document>> {
         serde_saphyr::from_multiple::<Value>(&source).map_err(|e| {
             let message = e.to_string();
             let position = e.location().map(|l| (l.line() as usize, l.column() as usize));
-            Error::in_file(display_path, format!("invalid YAML: {}", first_line(&message)))
-                .with_position(position)
+            let message = match position {
+                Some((line, column)) => without_position(first_line(&message), line, column),
+                None => first_line(&message),
+            };
+            Error::in_file(display_path, format!("invalid YAML: {message}")).with_position(position)
         })?
     } else {
         let value = serde_json::from_str::<Value>(&source).map_err(|e| {
-            Error::in_file(display_path, format!("invalid JSON: {e}"))
+            let message = e.to_string();
+            let message = without_position(&message, e.line(), e.column());
+            Error::in_file(display_path, format!("invalid JSON: {message}"))
                 .with_position(Some((e.line(), e.column())))
         })?;
         vec![value]
@@ -106,6 +111,16 @@ fn first_line(message: &str) -> &str {
     message.lines().next().unwrap_or(message)
 }
 
+/// A parser's message without the position it repeats, which the error shows in front:
+/// serde_json ends with ` at line 3 column 18`; the YAML parser starts with
+/// `error: line 3 column 12: ` or ends with ` at line 3, column 12`.
+fn without_position(message: &str, line: usize, column: usize) -> &str {
+    let message = message.strip_prefix("error: ").unwrap_or(message);
+    let message = message.strip_prefix(&format!("line {line} column {column}: ")).unwrap_or(message);
+    let message = message.strip_suffix(&format!(" at line {line} column {column}")).unwrap_or(message);
+    message.strip_suffix(&format!(" at line {line}, column {column}")).unwrap_or(message)
+}
+
 /// Finds the 1-based line and column of the node at `pointer` in document `index` of `source`.
 ///
 /// Only used on the error path: it parses the text again with a position-keeping YAML
@@ -114,19 +129,27 @@ pub fn locate(source: &str, index: usize, pointer: &str) -> Option<(usize, usize
     use saphyr::{LoadableYamlNode, MarkedYaml, Scalar, YamlData};
 
     let documents = MarkedYaml::load_from_str(source).ok()?;
-    let mut node = documents.get(index)?;
+    // Count documents as `parse` does: the value parser skips empty (null) documents.
+    let mut node = documents.iter().filter(|d| !matches!(d.data, YamlData::Value(Scalar::Null))).nth(index)?;
+    // The key naming the current node, if it is a mapping value.
+    let mut key_node = None;
     for raw in pointer.split('/').skip(1) {
         let segment = raw.replace("~1", "/").replace("~0", "~");
-        node = match &node.data {
+        (key_node, node) = match &node.data {
             YamlData::Mapping(map) => map.iter().find_map(|(key, value)| match &key.data {
-                YamlData::Value(Scalar::String(s)) if *s == segment => Some(value),
+                YamlData::Value(Scalar::String(s)) if *s == segment => Some((Some(key), value)),
                 _ => None,
             })?,
-            YamlData::Sequence(items) => items.get(segment.parse::<usize>().ok()?)?,
+            YamlData::Sequence(items) => (None, items.get(segment.parse::<usize>().ok()?)?),
             _ => return None,
         };
     }
-    let start = node.span.start;
+    // A block mapping or list starts at its first entry, on the line after its key (or
+    // further down, after comments); the key is where a reader looks for the node.
+    let start = match (&node.data, key_node) {
+        (YamlData::Mapping(_) | YamlData::Sequence(_), Some(key)) => key.span.start,
+        _ => node.span.start,
+    };
     Some((start.line(), start.col() + 1))
 }
 

@@ -13,9 +13,9 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Result};
 
 /// Entries at the top of an output folder that belong to the user, not the generator:
-/// a `target/` from building the crate in place, and hidden files such as `.git`.
+/// a `target/` and `Cargo.lock` from building the crate in place, and hidden files such as `.git`.
 fn is_preserved(top_level_name: &str) -> bool {
-    top_level_name == "target" || top_level_name.starts_with('.')
+    matches!(top_level_name, "target" | "Cargo.lock") || top_level_name.starts_with('.')
 }
 
 /// What a write or check found.

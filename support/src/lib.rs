@@ -7,6 +7,8 @@
 
 pub mod cel;
 pub mod de;
+pub mod discovery;
+pub mod http;
 pub mod meta;
 pub mod resource;
 pub mod rules;
@@ -19,6 +21,7 @@ pub use rules::Validate;
 pub use status::{ListMeta, Status, StatusCause, StatusDetails};
 pub use wire::{Bytes, IntOrString, MicroTime, Quantity, Time};
 
-/// Re-exported so generated crates need no direct dependency on these for their impls.
+/// Re-exported so generated crates depend on one version of each, chosen here.
+pub use axum;
 pub use serde;
 pub use serde_json;

@@ -206,3 +206,78 @@ pub fn quantity(path: &Path<'_>, value: &crate::Quantity, errors: &mut ErrorList
         ));
     }
 }
+
+/// The list and watch parameters whose combinations Kubernetes restricts.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ListOptions<'a> {
+    pub watch: bool,
+    pub limit: Option<i64>,
+    pub continue_: Option<&'a str>,
+    pub resource_version: Option<&'a str>,
+    pub resource_version_match: Option<&'a str>,
+    pub send_initial_events: Option<bool>,
+}
+
+/// The combinations of list and watch parameters Kubernetes forbids, reported at the
+/// parameter's name as `ListOptions` field errors:
+/// - `continue` and `limit` page lists; a watch takes neither;
+/// - `sendInitialEvents` only with `watch=true` and `resourceVersionMatch=NotOlderThan`;
+/// - on a watch, `resourceVersionMatch` only with `sendInitialEvents`;
+/// - on a list, `resourceVersionMatch` needs `resourceVersion` and excludes `continue`,
+///   and `Exact` cannot ask for resourceVersion `0`.
+pub fn list_options(options: ListOptions<'_>, errors: &mut ErrorList) {
+    let root = Path::ROOT;
+    let is_set = |value: Option<&str>| value.is_some_and(|v| !v.is_empty());
+    let resource_version_match = options.resource_version_match.filter(|m| !m.is_empty());
+    if options.watch {
+        if is_set(options.continue_) {
+            errors.push(FieldError::forbidden(&root.field("continue"), "continue is forbidden for watch"));
+        }
+        if options.limit.is_some_and(|limit| limit > 0) {
+            errors.push(FieldError::forbidden(&root.field("limit"), "limit is forbidden for watch"));
+        }
+        if options.send_initial_events.is_some() && resource_version_match != Some("NotOlderThan") {
+            errors.push(FieldError::forbidden(
+                &root.field("resourceVersionMatch"),
+                "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
+            ));
+        }
+        if resource_version_match.is_some() && options.send_initial_events.is_none() {
+            errors.push(FieldError::forbidden(
+                &root.field("resourceVersionMatch"),
+                "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided",
+            ));
+        }
+        return;
+    }
+    if let Some(found) = resource_version_match {
+        if !is_set(options.resource_version) {
+            errors.push(FieldError::forbidden(
+                &root.field("resourceVersionMatch"),
+                "resourceVersionMatch is forbidden unless resourceVersion is provided",
+            ));
+        }
+        if is_set(options.continue_) {
+            errors.push(FieldError::forbidden(
+                &root.field("resourceVersionMatch"),
+                "resourceVersionMatch is forbidden when continue is provided",
+            ));
+        }
+        if found == "Exact" && options.resource_version == Some("0") {
+            errors.push(FieldError::forbidden(
+                &root.field("resourceVersionMatch"),
+                "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"",
+            ));
+        }
+    }
+    if options.send_initial_events.is_some() {
+        errors.push(FieldError::forbidden(&root.field("sendInitialEvents"), "sendInitialEvents is forbidden for list"));
+    }
+}
+
+/// `force` belongs to server-side apply; Kubernetes rejects it on other patches.
+pub fn patch_force(force: Option<bool>, is_apply: bool, errors: &mut ErrorList) {
+    if force == Some(true) && !is_apply {
+        errors.push(FieldError::forbidden(&Path::ROOT.field("force"), "may not be specified for non-apply patch"));
+    }
+}

@@ -2,6 +2,7 @@
 //! is made here, once.
 
 mod cycles;
+mod handlers;
 mod naming;
 mod operations;
 mod types;
@@ -14,6 +15,7 @@ use crate::error::{Error, Result, escape_pointer_segment};
 use crate::ir::{Api, DocumentInfo, SupportType, TypeDef, TypeId};
 use crate::load::Document;
 
+pub use handlers::reason_phrase;
 pub use naming::{pascal_case, snake_case};
 
 /// Well-known schemas that the support crate implements by hand, because their wire
@@ -58,7 +60,21 @@ struct Builder<'a> {
     ids: BTreeMap<&'a str, TypeId>,
     /// Type names taken in each module, so inline types get unique names.
     type_names: BTreeMap<Vec<String>, BTreeSet<String>>,
+    /// What merging schemas repeated across documents decided, for the notes.
+    merges: Merges<'a>,
     api: Api,
+}
+
+/// Schemas defined differently by several documents, by how they differ.
+#[derive(Default)]
+struct Merges<'a> {
+    /// One document's fields are a superset of another's: the superset is used.
+    superset: BTreeSet<&'a str>,
+    /// Same fields, different descriptions or `x-` extensions: the first version is used.
+    docs_only: BTreeSet<&'a str>,
+    /// Same fields and type, other differences (formats, rules): the first version is used.
+    /// The value holds the first two documents found to differ.
+    other: BTreeMap<&'a str, (usize, usize)>,
 }
 
 impl Builder<'_> {
@@ -69,13 +85,21 @@ impl Builder<'_> {
 
 /// Builds the IR from every document of the specs folder.
 pub fn build(docs: &[Document]) -> Result<Api> {
-    let mut builder = Builder { docs, schemas: BTreeMap::new(), ids: BTreeMap::new(), type_names: BTreeMap::new(), api: Api::default() };
+    let mut builder = Builder {
+        docs,
+        schemas: BTreeMap::new(),
+        ids: BTreeMap::new(),
+        type_names: BTreeMap::new(),
+        merges: Merges::default(),
+        api: Api::default(),
+    };
     builder.api.documents =
         docs.iter().map(|d| DocumentInfo { display_path: d.display_path.clone() }).collect();
     for (index, doc) in docs.iter().enumerate() {
         check_openapi(doc)?;
         builder.collect_schemas(index)?;
     }
+    builder.merge_notes();
     builder.declare_types()?;
     builder.assign_files();
     builder.convert_types()?;
@@ -84,6 +108,7 @@ pub fn build(docs: &[Document]) -> Result<Api> {
         builder.collect_operations(index)?;
     }
     builder.collect_resources();
+    handlers::plan(&mut builder.api, docs);
     Ok(builder.api)
 }
 
@@ -123,32 +148,92 @@ impl<'a> Builder<'a> {
     }
 
     /// Chooses between two different definitions of one schema name: the one whose fields
-    /// are a superset of the other's (a newer release adding optional fields).
-    fn merge(&mut self, name: &str, old: SchemaSource<'a>, new: SchemaSource<'a>) -> Result<SchemaSource<'a>> {
-        let fields = |s: SchemaSource| -> BTreeSet<String> {
-            s.value.get("properties").and_then(Value::as_object).map(|p| p.keys().cloned().collect()).unwrap_or_default()
-        };
-        let (old_fields, new_fields) = (fields(old), fields(new));
-        let path = |s: SchemaSource| self.docs[s.doc].display_path.display().to_string();
-        let chosen = if old_fields == new_fields {
+    /// are a superset of the other's (a newer release adding optional fields), or, when both
+    /// have the same fields, the first one. Notes are written by [`Builder::merge_notes`].
+    fn merge(&mut self, name: &'a str, old: SchemaSource<'a>, new: SchemaSource<'a>) -> Result<SchemaSource<'a>> {
+        let (old_fields, new_fields) = (field_names(old.value), field_names(new.value));
+        if old_fields == new_fields {
             if old.value.get("type") != new.value.get("type") {
                 return Err(self.conflict(name, old, new, "they have different types"));
             }
-            old
-        } else if new_fields.is_superset(&old_fields) {
+            if same_ignoring_docs(old.value, new.value, false) {
+                self.merges.docs_only.insert(name);
+            } else {
+                self.merges.other.entry(name).or_insert((old.doc, new.doc));
+            }
+            return Ok(old);
+        }
+        let chosen = if new_fields.is_superset(&old_fields) {
             new
         } else if old_fields.is_superset(&new_fields) {
             old
         } else {
             return Err(self.conflict(name, old, new, "neither one's fields are a superset of the other's"));
         };
-        self.api.notes.push(format!(
-            "schema {name} differs between {} and {}; using the one from {} (its fields include the other's)",
-            path(old),
-            path(new),
-            path(chosen),
-        ));
+        self.merges.superset.insert(name);
         Ok(chosen)
+    }
+
+    /// Notes on the merges: one per schema (and set of added fields) whose field sets
+    /// differ, one per schema that differs otherwise beyond its documentation, and one
+    /// summary of the schemas that differ only in descriptions or extensions.
+    fn merge_notes(&mut self) {
+        let path = |doc: usize| self.docs[doc].display_path.display().to_string();
+        let mut notes = Vec::new();
+        for &name in &self.merges.superset {
+            let chosen = self.schemas[&name];
+            let chosen_fields = field_names(chosen.value);
+            // Documents grouped by the fields the chosen definition adds to theirs.
+            let mut groups: BTreeMap<Vec<&str>, Vec<String>> = BTreeMap::new();
+            for (doc, document) in self.docs.iter().enumerate() {
+                let Some(schema) = document.value.get("components").and_then(|c| c.get("schemas")).and_then(|s| s.get(name))
+                else {
+                    continue;
+                };
+                let fields = field_names(schema);
+                if fields != chosen_fields {
+                    let added = chosen_fields.iter().filter(|f| !fields.contains(*f)).map(String::as_str).collect();
+                    groups.entry(added).or_default().push(path(doc));
+                }
+            }
+            for (added, others) in groups {
+                let noun = if added.len() == 1 { "field" } else { "fields" };
+                notes.push(format!(
+                    "schema {name} differs between {chosen} and {others}; using the one from {chosen}, which adds the {noun} {added}",
+                    chosen = path(chosen.doc),
+                    others = others.join(", "),
+                    added = added.join(", "),
+                ));
+            }
+        }
+        for (&name, &(first, second)) in &self.merges.other {
+            if !self.merges.superset.contains(name) {
+                notes.push(format!(
+                    "schema {name} differs between {} and {} beyond descriptions and extensions, with the same fields; using the one from {}",
+                    path(first),
+                    path(second),
+                    path(first),
+                ));
+            }
+        }
+        let docs_only: Vec<&str> = self
+            .merges
+            .docs_only
+            .iter()
+            .copied()
+            .filter(|name| !self.merges.superset.contains(name) && !self.merges.other.contains_key(name))
+            .collect();
+        if !docs_only.is_empty() {
+            let (count, verb) = match docs_only.len() {
+                1 => ("1 schema".to_owned(), "differs"),
+                n => (format!("{n} schemas"), "differ"),
+            };
+            notes.push(format!(
+                "{count} {verb} between documents only in descriptions or extensions; the first document's version is used: {}",
+                docs_only.join(", ")
+            ));
+        }
+        self.api.notes.extend(notes);
     }
 
     fn conflict(&self, name: &str, old: SchemaSource, new: SchemaSource, why: &str) -> Error {
@@ -233,4 +318,112 @@ fn module_prefix(module: &[String]) -> String {
 
 fn description(schema: &Value) -> Option<String> {
     schema.get("description").and_then(Value::as_str).map(str::trim).filter(|d| !d.is_empty()).map(str::to_owned)
+}
+
+/// The property names of an object schema.
+fn field_names(schema: &Value) -> BTreeSet<String> {
+    schema.get("properties").and_then(Value::as_object).map(|p| p.keys().cloned().collect()).unwrap_or_default()
+}
+
+/// Whether two schemas are equal once descriptions and `x-` extensions are set aside, at
+/// every depth. `names` says the objects are maps of property names to schemas, whose
+/// keys are names rather than keywords; `default`, `example` and `enum` values are data
+/// and compare exactly.
+fn same_ignoring_docs(a: &Value, b: &Value, names: bool) -> bool {
+    match (a, b) {
+        (Value::Object(a), Value::Object(b)) => {
+            let kept = |key: &&String| names || !(*key == "description" || key.starts_with("x-"));
+            a.keys().filter(kept).count() == b.keys().filter(kept).count()
+                && a.iter().filter(|(key, _)| kept(key)).all(|(key, a_value)| {
+                    b.get(key).is_some_and(|b_value| match key.as_str() {
+                        _ if names => same_ignoring_docs(a_value, b_value, false),
+                        "properties" | "patternProperties" => same_ignoring_docs(a_value, b_value, true),
+                        "default" | "example" | "enum" => a_value == b_value,
+                        _ => same_ignoring_docs(a_value, b_value, false),
+                    })
+                })
+        }
+        (Value::Array(a), Value::Array(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same_ignoring_docs(a, b, false))
+        }
+        _ => a == b,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use serde_json::json;
+
+    use super::*;
+
+    /// Builds documents that each define the schema `io.k8s.Thing` as given.
+    fn build_things(things: &[Value]) -> Result<Api> {
+        let docs: Vec<Document> = things
+            .iter()
+            .enumerate()
+            .flat_map(|(i, thing)| {
+                let doc = json!({"openapi": "3.0.0", "components": {"schemas": {"io.k8s.Thing": thing}}});
+                crate::load::parse(Path::new(&format!("specs/{i}.json")), doc.to_string()).unwrap()
+            })
+            .collect();
+        build(&docs)
+    }
+
+    fn thing(fields: &[&str], description: &str) -> Value {
+        let properties: serde_json::Map<String, Value> =
+            fields.iter().map(|f| (f.to_string(), json!({"type": "string", "description": description}))).collect();
+        json!({"type": "object", "description": description, "properties": properties})
+    }
+
+    #[test]
+    fn a_superset_is_chosen_with_a_note_naming_the_added_fields() {
+        let api = build_things(&[thing(&["a"], "old"), thing(&["a", "b", "c"], "new"), thing(&["a"], "old")]).unwrap();
+        assert_eq!(
+            api.notes,
+            ["schema io.k8s.Thing differs between specs/1.json and specs/0.json, specs/2.json; \
+              using the one from specs/1.json, which adds the fields b, c"]
+        );
+    }
+
+    #[test]
+    fn schemas_differing_only_in_documentation_are_counted_in_one_note() {
+        let mut tagged = thing(&["a"], "two");
+        tagged["x-kubernetes-group-version-kind"] = json!([{"group": "", "version": "v1", "kind": "Thing"}]);
+        let api = build_things(&[thing(&["a"], "one"), tagged]).unwrap();
+        assert_eq!(
+            api.notes,
+            ["1 schema differs between documents only in descriptions or extensions; \
+              the first document's version is used: io.k8s.Thing"]
+        );
+        assert_eq!(api.types[0].doc.as_deref(), Some("one"));
+    }
+
+    #[test]
+    fn same_fields_with_other_differences_get_a_note_of_their_own() {
+        let mut formatted = thing(&["a"], "one");
+        formatted["properties"]["a"]["format"] = json!("uuid");
+        let api = build_things(&[thing(&["a"], "one"), formatted]).unwrap();
+        assert_eq!(
+            api.notes,
+            ["schema io.k8s.Thing differs between specs/0.json and specs/1.json beyond descriptions and \
+              extensions, with the same fields; using the one from specs/0.json"]
+        );
+    }
+
+    #[test]
+    fn neither_a_superset_is_an_error() {
+        let error = build_things(&[thing(&["a"], ""), thing(&["b"], "")]).unwrap_err();
+        assert!(error.message.contains("neither one's fields are a superset"), "{error}");
+    }
+
+    #[test]
+    fn property_names_are_not_mistaken_for_keywords() {
+        let a = json!({"properties": {"description": {"type": "string"}}});
+        let b = json!({"properties": {"description": {"type": "integer"}}});
+        assert!(!same_ignoring_docs(&a, &b, false));
+        let c = json!({"description": "x", "properties": {"description": {"type": "string", "x-k": 1}}});
+        assert!(same_ignoring_docs(&a, &c, false));
+    }
 }

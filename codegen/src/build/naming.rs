@@ -105,9 +105,11 @@ pub fn type_name(segment: &str) -> String {
 }
 
 /// Makes `candidate` unique among `taken` by appending `{separator}2`, `{separator}3`, ...
-/// and records it.
+/// (no second separator after one that ends the candidate: `ref_` -> `ref_2`, not the
+/// non-snake-case `ref__2`) and records it.
 pub fn unique(candidate: String, taken: &mut std::collections::BTreeSet<String>, separator: &str) -> String {
     let mut name = candidate.clone();
+    let separator = if candidate.ends_with(separator) { "" } else { separator };
     let mut n = 2;
     while taken.contains(&name) {
         name = format!("{candidate}{separator}{n}");
@@ -172,5 +174,7 @@ mod tests {
         assert_eq!(unique("a".into(), &mut taken, "_"), "a_2");
         assert_eq!(unique("A".into(), &mut taken, ""), "A");
         assert_eq!(unique("A".into(), &mut taken, ""), "A2");
+        assert_eq!(unique("ref_".into(), &mut taken, "_"), "ref_");
+        assert_eq!(unique("ref_".into(), &mut taken, "_"), "ref_2");
     }
 }

@@ -237,7 +237,7 @@ impl Builder<'_> {
             exclusive_maximum: flag("exclusiveMaximum"),
             min_length: count("minLength")?,
             max_length: count("maxLength")?,
-            pattern: schema.get("pattern").and_then(Value::as_str).map(str::to_owned),
+            pattern: self.pattern(schema, loc)?,
             min_items: count("minItems")?,
             max_items: count("maxItems")?,
             unique_items: flag("uniqueItems"),
@@ -263,6 +263,15 @@ impl Builder<'_> {
             rules.enum_values = values.iter().filter(|v| !v.is_null()).cloned().collect();
         }
         Ok(rules)
+    }
+
+    /// A `pattern`, which must compile as a regular expression.
+    fn pattern(&self, schema: &Value, loc: &Loc) -> Result<Option<String>> {
+        let Some(pattern) = schema.get("pattern") else { return Ok(None) };
+        let loc = loc.join("pattern");
+        let pattern = pattern.as_str().ok_or_else(|| self.error(&loc, "`pattern` must be a string"))?;
+        regex::Regex::new(pattern).map_err(|e| self.error(&loc, format!("invalid pattern: {e}")))?;
+        Ok(Some(pattern.to_owned()))
     }
 
     fn list_type(&self, schema: &Value, loc: &Loc) -> Result<Option<ListType>> {
@@ -293,14 +302,26 @@ impl Builder<'_> {
             .enumerate()
             .map(|(index, entry)| {
                 let text = |key: &str| entry.get(key).and_then(Value::as_str).map(str::to_owned);
-                let rule = text("rule").ok_or_else(|| self.error(&loc.join(&index.to_string()), "a validation rule needs a `rule` string"))?;
-                Ok(CelRule {
+                let entry_loc = loc.join(&index.to_string());
+                let rule = text("rule").ok_or_else(|| self.error(&entry_loc, "a validation rule needs a `rule` string"))?;
+                let rule = CelRule {
                     rule,
                     message: text("message"),
                     message_expression: text("messageExpression"),
                     field_path: text("fieldPath"),
                     reason: text("reason"),
-                })
+                };
+                // Rules are compiled again at run time; rejecting them here means a broken
+                // rule fails the generator, not every request.
+                let spec = support::cel::CelRuleSpec {
+                    rule: &rule.rule,
+                    message: rule.message.as_deref(),
+                    message_expression: rule.message_expression.as_deref(),
+                    field_path: rule.field_path.as_deref(),
+                    reason: rule.reason.as_deref(),
+                };
+                spec.compile().map_err(|e| self.error(&entry_loc, format!("invalid CEL rule: {e}")))?;
+                Ok(rule)
             })
             .collect()
     }

@@ -1,6 +1,8 @@
 //! Emitters: IR to Rust source, one emitter per concern, assembled into files here.
 
+mod handlers;
 mod models;
+mod params;
 mod paths;
 mod validation;
 
@@ -47,11 +49,46 @@ pub fn emit_crate(api: &Api, options: &CrateOptions) -> Result<BTreeMap<PathBuf,
     modules.entry(&[]).or_default();
     let analysis = validation::Analysis::new(api);
 
+    // Handler files: per resource its trait and routes, per group/version its router.
+    let mut extra_items: BTreeMap<&[String], Vec<TokenStream>> = BTreeMap::new();
+    for resource_api in &api.server.resources {
+        let ty = &api.types[api.resources[resource_api.resource].type_id];
+        let folder: PathBuf = std::iter::once("src".to_owned()).chain(ty.module.iter().cloned()).collect();
+        let tokens = handlers::resource_file(api, resource_api);
+        let source = source_label(&api.documents[ty.source].display_path);
+        files.insert(folder.join(format!("{}.rs", resource_api.file)), format_rust(tokens, &header(&source))?);
+        let (file, name, info) = (
+            format_ident!("{}", resource_api.file),
+            format_ident!("{}", resource_api.trait_name),
+            format_ident!("{}", resource_api.info_static),
+        );
+        extra_items.entry(&ty.module).or_default().push(quote! {
+            mod #file;
+            pub use self::#file::{#name, #info};
+        });
+    }
+    for gv in &api.server.group_versions {
+        let folder: PathBuf = std::iter::once("src".to_owned()).chain(gv.module.iter().cloned()).collect();
+        let tokens = handlers::group_version_file(api, gv);
+        files.insert(folder.join("routes.rs"), format_rust(tokens, &header(&options.specs_label))?);
+        files.insert(folder.join("openapi.json"), gv.openapi.clone());
+        extra_items.entry(&gv.module).or_default().push(quote!(pub mod routes;));
+    }
+    files.insert(PathBuf::from("src/params.rs"), format_rust(params::params_file(api), &header(&options.specs_label))?);
+    files.insert(PathBuf::from("src/responses.rs"), format_rust(params::responses_file(api), &header(&options.specs_label))?);
+    files.insert(PathBuf::from("src/server.rs"), format_rust(handlers::server_file(api), &header(&options.specs_label))?);
+    extra_items.entry(&[]).or_default().push(quote! {
+        pub mod params;
+        pub mod responses;
+        pub mod server;
+    });
+
     for (module, module_files) in &modules {
         let folder: PathBuf = std::iter::once("src".to_owned()).chain(module.iter().cloned()).collect();
         let children = submodules.get(module).cloned().unwrap_or_default();
         let module_file = if module.is_empty() { "lib.rs" } else { "mod.rs" };
-        let tokens = module_items(api, module.is_empty(), &children, module_files);
+        let extra = extra_items.remove(module).unwrap_or_default();
+        let tokens = module_items(api, module.is_empty(), &children, module_files, &extra);
         files.insert(folder.join(module_file), format_rust(tokens, &header(&options.specs_label))?);
         for (file, ids) in module_files {
             let real: Vec<TypeId> =
@@ -74,11 +111,14 @@ fn module_items(
     is_root: bool,
     children: &BTreeSet<&str>,
     files: &BTreeMap<&str, Vec<TypeId>>,
+    extra: &[TokenStream],
 ) -> TokenStream {
     let crate_doc = is_root.then(|| {
         quote! {
-            //! Kubernetes API types generated from OpenAPI specs.
-            #![allow(clippy::doc_lazy_continuation, clippy::doc_overindented_list_items)]
+            //! Kubernetes API types, validation and axum handlers generated from OpenAPI specs.
+            // Descriptions come from the specs, in their own markdown; errors are Kubernetes
+            // `Status` objects, large but only built on the failure path.
+            #![allow(clippy::doc_lazy_continuation, clippy::doc_overindented_list_items, clippy::result_large_err)]
         }
     });
     let children = children.iter().map(|child| {
@@ -112,6 +152,7 @@ fn module_items(
         #(#children)*
         #(#file_items)*
         #(#support_items)*
+        #(#extra)*
     }
 }
 

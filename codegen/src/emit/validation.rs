@@ -19,6 +19,7 @@ use super::paths::named;
 use crate::ir::{Api, CelRule, Field, FieldType, ListType, Rules, Struct, SupportType, Ty, TypeId, TypeKind};
 
 /// Which types need a call at all, and which need the old value; computed once per crate.
+#[derive(Default)]
 pub struct Analysis {
     has_checks: Vec<bool>,
     needs_old: Vec<bool>,
@@ -126,6 +127,11 @@ pub fn emit(api: &Api, analysis: &Analysis, id: TypeId) -> TokenStream {
             }
         }
     }
+}
+
+/// The keyword checks of one query parameter, with `value` and `path` in scope.
+pub fn parameter_checks(api: &Api, ty: &FieldType) -> TokenStream {
+    Emitter { api, analysis: &Analysis::default(), module: &[] }.keywords(ty)
 }
 
 /// Resources check their `metadata` against the object-meta conventions.

@@ -51,3 +51,8 @@ mod resource_metric_source;
 pub use self::resource_metric_source::ResourceMetricSource;
 mod resource_metric_status;
 pub use self::resource_metric_status::ResourceMetricStatus;
+mod horizontal_pod_autoscaler_api;
+pub use self::horizontal_pod_autoscaler_api::{
+    HorizontalPodAutoscalerApi, HORIZONTAL_POD_AUTOSCALER,
+};
+pub mod routes;

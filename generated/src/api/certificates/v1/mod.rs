@@ -15,3 +15,8 @@ pub use self::certificate_signing_request_spec::{
 };
 mod certificate_signing_request_status;
 pub use self::certificate_signing_request_status::CertificateSigningRequestStatus;
+mod certificate_signing_request_api;
+pub use self::certificate_signing_request_api::{
+    CertificateSigningRequestApi, CERTIFICATE_SIGNING_REQUEST,
+};
+pub mod routes;
