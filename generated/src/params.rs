@@ -3,32 +3,44 @@
 //! Query- and path-parameter types, one per distinct set of parameters in the specs.
 /// Query parameters, decoded with Kubernetes' rules: unknown names are ignored, the
 /// first of repeated values counts (all of them for list parameters), booleans are
-/// false only for `0` and `false`.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// false only for `0` and `false`. Serializes with the wire names.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct ListParams {
     /// Ask for BOOKMARK events on a watch; servers may send them at any interval or not at all. Ignored unless watching.
+    #[serde(rename = "allowWatchBookmarks", skip_serializing_if = "Option::is_none")]
     pub allow_watch_bookmarks: Option<bool>,
     /// Token from a previous list response, with otherwise identical parameters, to fetch the next page. Not supported with watch.
+    #[serde(rename = "continue", skip_serializing_if = "Option::is_none")]
     pub continue_: Option<String>,
     /// Return only objects whose fields match this selector; matches everything when unset.
+    #[serde(rename = "fieldSelector", skip_serializing_if = "Option::is_none")]
     pub field_selector: Option<String>,
     /// Return only objects whose labels match this selector; matches everything when unset.
+    #[serde(rename = "labelSelector", skip_serializing_if = "Option::is_none")]
     pub label_selector: Option<String>,
     /// Maximum number of items to return; when more remain, the list metadata carries a continue token. Not supported with watch.
+    #[serde(rename = "limit", skip_serializing_if = "Option::is_none")]
     pub limit: Option<i64>,
     /// If 'true', the response is pretty-printed.
+    #[serde(rename = "pretty", skip_serializing_if = "Option::is_none")]
     pub pretty: Option<String>,
     /// Constrains which resource version the request may be served at; unset by default.
+    #[serde(rename = "resourceVersion", skip_serializing_if = "Option::is_none")]
     pub resource_version: Option<String>,
     /// How resourceVersion applies to a list call: NotOlderThan or Exact; recommended whenever resourceVersion is set.
+    #[serde(rename = "resourceVersionMatch", skip_serializing_if = "Option::is_none")]
     pub resource_version_match: Option<String>,
     /// With watch=true, begin the stream with synthetic events for the current objects, then a bookmark; requires resourceVersionMatch.
+    #[serde(rename = "sendInitialEvents", skip_serializing_if = "Option::is_none")]
     pub send_initial_events: Option<bool>,
     /// CEL expression of shardRange(object.metadata.uid|object.metadata.namespace, '0x..', '0x..') terms joined by || that keeps only objects hashing into those ranges (alpha).
+    #[serde(rename = "shardSelector", skip_serializing_if = "Option::is_none")]
     pub shard_selector: Option<String>,
     /// Upper bound on the duration of a list or watch call, whatever the activity.
+    #[serde(rename = "timeoutSeconds", skip_serializing_if = "Option::is_none")]
     pub timeout_seconds: Option<i64>,
     /// Stream add, update and remove notifications for the resource instead of returning a list; pass resourceVersion.
+    #[serde(rename = "watch", skip_serializing_if = "Option::is_none")]
     pub watch: Option<bool>,
 }
 
@@ -113,16 +125,20 @@ impl ListParams {
 
 /// Query parameters, decoded with Kubernetes' rules: unknown names are ignored, the
 /// first of repeated values counts (all of them for list parameters), booleans are
-/// false only for `0` and `false`.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// false only for `0` and `false`. Serializes with the wire names.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct CreateOrReplaceParams {
     /// When set, the request is fully processed but nothing is persisted; the only valid value is All.
+    #[serde(rename = "dryRun", skip_serializing_if = "Option::is_none")]
     pub dry_run: Option<String>,
     /// Name of the actor making the change, at most 128 printable characters.
+    #[serde(rename = "fieldManager", skip_serializing_if = "Option::is_none")]
     pub field_manager: Option<String>,
     /// What to do with unknown or duplicate fields in the body: Ignore drops them, Warn drops them with a warning header, Strict fails the request.
+    #[serde(rename = "fieldValidation", skip_serializing_if = "Option::is_none")]
     pub field_validation: Option<String>,
     /// If 'true', the response is pretty-printed.
+    #[serde(rename = "pretty", skip_serializing_if = "Option::is_none")]
     pub pretty: Option<String>,
 }
 
@@ -180,38 +196,56 @@ impl CreateOrReplaceParams {
 
 /// Query parameters, decoded with Kubernetes' rules: unknown names are ignored, the
 /// first of repeated values counts (all of them for list parameters), booleans are
-/// false only for `0` and `false`.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// false only for `0` and `false`. Serializes with the wire names.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct DeleteCollectionParams {
     /// Token from a previous list response, with otherwise identical parameters, to fetch the next page. Not supported with watch.
+    #[serde(rename = "continue", skip_serializing_if = "Option::is_none")]
     pub continue_: Option<String>,
     /// When set, the request is fully processed but nothing is persisted; the only valid value is All.
+    #[serde(rename = "dryRun", skip_serializing_if = "Option::is_none")]
     pub dry_run: Option<String>,
     /// Return only objects whose fields match this selector; matches everything when unset.
+    #[serde(rename = "fieldSelector", skip_serializing_if = "Option::is_none")]
     pub field_selector: Option<String>,
     /// Seconds to wait before the object is deleted; 0 deletes immediately, unset uses the default of the type.
+    #[serde(rename = "gracePeriodSeconds", skip_serializing_if = "Option::is_none")]
     pub grace_period_seconds: Option<i64>,
     /// Remove objects that cannot be read from storage, skipping finalizers and preconditions; may break the cluster, defaults to false.
+    #[serde(
+        rename = "ignoreStoreReadErrorWithClusterBreakingPotential",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub ignore_store_read_error_with_cluster_breaking_potential: Option<bool>,
     /// Return only objects whose labels match this selector; matches everything when unset.
+    #[serde(rename = "labelSelector", skip_serializing_if = "Option::is_none")]
     pub label_selector: Option<String>,
     /// Maximum number of items to return; when more remain, the list metadata carries a continue token. Not supported with watch.
+    #[serde(rename = "limit", skip_serializing_if = "Option::is_none")]
     pub limit: Option<i64>,
     /// Deprecated: use propagationPolicy. Whether dependents are orphaned; cannot be combined with propagationPolicy.
+    #[serde(rename = "orphanDependents", skip_serializing_if = "Option::is_none")]
     pub orphan_dependents: Option<bool>,
     /// If 'true', the response is pretty-printed.
+    #[serde(rename = "pretty", skip_serializing_if = "Option::is_none")]
     pub pretty: Option<String>,
     /// How dependents are garbage collected: Orphan, Background or Foreground; cannot be combined with orphanDependents.
+    #[serde(rename = "propagationPolicy", skip_serializing_if = "Option::is_none")]
     pub propagation_policy: Option<String>,
     /// Constrains which resource version the request may be served at; unset by default.
+    #[serde(rename = "resourceVersion", skip_serializing_if = "Option::is_none")]
     pub resource_version: Option<String>,
     /// How resourceVersion applies to a list call: NotOlderThan or Exact; recommended whenever resourceVersion is set.
+    #[serde(rename = "resourceVersionMatch", skip_serializing_if = "Option::is_none")]
     pub resource_version_match: Option<String>,
     /// With watch=true, begin the stream with synthetic events for the current objects, then a bookmark; requires resourceVersionMatch.
+    #[serde(rename = "sendInitialEvents", skip_serializing_if = "Option::is_none")]
     pub send_initial_events: Option<bool>,
     /// CEL expression of shardRange(object.metadata.uid|object.metadata.namespace, '0x..', '0x..') terms joined by || that keeps only objects hashing into those ranges (alpha).
+    #[serde(rename = "shardSelector", skip_serializing_if = "Option::is_none")]
     pub shard_selector: Option<String>,
     /// Upper bound on the duration of a list or watch call, whatever the activity.
+    #[serde(rename = "timeoutSeconds", skip_serializing_if = "Option::is_none")]
     pub timeout_seconds: Option<i64>,
 }
 
@@ -321,10 +355,11 @@ impl DeleteCollectionParams {
 
 /// Query parameters, decoded with Kubernetes' rules: unknown names are ignored, the
 /// first of repeated values counts (all of them for list parameters), booleans are
-/// false only for `0` and `false`.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// false only for `0` and `false`. Serializes with the wire names.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct ReadParams {
     /// If 'true', the response is pretty-printed.
+    #[serde(rename = "pretty", skip_serializing_if = "Option::is_none")]
     pub pretty: Option<String>,
 }
 
@@ -350,20 +385,29 @@ impl ReadParams {
 
 /// Query parameters, decoded with Kubernetes' rules: unknown names are ignored, the
 /// first of repeated values counts (all of them for list parameters), booleans are
-/// false only for `0` and `false`.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// false only for `0` and `false`. Serializes with the wire names.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct DeleteParams {
     /// When set, the request is fully processed but nothing is persisted; the only valid value is All.
+    #[serde(rename = "dryRun", skip_serializing_if = "Option::is_none")]
     pub dry_run: Option<String>,
     /// Seconds to wait before the object is deleted; 0 deletes immediately, unset uses the default of the type.
+    #[serde(rename = "gracePeriodSeconds", skip_serializing_if = "Option::is_none")]
     pub grace_period_seconds: Option<i64>,
     /// Remove objects that cannot be read from storage, skipping finalizers and preconditions; may break the cluster, defaults to false.
+    #[serde(
+        rename = "ignoreStoreReadErrorWithClusterBreakingPotential",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub ignore_store_read_error_with_cluster_breaking_potential: Option<bool>,
     /// Deprecated: use propagationPolicy. Whether dependents are orphaned; cannot be combined with propagationPolicy.
+    #[serde(rename = "orphanDependents", skip_serializing_if = "Option::is_none")]
     pub orphan_dependents: Option<bool>,
     /// If 'true', the response is pretty-printed.
+    #[serde(rename = "pretty", skip_serializing_if = "Option::is_none")]
     pub pretty: Option<String>,
     /// How dependents are garbage collected: Orphan, Background or Foreground; cannot be combined with orphanDependents.
+    #[serde(rename = "propagationPolicy", skip_serializing_if = "Option::is_none")]
     pub propagation_policy: Option<String>,
 }
 
@@ -433,18 +477,23 @@ impl DeleteParams {
 
 /// Query parameters, decoded with Kubernetes' rules: unknown names are ignored, the
 /// first of repeated values counts (all of them for list parameters), booleans are
-/// false only for `0` and `false`.
-#[derive(Clone, Debug, Default, PartialEq)]
+/// false only for `0` and `false`. Serializes with the wire names.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct PatchParams {
     /// When set, the request is fully processed but nothing is persisted; the only valid value is All.
+    #[serde(rename = "dryRun", skip_serializing_if = "Option::is_none")]
     pub dry_run: Option<String>,
     /// Name of the actor making the change, at most 128 printable characters; required for apply patches.
+    #[serde(rename = "fieldManager", skip_serializing_if = "Option::is_none")]
     pub field_manager: Option<String>,
     /// What to do with unknown or duplicate fields in the body: Ignore drops them, Warn drops them with a warning header, Strict fails the request.
+    #[serde(rename = "fieldValidation", skip_serializing_if = "Option::is_none")]
     pub field_validation: Option<String>,
     /// Take over fields owned by other managers on an apply patch; must be unset for other patch types.
+    #[serde(rename = "force", skip_serializing_if = "Option::is_none")]
     pub force: Option<bool>,
     /// If 'true', the response is pretty-printed.
+    #[serde(rename = "pretty", skip_serializing_if = "Option::is_none")]
     pub pretty: Option<String>,
 }
 

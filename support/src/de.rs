@@ -12,3 +12,27 @@ where
 {
     Ok(Option::<T>::deserialize(deserializer)?.unwrap_or_default())
 }
+
+/// Decodes a map whose values may be `null`, as their default: Go decodes
+/// `{"scopes": null}` into a `map[string][]string` as a nil slice. Generated models use it
+/// for required maps; `null` for the map itself is the empty map.
+pub fn map_null_values_as_default<'de, D, V>(deserializer: D) -> Result<std::collections::BTreeMap<String, V>, D::Error>
+where
+    D: Deserializer<'de>,
+    V: Default + Deserialize<'de>,
+{
+    let map = Option::<std::collections::BTreeMap<String, Option<V>>>::deserialize(deserializer)?;
+    Ok(map.unwrap_or_default().into_iter().map(|(key, value)| (key, value.unwrap_or_default())).collect())
+}
+
+/// [`map_null_values_as_default`] for optional maps: `null` for the map is `None`.
+pub fn optional_map_null_values_as_default<'de, D, V>(
+    deserializer: D,
+) -> Result<Option<std::collections::BTreeMap<String, V>>, D::Error>
+where
+    D: Deserializer<'de>,
+    V: Default + Deserialize<'de>,
+{
+    let map = Option::<std::collections::BTreeMap<String, Option<V>>>::deserialize(deserializer)?;
+    Ok(map.map(|map| map.into_iter().map(|(key, value)| (key, value.unwrap_or_default())).collect()))
+}

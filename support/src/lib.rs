@@ -5,9 +5,14 @@
 //! [`Time`], [`MicroTime`], [`Bytes`]), the error model ([`Status`], [`validation`]) and
 //! the identity of resources ([`Resource`]).
 
+// Errors are Kubernetes `Status` objects: large, but only built on the failure path, and
+// the type every caller needs in the end.
+#![allow(clippy::result_large_err)]
+
 pub mod cel;
 pub mod de;
 pub mod discovery;
+pub mod dynamic;
 pub mod http;
 pub mod meta;
 pub mod resource;

@@ -5,10 +5,11 @@ use crate::ir::{Api, Ty, TypeId, TypeKind};
 use crate::load::Document;
 
 /// A by-value containment: `owner.fields[field]` holds a `target` inline (not behind a
-/// `Vec` or map, which already allocate).
+/// `Vec` or map, which already allocate), or, without a field, `owner` is an alias
+/// (`pub type Owner = Target;`) and so is the target itself.
 struct Edge {
     owner: TypeId,
-    field: usize,
+    field: Option<usize>,
     target: TypeId,
     required: bool,
 }
@@ -21,16 +22,17 @@ pub fn box_recursive_fields(api: &mut Api, docs: &[Document]) -> Result<()> {
     let component = strongly_connected(api.types.len(), &all);
     let required: Vec<&Edge> = edges.iter().filter(|e| e.required).collect();
     let required_component = strongly_connected(api.types.len(), &required);
-    for edge in &required {
-        if required_component[edge.owner] == required_component[edge.target] {
-            return Err(unconstructible(api, docs, edge, &required, &required_component));
-        }
+    let cyclic = |e: &&&Edge| required_component[e.owner] == required_component[e.target];
+    // Name the cycle from a field where there is one (a cycle of aliases has none).
+    let start = required.iter().filter(cyclic).find(|e| e.field.is_some()).or_else(|| required.iter().find(cyclic));
+    if let Some(start) = start {
+        return Err(unconstructible(api, docs, start, &required, &required_component));
     }
     for edge in &edges {
         if component[edge.owner] == component[edge.target]
-            && let TypeKind::Struct(s) = &mut api.types[edge.owner].kind
+            && let (Some(field), TypeKind::Struct(s)) = (edge.field, &mut api.types[edge.owner].kind)
         {
-            s.fields[edge.field].boxed = true;
+            s.fields[field].boxed = true;
         }
     }
     Ok(())
@@ -39,12 +41,21 @@ pub fn box_recursive_fields(api: &mut Api, docs: &[Document]) -> Result<()> {
 fn by_value_edges(api: &Api) -> Vec<Edge> {
     let mut edges = Vec::new();
     for (owner, ty) in api.types.iter().enumerate() {
-        if let TypeKind::Struct(s) = &ty.kind {
-            for (field, f) in s.fields.iter().enumerate() {
-                if let Ty::Named(target) = f.ty.ty {
-                    edges.push(Edge { owner, field, target, required: f.required && !f.ty.rules.nullable });
+        match &ty.kind {
+            TypeKind::Struct(s) => {
+                for (field, f) in s.fields.iter().enumerate() {
+                    if let Ty::Named(target) = f.ty.ty {
+                        let required = f.required && !f.ty.rules.nullable;
+                        edges.push(Edge { owner, field: Some(field), target, required });
+                    }
                 }
             }
+            TypeKind::Alias(alias) => {
+                if let Ty::Named(target) = alias.ty {
+                    edges.push(Edge { owner, field: None, target, required: true });
+                }
+            }
+            TypeKind::Enum(_) | TypeKind::Support(_) => {}
         }
     }
     edges
@@ -107,33 +118,67 @@ fn strongly_connected(nodes: usize, edges: &[&Edge]) -> Vec<usize> {
 
 /// An error naming one cycle of required fields, e.g. `A.b -> B.a -> A`.
 fn unconstructible(api: &Api, docs: &[Document], start: &Edge, edges: &[&Edge], component: &[usize]) -> Error {
-    let mut path = vec![start];
-    let mut current = start.target;
-    while current != start.owner && path.len() <= api.types.len() {
-        let Some(next) = edges.iter().find(|e| e.owner == current && component[e.target] == component[start.owner]) else {
-            break;
-        };
-        path.push(next);
-        current = next.target;
-    }
-    let field_name = |e: &Edge| match &api.types[e.owner].kind {
-        TypeKind::Struct(s) => s.fields[e.field].wire_name.clone(),
-        _ => String::new(),
+    let path = cycle_from(start, edges, component);
+    // Named schemas by their name; inline types by their Rust name.
+    let type_name = |id: TypeId| {
+        let ty = &api.types[id];
+        if ty.schema_name.contains('#') { ty.name.clone() } else { ty.schema_name.clone() }
     };
-    let cycle: Vec<String> =
-        path.iter().map(|e| format!("{}.{}", api.types[e.owner].schema_name, field_name(e))).collect();
+    let field_name = |e: &Edge| match (&api.types[e.owner].kind, e.field) {
+        (TypeKind::Struct(s), Some(field)) => Some(s.fields[field].wire_name.clone()),
+        _ => None,
+    };
+    let cycle: Vec<String> = path
+        .iter()
+        .map(|e| match field_name(e) {
+            Some(field) => format!("{}.{field}", type_name(e.owner)),
+            None => type_name(e.owner),
+        })
+        .collect();
     let owner = &api.types[start.owner];
-    let pointer = format!(
-        "/components/schemas/{}/properties/{}",
-        crate::error::escape_pointer_segment(&owner.schema_name),
-        crate::error::escape_pointer_segment(&field_name(start))
-    );
-    docs[owner.source].error(
-        &pointer,
-        format!(
-            "required fields form a cycle that no finite object can satisfy: {} -> {}",
-            cycle.join(" -> "),
-            owner.schema_name
-        ),
-    )
+    // Inline types are named `owner#pointer`, with the pointer of their schema last.
+    let mut pointer = match owner.schema_name.rsplit_once('#') {
+        Some((_, pointer)) => pointer.to_owned(),
+        None => format!("/components/schemas/{}", crate::error::escape_pointer_segment(&owner.schema_name)),
+    };
+    let problem = match field_name(start) {
+        Some(field) => {
+            pointer.push_str(&format!("/properties/{}", crate::error::escape_pointer_segment(&field)));
+            "required fields form a cycle that no finite object can satisfy"
+        }
+        None => "schemas that are only references to each other define no type",
+    };
+    docs[owner.source].error(&pointer, format!("{problem}: {} -> {}", cycle.join(" -> "), type_name(start.owner)))
+}
+
+/// The shortest path of `edges` inside the component of `start` that leads from
+/// `start.target` back to `start.owner`, beginning with `start`.
+fn cycle_from<'e>(start: &'e Edge, edges: &[&'e Edge], component: &[usize]) -> Vec<&'e Edge> {
+    // Breadth-first search; `reached[node]` is the edge it was first reached by.
+    let mut reached: std::collections::BTreeMap<TypeId, Option<&Edge>> = std::collections::BTreeMap::new();
+    reached.insert(start.target, None);
+    let mut queue = std::collections::VecDeque::from([start.target]);
+    while let Some(node) = queue.pop_front() {
+        if node == start.owner {
+            break;
+        }
+        for &edge in edges.iter().filter(|e| e.owner == node && component[e.target] == component[start.owner]) {
+            if let std::collections::btree_map::Entry::Vacant(entry) = reached.entry(edge.target) {
+                entry.insert(Some(edge));
+                queue.push_back(edge.target);
+            }
+        }
+    }
+    let mut path = Vec::new();
+    let mut node = start.owner;
+    while let Some(Some(edge)) = reached.get(&node) {
+        path.push(*edge);
+        node = edge.owner;
+        if node == start.target {
+            break;
+        }
+    }
+    path.push(start);
+    path.reverse();
+    path
 }

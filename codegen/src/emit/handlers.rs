@@ -27,6 +27,7 @@ pub fn resource_file(api: &Api, resource_api: &ResourceApi) -> TokenStream {
     let trait_doc = format!(
         " The operations on {kind}. Every method answers 405 `MethodNotAllowed` unless implemented, so a server implements only what it supports."
     );
+    let dynamic = dynamic_impl(api, module, resource_api);
     quote! {
         #info_static
 
@@ -35,9 +36,106 @@ pub fn resource_file(api: &Api, resource_api: &ResourceApi) -> TokenStream {
             #(#methods)*
         }
 
+        #dynamic
+
         #routes
 
         #(#handlers)*
+    }
+}
+
+/// The trait implemented for any JSON-level server (`support::dynamic::Dynamic<S>`).
+fn dynamic_impl(api: &Api, module: &[String], resource_api: &ResourceApi) -> TokenStream {
+    let resource = &api.resources[resource_api.resource];
+    let resource_ty = Ty::Named(resource.type_id);
+    let trait_name = format_ident!("{}", resource_api.trait_name);
+    let info = format_ident!("{}", resource_api.info_static);
+    let methods = resource_api.methods.iter().map(|method| {
+        let name = format_ident!("{}", method.name);
+        let result = result_type(api, module, &resource_ty, method);
+        let args = arguments(api, module, method);
+        let params = args.iter().map(|(name, ty)| quote!(#name: #ty));
+        let verb = format_ident!("{}", match method.role {
+            Role::Create => "Create",
+            Role::Read => "Get",
+            Role::Replace => "Update",
+            Role::Patch => "Patch",
+            Role::Delete => "Delete",
+            Role::List => "List",
+            Role::DeleteCollection => "DeleteCollection",
+            Role::Watch => "Watch",
+        });
+        let subresource = match &method.subresource {
+            Some(sub) => quote!(Some(#sub)),
+            None => quote!(None),
+        };
+        let path_params = method.path_set.map(|set| &api.server.path_sets[set].params);
+        let has_path = |name: &str| path_params.is_some_and(|p| p.iter().any(|n| n == name));
+        let namespace = if method.role == Role::Watch {
+            quote!(namespace)
+        } else if has_path("namespace") {
+            quote!(namespace: Some(path.namespace))
+        } else {
+            quote!(namespace: None)
+        };
+        let name_value = if has_path("name") { quote!(Some(path.name)) } else { quote!(None) };
+        let options = if method.param_set.is_some() {
+            quote!(support::dynamic::Options::from_params(&params))
+        } else {
+            quote!(support::dynamic::Options::default())
+        };
+        let (body, patch) = match method.role {
+            Role::Patch => (quote!(None), quote!(Some(body))),
+            Role::Delete | Role::DeleteCollection if method.body.is_some() => {
+                (quote!(body.as_ref().map(support::dynamic::to_json).transpose()?), quote!(None))
+            }
+            _ if method.body.is_some() => (quote!(Some(support::dynamic::to_json(&body)?)), quote!(None)),
+            _ => (quote!(None), quote!(None)),
+        };
+        let answer = if method.role == Role::Watch {
+            quote!(support::dynamic::watch(response))
+        } else {
+            match method.response_set {
+                Some(set) => {
+                    let set = &api.server.response_sets[set];
+                    let enum_name = format_ident!("{}", set.name);
+                    let arms = set.codes.iter().skip(1).map(|code| {
+                        let variant = format_ident!("{}", crate::build::reason_phrase(*code));
+                        quote!(#code => crate::responses::#enum_name::#variant(value),)
+                    });
+                    let first = format_ident!("{}", crate::build::reason_phrase(set.codes[0]));
+                    quote! {
+                        let (code, value) = support::dynamic::object(response)?;
+                        Ok(match code {
+                            #(#arms)*
+                            _ => crate::responses::#enum_name::#first(value),
+                        })
+                    }
+                }
+                None => quote!(support::dynamic::object(response).map(|(_, value)| value)),
+            }
+        };
+        quote! {
+            async fn #name(&self, context: support::http::Context, #(#params),*) -> Result<#result, support::Status> {
+                let request = support::dynamic::Request {
+                    verb: support::dynamic::Verb::#verb,
+                    resource: &#info,
+                    subresource: #subresource,
+                    #namespace,
+                    name: #name_value,
+                    options: #options,
+                    body: #body,
+                    patch: #patch,
+                };
+                let response = self.0.handle(context, request).await?;
+                #answer
+            }
+        }
+    });
+    quote! {
+        impl<S: support::dynamic::DynamicApi> #trait_name for support::dynamic::Dynamic<S> {
+            #(#methods)*
+        }
     }
 }
 

@@ -52,19 +52,34 @@ fn struct_field(api: &Api, module: &[String], field: &Field) -> TokenStream {
         let wire = &field.wire_name;
         quote!(rename = #wire,)
     });
-    if field.required {
-        // Absent or null required fields decode as empty, as Go does; validation reports them.
-        quote! {
+    // Go decodes `null` anywhere as the zero value; so do generated models, for required
+    // fields and for map values (validation then reports what is missing).
+    let is_map = matches!(field.ty.ty, crate::ir::Ty::Map(_)) && !field.boxed;
+    match (field.required, is_map) {
+        (true, false) => quote! {
             #doc
             #[serde(#rename default, deserialize_with = "support::de::null_as_default")]
             pub #name: #ty,
-        }
-    } else {
-        quote! {
+        },
+        (true, true) => quote! {
+            #doc
+            #[serde(#rename default, deserialize_with = "support::de::map_null_values_as_default")]
+            pub #name: #ty,
+        },
+        (false, false) => quote! {
             #doc
             #[serde(#rename default, skip_serializing_if = "Option::is_none")]
             pub #name: Option<#ty>,
-        }
+        },
+        (false, true) => quote! {
+            #doc
+            #[serde(
+                #rename default,
+                skip_serializing_if = "Option::is_none",
+                deserialize_with = "support::de::optional_map_null_values_as_default"
+            )]
+            pub #name: Option<#ty>,
+        },
     }
 }
 

@@ -81,7 +81,12 @@ fn query_struct(api: &Api, set: &ParamSet) -> TokenStream {
         let field = format_ident!("{}", snake_case(&param.name));
         let ty = rust_type(api, &param.ty.ty, &[]);
         let doc = doc_attrs(param.doc.as_deref());
-        quote!(#doc pub #field: Option<#ty>,)
+        let wire = &param.name;
+        quote! {
+            #doc
+            #[serde(rename = #wire, skip_serializing_if = "Option::is_none")]
+            pub #field: Option<#ty>,
+        }
     });
     let decoders = set.params.iter().map(|param| decoder(&param.name, &param.ty));
     let checks = set.params.iter().map(|param| {
@@ -114,8 +119,8 @@ fn query_struct(api: &Api, set: &ParamSet) -> TokenStream {
     quote! {
         /// Query parameters, decoded with Kubernetes' rules: unknown names are ignored, the
         /// first of repeated values counts (all of them for list parameters), booleans are
-        /// false only for `0` and `false`.
-        #[derive(Clone, Debug, Default, PartialEq)]
+        /// false only for `0` and `false`. Serializes with the wire names.
+        #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
         pub struct #name {
             #(#fields)*
         }

@@ -214,6 +214,299 @@ pub trait HorizontalPodAutoscalerApi: Send + Sync + 'static {
     }
 }
 
+impl<S: support::dynamic::DynamicApi> HorizontalPodAutoscalerApi
+for support::dynamic::Dynamic<S> {
+    async fn create(
+        &self,
+        context: support::http::Context,
+        path: crate::params::NamespacePath,
+        params: crate::params::CreateOrReplaceParams,
+        body: super::HorizontalPodAutoscaler,
+    ) -> Result<
+        crate::responses::OkCreatedOrAccepted<super::HorizontalPodAutoscaler>,
+        support::Status,
+    > {
+        let request = support::dynamic::Request {
+            verb: support::dynamic::Verb::Create,
+            resource: &HORIZONTAL_POD_AUTOSCALER,
+            subresource: None,
+            namespace: Some(path.namespace),
+            name: None,
+            options: support::dynamic::Options::from_params(&params),
+            body: Some(support::dynamic::to_json(&body)?),
+            patch: None,
+        };
+        let response = self.0.handle(context, request).await?;
+        let (code, value) = support::dynamic::object(response)?;
+        Ok(
+            match code {
+                201u16 => crate::responses::OkCreatedOrAccepted::Created(value),
+                202u16 => crate::responses::OkCreatedOrAccepted::Accepted(value),
+                _ => crate::responses::OkCreatedOrAccepted::Ok(value),
+            },
+        )
+    }
+    async fn read(
+        &self,
+        context: support::http::Context,
+        path: crate::params::NamespaceNamePath,
+        params: crate::params::ReadParams,
+    ) -> Result<super::HorizontalPodAutoscaler, support::Status> {
+        let request = support::dynamic::Request {
+            verb: support::dynamic::Verb::Get,
+            resource: &HORIZONTAL_POD_AUTOSCALER,
+            subresource: None,
+            namespace: Some(path.namespace),
+            name: Some(path.name),
+            options: support::dynamic::Options::from_params(&params),
+            body: None,
+            patch: None,
+        };
+        let response = self.0.handle(context, request).await?;
+        support::dynamic::object(response).map(|(_, value)| value)
+    }
+    async fn read_status(
+        &self,
+        context: support::http::Context,
+        path: crate::params::NamespaceNamePath,
+        params: crate::params::ReadParams,
+    ) -> Result<super::HorizontalPodAutoscaler, support::Status> {
+        let request = support::dynamic::Request {
+            verb: support::dynamic::Verb::Get,
+            resource: &HORIZONTAL_POD_AUTOSCALER,
+            subresource: Some("status"),
+            namespace: Some(path.namespace),
+            name: Some(path.name),
+            options: support::dynamic::Options::from_params(&params),
+            body: None,
+            patch: None,
+        };
+        let response = self.0.handle(context, request).await?;
+        support::dynamic::object(response).map(|(_, value)| value)
+    }
+    async fn replace(
+        &self,
+        context: support::http::Context,
+        path: crate::params::NamespaceNamePath,
+        params: crate::params::CreateOrReplaceParams,
+        body: super::HorizontalPodAutoscaler,
+    ) -> Result<
+        crate::responses::OkOrCreated<super::HorizontalPodAutoscaler>,
+        support::Status,
+    > {
+        let request = support::dynamic::Request {
+            verb: support::dynamic::Verb::Update,
+            resource: &HORIZONTAL_POD_AUTOSCALER,
+            subresource: None,
+            namespace: Some(path.namespace),
+            name: Some(path.name),
+            options: support::dynamic::Options::from_params(&params),
+            body: Some(support::dynamic::to_json(&body)?),
+            patch: None,
+        };
+        let response = self.0.handle(context, request).await?;
+        let (code, value) = support::dynamic::object(response)?;
+        Ok(
+            match code {
+                201u16 => crate::responses::OkOrCreated::Created(value),
+                _ => crate::responses::OkOrCreated::Ok(value),
+            },
+        )
+    }
+    async fn replace_status(
+        &self,
+        context: support::http::Context,
+        path: crate::params::NamespaceNamePath,
+        params: crate::params::CreateOrReplaceParams,
+        body: super::HorizontalPodAutoscaler,
+    ) -> Result<
+        crate::responses::OkOrCreated<super::HorizontalPodAutoscaler>,
+        support::Status,
+    > {
+        let request = support::dynamic::Request {
+            verb: support::dynamic::Verb::Update,
+            resource: &HORIZONTAL_POD_AUTOSCALER,
+            subresource: Some("status"),
+            namespace: Some(path.namespace),
+            name: Some(path.name),
+            options: support::dynamic::Options::from_params(&params),
+            body: Some(support::dynamic::to_json(&body)?),
+            patch: None,
+        };
+        let response = self.0.handle(context, request).await?;
+        let (code, value) = support::dynamic::object(response)?;
+        Ok(
+            match code {
+                201u16 => crate::responses::OkOrCreated::Created(value),
+                _ => crate::responses::OkOrCreated::Ok(value),
+            },
+        )
+    }
+    async fn patch(
+        &self,
+        context: support::http::Context,
+        path: crate::params::NamespaceNamePath,
+        params: crate::params::PatchParams,
+        body: support::http::Patch,
+    ) -> Result<
+        crate::responses::OkOrCreated<super::HorizontalPodAutoscaler>,
+        support::Status,
+    > {
+        let request = support::dynamic::Request {
+            verb: support::dynamic::Verb::Patch,
+            resource: &HORIZONTAL_POD_AUTOSCALER,
+            subresource: None,
+            namespace: Some(path.namespace),
+            name: Some(path.name),
+            options: support::dynamic::Options::from_params(&params),
+            body: None,
+            patch: Some(body),
+        };
+        let response = self.0.handle(context, request).await?;
+        let (code, value) = support::dynamic::object(response)?;
+        Ok(
+            match code {
+                201u16 => crate::responses::OkOrCreated::Created(value),
+                _ => crate::responses::OkOrCreated::Ok(value),
+            },
+        )
+    }
+    async fn patch_status(
+        &self,
+        context: support::http::Context,
+        path: crate::params::NamespaceNamePath,
+        params: crate::params::PatchParams,
+        body: support::http::Patch,
+    ) -> Result<
+        crate::responses::OkOrCreated<super::HorizontalPodAutoscaler>,
+        support::Status,
+    > {
+        let request = support::dynamic::Request {
+            verb: support::dynamic::Verb::Patch,
+            resource: &HORIZONTAL_POD_AUTOSCALER,
+            subresource: Some("status"),
+            namespace: Some(path.namespace),
+            name: Some(path.name),
+            options: support::dynamic::Options::from_params(&params),
+            body: None,
+            patch: Some(body),
+        };
+        let response = self.0.handle(context, request).await?;
+        let (code, value) = support::dynamic::object(response)?;
+        Ok(
+            match code {
+                201u16 => crate::responses::OkOrCreated::Created(value),
+                _ => crate::responses::OkOrCreated::Ok(value),
+            },
+        )
+    }
+    async fn delete(
+        &self,
+        context: support::http::Context,
+        path: crate::params::NamespaceNamePath,
+        params: crate::params::DeleteParams,
+        body: Option<crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
+    ) -> Result<crate::responses::OkOrAccepted<support::Status>, support::Status> {
+        let request = support::dynamic::Request {
+            verb: support::dynamic::Verb::Delete,
+            resource: &HORIZONTAL_POD_AUTOSCALER,
+            subresource: None,
+            namespace: Some(path.namespace),
+            name: Some(path.name),
+            options: support::dynamic::Options::from_params(&params),
+            body: body.as_ref().map(support::dynamic::to_json).transpose()?,
+            patch: None,
+        };
+        let response = self.0.handle(context, request).await?;
+        let (code, value) = support::dynamic::object(response)?;
+        Ok(
+            match code {
+                202u16 => crate::responses::OkOrAccepted::Accepted(value),
+                _ => crate::responses::OkOrAccepted::Ok(value),
+            },
+        )
+    }
+    async fn list(
+        &self,
+        context: support::http::Context,
+        path: crate::params::NamespacePath,
+        params: crate::params::ListParams,
+    ) -> Result<super::HorizontalPodAutoscalerList, support::Status> {
+        let request = support::dynamic::Request {
+            verb: support::dynamic::Verb::List,
+            resource: &HORIZONTAL_POD_AUTOSCALER,
+            subresource: None,
+            namespace: Some(path.namespace),
+            name: None,
+            options: support::dynamic::Options::from_params(&params),
+            body: None,
+            patch: None,
+        };
+        let response = self.0.handle(context, request).await?;
+        support::dynamic::object(response).map(|(_, value)| value)
+    }
+    async fn list_all_namespaces(
+        &self,
+        context: support::http::Context,
+        params: crate::params::ListParams,
+    ) -> Result<super::HorizontalPodAutoscalerList, support::Status> {
+        let request = support::dynamic::Request {
+            verb: support::dynamic::Verb::List,
+            resource: &HORIZONTAL_POD_AUTOSCALER,
+            subresource: None,
+            namespace: None,
+            name: None,
+            options: support::dynamic::Options::from_params(&params),
+            body: None,
+            patch: None,
+        };
+        let response = self.0.handle(context, request).await?;
+        support::dynamic::object(response).map(|(_, value)| value)
+    }
+    async fn delete_collection(
+        &self,
+        context: support::http::Context,
+        path: crate::params::NamespacePath,
+        params: crate::params::DeleteCollectionParams,
+        body: Option<crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
+    ) -> Result<support::Status, support::Status> {
+        let request = support::dynamic::Request {
+            verb: support::dynamic::Verb::DeleteCollection,
+            resource: &HORIZONTAL_POD_AUTOSCALER,
+            subresource: None,
+            namespace: Some(path.namespace),
+            name: None,
+            options: support::dynamic::Options::from_params(&params),
+            body: body.as_ref().map(support::dynamic::to_json).transpose()?,
+            patch: None,
+        };
+        let response = self.0.handle(context, request).await?;
+        support::dynamic::object(response).map(|(_, value)| value)
+    }
+    async fn watch(
+        &self,
+        context: support::http::Context,
+        namespace: Option<String>,
+        params: crate::params::ListParams,
+    ) -> Result<
+        support::http::watch::WatchStream<super::HorizontalPodAutoscaler>,
+        support::Status,
+    > {
+        let request = support::dynamic::Request {
+            verb: support::dynamic::Verb::Watch,
+            resource: &HORIZONTAL_POD_AUTOSCALER,
+            subresource: None,
+            namespace,
+            name: None,
+            options: support::dynamic::Options::from_params(&params),
+            body: None,
+            patch: None,
+        };
+        let response = self.0.handle(context, request).await?;
+        support::dynamic::watch(response)
+    }
+}
+
 /// Every path of the resource, for a server implementing its trait.
 pub fn routes<S: HorizontalPodAutoscalerApi>() -> support::axum::Router<
     support::http::ApiState<S>,

@@ -248,6 +248,355 @@ pub trait CertificateSigningRequestApi: Send + Sync + 'static {
     }
 }
 
+impl<S: support::dynamic::DynamicApi> CertificateSigningRequestApi
+for support::dynamic::Dynamic<S> {
+    async fn create(
+        &self,
+        context: support::http::Context,
+        params: crate::params::CreateOrReplaceParams,
+        body: super::CertificateSigningRequest,
+    ) -> Result<
+        crate::responses::OkCreatedOrAccepted<super::CertificateSigningRequest>,
+        support::Status,
+    > {
+        let request = support::dynamic::Request {
+            verb: support::dynamic::Verb::Create,
+            resource: &CERTIFICATE_SIGNING_REQUEST,
+            subresource: None,
+            namespace: None,
+            name: None,
+            options: support::dynamic::Options::from_params(&params),
+            body: Some(support::dynamic::to_json(&body)?),
+            patch: None,
+        };
+        let response = self.0.handle(context, request).await?;
+        let (code, value) = support::dynamic::object(response)?;
+        Ok(
+            match code {
+                201u16 => crate::responses::OkCreatedOrAccepted::Created(value),
+                202u16 => crate::responses::OkCreatedOrAccepted::Accepted(value),
+                _ => crate::responses::OkCreatedOrAccepted::Ok(value),
+            },
+        )
+    }
+    async fn read(
+        &self,
+        context: support::http::Context,
+        path: crate::params::NamePath,
+        params: crate::params::ReadParams,
+    ) -> Result<super::CertificateSigningRequest, support::Status> {
+        let request = support::dynamic::Request {
+            verb: support::dynamic::Verb::Get,
+            resource: &CERTIFICATE_SIGNING_REQUEST,
+            subresource: None,
+            namespace: None,
+            name: Some(path.name),
+            options: support::dynamic::Options::from_params(&params),
+            body: None,
+            patch: None,
+        };
+        let response = self.0.handle(context, request).await?;
+        support::dynamic::object(response).map(|(_, value)| value)
+    }
+    async fn read_approval(
+        &self,
+        context: support::http::Context,
+        path: crate::params::NamePath,
+        params: crate::params::ReadParams,
+    ) -> Result<super::CertificateSigningRequest, support::Status> {
+        let request = support::dynamic::Request {
+            verb: support::dynamic::Verb::Get,
+            resource: &CERTIFICATE_SIGNING_REQUEST,
+            subresource: Some("approval"),
+            namespace: None,
+            name: Some(path.name),
+            options: support::dynamic::Options::from_params(&params),
+            body: None,
+            patch: None,
+        };
+        let response = self.0.handle(context, request).await?;
+        support::dynamic::object(response).map(|(_, value)| value)
+    }
+    async fn read_status(
+        &self,
+        context: support::http::Context,
+        path: crate::params::NamePath,
+        params: crate::params::ReadParams,
+    ) -> Result<super::CertificateSigningRequest, support::Status> {
+        let request = support::dynamic::Request {
+            verb: support::dynamic::Verb::Get,
+            resource: &CERTIFICATE_SIGNING_REQUEST,
+            subresource: Some("status"),
+            namespace: None,
+            name: Some(path.name),
+            options: support::dynamic::Options::from_params(&params),
+            body: None,
+            patch: None,
+        };
+        let response = self.0.handle(context, request).await?;
+        support::dynamic::object(response).map(|(_, value)| value)
+    }
+    async fn replace(
+        &self,
+        context: support::http::Context,
+        path: crate::params::NamePath,
+        params: crate::params::CreateOrReplaceParams,
+        body: super::CertificateSigningRequest,
+    ) -> Result<
+        crate::responses::OkOrCreated<super::CertificateSigningRequest>,
+        support::Status,
+    > {
+        let request = support::dynamic::Request {
+            verb: support::dynamic::Verb::Update,
+            resource: &CERTIFICATE_SIGNING_REQUEST,
+            subresource: None,
+            namespace: None,
+            name: Some(path.name),
+            options: support::dynamic::Options::from_params(&params),
+            body: Some(support::dynamic::to_json(&body)?),
+            patch: None,
+        };
+        let response = self.0.handle(context, request).await?;
+        let (code, value) = support::dynamic::object(response)?;
+        Ok(
+            match code {
+                201u16 => crate::responses::OkOrCreated::Created(value),
+                _ => crate::responses::OkOrCreated::Ok(value),
+            },
+        )
+    }
+    async fn replace_approval(
+        &self,
+        context: support::http::Context,
+        path: crate::params::NamePath,
+        params: crate::params::CreateOrReplaceParams,
+        body: super::CertificateSigningRequest,
+    ) -> Result<
+        crate::responses::OkOrCreated<super::CertificateSigningRequest>,
+        support::Status,
+    > {
+        let request = support::dynamic::Request {
+            verb: support::dynamic::Verb::Update,
+            resource: &CERTIFICATE_SIGNING_REQUEST,
+            subresource: Some("approval"),
+            namespace: None,
+            name: Some(path.name),
+            options: support::dynamic::Options::from_params(&params),
+            body: Some(support::dynamic::to_json(&body)?),
+            patch: None,
+        };
+        let response = self.0.handle(context, request).await?;
+        let (code, value) = support::dynamic::object(response)?;
+        Ok(
+            match code {
+                201u16 => crate::responses::OkOrCreated::Created(value),
+                _ => crate::responses::OkOrCreated::Ok(value),
+            },
+        )
+    }
+    async fn replace_status(
+        &self,
+        context: support::http::Context,
+        path: crate::params::NamePath,
+        params: crate::params::CreateOrReplaceParams,
+        body: super::CertificateSigningRequest,
+    ) -> Result<
+        crate::responses::OkOrCreated<super::CertificateSigningRequest>,
+        support::Status,
+    > {
+        let request = support::dynamic::Request {
+            verb: support::dynamic::Verb::Update,
+            resource: &CERTIFICATE_SIGNING_REQUEST,
+            subresource: Some("status"),
+            namespace: None,
+            name: Some(path.name),
+            options: support::dynamic::Options::from_params(&params),
+            body: Some(support::dynamic::to_json(&body)?),
+            patch: None,
+        };
+        let response = self.0.handle(context, request).await?;
+        let (code, value) = support::dynamic::object(response)?;
+        Ok(
+            match code {
+                201u16 => crate::responses::OkOrCreated::Created(value),
+                _ => crate::responses::OkOrCreated::Ok(value),
+            },
+        )
+    }
+    async fn patch(
+        &self,
+        context: support::http::Context,
+        path: crate::params::NamePath,
+        params: crate::params::PatchParams,
+        body: support::http::Patch,
+    ) -> Result<
+        crate::responses::OkOrCreated<super::CertificateSigningRequest>,
+        support::Status,
+    > {
+        let request = support::dynamic::Request {
+            verb: support::dynamic::Verb::Patch,
+            resource: &CERTIFICATE_SIGNING_REQUEST,
+            subresource: None,
+            namespace: None,
+            name: Some(path.name),
+            options: support::dynamic::Options::from_params(&params),
+            body: None,
+            patch: Some(body),
+        };
+        let response = self.0.handle(context, request).await?;
+        let (code, value) = support::dynamic::object(response)?;
+        Ok(
+            match code {
+                201u16 => crate::responses::OkOrCreated::Created(value),
+                _ => crate::responses::OkOrCreated::Ok(value),
+            },
+        )
+    }
+    async fn patch_approval(
+        &self,
+        context: support::http::Context,
+        path: crate::params::NamePath,
+        params: crate::params::PatchParams,
+        body: support::http::Patch,
+    ) -> Result<
+        crate::responses::OkOrCreated<super::CertificateSigningRequest>,
+        support::Status,
+    > {
+        let request = support::dynamic::Request {
+            verb: support::dynamic::Verb::Patch,
+            resource: &CERTIFICATE_SIGNING_REQUEST,
+            subresource: Some("approval"),
+            namespace: None,
+            name: Some(path.name),
+            options: support::dynamic::Options::from_params(&params),
+            body: None,
+            patch: Some(body),
+        };
+        let response = self.0.handle(context, request).await?;
+        let (code, value) = support::dynamic::object(response)?;
+        Ok(
+            match code {
+                201u16 => crate::responses::OkOrCreated::Created(value),
+                _ => crate::responses::OkOrCreated::Ok(value),
+            },
+        )
+    }
+    async fn patch_status(
+        &self,
+        context: support::http::Context,
+        path: crate::params::NamePath,
+        params: crate::params::PatchParams,
+        body: support::http::Patch,
+    ) -> Result<
+        crate::responses::OkOrCreated<super::CertificateSigningRequest>,
+        support::Status,
+    > {
+        let request = support::dynamic::Request {
+            verb: support::dynamic::Verb::Patch,
+            resource: &CERTIFICATE_SIGNING_REQUEST,
+            subresource: Some("status"),
+            namespace: None,
+            name: Some(path.name),
+            options: support::dynamic::Options::from_params(&params),
+            body: None,
+            patch: Some(body),
+        };
+        let response = self.0.handle(context, request).await?;
+        let (code, value) = support::dynamic::object(response)?;
+        Ok(
+            match code {
+                201u16 => crate::responses::OkOrCreated::Created(value),
+                _ => crate::responses::OkOrCreated::Ok(value),
+            },
+        )
+    }
+    async fn delete(
+        &self,
+        context: support::http::Context,
+        path: crate::params::NamePath,
+        params: crate::params::DeleteParams,
+        body: Option<crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
+    ) -> Result<crate::responses::OkOrAccepted<support::Status>, support::Status> {
+        let request = support::dynamic::Request {
+            verb: support::dynamic::Verb::Delete,
+            resource: &CERTIFICATE_SIGNING_REQUEST,
+            subresource: None,
+            namespace: None,
+            name: Some(path.name),
+            options: support::dynamic::Options::from_params(&params),
+            body: body.as_ref().map(support::dynamic::to_json).transpose()?,
+            patch: None,
+        };
+        let response = self.0.handle(context, request).await?;
+        let (code, value) = support::dynamic::object(response)?;
+        Ok(
+            match code {
+                202u16 => crate::responses::OkOrAccepted::Accepted(value),
+                _ => crate::responses::OkOrAccepted::Ok(value),
+            },
+        )
+    }
+    async fn list(
+        &self,
+        context: support::http::Context,
+        params: crate::params::ListParams,
+    ) -> Result<super::CertificateSigningRequestList, support::Status> {
+        let request = support::dynamic::Request {
+            verb: support::dynamic::Verb::List,
+            resource: &CERTIFICATE_SIGNING_REQUEST,
+            subresource: None,
+            namespace: None,
+            name: None,
+            options: support::dynamic::Options::from_params(&params),
+            body: None,
+            patch: None,
+        };
+        let response = self.0.handle(context, request).await?;
+        support::dynamic::object(response).map(|(_, value)| value)
+    }
+    async fn delete_collection(
+        &self,
+        context: support::http::Context,
+        params: crate::params::DeleteCollectionParams,
+        body: Option<crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
+    ) -> Result<support::Status, support::Status> {
+        let request = support::dynamic::Request {
+            verb: support::dynamic::Verb::DeleteCollection,
+            resource: &CERTIFICATE_SIGNING_REQUEST,
+            subresource: None,
+            namespace: None,
+            name: None,
+            options: support::dynamic::Options::from_params(&params),
+            body: body.as_ref().map(support::dynamic::to_json).transpose()?,
+            patch: None,
+        };
+        let response = self.0.handle(context, request).await?;
+        support::dynamic::object(response).map(|(_, value)| value)
+    }
+    async fn watch(
+        &self,
+        context: support::http::Context,
+        namespace: Option<String>,
+        params: crate::params::ListParams,
+    ) -> Result<
+        support::http::watch::WatchStream<super::CertificateSigningRequest>,
+        support::Status,
+    > {
+        let request = support::dynamic::Request {
+            verb: support::dynamic::Verb::Watch,
+            resource: &CERTIFICATE_SIGNING_REQUEST,
+            subresource: None,
+            namespace,
+            name: None,
+            options: support::dynamic::Options::from_params(&params),
+            body: None,
+            patch: None,
+        };
+        let response = self.0.handle(context, request).await?;
+        support::dynamic::watch(response)
+    }
+}
+
 /// Every path of the resource, for a server implementing its trait.
 pub fn routes<S: CertificateSigningRequestApi>() -> support::axum::Router<
     support::http::ApiState<S>,

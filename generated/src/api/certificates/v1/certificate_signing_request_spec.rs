@@ -11,7 +11,11 @@ pub struct CertificateSigningRequestSpec {
     )]
     pub expiration_seconds: Option<i32>,
     /// Extra attributes of the requesting user; set by the API server on creation, immutable.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "support::de::optional_map_null_values_as_default"
+    )]
     pub extra: Option<std::collections::BTreeMap<String, Vec<String>>>,
     /// Groups of the requesting user; set by the API server on creation, immutable.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -11,7 +11,12 @@ pub struct LabelSelector {
     )]
     pub match_expressions: Option<Vec<super::LabelSelectorRequirement>>,
     /// Labels that must be present with exactly these values.
-    #[serde(rename = "matchLabels", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "matchLabels",
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "support::de::optional_map_null_values_as_default"
+    )]
     pub match_labels: Option<std::collections::BTreeMap<String, String>>,
 }
 

@@ -4,7 +4,11 @@
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ObjectMeta {
     /// Free-form key-value data for tools; not used to select objects.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "support::de::optional_map_null_values_as_default"
+    )]
     pub annotations: Option<std::collections::BTreeMap<String, String>>,
     /// When the object was created; set by the server, read-only.
     #[serde(
@@ -37,7 +41,11 @@ pub struct ObjectMeta {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub generation: Option<i64>,
     /// Key-value pairs used to organize and select objects.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "support::de::optional_map_null_values_as_default"
+    )]
     pub labels: Option<std::collections::BTreeMap<String, String>>,
     /// Which manager owns which fields; maintained by the server.
     #[serde(rename = "managedFields", default, skip_serializing_if = "Option::is_none")]

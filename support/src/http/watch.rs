@@ -1,0 +1,128 @@
+//! Watch streams: `application/json;stream=watch`, one `{"type":...,"object":...}` per line.
+
+use std::pin::Pin;
+
+use bytes::Bytes;
+use futures::Stream;
+use serde::Serialize;
+use serde_json::Value;
+
+use super::ResourceInfo;
+use super::negotiate::Transform;
+use super::table::{self, IncludeObject, TableOptions};
+use crate::Status;
+
+/// One change to a watched collection, as the API server's `watch.Event`.
+// Objects are usually larger than a Status; the lint only sees an unknown `T`.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Debug, PartialEq)]
+pub enum Event<T> {
+    Added(T),
+    Modified(T),
+    Deleted(T),
+    /// Progress only: an object of the kind with nothing but `metadata.resourceVersion`
+    /// (and annotations) set. Sent when the client asked `allowWatchBookmarks=true`.
+    Bookmark(T),
+    /// The watch cannot go on, e.g. 410 [`Status::too_old_resource_version`]; the stream
+    /// should end after it.
+    Error(Status),
+}
+
+impl<T> Event<T> {
+    /// The event's `type` on the wire: `ADDED`, `MODIFIED`, `DELETED`, `BOOKMARK`, `ERROR`.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Event::Added(_) => "ADDED",
+            Event::Modified(_) => "MODIFIED",
+            Event::Deleted(_) => "DELETED",
+            Event::Bookmark(_) => "BOOKMARK",
+            Event::Error(_) => "ERROR",
+        }
+    }
+
+    /// The same event with its object converted.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Event<U> {
+        match self {
+            Event::Added(o) => Event::Added(f(o)),
+            Event::Modified(o) => Event::Modified(f(o)),
+            Event::Deleted(o) => Event::Deleted(f(o)),
+            Event::Bookmark(o) => Event::Bookmark(f(o)),
+            Event::Error(status) => Event::Error(status),
+        }
+    }
+}
+
+/// What a server's watch method returns: the events, until the server ends the stream.
+pub type WatchStream<T> = Pin<Box<dyn Stream<Item = Event<T>> + Send>>;
+
+/// The Content-Type of a JSON watch.
+pub const CONTENT_TYPE: &str = "application/json;stream=watch";
+
+#[derive(Serialize)]
+struct WireEvent<'a, O: Serialize> {
+    #[serde(rename = "type")]
+    type_: &'a str,
+    object: O,
+}
+
+/// Encodes events of one watch, converting their objects as the client asked; in a
+/// Table watch only the first event carries `columnDefinitions`, as in the API server.
+pub(crate) struct Encoder {
+    pub(crate) transform: Transform,
+    pub(crate) resource: &'static ResourceInfo,
+    pub(crate) include_object: IncludeObject,
+    pub(crate) sent_headers: bool,
+}
+
+impl Encoder {
+    /// One line of the stream, or the ERROR event to end it with when the object cannot
+    /// be encoded.
+    pub(crate) fn encode<T: Serialize>(&mut self, event: &Event<T>) -> Result<Bytes, Bytes> {
+        let type_ = event.type_name();
+        let encoded = match event {
+            Event::Error(status) => serde_json::to_vec(&WireEvent { type_, object: status }),
+            Event::Added(o) | Event::Modified(o) | Event::Deleted(o) | Event::Bookmark(o) => {
+                if self.transform == Transform::None {
+                    serde_json::to_vec(&WireEvent { type_, object: o })
+                } else {
+                    let options = TableOptions {
+                        include_object: self.include_object,
+                        no_headers: self.sent_headers,
+                        now_millis: jiff::Timestamp::now().as_millisecond(),
+                    };
+                    let converted = serde_json::to_value(o)
+                        .map_err(|e| {
+                            Status::internal_error(format!("unable to encode watch object: {e}"))
+                        })
+                        .and_then(|value| {
+                            table::convert(value, self.transform, self.resource, options)
+                        });
+                    match converted {
+                        Ok(object) => {
+                            self.sent_headers = true;
+                            serde_json::to_vec(&WireEvent { type_, object })
+                        }
+                        Err(status) => return Err(error_line(&status)),
+                    }
+                }
+            }
+        };
+        match encoded {
+            Ok(mut line) => {
+                line.push(b'\n');
+                Ok(Bytes::from(line))
+            }
+            Err(e) => Err(error_line(&Status::internal_error(format!(
+                "unable to encode watch object: {e}"
+            )))),
+        }
+    }
+}
+
+/// An `ERROR` event line carrying `status`.
+pub(crate) fn error_line(status: &Status) -> Bytes {
+    let mut line = serde_json::to_vec(&WireEvent { type_: "ERROR", object: status })
+        .unwrap_or_else(|_| serde_json::to_vec(&Value::Null).unwrap_or_default());
+    line.push(b'\n');
+    Bytes::from(line)
+}
