@@ -306,6 +306,8 @@ pub struct ResourceApi {
     /// Name of the `static` describing the resource (`HORIZONTAL_POD_AUTOSCALER`).
     pub info_static: String,
     pub singular: String,
+    pub short_names: Vec<String>,
+    pub categories: Vec<String>,
     pub methods: Vec<Method>,
     /// Discovery verbs of the resource and of each subresource.
     pub verbs: Vec<String>,
@@ -339,7 +341,9 @@ pub struct Method {
     pub body: Option<Ty>,
     /// Patch content types the operation accepts.
     pub patch_types: Vec<String>,
-    /// The success response: the set of codes and the body type.
+    /// The success response: its status code (the first the spec lists), the set of codes
+    /// when there are several, and the body type.
+    pub success_code: u16,
     pub response_set: Option<usize>,
     pub response: Option<Ty>,
     pub routes: Vec<Route>,

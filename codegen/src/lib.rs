@@ -119,7 +119,7 @@ fn crate_options(options: &Options) -> Result<emit::CrateOptions> {
         package_name,
         support_path: support_path.to_string_lossy().replace('\\', "/"),
         standalone: !member,
-        specs_label: format!("{}/", options.specs.file_name().map(|n| n.to_string_lossy()).unwrap_or_default()),
+        specs_label: format!("{}/", load::label(&options.specs).display()),
     })
 }
 

@@ -40,7 +40,7 @@ pub fn load_dir(dir: &Path) -> Result<Vec<Document>> {
     if files.is_empty() {
         return Err(Error::in_file(dir, "no spec files (*.json, *.yaml, *.yml) in this folder"));
     }
-    let label = dir.file_name().map(PathBuf::from).unwrap_or_else(|| PathBuf::from("specs"));
+    let label = label(dir);
     let mut documents = Vec::new();
     for file in files {
         let relative = file.strip_prefix(dir).unwrap_or(&file);
@@ -50,6 +50,16 @@ pub fn load_dir(dir: &Path) -> Result<Vec<Document>> {
         documents.extend(parse(&display_path, text)?);
     }
     Ok(documents)
+}
+
+/// The name errors and generated headers show for a specs folder: its own name, however
+/// it was given (`specs`, `./specs/`, or `.` from inside it), so output does not depend
+/// on the working directory.
+pub fn label(dir: &Path) -> PathBuf {
+    crate::absolute(dir)
+        .ok()
+        .and_then(|dir| dir.file_name().map(PathBuf::from))
+        .unwrap_or_else(|| PathBuf::from("specs"))
 }
 
 fn collect_files(dir: &Path, files: &mut Vec<PathBuf>) -> Result<()> {

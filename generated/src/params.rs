@@ -19,10 +19,10 @@ pub struct ListParams {
     #[serde(rename = "labelSelector", skip_serializing_if = "Option::is_none")]
     pub label_selector: Option<String>,
     /// Maximum number of items to return; when more remain, the list metadata carries a continue token. Not supported with watch.
-    #[serde(rename = "limit", skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub limit: Option<i64>,
     /// If 'true', the response is pretty-printed.
-    #[serde(rename = "pretty", skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub pretty: Option<String>,
     /// Constrains which resource version the request may be served at; unset by default.
     #[serde(rename = "resourceVersion", skip_serializing_if = "Option::is_none")]
@@ -40,7 +40,7 @@ pub struct ListParams {
     #[serde(rename = "timeoutSeconds", skip_serializing_if = "Option::is_none")]
     pub timeout_seconds: Option<i64>,
     /// Stream add, update and remove notifications for the resource instead of returning a list; pass resourceVersion.
-    #[serde(rename = "watch", skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub watch: Option<bool>,
 }
 
@@ -138,7 +138,7 @@ pub struct CreateOrReplaceParams {
     #[serde(rename = "fieldValidation", skip_serializing_if = "Option::is_none")]
     pub field_validation: Option<String>,
     /// If 'true', the response is pretty-printed.
-    #[serde(rename = "pretty", skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub pretty: Option<String>,
 }
 
@@ -221,13 +221,13 @@ pub struct DeleteCollectionParams {
     #[serde(rename = "labelSelector", skip_serializing_if = "Option::is_none")]
     pub label_selector: Option<String>,
     /// Maximum number of items to return; when more remain, the list metadata carries a continue token. Not supported with watch.
-    #[serde(rename = "limit", skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub limit: Option<i64>,
     /// Deprecated: use propagationPolicy. Whether dependents are orphaned; cannot be combined with propagationPolicy.
     #[serde(rename = "orphanDependents", skip_serializing_if = "Option::is_none")]
     pub orphan_dependents: Option<bool>,
     /// If 'true', the response is pretty-printed.
-    #[serde(rename = "pretty", skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub pretty: Option<String>,
     /// How dependents are garbage collected: Orphan, Background or Foreground; cannot be combined with orphanDependents.
     #[serde(rename = "propagationPolicy", skip_serializing_if = "Option::is_none")]
@@ -359,7 +359,7 @@ impl DeleteCollectionParams {
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct ReadParams {
     /// If 'true', the response is pretty-printed.
-    #[serde(rename = "pretty", skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub pretty: Option<String>,
 }
 
@@ -404,7 +404,7 @@ pub struct DeleteParams {
     #[serde(rename = "orphanDependents", skip_serializing_if = "Option::is_none")]
     pub orphan_dependents: Option<bool>,
     /// If 'true', the response is pretty-printed.
-    #[serde(rename = "pretty", skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub pretty: Option<String>,
     /// How dependents are garbage collected: Orphan, Background or Foreground; cannot be combined with orphanDependents.
     #[serde(rename = "propagationPolicy", skip_serializing_if = "Option::is_none")]
@@ -490,10 +490,10 @@ pub struct PatchParams {
     #[serde(rename = "fieldValidation", skip_serializing_if = "Option::is_none")]
     pub field_validation: Option<String>,
     /// Take over fields owned by other managers on an apply patch; must be unset for other patch types.
-    #[serde(rename = "force", skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub force: Option<bool>,
     /// If 'true', the response is pretty-printed.
-    #[serde(rename = "pretty", skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub pretty: Option<String>,
 }
 

@@ -15,8 +15,8 @@ pub static CATALOG: support::discovery::ApiCatalog = support::discovery::ApiCata
     ],
     version: support::discovery::VersionInfo {
         major: "1",
-        minor: "32",
-        git_version: "v1.32.0",
+        minor: "33",
+        git_version: "v1.33.0",
     },
 };
 /// Every path of every resource, plus discovery (`/version`, `/api`, `/apis`, ...) and

@@ -6,8 +6,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::Value;
 
 use super::naming;
+use crate::error::escape_pointer_segment;
 use crate::ir::{
-    Api, GroupVersion, Method, Operation, ParamSet, ParameterLocation, PathSet, ResourceApi, ResponseSet, Role,
+    Api, GroupVersion, Gvk, Method, Operation, ParamSet, ParameterLocation, PathSet, ResourceApi, ResponseSet, Role,
     Route, RouteKind, Server,
 };
 use crate::load::Document;
@@ -70,6 +71,8 @@ pub fn plan(api: &mut Api, docs: &[Document]) {
         let mut taken = taken;
         let file = naming::unique(format!("{}_api", ty.file), &mut taken, "_");
         let (verbs, subresource_verbs) = verbs(&methods);
+        let schema = docs[ty.source].value.pointer(&format!("/components/schemas/{}", escape_pointer_segment(&ty.schema_name)));
+        let (short_names, categories) = names(schema, &resource.gvk);
         let api_index = planner.server.resources.len();
         planner.server.resources.push(ResourceApi {
             resource: index,
@@ -77,6 +80,8 @@ pub fn plan(api: &mut Api, docs: &[Document]) {
             file,
             info_static: naming::snake_case(&resource.gvk.kind).trim_end_matches('_').to_ascii_uppercase(),
             singular: resource.gvk.kind.to_ascii_lowercase(),
+            short_names,
+            categories,
             methods,
             verbs,
             subresource_verbs,
@@ -161,6 +166,7 @@ impl Planner {
                 } else {
                     Vec::new()
                 },
+                success_code: codes.first().copied().unwrap_or(200),
                 response_set,
                 response,
                 routes: vec![Route { method: http_method, path: op.path.clone(), kind }],
@@ -179,6 +185,7 @@ impl Planner {
                 param_set: list_params.or_else(|| list.and_then(|l| l.param_set)),
                 body: None,
                 patch_types: Vec::new(),
+                success_code: 200,
                 response_set: None,
                 response: list.and_then(|l| l.response.clone()),
                 routes: watch_routes,
@@ -269,6 +276,40 @@ pub fn reason_phrase(code: u16) -> &'static str {
         _ => "Success",
     }
 }
+
+/// Short names and categories shown in discovery (`kubectl get hpa`, `kubectl get all`):
+/// from the schema's `x-kubernetes-short-names` and `x-kubernetes-categories` when the spec
+/// states them, else Kubernetes' own for its built-in kinds, which its OpenAPI documents
+/// do not carry.
+fn names(schema: Option<&Value>, gvk: &Gvk) -> (Vec<String>, Vec<String>) {
+    let list = |key: &str| -> Option<Vec<String>> {
+        let items = schema?.get(key)?.as_array()?;
+        Some(items.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+    };
+    let builtin = BUILTIN_NAMES.iter().find(|(group, kind, _, _)| *group == gvk.group && *kind == gvk.kind);
+    let owned = |names: &[&str]| names.iter().map(|n| (*n).to_owned()).collect::<Vec<_>>();
+    let short_names = list("x-kubernetes-short-names").or_else(|| builtin.map(|b| owned(b.2))).unwrap_or_default();
+    let categories = list("x-kubernetes-categories").or_else(|| builtin.map(|b| owned(b.3))).unwrap_or_default();
+    (short_names, categories)
+}
+
+/// Short names and categories of Kubernetes' built-in kinds: (group, kind, short names, categories).
+const BUILTIN_NAMES: &[(&str, &str, &[&str], &[&str])] = &[
+    ("autoscaling", "HorizontalPodAutoscaler", &["hpa"], &["all"]),
+    ("certificates.k8s.io", "CertificateSigningRequest", &["csr"], &[]),
+    ("", "Pod", &["po"], &["all"]),
+    ("", "Service", &["svc"], &["all"]),
+    ("", "Namespace", &["ns"], &[]),
+    ("", "ConfigMap", &["cm"], &[]),
+    ("apps", "Deployment", &["deploy"], &["all"]),
+    ("apps", "StatefulSet", &["sts"], &["all"]),
+    ("apps", "DaemonSet", &["ds"], &["all"]),
+    ("apps", "ReplicaSet", &["rs"], &["all"]),
+    ("policy", "PodDisruptionBudget", &["pdb"], &[]),
+    ("apiextensions.k8s.io", "CustomResourceDefinition", &["crd", "crds"], &["api-extensions"]),
+    ("discovery.k8s.io", "EndpointSlice", &[], &[]),
+    ("coordination.k8s.io", "Lease", &[], &[]),
+];
 
 /// Discovery verbs of the resource itself and of each subresource, sorted.
 fn verbs(methods: &[Method]) -> (Vec<String>, Vec<(String, Vec<String>)>) {

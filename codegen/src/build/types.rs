@@ -48,14 +48,19 @@ impl Builder<'_> {
     fn structure(&mut self, owner: TypeId, schema: &Value, loc: &Loc) -> Result<Struct> {
         let properties = schema.get("properties").and_then(Value::as_object).cloned().unwrap_or_default();
         let required = self.required(schema, &properties, loc)?;
-        let mut taken = BTreeSet::new();
+        // Properties already spelled as their Rust name keep it (`foo_bar` stays `foo_bar`
+        // even beside `fooBar`), so adding a property never renames another.
+        let mut taken: BTreeSet<String> =
+            properties.keys().filter(|wire| naming::snake_case(wire) == **wire).cloned().collect();
         let mut fields = Vec::with_capacity(properties.len());
         for (wire_name, property) in &properties {
             let property_loc = loc.join("properties").join(wire_name);
             let ty = self.field_type(owner, property, &property_loc, wire_name)?;
+            let snake = naming::snake_case(wire_name);
+            let rust_name = if snake == *wire_name { snake } else { naming::unique(snake, &mut taken, "_") };
             fields.push(Field {
                 wire_name: wire_name.clone(),
-                rust_name: naming::unique(naming::snake_case(wire_name), &mut taken, "_"),
+                rust_name,
                 ty,
                 required: required.contains(wire_name.as_str()),
                 boxed: false,

@@ -146,6 +146,7 @@ fn resource_info(api: &Api, resource_api: &ResourceApi) -> TokenStream {
     let (group, version, kind, plural, list_kind) = (&gvk.group, &gvk.version, &gvk.kind, &resource.plural, &resource.list_kind);
     let singular = &resource_api.singular;
     let namespaced = resource.namespaced;
+    let (short_names, categories) = (&resource_api.short_names, &resource_api.categories);
     let doc = format!(" How {kind} appears in discovery, errors and tables.");
     quote! {
         #[doc = #doc]
@@ -157,8 +158,8 @@ fn resource_info(api: &Api, resource_api: &ResourceApi) -> TokenStream {
             singular: #singular,
             namespaced: #namespaced,
             list_kind: #list_kind,
-            short_names: &[],
-            categories: &[],
+            short_names: &[#(#short_names),*],
+            categories: &[#(#categories),*],
             columns: &[],
         };
     }
@@ -453,13 +454,15 @@ fn watch_handler(api: &Api, resource_api: &ResourceApi, method: &Method, name: &
 /// Encodes `value`, the method's result, with the status code it stands for.
 fn reply(method: &Method) -> TokenStream {
     match method.response_set {
-        Some(_) => {
-            quote! {
-                let (code, value) = value.into_parts();
-                call.reply(support::axum::http::StatusCode::from_u16(code).unwrap_or_default(), &value)
-            }
+        Some(_) => quote! {
+            let (code, value) = value.into_parts();
+            call.reply(support::axum::http::StatusCode::from_u16(code).unwrap_or_default(), &value)
+        },
+        None if method.success_code == 200 => quote!(call.reply(support::axum::http::StatusCode::OK, &value)),
+        None => {
+            let code = method.success_code;
+            quote!(call.reply(support::axum::http::StatusCode::from_u16(#code).unwrap_or_default(), &value))
         }
-        None => quote!(call.reply(support::axum::http::StatusCode::OK, &value)),
     }
 }
 
@@ -514,6 +517,7 @@ fn discovery_entries(api: &Api, resource_api: &ResourceApi) -> Vec<TokenStream> 
     let (kind, plural, namespaced, singular) =
         (&resource.gvk.kind, &resource.plural, resource.namespaced, &resource_api.singular);
     let verbs = &resource_api.verbs;
+    let (short_names, categories) = (&resource_api.short_names, &resource_api.categories);
     let mut entries = vec![quote! {
         support::discovery::ApiResourceInfo {
             name: #plural,
@@ -521,6 +525,8 @@ fn discovery_entries(api: &Api, resource_api: &ResourceApi) -> Vec<TokenStream> 
             namespaced: #namespaced,
             kind: #kind,
             verbs: &[#(#verbs),*],
+            short_names: &[#(#short_names),*],
+            categories: &[#(#categories),*],
             ..support::discovery::ApiResourceInfo::EMPTY
         }
     }];

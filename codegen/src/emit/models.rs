@@ -88,7 +88,7 @@ fn string_enum(name: &proc_macro2::Ident, e: &StringEnum) -> TokenStream {
     let variants: Vec<_> = e.variants.iter().map(|v| format_ident!("{}", v.rust_name)).collect();
     let values: Vec<&str> = e.variants.iter().map(|v| v.value.as_str()).collect();
     let variant_docs = values.iter().map(|value| {
-        let doc = format!(" `{value}`");
+        let doc = if value.is_empty() { " The empty string.".to_owned() } else { format!(" `{value}`") };
         quote!(#[doc = #doc])
     });
     let other = format_ident!("{}", e.other_variant);

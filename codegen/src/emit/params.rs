@@ -82,9 +82,10 @@ fn query_struct(api: &Api, set: &ParamSet) -> TokenStream {
         let ty = rust_type(api, &param.ty.ty, &[]);
         let doc = doc_attrs(param.doc.as_deref());
         let wire = &param.name;
+        let rename = (field != wire.as_str()).then(|| quote!(rename = #wire,));
         quote! {
             #doc
-            #[serde(rename = #wire, skip_serializing_if = "Option::is_none")]
+            #[serde(#rename skip_serializing_if = "Option::is_none")]
             pub #field: Option<#ty>,
         }
     });

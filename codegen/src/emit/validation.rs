@@ -5,12 +5,12 @@
 //! `support::validation::Path`), `value` (a reference to the value at that path) and,
 //! where transition rules need it, `old` (the value before an update, if any).
 //!
-//! Required fields: a required string, list, map, byte string, quantity or string enum
-//! that is empty (absent, `null` or `""`/`[]`/`{}` on the wire, which decode the same) is
-//! reported as `Required value` and its other rules are skipped. Kubernetes decodes
-//! absent fields as zero values and its validation treats these empties as missing;
-//! numbers, booleans and objects have no "missing" state after decoding and are checked
-//! by their other rules instead.
+//! Required fields: a required string, byte string or string enum that is empty (absent,
+//! `null` or `""` on the wire, which decode the same) is reported as `Required value` and
+//! its other rules are skipped, as Kubernetes' own validation treats an empty string as
+//! missing. Other types have no "missing" state after decoding: an empty list or map is a
+//! valid value (`minItems`/`minProperties` say otherwise when a spec means it), and
+//! numbers, booleans, quantities and objects are checked by their other rules.
 
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
@@ -151,8 +151,8 @@ fn object_meta_field(api: &Api, id: TypeId) -> Option<&Field> {
 /// has an empty state.
 fn emptiness(api: &Api, ty: &Ty) -> Option<TokenStream> {
     match ty {
-        Ty::String | Ty::Vec(_) | Ty::Map(_) => Some(quote!(value.is_empty())),
-        Ty::Support(SupportType::Bytes | SupportType::Quantity) => Some(quote!(value.0.is_empty())),
+        Ty::String => Some(quote!(value.is_empty())),
+        Ty::Support(SupportType::Bytes) => Some(quote!(value.0.is_empty())),
         Ty::Named(id) => match &api.types[*id].kind {
             TypeKind::Enum(_) => Some(quote!(value.as_str().is_empty())),
             TypeKind::Alias(target) => emptiness(api, &target.ty),
@@ -431,17 +431,32 @@ impl Emitter<'_> {
         } else {
             quote!(self.#metadata.as_ref())
         };
+        // Read the fields the spec's ObjectMeta has; a smaller one leaves the rest empty.
+        let meta_fields = match (&field.ty.ty, &self.api.types) {
+            (Ty::Named(meta), types) => match &types[*meta].kind {
+                TypeKind::Struct(s) => s.fields.as_slice(),
+                _ => &[],
+            },
+            _ => &[],
+        };
+        let read = |wire: &str, text: bool| {
+            let Some(f) = meta_fields.iter().find(|f| f.wire_name == wire && !f.required) else {
+                return if text { quote!("") } else { quote!(None) };
+            };
+            let name = format_ident!("{}", f.rust_name);
+            if text {
+                quote!(meta.and_then(|m| m.#name.as_deref()).unwrap_or_default())
+            } else {
+                quote!(meta.and_then(|m| m.#name.as_ref()))
+            }
+        };
+        let (name, generate_name, namespace) = (read("name", true), read("generateName", true), read("namespace", true));
+        let (labels, annotations) = (read("labels", false), read("annotations", false));
         quote! {
             let meta = #view;
             support::meta::validate_object_meta(
                 &path.field("metadata"),
-                support::meta::ObjectMetaView {
-                    name: meta.and_then(|m| m.name.as_deref()).unwrap_or_default(),
-                    generate_name: meta.and_then(|m| m.generate_name.as_deref()).unwrap_or_default(),
-                    namespace: meta.and_then(|m| m.namespace.as_deref()).unwrap_or_default(),
-                    labels: meta.and_then(|m| m.labels.as_ref()),
-                    annotations: meta.and_then(|m| m.annotations.as_ref()),
-                },
+                support::meta::ObjectMetaView { name: #name, generate_name: #generate_name, namespace: #namespace, labels: #labels, annotations: #annotations },
                 support::Scope::#scope,
                 support::meta::NameRule::Dns1123Subdomain,
                 errors,

@@ -9,8 +9,8 @@ pub static HORIZONTAL_POD_AUTOSCALER: support::http::ResourceInfo = support::htt
     singular: "horizontalpodautoscaler",
     namespaced: true,
     list_kind: "HorizontalPodAutoscalerList",
-    short_names: &[],
-    categories: &[],
+    short_names: &["hpa"],
+    categories: &["all"],
     columns: &[],
 };
 /// The operations on HorizontalPodAutoscaler. Every method answers 405 `MethodNotAllowed` unless implemented, so a server implements only what it supports.

@@ -9,7 +9,7 @@ pub static CERTIFICATE_SIGNING_REQUEST: support::http::ResourceInfo = support::h
     singular: "certificatesigningrequest",
     namespaced: false,
     list_kind: "CertificateSigningRequestList",
-    short_names: &[],
+    short_names: &["csr"],
     categories: &[],
     columns: &[],
 };

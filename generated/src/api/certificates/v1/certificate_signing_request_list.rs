@@ -27,18 +27,14 @@ impl support::Validate for CertificateSigningRequestList {
         {
             let path = path.field("items");
             let value = &self.items;
-            if value.is_empty() {
-                support::rules::required(&path, errors);
-            } else {
-                for (index, value) in value.iter().enumerate() {
-                    let path = path.index(index);
-                    <super::CertificateSigningRequest as support::Validate>::validate_into(
-                        value,
-                        None,
-                        &path,
-                        errors,
-                    );
-                }
+            for (index, value) in value.iter().enumerate() {
+                let path = path.index(index);
+                <super::CertificateSigningRequest as support::Validate>::validate_into(
+                    value,
+                    None,
+                    &path,
+                    errors,
+                );
             }
         }
     }

@@ -28,6 +28,8 @@ pub const GROUP_VERSION: support::discovery::GroupVersionInfo = support::discove
                 "update",
                 "watch",
             ],
+            short_names: &["csr"],
+            categories: &[],
             ..support::discovery::ApiResourceInfo::EMPTY
         },
         support::discovery::ApiResourceInfo {

@@ -71,12 +71,5 @@ impl support::Validate for APIResource {
                 support::rules::required(&path, errors);
             }
         }
-        {
-            let path = path.field("verbs");
-            let value = &self.verbs;
-            if value.is_empty() {
-                support::rules::required(&path, errors);
-            }
-        }
     }
 }

@@ -38,18 +38,14 @@ impl support::Validate for APIResourceList {
         {
             let path = path.field("resources");
             let value = &self.resources;
-            if value.is_empty() {
-                support::rules::required(&path, errors);
-            } else {
-                for (index, value) in value.iter().enumerate() {
-                    let path = path.index(index);
-                    <super::APIResource as support::Validate>::validate_into(
-                        value,
-                        None,
-                        &path,
-                        errors,
-                    );
-                }
+            for (index, value) in value.iter().enumerate() {
+                let path = path.index(index);
+                <super::APIResource as support::Validate>::validate_into(
+                    value,
+                    None,
+                    &path,
+                    errors,
+                );
             }
         }
     }
