@@ -178,6 +178,10 @@ impl CreateOrReplaceParams {
         if let Some(value) = &self.field_manager {
             let path = path.field("fieldManager");
             support::rules::max_length(&path, value, 128usize, errors);
+            static PATTERN: support::rules::Pattern = support::rules::Pattern::new(
+                "^[\\p{L}\\p{M}\\p{N}\\p{P}\\p{S} ]*$",
+            );
+            PATTERN.check(&path, value, errors);
         }
         if let Some(value) = &self.field_validation {
             let path = path.field("fieldValidation");
@@ -536,6 +540,10 @@ impl PatchParams {
         if let Some(value) = &self.field_manager {
             let path = path.field("fieldManager");
             support::rules::max_length(&path, value, 128usize, errors);
+            static PATTERN: support::rules::Pattern = support::rules::Pattern::new(
+                "^[\\p{L}\\p{M}\\p{N}\\p{P}\\p{S} ]*$",
+            );
+            PATTERN.check(&path, value, errors);
         }
         if let Some(value) = &self.field_validation {
             let path = path.field("fieldValidation");
