@@ -228,6 +228,17 @@ pub struct Resource {
     pub list_kind: String,
     /// Subresource names (`status`, `approval`, `scale`), sorted.
     pub subresources: Vec<String>,
+    /// The rule `metadata.name` must follow.
+    pub name_rule: NameRule,
+}
+
+/// The object-name rules Kubernetes uses (`support::meta::NameRule`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum NameRule {
+    #[default]
+    Dns1123Subdomain,
+    Dns1123Label,
+    PathSegment,
 }
 
 #[derive(Debug, Clone)]

@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::naming;
 use crate::error::escape_pointer_segment;
 use crate::ir::{
-    Api, GroupVersion, Gvk, Method, Operation, ParamSet, ParameterLocation, PathSet, ResourceApi, ResponseSet, Role,
+    Api, GroupVersion, Gvk, Method, NameRule, Operation, ParamSet, ParameterLocation, PathSet, ResourceApi, ResponseSet, Role,
     Route, RouteKind, Server,
 };
 use crate::load::Document;
@@ -55,6 +55,11 @@ pub fn plan(api: &mut Api, docs: &[Document]) {
     planner.server.release = docs
         .iter()
         .find_map(|d| d.value.pointer("/info/x-kubernetes-release").and_then(Value::as_str).map(str::to_owned));
+    for resource in &mut api.resources {
+        let ty = &api.types[resource.type_id];
+        let schema = docs[ty.source].value.pointer(&format!("/components/schemas/{}", escape_pointer_segment(&ty.schema_name)));
+        resource.name_rule = name_rule(schema, &resource.gvk);
+    }
     let mut group_versions: BTreeMap<(String, String), GroupVersion> = BTreeMap::new();
     for (index, resource) in api.resources.iter().enumerate() {
         let operations: Vec<(&Operation, ParsedPath)> = api
@@ -292,6 +297,34 @@ fn names(schema: Option<&Value>, gvk: &Gvk) -> (Vec<String>, Vec<String>) {
     let categories = list("x-kubernetes-categories").or_else(|| builtin.map(|b| owned(b.3))).unwrap_or_default();
     (short_names, categories)
 }
+
+/// The rule object names follow: the schema's `x-kubernetes-name-rule`
+/// (`dns1123-subdomain`, `dns1123-label` or `path-segment`) when stated, else Kubernetes'
+/// own for its built-in kinds, else a DNS-1123 subdomain as for most resources.
+fn name_rule(schema: Option<&Value>, gvk: &Gvk) -> NameRule {
+    let stated = schema.and_then(|s| s.get("x-kubernetes-name-rule")).and_then(Value::as_str);
+    match stated {
+        Some("dns1123-label") => NameRule::Dns1123Label,
+        Some("path-segment") => NameRule::PathSegment,
+        Some(_) => NameRule::Dns1123Subdomain,
+        None => BUILTIN_NAME_RULES
+            .iter()
+            .find(|(group, kind, _)| *group == gvk.group && *kind == gvk.kind)
+            .map_or(NameRule::Dns1123Subdomain, |(_, _, rule)| *rule),
+    }
+}
+
+/// Kinds whose names Kubernetes checks with another rule than a DNS-1123 subdomain.
+const BUILTIN_NAME_RULES: &[(&str, &str, NameRule)] = &[
+    // Kubernetes accepts any name for a CSR; only the URL path limits it.
+    ("certificates.k8s.io", "CertificateSigningRequest", NameRule::PathSegment),
+    ("", "Namespace", NameRule::Dns1123Label),
+    ("", "Service", NameRule::Dns1123Label),
+    ("rbac.authorization.k8s.io", "Role", NameRule::PathSegment),
+    ("rbac.authorization.k8s.io", "ClusterRole", NameRule::PathSegment),
+    ("rbac.authorization.k8s.io", "RoleBinding", NameRule::PathSegment),
+    ("rbac.authorization.k8s.io", "ClusterRoleBinding", NameRule::PathSegment),
+];
 
 /// Short names and categories of Kubernetes' built-in kinds: (group, kind, short names, categories).
 const BUILTIN_NAMES: &[(&str, &str, &[&str], &[&str])] = &[

@@ -167,6 +167,7 @@ impl Builder<'_> {
                         namespaced: false,
                         list_kind: format!("{}List", gvk.kind),
                         subresources: Vec::new(),
+                        name_rule: Default::default(),
                     });
                     // The list across namespaces has no {namespace}; any path with one decides.
                     resource.namespaced |= segments.contains(&"{namespace}");

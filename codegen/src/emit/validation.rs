@@ -16,7 +16,7 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use super::paths::named;
-use crate::ir::{Api, CelRule, Field, FieldType, ListType, Rules, Struct, SupportType, Ty, TypeId, TypeKind};
+use crate::ir::{Api, CelRule, Field, FieldType, ListType, Struct, SupportType, Ty, TypeId, TypeKind};
 
 /// Which types need a call at all, and which need the old value; computed once per crate.
 #[derive(Default)]
@@ -50,7 +50,8 @@ impl Analysis {
     }
 
     fn position_has_checks(&self, api: &Api, ft: &FieldType) -> bool {
-        has_rules(&ft.rules)
+        !ft.rules.cel.is_empty()
+            || !parameter_checks(api, ft).is_empty()
             || match &ft.ty {
                 Ty::Named(id) => match &api.types[*id].kind {
                     TypeKind::Struct(_) => self.has_checks[*id],
@@ -73,6 +74,10 @@ impl Analysis {
                     _ => false,
                 },
                 Ty::Map(value) => self.position_needs_old(api, value),
+                // Items of a list-map are paired with their old versions by key.
+                Ty::Vec(item) if matches!(ft.rules.list_type, Some(ListType::Map { .. })) => {
+                    self.position_needs_old(api, item)
+                }
                 _ => false,
             }
     }
@@ -80,22 +85,6 @@ impl Analysis {
 
 fn is_transition(rule: &CelRule) -> bool {
     rule.rule.contains("oldSelf")
-}
-
-fn has_rules(rules: &Rules) -> bool {
-    rules.minimum.is_some()
-        || rules.maximum.is_some()
-        || rules.min_length.is_some()
-        || rules.max_length.is_some()
-        || rules.pattern.is_some()
-        || rules.min_items.is_some()
-        || rules.max_items.is_some()
-        || rules.unique_items
-        || rules.min_properties.is_some()
-        || rules.max_properties.is_some()
-        || !rules.enum_values.is_empty()
-        || matches!(rules.list_type, Some(ListType::Set | ListType::Map { .. }))
-        || !rules.cel.is_empty()
 }
 
 /// The `Validate` impl of a struct.
@@ -230,10 +219,20 @@ impl Emitter<'_> {
             Ty::Named(id) => self.named(*id, old),
             Ty::Support(SupportType::Quantity) => quote!(support::rules::quantity(&path, value, errors);),
             Ty::Vec(item) if self.analysis.position_has_checks(self.api, item) => {
-                let item_checks = self.value(item, false);
+                let item_old = match &ft.rules.list_type {
+                    Some(ListType::Map { keys }) if with_old && self.analysis.position_needs_old(self.api, item) => {
+                        self.list_map_key_fields(item, keys)
+                    }
+                    _ => None,
+                };
+                let old_binding = item_old.as_ref().map(|keys| {
+                    quote!(let old = old.and_then(|old| old.iter().find(|old| #(old.#keys == value.#keys)&&*));)
+                });
+                let item_checks = self.value(item, item_old.is_some());
                 quote! {
                     for (index, value) in value.iter().enumerate() {
                         let path = path.index(index);
+                        #old_binding
                         #item_checks
                     }
                 }
@@ -358,24 +357,24 @@ impl Emitter<'_> {
         quote!(#(#checks)*)
     }
 
+    /// The Rust fields holding a list-map item's keys, when the item is a struct.
+    fn list_map_key_fields(&self, item: &FieldType, keys: &[String]) -> Option<Vec<proc_macro2::Ident>> {
+        let Ty::Named(id) = &item.ty else { return None };
+        let TypeKind::Struct(s) = &self.api.types[*id].kind else { return None };
+        Some(
+            keys.iter()
+                .filter_map(|key| s.fields.iter().find(|f| &f.wire_name == key))
+                .map(|f| format_ident!("{}", f.rust_name))
+                .collect(),
+        )
+    }
+
     /// Uniqueness of a list-map's items by their key fields.
     fn list_map(&self, item: &FieldType, keys: &[String]) -> TokenStream {
-        let fields = match &item.ty {
-            Ty::Named(id) => match &self.api.types[*id].kind {
-                TypeKind::Struct(s) => Some(&s.fields),
-                _ => None,
-            },
-            _ => None,
-        };
-        let Some(fields) = fields else {
+        let Some(key_fields) = self.list_map_key_fields(item, keys) else {
             // Keys of free-form items cannot be named statically; compare whole items.
             return quote!(support::rules::unique_items(&path, value, errors););
         };
-        let key_fields: Vec<_> = keys
-            .iter()
-            .filter_map(|key| fields.iter().find(|f| &f.wire_name == key))
-            .map(|f| format_ident!("{}", f.rust_name))
-            .collect();
         let names: Vec<&str> = keys.iter().map(String::as_str).collect();
         quote! {
             support::rules::unique_by(
@@ -452,13 +451,18 @@ impl Emitter<'_> {
         };
         let (name, generate_name, namespace) = (read("name", true), read("generateName", true), read("namespace", true));
         let (labels, annotations) = (read("labels", false), read("annotations", false));
+        let name_rule = match resource.name_rule {
+            crate::ir::NameRule::Dns1123Subdomain => quote!(Dns1123Subdomain),
+            crate::ir::NameRule::Dns1123Label => quote!(Dns1123Label),
+            crate::ir::NameRule::PathSegment => quote!(PathSegment),
+        };
         quote! {
             let meta = #view;
             support::meta::validate_object_meta(
                 &path.field("metadata"),
                 support::meta::ObjectMetaView { name: #name, generate_name: #generate_name, namespace: #namespace, labels: #labels, annotations: #annotations },
                 support::Scope::#scope,
-                support::meta::NameRule::Dns1123Subdomain,
+                support::meta::NameRule::#name_rule,
                 errors,
             );
         }
@@ -484,15 +488,21 @@ fn schema_type(api: &Api, ty: &Ty) -> &'static str {
     }
 }
 
-/// The value expression and bound literal for a numeric comparison: integer bounds keep
-/// the field's type, fractional bounds on integer fields compare as `f64`.
+/// The value expression and bound literal for a numeric comparison: bounds that fit the
+/// field's type keep it; others (fractional, or beyond `i32`) compare in a wider type.
 fn number_pair(kind: &str, bound: f64) -> (TokenStream, TokenStream) {
-    let integral = bound.fract() == 0.0 && kind != "f64";
+    let integral = bound.fract() == 0.0;
+    let fits_i32 = integral && bound >= f64::from(i32::MIN) && bound <= f64::from(i32::MAX);
+    let fits_i64 = integral && bound >= -9.223_372_036_854_776e18 && bound < 9.223_372_036_854_776e18;
+    let float = Literal::f64_suffixed(bound).into_token_stream();
     match kind {
-        "i32" if integral => (quote!(*value), Literal::i32_suffixed(bound as i32).into_token_stream()),
-        "i64" if integral => (quote!(*value), Literal::i64_suffixed(bound as i64).into_token_stream()),
-        "f64" => (quote!(*value), Literal::f64_suffixed(bound).into_token_stream()),
-        _ => (quote!(f64::from(*value)), Literal::f64_suffixed(bound).into_token_stream()),
+        "i32" if fits_i32 => (quote!(*value), Literal::i32_suffixed(bound as i32).into_token_stream()),
+        "i32" if fits_i64 => (quote!(i64::from(*value)), Literal::i64_suffixed(bound as i64).into_token_stream()),
+        "i64" if fits_i64 => (quote!(*value), Literal::i64_suffixed(bound as i64).into_token_stream()),
+        "f64" => (quote!(*value), float),
+        "i32" => (quote!(f64::from(*value)), float),
+        // An i64 beyond f64's exact range compares approximately, as JSON numbers do.
+        _ => (quote!((*value as f64)), float),
     }
 }
 

@@ -50,7 +50,7 @@ impl support::Validate for CertificateSigningRequest {
                 annotations: meta.and_then(|m| m.annotations.as_ref()),
             },
             support::Scope::Cluster,
-            support::meta::NameRule::Dns1123Subdomain,
+            support::meta::NameRule::PathSegment,
             errors,
         );
         if let Some(value) = &self.metadata {

@@ -90,7 +90,8 @@ impl support::Validate for DeleteOptions {
                     )
                     .with_message(
                         "orphanDependents and propagationPolicy cannot both be set",
-                    ),
+                    )
+                    .with_field_path(".propagationPolicy"),
             ),
         ]);
         support::cel::check_rules_typed(

@@ -1,0 +1,208 @@
+//! Cost of generated validation of a realistic HorizontalPodAutoscaler, next to the cost of
+//! decoding the same object from JSON.
+//!
+//! Two variants of one document (`tests/fixtures/validation/hpa.json`, five metrics, both
+//! scaling directions, status with conditions):
+//! - `hpa`: the real `autoscaling/v2` type from `generated`, whose schema carries CEL rules
+//!   (the spec, every metric and target, each scaling direction); CEL works on a JSON copy
+//!   of the node, so it allocates.
+//! - `autoscaler`: `fixture_api`'s Autoscaler, the same shape and keyword rules without any
+//!   CEL rule (`tests/fixture-specs/autoscaler.yaml`): the cost of the keyword checks and the
+//!   object-meta conventions alone.
+//!
+//! Method: every measurement is a batch of calls timed with `Instant`; the batches of all
+//! workloads (decode and validate of each variant, and one JSON copy of the HPA spec as the
+//! CEL path makes it) are interleaved round by round so
+//! that they see the same machine load, and each reports the median over the rounds, in ns
+//! per call. Heap allocations are counted by the counting global allocator below, over
+//! calls made after a warm-up (which compiles the CEL programs and regexes once).
+//!
+//! `cargo bench -p api-tests --bench validate` measures; without `--bench` (as under
+//! `cargo test --benches`) it runs each workload a few times as a smoke test.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::hint::black_box;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::time::Instant;
+
+use fixture_api::api::fixture::v1::Autoscaler;
+use generated::api::autoscaling::v2::HorizontalPodAutoscaler;
+use serde::de::DeserializeOwned;
+use support::Validate;
+
+/// The system allocator, counting allocations (and reallocations) and their bytes.
+struct Counting;
+
+static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+static BYTES: AtomicU64 = AtomicU64::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Relaxed);
+        BYTES.fetch_add(layout.size() as u64, Relaxed);
+        // SAFETY: forwarded unchanged to the system allocator.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Relaxed);
+        BYTES.fetch_add(layout.size() as u64, Relaxed);
+        // SAFETY: forwarded unchanged to the system allocator.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.fetch_add(1, Relaxed);
+        BYTES.fetch_add(new_size as u64, Relaxed);
+        // SAFETY: forwarded unchanged to the system allocator.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded unchanged to the system allocator.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Allocations and bytes allocated per call of `f`, over `calls` calls.
+fn allocations_per_call(calls: u64, mut f: impl FnMut()) -> (f64, f64) {
+    let (count, bytes) = (ALLOCATIONS.load(Relaxed), BYTES.load(Relaxed));
+    for _ in 0..calls {
+        f();
+    }
+    let count = ALLOCATIONS.load(Relaxed) - count;
+    let bytes = BYTES.load(Relaxed) - bytes;
+    (count as f64 / calls as f64, bytes as f64 / calls as f64)
+}
+
+/// ns per call of one batch of `calls` calls.
+fn time_batch(calls: u32, f: &mut dyn FnMut()) -> f64 {
+    let start = Instant::now();
+    for _ in 0..calls {
+        f();
+    }
+    start.elapsed().as_nanos() as f64 / f64::from(calls)
+}
+
+fn median(samples: &mut [f64]) -> f64 {
+    samples.sort_by(f64::total_cmp);
+    let mid = samples.len() / 2;
+    if samples.len().is_multiple_of(2) {
+        (samples[mid - 1] + samples[mid]) / 2.0
+    } else {
+        samples[mid]
+    }
+}
+
+struct Workload<'a> {
+    name: &'static str,
+    run: Box<dyn FnMut() + 'a>,
+    samples: Vec<f64>,
+}
+
+fn decoder<T: DeserializeOwned>(text: &str) -> impl FnMut() + '_ {
+    move || {
+        let value: T = serde_json::from_str(black_box(text)).expect("fixture decodes");
+        black_box(value);
+    }
+}
+
+fn validator<T: Validate>(object: &T) -> impl FnMut() + '_ {
+    move || {
+        let errors = black_box(object).validate();
+        black_box(errors);
+    }
+}
+
+fn main() {
+    let measure = std::env::args().any(|arg| arg == "--bench");
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/validation/hpa.json");
+    let text = std::fs::read_to_string(path).expect("reading hpa.json");
+    let hpa: HorizontalPodAutoscaler = serde_json::from_str(&text).expect("hpa.json decodes");
+    let autoscaler: Autoscaler =
+        serde_json::from_str(&text).expect("hpa.json decodes as an Autoscaler");
+    // Both are valid: the benchmark measures the path without errors.
+    assert_eq!(hpa.validate(), Vec::new());
+    assert_eq!(autoscaler.validate(), Vec::new());
+
+    let (rounds, calls) = if measure { (41, 2_000) } else { (3, 10) };
+    let mut workloads = [
+        Workload {
+            name: "hpa decode",
+            run: Box::new(decoder::<HorizontalPodAutoscaler>(&text)),
+            samples: Vec::new(),
+        },
+        Workload {
+            name: "hpa validate",
+            run: Box::new(validator(&hpa)),
+            samples: Vec::new(),
+        },
+        Workload {
+            name: "autoscaler decode",
+            run: Box::new(decoder::<Autoscaler>(&text)),
+            samples: Vec::new(),
+        },
+        Workload {
+            name: "autoscaler validate",
+            run: Box::new(validator(&autoscaler)),
+            samples: Vec::new(),
+        },
+        // What the CEL path pays before any rule runs: the JSON copy of one node (here the
+        // spec, the largest; the generated code makes one per CEL-bearing node).
+        Workload {
+            name: "hpa spec to_json",
+            run: Box::new(|| {
+                black_box(support::cel::to_json(black_box(&hpa.spec)));
+            }),
+            samples: Vec::new(),
+        },
+    ];
+    // Warm-up: compiles CEL programs and regexes, fills caches.
+    for workload in &mut workloads {
+        time_batch(calls, &mut workload.run);
+    }
+    for _ in 0..rounds {
+        for workload in &mut workloads {
+            let sample = time_batch(calls, &mut workload.run);
+            workload.samples.push(sample);
+        }
+    }
+    let mut medians = [0.0; 5];
+    for (median_ns, workload) in medians.iter_mut().zip(&mut workloads) {
+        *median_ns = median(&mut workload.samples);
+    }
+    let alloc_calls = if measure { 1_000 } else { 10 };
+    let allocations: Vec<(f64, f64)> = workloads
+        .iter_mut()
+        .map(|w| allocations_per_call(alloc_calls, &mut w.run))
+        .collect();
+
+    println!(
+        "validate bench: {} rounds x {calls} calls, medians, {} bytes of JSON{}",
+        rounds,
+        text.len(),
+        if measure {
+            ""
+        } else {
+            " (smoke run: pass --bench to measure)"
+        }
+    );
+    println!(
+        "{:<22} {:>12} {:>14} {:>16}",
+        "workload", "ns/op", "allocs/op", "bytes alloc/op"
+    );
+    for ((workload, ns), (count, bytes)) in workloads.iter().zip(medians).zip(&allocations) {
+        println!(
+            "{:<22} {ns:>12.0} {count:>14.1} {bytes:>16.0}",
+            workload.name
+        );
+    }
+    println!(
+        "validate / decode: hpa (with CEL) {:.1}%, autoscaler (no CEL) {:.1}%",
+        100.0 * medians[1] / medians[0],
+        100.0 * medians[3] / medians[2]
+    );
+}
