@@ -319,10 +319,23 @@ pub struct ResourceApi {
     pub singular: String,
     pub short_names: Vec<String>,
     pub categories: Vec<String>,
+    /// Table columns after Name (`x-kubernetes-printer-columns`).
+    pub columns: Vec<PrinterColumn>,
     pub methods: Vec<Method>,
     /// Discovery verbs of the resource and of each subresource.
     pub verbs: Vec<String>,
     pub subresource_verbs: Vec<(String, Vec<String>)>,
+}
+
+/// A column of the resource's Table, in the shape of a CRD's `additionalPrinterColumns`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PrinterColumn {
+    pub name: String,
+    pub type_: String,
+    pub format: String,
+    pub description: String,
+    pub priority: i32,
+    pub json_path: String,
 }
 
 /// What an operation does, which decides the handler's shape.

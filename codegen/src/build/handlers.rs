@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::naming;
 use crate::error::escape_pointer_segment;
 use crate::ir::{
-    Api, GroupVersion, Gvk, Method, NameRule, Operation, ParamSet, ParameterLocation, PathSet, ResourceApi, ResponseSet, Role,
+    Api, GroupVersion, Gvk, Method, NameRule, PrinterColumn, Operation, ParamSet, ParameterLocation, PathSet, ResourceApi, ResponseSet, Role,
     Route, RouteKind, Server,
 };
 use crate::load::Document;
@@ -78,6 +78,7 @@ pub fn plan(api: &mut Api, docs: &[Document]) {
         let (verbs, subresource_verbs) = verbs(&methods);
         let schema = docs[ty.source].value.pointer(&format!("/components/schemas/{}", escape_pointer_segment(&ty.schema_name)));
         let (short_names, categories) = names(schema, &resource.gvk);
+        let columns = printer_columns(schema);
         let api_index = planner.server.resources.len();
         planner.server.resources.push(ResourceApi {
             resource: index,
@@ -87,6 +88,7 @@ pub fn plan(api: &mut Api, docs: &[Document]) {
             singular: resource.gvk.kind.to_ascii_lowercase(),
             short_names,
             categories,
+            columns,
             methods,
             verbs,
             subresource_verbs,
@@ -296,6 +298,30 @@ fn names(schema: Option<&Value>, gvk: &Gvk) -> (Vec<String>, Vec<String>) {
     let short_names = list("x-kubernetes-short-names").or_else(|| builtin.map(|b| owned(b.2))).unwrap_or_default();
     let categories = list("x-kubernetes-categories").or_else(|| builtin.map(|b| owned(b.3))).unwrap_or_default();
     (short_names, categories)
+}
+
+/// Table columns from the schema's `x-kubernetes-printer-columns`, written like a CRD's
+/// `additionalPrinterColumns` (`name`, `type`, `jsonPath`, optional `format`,
+/// `description`, `priority`). Without them, Tables show Name and Age.
+fn printer_columns(schema: Option<&Value>) -> Vec<PrinterColumn> {
+    let Some(columns) = schema.and_then(|s| s.get("x-kubernetes-printer-columns")).and_then(Value::as_array) else {
+        return Vec::new();
+    };
+    columns
+        .iter()
+        .filter_map(|column| {
+            let text = |key: &str| column.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
+            let (name, json_path) = (text("name"), text("jsonPath"));
+            (!name.is_empty() && !json_path.is_empty()).then(|| PrinterColumn {
+                name,
+                type_: Some(text("type")).filter(|t| !t.is_empty()).unwrap_or_else(|| "string".to_owned()),
+                format: text("format"),
+                description: text("description"),
+                priority: column.get("priority").and_then(Value::as_i64).and_then(|p| i32::try_from(p).ok()).unwrap_or(0),
+                json_path,
+            })
+        })
+        .collect()
 }
 
 /// The rule object names follow: the schema's `x-kubernetes-name-rule`

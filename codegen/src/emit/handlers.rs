@@ -147,6 +147,20 @@ fn resource_info(api: &Api, resource_api: &ResourceApi) -> TokenStream {
     let singular = &resource_api.singular;
     let namespaced = resource.namespaced;
     let (short_names, categories) = (&resource_api.short_names, &resource_api.categories);
+    let columns = resource_api.columns.iter().map(|c| {
+        let (name, type_, format, description, json_path) = (&c.name, &c.type_, &c.format, &c.description, &c.json_path);
+        let priority = proc_macro2::Literal::i32_unsuffixed(c.priority);
+        quote! {
+            support::http::Column {
+                name: #name,
+                type_: #type_,
+                format: #format,
+                description: #description,
+                priority: #priority,
+                json_path: #json_path,
+            }
+        }
+    });
     let doc = format!(" How {kind} appears in discovery, errors and tables.");
     quote! {
         #[doc = #doc]
@@ -160,7 +174,7 @@ fn resource_info(api: &Api, resource_api: &ResourceApi) -> TokenStream {
             list_kind: #list_kind,
             short_names: &[#(#short_names),*],
             categories: &[#(#categories),*],
-            columns: &[],
+            columns: &[#(#columns),*],
         };
     }
 }
