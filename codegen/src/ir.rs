@@ -351,6 +351,22 @@ pub enum Role {
     Watch,
 }
 
+impl Role {
+    /// The Kubernetes verb (discovery, authorization, 405 messages).
+    pub fn verb(self) -> &'static str {
+        match self {
+            Role::Create => "create",
+            Role::Read => "get",
+            Role::Replace => "update",
+            Role::Patch => "patch",
+            Role::Delete => "delete",
+            Role::List => "list",
+            Role::DeleteCollection => "deletecollection",
+            Role::Watch => "watch",
+        }
+    }
+}
+
 /// A trait method and the routes that reach it.
 #[derive(Debug, Clone)]
 pub struct Method {

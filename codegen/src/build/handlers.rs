@@ -375,16 +375,7 @@ fn verbs(methods: &[Method]) -> (Vec<String>, Vec<(String, Vec<String>)>) {
     let mut main = BTreeSet::new();
     let mut subresources: BTreeMap<String, BTreeSet<&str>> = BTreeMap::new();
     for method in methods {
-        let verb = match method.role {
-            Role::Create => "create",
-            Role::Read => "get",
-            Role::Replace => "update",
-            Role::Patch => "patch",
-            Role::Delete => "delete",
-            Role::List => "list",
-            Role::DeleteCollection => "deletecollection",
-            Role::Watch => "watch",
-        };
+        let verb = method.role.verb();
         match &method.subresource {
             Some(sub) => {
                 subresources.entry(sub.clone()).or_default().insert(verb);

@@ -225,7 +225,7 @@ fn trait_method(api: &Api, module: &[String], resource: &Ty, info: &proc_macro2:
     let args = arguments(api, module, method);
     let params = args.iter().map(|(name, ty)| quote!(#name: #ty));
     let names: Vec<_> = args.iter().map(|(name, _)| name).collect();
-    let verb = discovery_verb(method);
+    let verb = method.role.verb();
     quote! {
         #doc
         fn #name(&self, context: support::http::Context, #(#params),*)
@@ -234,19 +234,6 @@ fn trait_method(api: &Api, module: &[String], resource: &Ty, info: &proc_macro2:
             let _ = (context, #(#names),*);
             std::future::ready(Err(support::http::not_implemented(&#info, #verb)))
         }
-    }
-}
-
-fn discovery_verb(method: &Method) -> &'static str {
-    match method.role {
-        Role::Create => "create",
-        Role::Read => "get",
-        Role::Replace => "update",
-        Role::Patch => "patch",
-        Role::Delete => "delete",
-        Role::List => "list",
-        Role::DeleteCollection => "deletecollection",
-        Role::Watch => "watch",
     }
 }
 
