@@ -19,8 +19,25 @@ pub static CATALOG: support::discovery::ApiCatalog = support::discovery::ApiCata
         git_version: "v1.33.0",
     },
 };
+/// The typed check (decode and validate) of every resource kind, by group and kind,
+/// for servers that work with JSON (`support::dynamic`).
+pub static TYPED_CHECKS: &[(&str, &str, support::dynamic::TypedCheck)] = &[
+    (
+        "autoscaling",
+        "HorizontalPodAutoscaler",
+        support::dynamic::typed::<crate::api::autoscaling::v2::HorizontalPodAutoscaler>,
+    ),
+    (
+        "certificates.k8s.io",
+        "CertificateSigningRequest",
+        support::dynamic::typed::<
+            crate::api::certificates::v1::CertificateSigningRequest,
+        >,
+    ),
+];
 /// Every path of every resource, plus discovery (`/version`, `/api`, `/apis`, ...) and
-/// the OpenAPI documents, served by `api` with `config`.
+/// the OpenAPI documents, served by `api` with `config`. Requests no route serves get
+/// Kubernetes `Status` errors too.
 pub fn router<S: Server>(
     api: S,
     config: support::http::Config,
@@ -29,9 +46,10 @@ pub fn router<S: Server>(
         api: std::sync::Arc::new(api),
         config: std::sync::Arc::new(config),
     };
-    support::axum::Router::new()
+    let routes = support::axum::Router::new()
         .merge(crate::api::autoscaling::v2::routes::router::<S>())
         .merge(crate::api::certificates::v1::routes::router::<S>())
         .with_state(state)
-        .merge(support::discovery::routes(&CATALOG))
+        .merge(support::discovery::routes(&CATALOG));
+    support::http::status_errors(routes)
 }

@@ -126,3 +126,32 @@ pub fn watch<T: DeserializeOwned + Send + 'static>(response: Response) -> Result
 pub fn to_json(value: &impl Serialize) -> Result<Value, Status> {
     serde_json::to_value(value).map_err(|e| Status::internal_error(format!("cannot encode the request body: {e}")))
 }
+
+/// What a [`TypedCheck`] found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Checked {
+    /// The object as its model encodes it (fields the model does not know are dropped).
+    pub object: Value,
+    /// Every field error; empty when the object is valid.
+    pub errors: Vec<crate::validation::FieldError>,
+}
+
+/// Decodes a JSON object (and the stored one, on updates) into its generated model and
+/// validates it; `Err` is the decoder's message when the object does not decode. Generated
+/// crates list one per kind in `server::TYPED_CHECKS`, for servers working with JSON.
+pub type TypedCheck = fn(new: &Value, old: Option<&Value>) -> Result<Checked, String>;
+
+/// The [`TypedCheck`] of the generated model `T`.
+pub fn typed<T>(new: &Value, old: Option<&Value>) -> Result<Checked, String>
+where
+    T: DeserializeOwned + Serialize + crate::Validate,
+{
+    let decoded: T = serde_json::from_value(new.clone()).map_err(|e| e.to_string())?;
+    let old: Option<T> = old.and_then(|old| serde_json::from_value(old.clone()).ok());
+    let errors = match &old {
+        Some(old) => decoded.validate_update(old),
+        None => decoded.validate(),
+    };
+    let object = serde_json::to_value(&decoded).map_err(|e| e.to_string())?;
+    Ok(Checked { object, errors })
+}

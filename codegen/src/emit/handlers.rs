@@ -587,6 +587,14 @@ pub fn server_file(api: &Api) -> TokenStream {
             quote!(crate #(:: #segments)* ::routes)
         })
         .collect();
+    let checks = api.server.resources.iter().map(|r| {
+        let resource = &api.resources[r.resource];
+        let ty = &api.types[resource.type_id];
+        let segments = ty.module.iter().map(|m| format_ident!("{}", m));
+        let name = format_ident!("{}", ty.name);
+        let (group, kind) = (&resource.gvk.group, &resource.gvk.kind);
+        quote!((#group, #kind, support::dynamic::typed::<crate #(:: #segments)* :: #name>))
+    });
     let release = api.server.release.as_deref().unwrap_or(DEFAULT_RELEASE);
     let (major, minor) = release.split_once('.').unwrap_or(("1", release));
     let git_version = format!("v{major}.{minor}.0");
@@ -605,14 +613,20 @@ pub fn server_file(api: &Api) -> TokenStream {
             version: support::discovery::VersionInfo { major: #major, minor: #minor, git_version: #git_version },
         };
 
+        /// The typed check (decode and validate) of every resource kind, by group and kind,
+        /// for servers that work with JSON (`support::dynamic`).
+        pub static TYPED_CHECKS: &[(&str, &str, support::dynamic::TypedCheck)] = &[#(#checks),*];
+
         /// Every path of every resource, plus discovery (`/version`, `/api`, `/apis`, ...) and
-        /// the OpenAPI documents, served by `api` with `config`.
+        /// the OpenAPI documents, served by `api` with `config`. Requests no route serves get
+        /// Kubernetes `Status` errors too.
         pub fn router<S: Server>(api: S, config: support::http::Config) -> support::axum::Router {
             let state = support::http::ApiState { api: std::sync::Arc::new(api), config: std::sync::Arc::new(config) };
-            support::axum::Router::new()
+            let routes = support::axum::Router::new()
                 #(.merge(#gv_paths::router::<S>()))*
                 .with_state(state)
-                .merge(support::discovery::routes(&CATALOG))
+                .merge(support::discovery::routes(&CATALOG));
+            support::http::status_errors(routes)
         }
     }
 }

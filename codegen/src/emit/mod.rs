@@ -1,5 +1,6 @@
 //! Emitters: IR to Rust source, one emitter per concern, assembled into files here.
 
+pub mod cel;
 mod handlers;
 mod models;
 mod params;

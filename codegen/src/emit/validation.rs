@@ -102,7 +102,7 @@ pub fn emit(api: &Api, analysis: &Analysis, id: TypeId) -> TokenStream {
     let emitter = Emitter { api, analysis, module: &ty.module };
     let fields = s.fields.iter().map(|field| emitter.field(field));
     let object_rules = (!s.rules.is_empty()).then(|| {
-        let rules = emitter.cel(&s.rules, "object", analysis.needs_old[id].then(|| quote!(old)));
+        let rules = emitter.cel(&s.rules, &FieldType::plain(Ty::Named(id)), analysis.needs_old[id].then(|| quote!(old)));
         quote!(let (value, path) = (self, *path); #rules)
     });
     let meta = is_object_meta_resource(api, id).then(|| emitter.object_meta(id));
@@ -214,7 +214,7 @@ impl Emitter<'_> {
     fn value(&self, ft: &FieldType, with_old: bool) -> TokenStream {
         let keywords = self.keywords(ft);
         let old = with_old.then(|| quote!(old));
-        let cel = self.cel(&ft.rules.cel, schema_type(self.api, &ft.ty), old.clone());
+        let cel = self.cel(&ft.rules.cel, ft, old.clone());
         let nested = match &ft.ty {
             Ty::Named(id) => self.named(*id, old),
             Ty::Support(SupportType::Quantity) => quote!(support::rules::quantity(&path, value, errors);),
@@ -388,27 +388,18 @@ impl Emitter<'_> {
         }
     }
 
-    /// CEL rules at a position, compiled once per process.
-    fn cel(&self, rules: &[CelRule], schema_type: &str, old: Option<TokenStream>) -> TokenStream {
+    /// CEL rules at a position of type `self_ty`, compiled once per process; those the
+    /// fast path translates run as Rust (see `super::cel`).
+    fn cel(&self, rules: &[CelRule], self_ty: &FieldType, old: Option<TokenStream>) -> TokenStream {
         if rules.is_empty() {
             return TokenStream::new();
         }
+        let schema_type = schema_type(self.api, &self_ty.ty);
+        if let Some(fast) = super::cel::node(self.api, rules, self_ty, schema_type, self.module, old.as_ref(), compiled_rule) {
+            return fast;
+        }
         let count = Literal::usize_unsuffixed(rules.len());
-        let specs = rules.iter().map(|rule| {
-            let text = &rule.rule;
-            let mut spec = quote!(support::cel::CelRuleSpec::new(#text));
-            for (value, method) in [
-                (&rule.message, quote!(with_message)),
-                (&rule.message_expression, quote!(with_message_expression)),
-                (&rule.field_path, quote!(with_field_path)),
-                (&rule.reason, quote!(with_reason)),
-            ] {
-                if let Some(value) = value {
-                    spec = quote!(#spec.#method(#value));
-                }
-            }
-            quote!(support::cel::CelRule::new(&#spec))
-        });
+        let specs = rules.iter().map(compiled_rule);
         let old = match old {
             Some(old) if rules.iter().any(is_transition) => quote!(#old.map(support::cel::to_json).as_ref()),
             _ => quote!(None),
@@ -467,6 +458,23 @@ impl Emitter<'_> {
             );
         }
     }
+}
+
+/// `support::cel::CelRule::new(&spec)` for a rule, as generated code compiles it.
+fn compiled_rule(rule: &CelRule) -> TokenStream {
+    let text = &rule.rule;
+    let mut spec = quote!(support::cel::CelRuleSpec::new(#text));
+    for (value, method) in [
+        (&rule.message, quote!(with_message)),
+        (&rule.message_expression, quote!(with_message_expression)),
+        (&rule.field_path, quote!(with_field_path)),
+        (&rule.reason, quote!(with_reason)),
+    ] {
+        if let Some(value) = value {
+            spec = quote!(#spec.#method(#value));
+        }
+    }
+    quote!(support::cel::CelRule::new(&#spec))
 }
 
 /// The schema `type` a CEL error shows as the bad value.

@@ -33,6 +33,7 @@
 
 mod call;
 mod decode;
+mod errors;
 mod negotiate;
 mod patch;
 mod query;
@@ -49,6 +50,7 @@ use crate::Status;
 
 pub use axum::http::StatusCode;
 pub use call::{Call, Reply, serve};
+pub use errors::status_errors;
 pub use patch::{Patch, PatchType};
 pub use query::{Query, parse_bool, parse_int};
 

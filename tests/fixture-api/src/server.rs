@@ -15,8 +15,23 @@ pub static CATALOG: support::discovery::ApiCatalog = support::discovery::ApiCata
         git_version: "v1.32.0",
     },
 };
+/// The typed check (decode and validate) of every resource kind, by group and kind,
+/// for servers that work with JSON (`support::dynamic`).
+pub static TYPED_CHECKS: &[(&str, &str, support::dynamic::TypedCheck)] = &[
+    (
+        "fixture.example.com",
+        "Autoscaler",
+        support::dynamic::typed::<crate::api::fixture::v1::Autoscaler>,
+    ),
+    (
+        "fixture.example.com",
+        "Widget",
+        support::dynamic::typed::<crate::api::fixture::v1::Widget>,
+    ),
+];
 /// Every path of every resource, plus discovery (`/version`, `/api`, `/apis`, ...) and
-/// the OpenAPI documents, served by `api` with `config`.
+/// the OpenAPI documents, served by `api` with `config`. Requests no route serves get
+/// Kubernetes `Status` errors too.
 pub fn router<S: Server>(
     api: S,
     config: support::http::Config,
@@ -25,8 +40,9 @@ pub fn router<S: Server>(
         api: std::sync::Arc::new(api),
         config: std::sync::Arc::new(config),
     };
-    support::axum::Router::new()
+    let routes = support::axum::Router::new()
         .merge(crate::api::fixture::v1::routes::router::<S>())
         .with_state(state)
-        .merge(support::discovery::routes(&CATALOG))
+        .merge(support::discovery::routes(&CATALOG));
+    support::http::status_errors(routes)
 }

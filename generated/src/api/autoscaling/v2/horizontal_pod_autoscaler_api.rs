@@ -11,7 +11,48 @@ pub static HORIZONTAL_POD_AUTOSCALER: support::http::ResourceInfo = support::htt
     list_kind: "HorizontalPodAutoscalerList",
     short_names: &["hpa"],
     categories: &["all"],
-    columns: &[],
+    columns: &[
+        support::http::Column {
+            name: "Reference",
+            type_: "string",
+            format: "",
+            description: "Name of the scaled workload.",
+            priority: 0,
+            json_path: ".spec.scaleTargetRef.name",
+        },
+        support::http::Column {
+            name: "MinPods",
+            type_: "integer",
+            format: "",
+            description: "Lower limit of replicas.",
+            priority: 0,
+            json_path: ".spec.minReplicas",
+        },
+        support::http::Column {
+            name: "MaxPods",
+            type_: "integer",
+            format: "",
+            description: "Upper limit of replicas.",
+            priority: 0,
+            json_path: ".spec.maxReplicas",
+        },
+        support::http::Column {
+            name: "Replicas",
+            type_: "integer",
+            format: "",
+            description: "Current number of replicas.",
+            priority: 0,
+            json_path: ".status.currentReplicas",
+        },
+        support::http::Column {
+            name: "Age",
+            type_: "date",
+            format: "",
+            description: "Time since creation.",
+            priority: 0,
+            json_path: ".metadata.creationTimestamp",
+        },
+    ],
 };
 /// The operations on HorizontalPodAutoscaler. Every method answers 405 `MethodNotAllowed` unless implemented, so a server implements only what it supports.
 pub trait HorizontalPodAutoscalerApi: Send + Sync + 'static {

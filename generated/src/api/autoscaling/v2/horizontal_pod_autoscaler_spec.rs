@@ -76,25 +76,45 @@ impl support::Validate for HorizontalPodAutoscalerSpec {
             );
         }
         let (value, path) = (self, *path);
-        static RULES: std::sync::LazyLock<[support::cel::CelRule; 1]> = std::sync::LazyLock::new(||
-        [
-            support::cel::CelRule::new(
-                &support::cel::CelRuleSpec::new(
-                        "!has(self.minReplicas) || self.maxReplicas >= self.minReplicas",
-                    )
-                    .with_message(
-                        "maxReplicas must be greater than or equal to minReplicas",
-                    )
-                    .with_field_path(".maxReplicas"),
-            ),
-        ]);
-        support::cel::check_rules_typed(
-            &*RULES,
-            &path,
-            "object",
-            &support::cel::to_json(value),
-            None,
-            errors,
-        );
+        let mut json = None;
+        fn rule_0(value: &super::HorizontalPodAutoscalerSpec) -> Option<bool> {
+            Some(
+                value.min_replicas.is_none()
+                    || i64::from(value.max_replicas) >= i64::from(value.min_replicas?),
+            )
+        }
+        static RULE_0: std::sync::LazyLock<support::cel::CelRule> = std::sync::LazyLock::new(||
+        support::cel::CelRule::new(
+            &support::cel::CelRuleSpec::new(
+                    "!has(self.minReplicas) || self.maxReplicas >= self.minReplicas",
+                )
+                .with_message("maxReplicas must be greater than or equal to minReplicas")
+                .with_field_path(".maxReplicas"),
+        ));
+        match rule_0(value) {
+            Some(true) => {}
+            Some(false) => {
+                let mut error = support::validation::FieldError::invalid(
+                    &path,
+                    "object",
+                    "maxReplicas must be greater than or equal to minReplicas",
+                );
+                if !error.field.is_empty() {
+                    error.field.push('.');
+                }
+                error.field.push_str("maxReplicas");
+                errors.push(error);
+            }
+            None => {
+                support::cel::check_rules_typed(
+                    std::slice::from_ref(&*RULE_0),
+                    &path,
+                    "object",
+                    json.get_or_insert_with(|| support::cel::to_json(value)),
+                    None,
+                    errors,
+                );
+            }
+        }
     }
 }

@@ -61,24 +61,46 @@ impl support::Validate for HPAScalingRules {
             support::rules::quantity(&path, value, errors);
         }
         let (value, path) = (self, *path);
-        static RULES: std::sync::LazyLock<[support::cel::CelRule; 1]> = std::sync::LazyLock::new(||
-        [
-            support::cel::CelRule::new(
-                &support::cel::CelRuleSpec::new(
-                        "!has(self.tolerance) || !string(self.tolerance).startsWith('-')",
-                    )
-                    .with_message("tolerance must be greater than or equal to zero")
-                    .with_field_path(".tolerance"),
-            ),
-        ]);
-        support::cel::check_rules_typed(
-            &*RULES,
-            &path,
-            "object",
-            &support::cel::to_json(value),
-            None,
-            errors,
-        );
+        let mut json = None;
+        fn rule_0(value: &super::HPAScalingRules) -> Option<bool> {
+            Some(
+                value.tolerance.is_none()
+                    || !value.tolerance.as_ref()?.0.as_str().starts_with("-"),
+            )
+        }
+        static RULE_0: std::sync::LazyLock<support::cel::CelRule> = std::sync::LazyLock::new(||
+        support::cel::CelRule::new(
+            &support::cel::CelRuleSpec::new(
+                    "!has(self.tolerance) || !string(self.tolerance).startsWith('-')",
+                )
+                .with_message("tolerance must be greater than or equal to zero")
+                .with_field_path(".tolerance"),
+        ));
+        match rule_0(value) {
+            Some(true) => {}
+            Some(false) => {
+                let mut error = support::validation::FieldError::invalid(
+                    &path,
+                    "object",
+                    "tolerance must be greater than or equal to zero",
+                );
+                if !error.field.is_empty() {
+                    error.field.push('.');
+                }
+                error.field.push_str("tolerance");
+                errors.push(error);
+            }
+            None => {
+                support::cel::check_rules_typed(
+                    std::slice::from_ref(&*RULE_0),
+                    &path,
+                    "object",
+                    json.get_or_insert_with(|| support::cel::to_json(value)),
+                    None,
+                    errors,
+                );
+            }
+        }
     }
 }
 

@@ -96,29 +96,60 @@ impl support::Validate for MetricSpec {
             }
         }
         let (value, path) = (self, *path);
-        static RULES: std::sync::LazyLock<[support::cel::CelRule; 2]> = std::sync::LazyLock::new(||
-        [
-            support::cel::CelRule::new(
-                &support::cel::CelRuleSpec::new(
-                        "!(self.type in ['ContainerResource', 'External', 'Object', 'Pods', 'Resource']) || (self.type == 'ContainerResource' ? has(self.containerResource) : self.type == 'External' ? has(self.external) : self.type == 'Object' ? has(self.object) : self.type == 'Pods' ? has(self.pods) : has(self.resource))",
-                    )
-                    .with_message("the source field named by type must be set"),
-            ),
-            support::cel::CelRule::new(
-                &support::cel::CelRuleSpec::new(
-                        "[has(self.containerResource), has(self.external), has(self.object), has(self.pods), has(self.resource)].filter(x, x).size() <= 1",
-                    )
-                    .with_message("only the source field named by type may be set"),
-            ),
-        ]);
-        support::cel::check_rules_typed(
-            &*RULES,
-            &path,
-            "object",
-            &support::cel::to_json(value),
-            None,
-            errors,
-        );
+        fn rule_0(value: &super::MetricSpec) -> bool {
+            !matches!(
+                value.type_.as_str(), "ContainerResource" | "External" | "Object" |
+                "Pods" | "Resource"
+            )
+                || (if value.type_.as_str() == "ContainerResource" {
+                    value.container_resource.is_some()
+                } else if value.type_.as_str() == "External" {
+                    value.external.is_some()
+                } else if value.type_.as_str() == "Object" {
+                    value.object.is_some()
+                } else if value.type_.as_str() == "Pods" {
+                    value.pods.is_some()
+                } else {
+                    value.resource.is_some()
+                })
+        }
+        if !rule_0(value) {
+            errors
+                .push(
+                    support::validation::FieldError::invalid(
+                        &path,
+                        "object",
+                        "the source field named by type must be set",
+                    ),
+                );
+        }
+        fn rule_1(value: &super::MetricSpec) -> bool {
+            ({
+                let mut count0 = 0i64;
+                for item1 in [
+                    value.container_resource.is_some(),
+                    value.external.is_some(),
+                    value.object.is_some(),
+                    value.pods.is_some(),
+                    value.resource.is_some(),
+                ] {
+                    if item1 {
+                        count0 += 1;
+                    }
+                }
+                count0
+            }) <= 1
+        }
+        if !rule_1(value) {
+            errors
+                .push(
+                    support::validation::FieldError::invalid(
+                        &path,
+                        "object",
+                        "only the source field named by type may be set",
+                    ),
+                );
+        }
     }
 }
 

@@ -53,40 +53,51 @@ impl support::Validate for MetricTarget {
             support::rules::quantity(&path, value, errors);
         }
         let (value, path) = (self, *path);
-        static RULES: std::sync::LazyLock<[support::cel::CelRule; 3]> = std::sync::LazyLock::new(||
-        [
-            support::cel::CelRule::new(
-                &support::cel::CelRuleSpec::new(
-                        "self.type != 'Utilization' || has(self.averageUtilization)",
-                    )
-                    .with_message(
-                        "averageUtilization must be set when type is Utilization",
-                    )
-                    .with_field_path(".averageUtilization"),
-            ),
-            support::cel::CelRule::new(
-                &support::cel::CelRuleSpec::new(
-                        "self.type != 'Value' || has(self.value)",
-                    )
-                    .with_message("value must be set when type is Value")
-                    .with_field_path(".value"),
-            ),
-            support::cel::CelRule::new(
-                &support::cel::CelRuleSpec::new(
-                        "self.type != 'AverageValue' || has(self.averageValue)",
-                    )
-                    .with_message("averageValue must be set when type is AverageValue")
-                    .with_field_path(".averageValue"),
-            ),
-        ]);
-        support::cel::check_rules_typed(
-            &*RULES,
-            &path,
-            "object",
-            &support::cel::to_json(value),
-            None,
-            errors,
-        );
+        fn rule_0(value: &super::MetricTarget) -> bool {
+            value.type_.as_str() != "Utilization" || value.average_utilization.is_some()
+        }
+        if !rule_0(value) {
+            let mut error = support::validation::FieldError::invalid(
+                &path,
+                "object",
+                "averageUtilization must be set when type is Utilization",
+            );
+            if !error.field.is_empty() {
+                error.field.push('.');
+            }
+            error.field.push_str("averageUtilization");
+            errors.push(error);
+        }
+        fn rule_1(value: &super::MetricTarget) -> bool {
+            value.type_.as_str() != "Value" || value.value.is_some()
+        }
+        if !rule_1(value) {
+            let mut error = support::validation::FieldError::invalid(
+                &path,
+                "object",
+                "value must be set when type is Value",
+            );
+            if !error.field.is_empty() {
+                error.field.push('.');
+            }
+            error.field.push_str("value");
+            errors.push(error);
+        }
+        fn rule_2(value: &super::MetricTarget) -> bool {
+            value.type_.as_str() != "AverageValue" || value.average_value.is_some()
+        }
+        if !rule_2(value) {
+            let mut error = support::validation::FieldError::invalid(
+                &path,
+                "object",
+                "averageValue must be set when type is AverageValue",
+            );
+            if !error.field.is_empty() {
+                error.field.push('.');
+            }
+            error.field.push_str("averageValue");
+            errors.push(error);
+        }
     }
 }
 

@@ -11,7 +11,48 @@ pub static CERTIFICATE_SIGNING_REQUEST: support::http::ResourceInfo = support::h
     list_kind: "CertificateSigningRequestList",
     short_names: &["csr"],
     categories: &[],
-    columns: &[],
+    columns: &[
+        support::http::Column {
+            name: "Age",
+            type_: "date",
+            format: "",
+            description: "Time since creation.",
+            priority: 0,
+            json_path: ".metadata.creationTimestamp",
+        },
+        support::http::Column {
+            name: "SignerName",
+            type_: "string",
+            format: "",
+            description: "Signer asked to issue the certificate.",
+            priority: 0,
+            json_path: ".spec.signerName",
+        },
+        support::http::Column {
+            name: "Requestor",
+            type_: "string",
+            format: "",
+            description: "User who created the request.",
+            priority: 0,
+            json_path: ".spec.username",
+        },
+        support::http::Column {
+            name: "RequestedDuration",
+            type_: "integer",
+            format: "",
+            description: "Requested validity of the certificate, in seconds.",
+            priority: 0,
+            json_path: ".spec.expirationSeconds",
+        },
+        support::http::Column {
+            name: "Condition",
+            type_: "string",
+            format: "",
+            description: "Type of the first condition (Approved, Denied or Failed); none while pending.",
+            priority: 0,
+            json_path: ".status.conditions[*].type",
+        },
+    ],
 };
 /// The operations on CertificateSigningRequest. Every method answers 405 `MethodNotAllowed` unless implemented, so a server implements only what it supports.
 pub trait CertificateSigningRequestApi: Send + Sync + 'static {

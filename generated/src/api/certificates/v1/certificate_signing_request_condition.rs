@@ -67,26 +67,22 @@ impl support::Validate for CertificateSigningRequestCondition {
             }
         }
         let (value, path) = (self, *path);
-        static RULES: std::sync::LazyLock<[support::cel::CelRule; 1]> = std::sync::LazyLock::new(||
-        [
-            support::cel::CelRule::new(
-                &support::cel::CelRuleSpec::new(
-                        "!(self.type in ['Approved', 'Denied', 'Failed']) || self.status == 'True'",
-                    )
-                    .with_message(
-                        "Approved, Denied and Failed conditions must have status True",
-                    )
-                    .with_field_path(".status"),
-            ),
-        ]);
-        support::cel::check_rules_typed(
-            &*RULES,
-            &path,
-            "object",
-            &support::cel::to_json(value),
-            None,
-            errors,
-        );
+        fn rule_0(value: &super::CertificateSigningRequestCondition) -> bool {
+            !matches!(value.type_.as_str(), "Approved" | "Denied" | "Failed")
+                || value.status.as_str() == "True"
+        }
+        if !rule_0(value) {
+            let mut error = support::validation::FieldError::invalid(
+                &path,
+                "object",
+                "Approved, Denied and Failed conditions must have status True",
+            );
+            if !error.field.is_empty() {
+                error.field.push('.');
+            }
+            error.field.push_str("status");
+            errors.push(error);
+        }
     }
 }
 

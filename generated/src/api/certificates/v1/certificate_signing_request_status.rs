@@ -39,34 +39,111 @@ impl support::Validate for CertificateSigningRequestStatus {
             }
         }
         let (value, path) = (self, *path);
-        static RULES: std::sync::LazyLock<[support::cel::CelRule; 2]> = std::sync::LazyLock::new(||
-        [
-            support::cel::CelRule::new(
-                &support::cel::CelRuleSpec::new(
-                        "!has(self.conditions) || !(self.conditions.exists(c, c.type == 'Approved') && self.conditions.exists(c, c.type == 'Denied'))",
-                    )
-                    .with_message(
-                        "Approved and Denied conditions are mutually exclusive",
-                    )
-                    .with_field_path(".conditions"),
-            ),
-            support::cel::CelRule::new(
-                &support::cel::CelRuleSpec::new(
-                        "!has(self.certificate) || size(self.certificate) == 0 || (has(self.conditions) && self.conditions.exists(c, c.type == 'Approved'))",
-                    )
-                    .with_message(
-                        "certificate may only be set once the request has an Approved condition",
-                    )
-                    .with_field_path(".certificate"),
-            ),
-        ]);
-        support::cel::check_rules_typed(
-            &*RULES,
-            &path,
-            "object",
-            &support::cel::to_json(value),
-            None,
-            errors,
-        );
+        let mut json = None;
+        fn rule_0(value: &super::CertificateSigningRequestStatus) -> Option<bool> {
+            Some(
+                value.conditions.is_none()
+                    || !(('l0: {
+                        for item1 in value.conditions.as_ref()? {
+                            if item1.type_.as_str() == "Approved" {
+                                break 'l0 true;
+                            }
+                        }
+                        false
+                    })
+                        && ('l1: {
+                            for item1 in value.conditions.as_ref()? {
+                                if item1.type_.as_str() == "Denied" {
+                                    break 'l1 true;
+                                }
+                            }
+                            false
+                        })),
+            )
+        }
+        static RULE_0: std::sync::LazyLock<support::cel::CelRule> = std::sync::LazyLock::new(||
+        support::cel::CelRule::new(
+            &support::cel::CelRuleSpec::new(
+                    "!has(self.conditions) || !(self.conditions.exists(c, c.type == 'Approved') && self.conditions.exists(c, c.type == 'Denied'))",
+                )
+                .with_message("Approved and Denied conditions are mutually exclusive")
+                .with_field_path(".conditions"),
+        ));
+        match rule_0(value) {
+            Some(true) => {}
+            Some(false) => {
+                let mut error = support::validation::FieldError::invalid(
+                    &path,
+                    "object",
+                    "Approved and Denied conditions are mutually exclusive",
+                );
+                if !error.field.is_empty() {
+                    error.field.push('.');
+                }
+                error.field.push_str("conditions");
+                errors.push(error);
+            }
+            None => {
+                support::cel::check_rules_typed(
+                    std::slice::from_ref(&*RULE_0),
+                    &path,
+                    "object",
+                    json.get_or_insert_with(|| support::cel::to_json(value)),
+                    None,
+                    errors,
+                );
+            }
+        }
+        fn rule_1(value: &super::CertificateSigningRequestStatus) -> Option<bool> {
+            Some(
+                value.certificate.is_none()
+                    || ((value.certificate.as_ref()?.0.len().div_ceil(3) * 4) as i64)
+                        == 0
+                    || value.conditions.is_some()
+                        && ('l0: {
+                            for item1 in value.conditions.as_ref()? {
+                                if item1.type_.as_str() == "Approved" {
+                                    break 'l0 true;
+                                }
+                            }
+                            false
+                        }),
+            )
+        }
+        static RULE_1: std::sync::LazyLock<support::cel::CelRule> = std::sync::LazyLock::new(||
+        support::cel::CelRule::new(
+            &support::cel::CelRuleSpec::new(
+                    "!has(self.certificate) || size(self.certificate) == 0 || (has(self.conditions) && self.conditions.exists(c, c.type == 'Approved'))",
+                )
+                .with_message(
+                    "certificate may only be set once the request has an Approved condition",
+                )
+                .with_field_path(".certificate"),
+        ));
+        match rule_1(value) {
+            Some(true) => {}
+            Some(false) => {
+                let mut error = support::validation::FieldError::invalid(
+                    &path,
+                    "object",
+                    "certificate may only be set once the request has an Approved condition",
+                );
+                if !error.field.is_empty() {
+                    error.field.push('.');
+                }
+                error.field.push_str("certificate");
+                errors.push(error);
+            }
+            None => {
+                support::cel::check_rules_typed(
+                    std::slice::from_ref(&*RULE_1),
+                    &path,
+                    "object",
+                    json.get_or_insert_with(|| support::cel::to_json(value)),
+                    None,
+                    errors,
+                );
+            }
+        }
     }
 }

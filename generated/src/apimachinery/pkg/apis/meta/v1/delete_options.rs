@@ -82,26 +82,21 @@ impl support::Validate for DeleteOptions {
             }
         }
         let (value, path) = (self, *path);
-        static RULES: std::sync::LazyLock<[support::cel::CelRule; 1]> = std::sync::LazyLock::new(||
-        [
-            support::cel::CelRule::new(
-                &support::cel::CelRuleSpec::new(
-                        "!has(self.orphanDependents) || !has(self.propagationPolicy)",
-                    )
-                    .with_message(
-                        "orphanDependents and propagationPolicy cannot both be set",
-                    )
-                    .with_field_path(".propagationPolicy"),
-            ),
-        ]);
-        support::cel::check_rules_typed(
-            &*RULES,
-            &path,
-            "object",
-            &support::cel::to_json(value),
-            None,
-            errors,
-        );
+        fn rule_0(value: &super::DeleteOptions) -> bool {
+            value.orphan_dependents.is_none() || value.propagation_policy.is_none()
+        }
+        if !rule_0(value) {
+            let mut error = support::validation::FieldError::invalid(
+                &path,
+                "object",
+                "orphanDependents and propagationPolicy cannot both be set",
+            );
+            if !error.field.is_empty() {
+                error.field.push('.');
+            }
+            error.field.push_str("propagationPolicy");
+            errors.push(error);
+        }
     }
 }
 

@@ -1,0 +1,459 @@
+//! Throughput and latency of the reference server on loopback (`cargo bench -p apiserver
+//! --bench server`).
+//!
+//! The server is the `apiserver` binary (bench profile) in its own process on a free
+//! loopback port; the load generator is this process, a 2-thread tokio runtime with raw
+//! HTTP/1.1 keep-alive connections (hyper). Both share the machine's cores, so the figures
+//! are for client and server together, as a user running both on one machine sees them.
+//!
+//! - create, get, list (a namespace of 100 HorizontalPodAutoscalers): 64 connections, each
+//!   sending its next request as soon as the previous answer is read, for a fixed time after
+//!   a warm-up; requests/s over that time, and p50/p99 of the per-request latencies. Each
+//!   phase gets a fresh server. The list is measured twice: alone in the store, then with
+//!   20,000 more objects of the kind in other namespaces (a list of one namespace should
+//!   not pay for the others).
+//! - watch fan-out: 1,000 watch connections on one namespace; for each of several creates,
+//!   the time from sending the POST to the moment the last watcher has read the ADDED event;
+//!   the median over the writes (and the min and max).
+//!
+//! `BENCH_SECONDS` sets the measured time per phase (default 5).
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::client::conn::http1::SendRequest;
+use hyper_util::rt::TokioIo;
+use serde_json::{Value, json};
+
+const CONNECTIONS: usize = 64;
+const WARMUP: Duration = Duration::from_millis(500);
+const LIST_SIZE: usize = 100;
+const WATCHERS: usize = 1000;
+const FANOUT_WRITES: usize = 9;
+const NS_PATH: &str = "/apis/autoscaling/v2/namespaces";
+/// Objects of the kind outside the listed namespace, for the second list figure.
+const OTHER_OBJECTS: usize = 20_000;
+
+/// The reference server as a child process on a free loopback port; SIGTERM on drop.
+struct Server {
+    child: Child,
+    addr: String,
+}
+
+impl Server {
+    fn start() -> Server {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_apiserver"))
+            .args(["--listen", "127.0.0.1:0"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("starting the apiserver binary");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if let Some(url) = line.trim().strip_prefix("listening on http://") {
+                    let _ = tx.send(url.trim_end_matches('/').to_owned());
+                }
+            }
+        });
+        let addr = rx
+            .recv_timeout(Duration::from_secs(30))
+            .expect("the server's `listening on` line");
+        Server { child, addr }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let pid = libc::pid_t::try_from(self.child.id()).expect("pid fits pid_t");
+        // SAFETY: kill(2) with the pid of our own child process, not yet reaped.
+        unsafe { libc::kill(pid, libc::SIGTERM) };
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+async fn connect(addr: &str) -> SendRequest<Full<Bytes>> {
+    let stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    stream.set_nodelay(true).expect("TCP_NODELAY");
+    let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+        .await
+        .expect("handshake");
+    tokio::spawn(async move {
+        let _ = connection.await;
+    });
+    sender
+}
+
+fn request(
+    addr: &str,
+    method: &str,
+    path: &str,
+    body: Option<&Value>,
+) -> hyper::Request<Full<Bytes>> {
+    let builder = hyper::Request::builder()
+        .method(method)
+        .uri(path)
+        .header("host", addr)
+        .header("accept", "application/json");
+    match body {
+        Some(body) => builder
+            .header("content-type", "application/json")
+            .body(Full::new(Bytes::from(body.to_string()))),
+        None => builder.body(Full::new(Bytes::new())),
+    }
+    .expect("a valid request")
+}
+
+/// Sends one request and reads the whole answer; panics on an unexpected status.
+async fn call(
+    sender: &mut SendRequest<Full<Bytes>>,
+    req: hyper::Request<Full<Bytes>>,
+    expect: u16,
+) -> Bytes {
+    sender.ready().await.expect("connection ready");
+    let what = format!("{} {}", req.method(), req.uri());
+    let response = sender.send_request(req).await.expect("an answer");
+    let status = response.status().as_u16();
+    let body = response
+        .into_body()
+        .collect()
+        .await
+        .expect("the body")
+        .to_bytes();
+    assert_eq!(status, expect, "{what}: {}", String::from_utf8_lossy(&body));
+    body
+}
+
+fn hpa(name: &str) -> Value {
+    json!({
+        "apiVersion": "autoscaling/v2",
+        "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": name, "labels": {"app": "bench"}},
+        "spec": {
+            "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+            "minReplicas": 2,
+            "maxReplicas": 10,
+            "metrics": [{"type": "Resource", "resource": {"name": "cpu",
+                "target": {"type": "Utilization", "averageUtilization": 80}}}],
+        },
+    })
+}
+
+struct Figures {
+    requests: usize,
+    seconds: f64,
+    p50: Duration,
+    p99: Duration,
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    let index = ((sorted.len() as f64 * p).ceil() as usize).clamp(1, sorted.len()) - 1;
+    sorted[index]
+}
+
+/// `CONNECTIONS` closed-loop clients sending `make(connection, i)` for `WARMUP` + `measure`.
+async fn closed_loop<F>(addr: &str, measure: Duration, expect: u16, make: F) -> Figures
+where
+    F: Fn(usize, usize) -> (String, String, Option<Value>) + Send + Sync + 'static,
+{
+    let make = Arc::new(make);
+    let start = tokio::time::Instant::now() + Duration::from_millis(200);
+    let measure_from = start + WARMUP;
+    let end = measure_from + measure;
+    let mut tasks = Vec::new();
+    for c in 0..CONNECTIONS {
+        let addr = addr.to_owned();
+        let make = make.clone();
+        tasks.push(tokio::spawn(async move {
+            let mut sender = connect(&addr).await;
+            let mut latencies = Vec::new();
+            tokio::time::sleep_until(start).await;
+            let mut i = 0;
+            loop {
+                let begun = tokio::time::Instant::now();
+                if begun >= end {
+                    break;
+                }
+                let (method, path, body) = make(c, i);
+                call(
+                    &mut sender,
+                    request(&addr, &method, &path, body.as_ref()),
+                    expect,
+                )
+                .await;
+                if begun >= measure_from {
+                    latencies.push(begun.elapsed());
+                }
+                i += 1;
+            }
+            latencies
+        }));
+    }
+    let mut all = Vec::new();
+    for task in tasks {
+        all.extend(task.await.expect("a client task panicked"));
+    }
+    all.sort();
+    Figures {
+        requests: all.len(),
+        seconds: measure.as_secs_f64(),
+        p50: percentile(&all, 0.5),
+        p99: percentile(&all, 0.99),
+    }
+}
+
+/// Opens `WATCHERS` watches on `namespace`, then times `FANOUT_WRITES` creates until every
+/// watcher has read each one's ADDED event. Returns the time per write.
+async fn fanout(addr: &str) -> Vec<Duration> {
+    let namespace = "bench-watch";
+    let mut setup = connect(addr).await;
+    let list = call(
+        &mut setup,
+        request(
+            addr,
+            "GET",
+            &format!("{NS_PATH}/{namespace}/horizontalpodautoscalers"),
+            None,
+        ),
+        200,
+    )
+    .await;
+    let list: Value = serde_json::from_slice(&list).expect("list JSON");
+    let rv = list["metadata"]["resourceVersion"]
+        .as_str()
+        .expect("list resourceVersion")
+        .to_owned();
+
+    let (ready_tx, mut ready_rx) = tokio::sync::mpsc::channel::<()>(WATCHERS);
+    let (seen_tx, mut seen_rx) =
+        tokio::sync::mpsc::unbounded_channel::<(usize, tokio::time::Instant)>();
+    let mut watchers = Vec::new();
+    for _ in 0..WATCHERS {
+        let addr = addr.to_owned();
+        let path = format!(
+            "{NS_PATH}/{namespace}/horizontalpodautoscalers?watch=true&resourceVersion={rv}&timeoutSeconds=600"
+        );
+        let ready_tx = ready_tx.clone();
+        let seen_tx = seen_tx.clone();
+        watchers.push(tokio::spawn(async move {
+            let mut sender = connect(&addr).await;
+            let response = sender
+                .send_request(request(&addr, "GET", &path, None))
+                .await
+                .expect("watch");
+            assert_eq!(response.status().as_u16(), 200, "watch status");
+            ready_tx.send(()).await.expect("ready");
+            let mut body = response.into_body();
+            let mut buffer = Vec::new();
+            while let Some(Ok(frame)) = body.frame().await {
+                let Ok(data) = frame.into_data() else {
+                    continue;
+                };
+                buffer.extend_from_slice(&data);
+                while let Some(end) = buffer.iter().position(|&b| b == b'\n') {
+                    let line: Vec<u8> = buffer.drain(..=end).collect();
+                    let now = tokio::time::Instant::now();
+                    let event: Value = serde_json::from_slice(&line).expect("event JSON");
+                    if event["type"] == "ADDED"
+                        && let Some(k) = event["object"]["metadata"]["name"]
+                            .as_str()
+                            .and_then(|n| n.strip_prefix("w"))
+                    {
+                        let _ = seen_tx.send((k.parse().expect("write number"), now));
+                    }
+                }
+            }
+        }));
+    }
+    drop(seen_tx);
+    for _ in 0..WATCHERS {
+        tokio::time::timeout(Duration::from_secs(60), ready_rx.recv())
+            .await
+            .expect("watches open in 60 s");
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+
+    let mut times = Vec::new();
+    for k in 0..FANOUT_WRITES {
+        let sent = tokio::time::Instant::now();
+        call(
+            &mut setup,
+            request(
+                addr,
+                "POST",
+                &format!("{NS_PATH}/{namespace}/horizontalpodautoscalers"),
+                Some(&hpa(&format!("w{k}"))),
+            ),
+            201,
+        )
+        .await;
+        let mut last = sent;
+        for _ in 0..WATCHERS {
+            let (write, at) = tokio::time::timeout(Duration::from_secs(30), seen_rx.recv())
+                .await
+                .expect("every watcher sees the write within 30 s")
+                .expect("watchers alive");
+            assert_eq!(write, k, "an event of another write");
+            last = last.max(at);
+        }
+        times.push(last - sent);
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    for watcher in watchers {
+        watcher.abort();
+    }
+    times
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.2} ms", d.as_secs_f64() * 1000.0)
+}
+
+/// Creates `count` HorizontalPodAutoscalers named `{prefix}-{i}` spread over 10 namespaces
+/// `{prefix}-0` .. `{prefix}-9`, over 16 connections.
+async fn populate(addr: &str, prefix: &str, count: usize) {
+    let mut tasks = Vec::new();
+    for c in 0..16 {
+        let addr = addr.to_owned();
+        let prefix = prefix.to_owned();
+        tasks.push(tokio::spawn(async move {
+            let mut sender = connect(&addr).await;
+            for i in (c..count).step_by(16) {
+                let path = format!("{NS_PATH}/{prefix}-{}/horizontalpodautoscalers", i % 10);
+                let body = hpa(&format!("{prefix}-{i}"));
+                call(&mut sender, request(&addr, "POST", &path, Some(&body)), 201).await;
+            }
+        }));
+    }
+    for task in tasks {
+        task.await.expect("a populating task panicked");
+    }
+}
+
+/// Each phase has a server of its own, so that one phase's objects do not slow the next.
+async fn run(measure: Duration) {
+    let mut rows = Vec::new();
+
+    let server = Server::start();
+    let addr = server.addr.clone();
+    let create = closed_loop(&addr, measure, 201, |c, i| {
+        let path = format!("{NS_PATH}/bench-create-{}/horizontalpodautoscalers", c % 8);
+        ("POST".into(), path, Some(hpa(&format!("c{c}-{i}"))))
+    })
+    .await;
+    rows.push(("create (POST, 201; 8 namespaces)".to_owned(), create));
+    drop(server);
+
+    let server = Server::start();
+    let addr = server.addr.clone();
+    let mut setup = connect(&addr).await;
+    let path = format!("{NS_PATH}/bench-get/horizontalpodautoscalers");
+    call(
+        &mut setup,
+        request(&addr, "POST", &path, Some(&hpa("web"))),
+        201,
+    )
+    .await;
+    let get = closed_loop(&addr, measure, 200, |_, _| {
+        (
+            "GET".into(),
+            format!("{NS_PATH}/bench-get/horizontalpodautoscalers/web"),
+            None,
+        )
+    })
+    .await;
+    rows.push(("get (one object)".to_owned(), get));
+    drop(server);
+
+    let server = Server::start();
+    let addr = server.addr.clone();
+    let mut setup = connect(&addr).await;
+    let list_path = format!("{NS_PATH}/bench-list/horizontalpodautoscalers");
+    for i in 0..LIST_SIZE {
+        let body = hpa(&format!("item-{i:03}"));
+        call(
+            &mut setup,
+            request(&addr, "POST", &list_path, Some(&body)),
+            201,
+        )
+        .await;
+    }
+    let listed = call(&mut setup, request(&addr, "GET", &list_path, None), 200).await;
+    let list_bytes = listed.len();
+    let path = list_path.clone();
+    let list = closed_loop(&addr, measure, 200, move |_, _| {
+        ("GET".into(), path.clone(), None)
+    })
+    .await;
+    rows.push((
+        format!("list (a namespace of {LIST_SIZE} objects, {list_bytes} bytes)"),
+        list,
+    ));
+    // The same list with many more objects of the kind in other namespaces.
+    populate(&addr, "other", OTHER_OBJECTS).await;
+    let path = list_path.clone();
+    let list = closed_loop(&addr, measure, 200, move |_, _| {
+        ("GET".into(), path.clone(), None)
+    })
+    .await;
+    rows.push((
+        format!("list (the same {LIST_SIZE}, with {OTHER_OBJECTS} more in 10 other namespaces)"),
+        list,
+    ));
+    drop(server);
+
+    println!(
+        "| operation ({CONNECTIONS} connections) | requests/s | p50 | p99 | requests measured |"
+    );
+    println!("|---|---:|---:|---:|---:|");
+    for (name, f) in &rows {
+        println!(
+            "| {name} | {:.0} | {} | {} | {} |",
+            f.requests as f64 / f.seconds,
+            ms(f.p50),
+            ms(f.p99),
+            f.requests
+        );
+    }
+
+    let server = Server::start();
+    let mut times = fanout(&server.addr).await;
+    let all: Vec<String> = times.iter().map(|t| ms(*t)).collect();
+    times.sort();
+    println!(
+        "watch fan-out, {WATCHERS} watchers, {FANOUT_WRITES} writes: median {} (min {}, max {}); all: {}",
+        ms(times[times.len() / 2]),
+        ms(times[0]),
+        ms(times[times.len() - 1]),
+        all.join(", ")
+    );
+    drop(server);
+}
+
+fn main() {
+    let seconds: u64 = std::env::var("BENCH_SECONDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(5);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    runtime.block_on(run(Duration::from_secs(seconds)));
+}

@@ -1,0 +1,28 @@
+//! A reference in-memory API server for every resource of the generated crate.
+//!
+//! [`Store`] implements [`support::dynamic::DynamicApi`] once, at the JSON level, generic
+//! over [`support::http::ResourceInfo`]; wrapped in [`support::dynamic::Dynamic`] it
+//! implements every generated resource trait, so [`server::router`] serves every resource
+//! of `specs/`, including ones added later, without code per resource. What a kind needs
+//! beyond the generic behaviour is in three small tables: typed validation
+//! ([`hooks::Validators`], built by the binary), field selectors
+//! ([`selector::selectable_fields`]) and registry strategies ([`strategy`]).
+//!
+//! Patches and field ownership are the patch engine's ([`patch`]); serving over HTTP(S)
+//! with graceful shutdown is [`server`] and [`tls`]; bearer tokens are [`auth`]. The binary
+//! (`cargo run -p apiserver -- --listen 127.0.0.1:8080`) is described in its `--help`.
+
+// Errors are Kubernetes `Status` objects: large, but only built on the failure path.
+#![allow(clippy::result_large_err)]
+
+pub mod auth;
+pub mod hooks;
+pub mod managed;
+pub mod patch;
+pub mod selector;
+pub mod server;
+pub mod store;
+pub mod strategy;
+pub mod tls;
+
+pub use store::{Store, StoreConfig};

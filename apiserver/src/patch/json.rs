@@ -1,0 +1,44 @@
+//! RFC 6902 JSON Patch and RFC 7386 JSON Merge Patch.
+
+use serde_json::Value;
+
+use super::PatchError;
+
+/// The most operations a JSON Patch may have (the API server's `maxJSONPatchOperations`).
+pub const MAX_JSON_PATCH_OPERATIONS: usize = 10_000;
+
+/// Applies an RFC 6902 JSON Patch (`application/json-patch+json`).
+///
+/// Operations apply in order; the first that fails (a `test` whose value differs, a path
+/// that does not exist, ...) fails the whole patch with [`PatchError::JsonPatchFailed`],
+/// which the API server answers with 422 and a generic message (the detail is kept for
+/// logs). More than [`MAX_JSON_PATCH_OPERATIONS`] operations are refused with 413.
+pub fn json_patch(original: &Value, patch: &json_patch::Patch) -> Result<Value, PatchError> {
+    if patch.0.len() > MAX_JSON_PATCH_OPERATIONS {
+        return Err(PatchError::TooManyOperations(patch.0.len()));
+    }
+    let mut document = original.clone();
+    json_patch::patch(&mut document, &patch.0)
+        .map_err(|error| PatchError::JsonPatchFailed(error.to_string()))?;
+    Ok(document)
+}
+
+/// Applies an RFC 7386 JSON Merge Patch (`application/merge-patch+json`): objects merge
+/// key by key, `null` deletes a key, anything else (arrays included) replaces. A patch
+/// that is not an object replaces the whole document; see [`check_merge_patch`] for the
+/// bodies the API server refuses up front.
+pub fn merge_patch(original: &Value, patch: &Value) -> Value {
+    let mut document = original.clone();
+    json_patch::merge(&mut document, patch);
+    document
+}
+
+/// The merge patches the API server refuses before merging (evanphx/json-patch's
+/// `ErrBadJSONPatch`, a 400 `Invalid JSON Patch`): `null` and scalars. Arrays are
+/// accepted there and make the document an array, which then fails to decode.
+pub fn check_merge_patch(patch: &Value) -> Result<(), PatchError> {
+    match patch {
+        Value::Object(_) | Value::Array(_) => Ok(()),
+        _ => Err(PatchError::BadRequest("Invalid JSON Patch".to_owned())),
+    }
+}

@@ -1,0 +1,299 @@
+//! Shared helpers of the apiserver tests: the router in process, requests with JSON
+//! answers, watch streams read line by line, and sample objects.
+
+#![allow(dead_code)]
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use apiserver::hooks::{self, Validators};
+use apiserver::{Store, StoreConfig, server};
+use http_body_util::BodyExt;
+use serde_json::{Value, json};
+use support::axum::Router;
+use support::axum::body::Body;
+use support::axum::http::{Method, Request, StatusCode, header};
+use support::http::Authenticator;
+use tower::ServiceExt;
+
+pub const HPAS: &str = "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers";
+pub const HPAS_ALL: &str = "/apis/autoscaling/v2/horizontalpodautoscalers";
+pub const CSRS: &str = "/apis/certificates.k8s.io/v1/certificatesigningrequests";
+
+/// The typed checks of every kind, as the binary uses them.
+pub fn validators() -> Validators {
+    hooks::generated_validators()
+}
+
+/// A store and the router serving it, in process.
+pub struct Api {
+    pub store: Store,
+    pub router: Router,
+}
+
+impl Api {
+    pub fn new() -> Self {
+        Self::with(|_| {}, None)
+    }
+
+    /// A server whose store configuration `configure` adjusts, with an authenticator.
+    pub fn with(
+        configure: impl FnOnce(&mut StoreConfig),
+        authenticator: Option<Arc<dyn Authenticator>>,
+    ) -> Self {
+        let mut config = StoreConfig::new(&generated::server::CATALOG, validators());
+        config.bookmark_interval = Duration::from_millis(200);
+        config.too_large_wait = Duration::from_millis(200);
+        configure(&mut config);
+        let store = Store::new(config);
+        let router = server::router(store.clone(), server::config(3 << 20, authenticator));
+        Api { store, router }
+    }
+
+    /// Sends a request; answers the status code and the body as JSON (`Null` if empty).
+    pub async fn send(&self, request: Request<Body>) -> (StatusCode, Value) {
+        let response = self
+            .router
+            .clone()
+            .oneshot(request)
+            .await
+            .expect("the router answers");
+        let status = response.status();
+        let bytes = response
+            .into_body()
+            .collect()
+            .await
+            .expect("a body")
+            .to_bytes();
+        let body = if bytes.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_slice(&bytes)
+                .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&bytes)))
+        };
+        (status, body)
+    }
+
+    pub async fn call(
+        &self,
+        method: Method,
+        uri: &str,
+        content_type: &str,
+        body: Option<&Value>,
+    ) -> (StatusCode, Value) {
+        let body = body
+            .map(|b| Body::from(b.to_string()))
+            .unwrap_or_else(Body::empty);
+        let request = Request::builder()
+            .method(method)
+            .uri(uri)
+            .header(header::CONTENT_TYPE, content_type)
+            .header(header::USER_AGENT, "apiserver-tests/v0 (test)")
+            .body(body)
+            .unwrap();
+        self.send(request).await
+    }
+
+    pub async fn get(&self, uri: &str) -> (StatusCode, Value) {
+        self.call(Method::GET, uri, "application/json", None).await
+    }
+
+    pub async fn post(&self, uri: &str, body: &Value) -> (StatusCode, Value) {
+        self.call(Method::POST, uri, "application/json", Some(body))
+            .await
+    }
+
+    pub async fn put(&self, uri: &str, body: &Value) -> (StatusCode, Value) {
+        self.call(Method::PUT, uri, "application/json", Some(body))
+            .await
+    }
+
+    pub async fn merge_patch(&self, uri: &str, body: &Value) -> (StatusCode, Value) {
+        self.call(
+            Method::PATCH,
+            uri,
+            "application/merge-patch+json",
+            Some(body),
+        )
+        .await
+    }
+
+    pub async fn json_patch(&self, uri: &str, body: &Value) -> (StatusCode, Value) {
+        self.call(
+            Method::PATCH,
+            uri,
+            "application/json-patch+json",
+            Some(body),
+        )
+        .await
+    }
+
+    pub async fn delete(&self, uri: &str, body: Option<&Value>) -> (StatusCode, Value) {
+        self.call(Method::DELETE, uri, "application/json", body)
+            .await
+    }
+
+    /// Creates `object` and answers it, asserting 201.
+    pub async fn create(&self, collection: &str, object: &Value) -> Value {
+        let (status, body) = self.post(collection, object).await;
+        assert_eq!(status, StatusCode::CREATED, "create {collection}: {body}");
+        body
+    }
+
+    /// Opens a watch.
+    pub async fn watch(&self, uri: &str) -> Watch {
+        let request = Request::builder().uri(uri).body(Body::empty()).unwrap();
+        let response = self
+            .router
+            .clone()
+            .oneshot(request)
+            .await
+            .expect("the router answers");
+        assert_eq!(response.status(), StatusCode::OK, "watch {uri}");
+        assert_eq!(
+            response.headers().get(header::CONTENT_TYPE).unwrap(),
+            "application/json;stream=watch"
+        );
+        Watch {
+            body: response.into_body(),
+            buffer: Vec::new(),
+            ended: false,
+        }
+    }
+}
+
+/// A watch response, read one event at a time.
+pub struct Watch {
+    body: Body,
+    buffer: Vec<u8>,
+    ended: bool,
+}
+
+impl Watch {
+    /// The next event, or `None` when the stream ended; panics after `wait` without one.
+    pub async fn next_within(&mut self, wait: Duration) -> Option<Value> {
+        loop {
+            if let Some(position) = self.buffer.iter().position(|b| *b == b'\n') {
+                let line: Vec<u8> = self.buffer.drain(..=position).collect();
+                return Some(serde_json::from_slice(&line).expect("an event line"));
+            }
+            if self.ended {
+                assert!(self.buffer.is_empty(), "a partial line at the end");
+                return None;
+            }
+            let frame = tokio::time::timeout(wait, self.body.frame())
+                .await
+                .unwrap_or_else(|_| panic!("no watch event within {wait:?}"));
+            match frame {
+                None => self.ended = true,
+                Some(frame) => {
+                    if let Ok(data) = frame.expect("a frame").into_data() {
+                        self.buffer.extend_from_slice(&data);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The next event (within 5 seconds), which must be there.
+    pub async fn next(&mut self) -> Value {
+        self.next_within(Duration::from_secs(5))
+            .await
+            .expect("an event, not the end")
+    }
+
+    /// The next event that is not a BOOKMARK.
+    pub async fn next_change(&mut self) -> Value {
+        loop {
+            let event = self.next().await;
+            if event["type"] != "BOOKMARK" {
+                return event;
+            }
+        }
+    }
+
+    /// Asserts that no event comes within `wait` (bookmarks aside).
+    pub async fn expect_quiet(&mut self, wait: Duration) {
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            if left.is_zero() {
+                return;
+            }
+            if let Ok(event) =
+                tokio::time::timeout(left, self.next_within(Duration::from_secs(3600))).await
+            {
+                let event = event.expect("the stream goes on");
+                assert_eq!(event["type"], "BOOKMARK", "unexpected event {event}");
+            }
+        }
+    }
+
+    /// Asserts that the stream ends (within 5 seconds), bookmarks aside.
+    pub async fn expect_end(&mut self) {
+        loop {
+            match self.next_within(Duration::from_secs(5)).await {
+                None => return,
+                Some(event) if event["type"] == "BOOKMARK" => continue,
+                Some(event) => panic!("expected the end of the stream, got {event}"),
+            }
+        }
+    }
+}
+
+/// An HPA named `name` with `labels`.
+pub fn hpa(name: &str, labels: Value) -> Value {
+    json!({
+        "apiVersion": "autoscaling/v2",
+        "kind": "HorizontalPodAutoscaler",
+        "metadata": {"name": name, "labels": labels},
+        "spec": {
+            "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+            "minReplicas": 1,
+            "maxReplicas": 3
+        }
+    })
+}
+
+/// A CSR named `name` for `signer`.
+pub fn csr(name: &str, signer: &str) -> Value {
+    json!({
+        "apiVersion": "certificates.k8s.io/v1",
+        "kind": "CertificateSigningRequest",
+        "metadata": {"name": name},
+        "spec": {"request": "cmVxdWVzdA==", "signerName": signer, "usages": ["client auth"]}
+    })
+}
+
+/// `metadata.resourceVersion` as a number.
+pub fn rv(object: &Value) -> u64 {
+    object["metadata"]["resourceVersion"]
+        .as_str()
+        .expect("a resourceVersion")
+        .parse()
+        .unwrap()
+}
+
+/// The names of a list's items.
+pub fn names(list: &Value) -> Vec<String> {
+    list["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|item| item["metadata"]["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// Percent-encodes a query value.
+pub fn q(value: &str) -> String {
+    let mut out = String::new();
+    for byte in value.bytes() {
+        match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                out.push(byte as char)
+            }
+            _ => out.push_str(&format!("%{byte:02X}")),
+        }
+    }
+    out
+}

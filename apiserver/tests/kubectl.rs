@@ -1,0 +1,1222 @@
+//! End to end: the machine's `kubectl`, with its default flags (client-side validation on),
+//! against the `apiserver` binary on a free loopback port.
+//!
+//! Two test functions, one server each:
+//!
+//! - `kubectl_against_anonymous_server`: discovery, explain, create, get (table, YAML,
+//!   across namespaces, watch), client-side and server-side apply (with a field-manager
+//!   conflict), the three patch types, replace (also with a stale resourceVersion),
+//!   delete and delete --all, the 422 of an invalid object, and CSR approval (the
+//!   protobuf-only `kubectl certificate approve`, then the JSON route through
+//!   `kubectl patch --subresource=approval`);
+//! - `kubectl_against_token_file_server`: `--token-file` with the Kubernetes CSV format;
+//!   no token is Unauthorized, a valid token works and is the CSR's `spec.username`.
+//!
+//! Each run gets its own kubeconfig and a fresh `--cache-dir` in a temporary directory.
+//! Steps run in order and do not stop at the first failure: every failed step is listed
+//! at the end, with its diagnosis when it is a known server problem (`KNOWN_FAILURES`),
+//! and any failure fails the test. Nothing is skipped silently.
+//!
+//! Without `kubectl` on the PATH (or in `$KUBECTL`) the tests print
+//! `SKIPPED: kubectl not found` and pass. `KUBECTL_E2E_LOG=1` prints every kubectl
+//! command with its exit code and output, and the server's own output at the end.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// Fixture files of these tests.
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/kubectl");
+
+/// How long one kubectl command may take before it is killed and its step fails.
+const COMMAND_TIMEOUT: Duration = Duration::from_secs(20);
+/// How long the server may take to print its `listening on` line.
+const STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long the server may take to exit after SIGTERM.
+const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long a `kubectl get -w` may take to print an expected line.
+const WATCH_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Steps known to fail because of a server or runtime problem, diagnosed, with the fix.
+/// A listed step still fails the test; the note only says why. A listed step that
+/// passes is reported so the entry can be removed.
+const KNOWN_FAILURES: &[(&str, &str)] = &[];
+
+// ---------------------------------------------------------------------------------------
+// The tests
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn kubectl_against_anonymous_server() {
+    let Some(kubectl_bin) = find_kubectl() else { return };
+    let started = Instant::now();
+    let dir = TempDir::new("anonymous");
+    let server = Server::start(&[]);
+    let k = Kubectl::new(&kubectl_bin, &dir, &server.url, None);
+    let mut report = Report::new("anonymous server");
+
+    report.step("version: kubectl talks to the server", || {
+        let out = k.run(&["version"]).ok()?;
+        out.stdout_has("Server Version: v1.")?;
+        // A kubectl dispatcher picks its binary by the server's minor version.
+        let server = out.stdout.lines().find_map(|l| l.strip_prefix("Server Version: "));
+        let client = out.stdout.lines().find_map(|l| l.strip_prefix("Client Version: "));
+        note(format!(
+            "kubectl client {}, server {} (a kubectl dispatcher runs the server's minor)",
+            client.unwrap_or("?"),
+            server.unwrap_or("?")
+        ));
+        Ok(())
+    });
+
+    // Resource names: short names only when discovery lists them (the specs decide).
+    let mut names = Names::full();
+    report.step("api-resources lists both resources", || {
+        let out = k.run(&["api-resources"]).ok()?;
+        let hpa = api_resource(&out, "horizontalpodautoscalers", "autoscaling/v2", true, "HorizontalPodAutoscaler")?;
+        let csr = api_resource(&out, "certificatesigningrequests", "certificates.k8s.io/v1", false, "CertificateSigningRequest")?;
+        // Short names must be the Kubernetes ones if the spec declares any.
+        if !hpa.is_empty() {
+            ensure(hpa.iter().any(|s| s == "hpa"), &out, "HPA short names lack `hpa`")?;
+            names.hpa = "hpa";
+        }
+        if !csr.is_empty() {
+            ensure(csr.iter().any(|s| s == "csr"), &out, "CSR short names lack `csr`")?;
+            names.csr = "csr";
+        }
+        if names.hpa != "hpa" || names.csr != "csr" {
+            note(format!(
+                "discovery lists no short names (HPA {hpa:?}, CSR {csr:?}): the specs declare none, \
+                 so the steps use `{}` and `{}`",
+                names.hpa, names.csr
+            ));
+        }
+        Ok(())
+    });
+    let Names { hpa, csr } = names;
+
+    report.step("explain hpa.spec", || {
+        let out = k.run(&["explain", &format!("{hpa}.spec")]).ok()?;
+        out.stdout_line_matches(&["GROUP:", "autoscaling"])?;
+        out.stdout_line_matches(&["KIND:", "HorizontalPodAutoscaler"])?;
+        out.stdout_line_matches(&["VERSION:", "v2"])?;
+        out.stdout_line_matches(&["FIELD:", "spec", "<HorizontalPodAutoscalerSpec>"])?;
+        out.stdout_line_matches(&["maxReplicas", "<integer>", "-required-"])?;
+        out.stdout_line_matches(&["minReplicas", "<integer>"])?;
+        out.stdout_line_matches(&[
+            "scaleTargetRef",
+            "<CrossVersionObjectReference>",
+            "-required-",
+        ])?;
+        out.stdout_line_matches(&["metrics", "<[]MetricSpec>"])?;
+        Ok(())
+    });
+
+    report.step("explain certificatesigningrequest.spec", || {
+        let out = k.run(&["explain", "certificatesigningrequest.spec"]).ok()?;
+        out.stdout_line_matches(&["GROUP:", "certificates.k8s.io"])?;
+        out.stdout_line_matches(&["KIND:", "CertificateSigningRequest"])?;
+        out.stdout_line_matches(&["FIELD:", "spec", "<CertificateSigningRequestSpec>"])?;
+        out.stdout_line_matches(&["request", "<string>", "-required-"])?;
+        out.stdout_line_matches(&["signerName", "<string>", "-required-"])?;
+        out.stdout_line_matches(&["expirationSeconds", "<integer>"])?;
+        out.stdout_line_matches(&["usages", "<[]string>"])?;
+        Ok(())
+    });
+
+    report.step("create -f hpa.yaml", || {
+        let out = k.run(&["create", "-f", &fixture("hpa.yaml")]).ok()?;
+        out.stdout_is("horizontalpodautoscaler.autoscaling/web created\n")?;
+        Ok(())
+    });
+
+    report.step("create -f csr.yaml (real PEM request)", || {
+        let out = k.run(&["create", "-f", &fixture("csr.yaml")]).ok()?;
+        out.stdout_is("certificatesigningrequest.certificates.k8s.io/e2e-client created\n")?;
+        let request = k.jsonpath(&["get", csr, "e2e-client"], "{.spec.request}")?;
+        let expected = fixture_field("csr.yaml", "request")?;
+        ensure_eq(&request, &expected, "spec.request read back differs from the one sent")?;
+        let signer = k.jsonpath(&["get", csr, "e2e-client"], "{.spec.signerName}")?;
+        ensure_eq(&signer, "kubernetes.io/kube-apiserver-client", "spec.signerName")?;
+        // The server sets the requestor: here no one authenticated.
+        let username = k.jsonpath(&["get", csr, "e2e-client"], "{.spec.username}")?;
+        ensure_eq(&username, "system:anonymous", "spec.username of an anonymous request")?;
+        Ok(())
+    });
+
+    report.step("create of an existing object: AlreadyExists", || {
+        let out = k.run(&["create", "-f", &fixture("hpa.yaml")]).fails()?;
+        out.stderr_is(
+            "Error from server (AlreadyExists): error when creating \"FIXTURE\": \
+             horizontalpodautoscalers.autoscaling \"web\" already exists\n"
+                .replace("FIXTURE", &fixture("hpa.yaml"))
+                .as_str(),
+        )?;
+        Ok(())
+    });
+
+    report.step("get (table)", || {
+        let out = k.run(&["get", hpa]).ok()?;
+        let rows = out.rows();
+        ensure(rows.first().is_some_and(|r| r.first() == Some(&"NAME")), &out, "no NAME header")?;
+        ensure(rows.iter().skip(1).any(|r| r[0] == "web"), &out, "no row for web")?;
+        let out = k.run(&["get", hpa, "web"]).ok()?;
+        ensure(out.rows().iter().skip(1).any(|r| r[0] == "web"), &out, "no row for web")?;
+        let out = k.run(&["get", csr]).ok()?;
+        ensure(
+            out.rows().iter().skip(1).any(|r| r[0] == "e2e-client"),
+            &out,
+            "no row for e2e-client",
+        )?;
+        Ok(())
+    });
+
+    report.step("get of a missing object: NotFound", || {
+        let out = k.run(&["get", hpa, "missing"]).fails()?;
+        out.stderr_is(
+            "Error from server (NotFound): horizontalpodautoscalers.autoscaling \"missing\" not found\n",
+        )?;
+        Ok(())
+    });
+
+    report.step("get -o yaml", || {
+        let out = k.run(&["get", hpa, "web", "-o", "yaml"]).ok()?;
+        for line in [
+            "apiVersion: autoscaling/v2",
+            "kind: HorizontalPodAutoscaler",
+            "name: web",
+            "namespace: default",
+            "maxReplicas: 5",
+            "minReplicas: 1",
+            "averageUtilization: 80",
+            "kind: Deployment",
+        ] {
+            out.stdout_has_line(line)?;
+        }
+        for key in ["resourceVersion:", "uid:", "creationTimestamp:"] {
+            out.stdout_has_line_starting(key)?;
+        }
+        Ok(())
+    });
+
+    report.step("get -A", || {
+        let out = k.run(&["create", "-n", "other", "-f", &fixture("hpa.yaml")]).ok()?;
+        out.stdout_is("horizontalpodautoscaler.autoscaling/web created\n")?;
+        let out = k.run(&["get", hpa, "-A"]).ok()?;
+        let rows = out.rows();
+        ensure(
+            rows.first().is_some_and(|r| r.starts_with(&["NAMESPACE", "NAME"])),
+            &out,
+            "header is not NAMESPACE NAME ...",
+        )?;
+        for ns in ["default", "other"] {
+            ensure(
+                rows.iter().skip(1).any(|r| r.starts_with(&[ns, "web"])),
+                &out,
+                &format!("no row for {ns}/web"),
+            )?;
+        }
+        let out = k.run(&["get", hpa, "-n", "other"]).ok()?;
+        ensure(out.rows().len() == 2, &out, "namespace other should list exactly web")?;
+        Ok(())
+    });
+
+    report.step("get -w sees later changes", || {
+        let mut watch = k.background(&["get", hpa, "--watch", "--output-watch-events"])?;
+        let is = |event: &'static str, name: &'static str| {
+            move |row: &[&str]| row.len() >= 2 && row[0] == event && row[1] == name
+        };
+        watch.wait_for_row(is("ADDED", "web"), "the initial ADDED web")?;
+        let out = k.run(&["label", hpa, "web", "watched=yes"]).ok()?;
+        out.stdout_is("horizontalpodautoscaler.autoscaling/web labeled\n")?;
+        watch.wait_for_row(is("MODIFIED", "web"), "MODIFIED web (after kubectl label)")?;
+        let manifest = read_fixture("hpa.yaml").replace("name: web\nspec", "name: web-watch\nspec");
+        let out = k.run_stdin(&["create", "-f", "-"], &manifest).ok()?;
+        out.stdout_is("horizontalpodautoscaler.autoscaling/web-watch created\n")?;
+        watch.wait_for_row(is("ADDED", "web-watch"), "ADDED web-watch (after kubectl create)")?;
+        watch.stop();
+        Ok(())
+    });
+
+    report.step("apply -f: created, configured, unchanged", || {
+        let out = k.run(&["apply", "-f", &fixture("hpa-apply.yaml")]).ok()?;
+        out.stdout_is("horizontalpodautoscaler.autoscaling/applied created\n")?;
+        let out = k.run(&["apply", "-f", &fixture("hpa-apply-changed.yaml")]).ok()?;
+        out.stdout_is("horizontalpodautoscaler.autoscaling/applied configured\n")?;
+        let max = k.jsonpath(&["get", hpa, "applied"], "{.spec.maxReplicas}")?;
+        ensure_eq(&max, "4", "maxReplicas after the second apply")?;
+        let stage = k.jsonpath(&["get", hpa, "applied"], "{.metadata.labels.stage}")?;
+        ensure_eq(&stage, "two", "label stage after the second apply")?;
+        let out = k.run(&["apply", "-f", &fixture("hpa-apply-changed.yaml")]).ok()?;
+        out.stdout_is("horizontalpodautoscaler.autoscaling/applied unchanged\n")?;
+        Ok(())
+    });
+
+    report.step("apply --server-side", || {
+        let out = k.run(&["apply", "--server-side", "-f", &fixture("hpa-ssa.yaml")]).ok()?;
+        out.stdout_is("horizontalpodautoscaler.autoscaling/ssa serverside-applied\n")?;
+        let managers = k.jsonpath(&["get", hpa, "ssa"], "{.metadata.managedFields[*].manager}")?;
+        ensure_eq(&managers, "kubectl", "managedFields managers after the first apply")?;
+        let operations =
+            k.jsonpath(&["get", hpa, "ssa"], "{.metadata.managedFields[*].operation}")?;
+        ensure_eq(&operations, "Apply", "managedFields operations after the first apply")?;
+        Ok(())
+    });
+
+    let apply_other = |force: bool| {
+        let file = fixture("hpa-ssa-other.yaml");
+        let mut args = vec!["apply", "--server-side", "--field-manager=other", "-f", file.as_str()];
+        if force {
+            args.push("--force-conflicts");
+        }
+        k.run(&args)
+    };
+
+    report.step("apply --server-side by another manager: conflict", || {
+        let out = apply_other(false).fails()?;
+        out.stderr_has(
+            "Apply failed with 1 conflict: conflict with \"kubectl\": .spec.maxReplicas",
+        )?;
+        let max = k.jsonpath(&["get", hpa, "ssa"], "{.spec.maxReplicas}")?;
+        ensure_eq(&max, "3", "maxReplicas after the refused apply")?;
+        Ok(())
+    });
+
+    report.step("apply --server-side --force-conflicts", || {
+        let out = apply_other(true).ok()?;
+        out.stdout_is("horizontalpodautoscaler.autoscaling/ssa serverside-applied\n")?;
+        let max = k.jsonpath(&["get", hpa, "ssa"], "{.spec.maxReplicas}")?;
+        ensure_eq(&max, "8", "maxReplicas after the forced apply")?;
+        let managers = k.jsonpath(&["get", hpa, "ssa"], "{.metadata.managedFields[*].manager}")?;
+        ensure(
+            managers.split(' ').any(|m| m == "other"),
+            &out,
+            &format!("managedFields managers {managers:?} lack `other`"),
+        )?;
+        // kubectl still manages the fields it applied and nobody took from it.
+        ensure(
+            managers.split(' ').any(|m| m == "kubectl"),
+            &out,
+            &format!(
+                "managedFields managers {managers:?} lack `kubectl` (it still owns minReplicas)"
+            ),
+        )?;
+        Ok(())
+    });
+
+    report.step("patch --type=merge", || {
+        let out = k
+            .run(&["patch", hpa, "web", "--type=merge", "-p", r#"{"spec":{"maxReplicas":7}}"#])
+            .ok()?;
+        out.stdout_is("horizontalpodautoscaler.autoscaling/web patched\n")?;
+        ensure_eq(&k.jsonpath(&["get", hpa, "web"], "{.spec.maxReplicas}")?, "7", "maxReplicas")?;
+        Ok(())
+    });
+
+    report.step("patch --type=json", || {
+        let patch = r#"[{"op":"replace","path":"/spec/minReplicas","value":2}]"#;
+        let out = k.run(&["patch", hpa, "web", "--type=json", "-p", patch]).ok()?;
+        out.stdout_is("horizontalpodautoscaler.autoscaling/web patched\n")?;
+        ensure_eq(&k.jsonpath(&["get", hpa, "web"], "{.spec.minReplicas}")?, "2", "minReplicas")?;
+        Ok(())
+    });
+
+    report.step("patch (strategic, the default type)", || {
+        let patch = r#"{"metadata":{"labels":{"tier":"frontend"}},"spec":{"maxReplicas":9}}"#;
+        let out = k.run(&["patch", hpa, "web", "-p", patch]).ok()?;
+        out.stdout_is("horizontalpodautoscaler.autoscaling/web patched\n")?;
+        let labels = k.jsonpath(&["get", hpa, "web"], "{.metadata.labels}")?;
+        ensure_eq(&labels, r#"{"tier":"frontend","watched":"yes"}"#, "labels")?;
+        ensure_eq(&k.jsonpath(&["get", hpa, "web"], "{.spec.maxReplicas}")?, "9", "maxReplicas")?;
+        ensure_eq(&k.jsonpath(&["get", hpa, "web"], "{.spec.minReplicas}")?, "2", "minReplicas")?;
+        Ok(())
+    });
+
+    report.step("patch (strategic): lists merge by their patch merge key", || {
+        // metadata.ownerReferences: x-kubernetes-patch-strategy merge, merge key uid. A
+        // strategic merge patch adds the second owner; a JSON merge patch would replace the list.
+        let owner = |uid: &str| {
+            format!(
+                r#"{{"metadata":{{"ownerReferences":[{{"apiVersion":"apps/v1","kind":"Deployment","name":"web","uid":"{uid}"}}]}}}}"#
+            )
+        };
+        for uid in ["uid-a", "uid-b"] {
+            let out = k.run(&["patch", hpa, "web", "-p", &owner(uid)]).ok()?;
+            out.stdout_is("horizontalpodautoscaler.autoscaling/web patched\n")?;
+        }
+        // Both owners, in whatever order (apimachinery puts the patch's items first).
+        let uids = k.jsonpath(&["get", hpa, "web"], "{.metadata.ownerReferences[*].uid}")?;
+        let mut sorted: Vec<&str> = uids.split(' ').collect();
+        sorted.sort_unstable();
+        ensure_eq(&sorted.join(" "), "uid-a uid-b", "ownerReferences uids after two strategic patches")?;
+        Ok(())
+    });
+
+    report.step("replace -f", || {
+        let out = k.run(&["replace", "-f", &fixture("hpa-replace.yaml")]).ok()?;
+        out.stdout_is("horizontalpodautoscaler.autoscaling/web replaced\n")?;
+        ensure_eq(&k.jsonpath(&["get", hpa, "web"], "{.spec.maxReplicas}")?, "10", "maxReplicas")?;
+        ensure_eq(&k.jsonpath(&["get", hpa, "web"], "{.metadata.labels}")?, "", "labels")?;
+        ensure_eq(&k.jsonpath(&["get", hpa, "web"], "{.spec.metrics}")?, "", "metrics")?;
+        Ok(())
+    });
+
+    report.step("replace -f with a stale resourceVersion: Conflict", || {
+        let current = k.run(&["get", hpa, "web", "-o", "yaml"]).ok()?;
+        ensure(current.stdout.contains("maxReplicas: 10"), &current, "unexpected web")?;
+        k.run(&["patch", hpa, "web", "--type=merge", "-p", r#"{"spec":{"maxReplicas":11}}"#]).ok()?;
+        let stale = current.stdout.replace("maxReplicas: 10", "maxReplicas: 12");
+        let out = k.run_stdin(&["replace", "-f", "-"], &stale).fails()?;
+        out.stderr_is(
+            "Error from server (Conflict): error when replacing \"STDIN\": Operation cannot be fulfilled \
+             on horizontalpodautoscalers.autoscaling \"web\": the object has been modified; please apply \
+             your changes to the latest version and try again\n",
+        )?;
+        ensure_eq(&k.jsonpath(&["get", hpa, "web"], "{.spec.maxReplicas}")?, "11", "maxReplicas")?;
+        Ok(())
+    });
+
+    report.step("create of an invalid object: 422 with its field causes", || {
+        let out = k.run(&["create", "-f", &fixture("hpa-invalid.yaml")]).fails()?;
+        out.stderr_is(
+            "The HorizontalPodAutoscaler \"bad\" is invalid: spec.minReplicas: Invalid value: 0: \
+             must be greater than or equal to 1\n",
+        )?;
+        let out = k.run(&["get", hpa, "bad"]).fails()?;
+        out.stderr_has("(NotFound)")?;
+        Ok(())
+    });
+
+    report.step("delete waits until the object is gone", || {
+        let out = k.run(&["delete", hpa, "web"]).ok()?;
+        out.stdout_is("horizontalpodautoscaler.autoscaling \"web\" deleted\n")?;
+        let out = k.run(&["get", hpa, "web"]).fails()?;
+        out.stderr_is(
+            "Error from server (NotFound): horizontalpodautoscalers.autoscaling \"web\" not found\n",
+        )?;
+        Ok(())
+    });
+
+    report.step("delete --all", || {
+        let out = k.run(&["delete", hpa, "--all"]).ok()?;
+        let mut deleted: Vec<&str> = out.stdout.lines().collect();
+        deleted.sort_unstable();
+        ensure_eq(
+            &deleted.join("\n"),
+            "horizontalpodautoscaler.autoscaling \"applied\" deleted\n\
+             horizontalpodautoscaler.autoscaling \"ssa\" deleted\n\
+             horizontalpodautoscaler.autoscaling \"web-watch\" deleted",
+            "deleted objects",
+        )?;
+        let out = k.run(&["get", hpa]).ok()?;
+        out.stdout_is("")?;
+        out.stderr_is("No resources found in default namespace.\n")?;
+        let out = k.run(&["get", hpa, "-A"]).ok()?;
+        ensure(out.rows().len() == 2, &out, "only other/web should be left")?;
+        Ok(())
+    });
+
+    let approval = r#"{"status":{"conditions":[{"type":"Approved","status":"True","reason":"Test","message":"ok"}]}}"#;
+
+    report.step("certificate approve (protobuf) fails clearly", || {
+        // kubectl certificate approve PUTs .../approval as application/vnd.kubernetes.protobuf
+        // only; a JSON/YAML server answers 415, which kubectl prints.
+        let out = k.run(&["certificate", "approve", "e2e-client"]).fails()?;
+        out.stderr_is(
+            "Error from server (UnsupportedMediaType): the body of the request was in an unknown \
+             format - accepted media types include: application/json, application/yaml\n",
+        )?;
+        let conditions = k.jsonpath(&["get", csr, "e2e-client"], "{.status.conditions}")?;
+        ensure_eq(&conditions, "", "conditions after the failed approve")?;
+        Ok(())
+    });
+
+    report.step("patch --subresource=approval (JSON route)", || {
+        let out = k
+            .run(&[
+                "patch",
+                csr,
+                "e2e-client",
+                "--subresource=approval",
+                "--type=merge",
+                "-p",
+                approval,
+            ])
+            .ok()?;
+        out.stdout_is("certificatesigningrequest.certificates.k8s.io/e2e-client patched\n")?;
+        let types = k.jsonpath(&["get", csr, "e2e-client"], "{.status.conditions[*].type}")?;
+        ensure_eq(&types, "Approved", "condition types")?;
+        let reason = k.jsonpath(&["get", csr, "e2e-client"], "{.status.conditions[0].reason}")?;
+        ensure_eq(&reason, "Test", "condition reason")?;
+        Ok(())
+    });
+
+    report.step("get csr shows Approved", || {
+        let out = k.run(&["get", csr]).ok()?;
+        ensure(
+            out.rows().iter().any(|r| r.first() == Some(&"e2e-client") && r.contains(&"Approved")),
+            &out,
+            "the e2e-client row does not show Approved",
+        )?;
+        Ok(())
+    });
+
+    report.step("delete csr", || {
+        let out = k.run(&["delete", csr, "e2e-client"]).ok()?;
+        out.stdout_is("certificatesigningrequest.certificates.k8s.io \"e2e-client\" deleted\n")?;
+        let out = k.run(&["get", csr]).ok()?;
+        out.stderr_is("No resources found\n")?;
+        Ok(())
+    });
+
+    report.step("SIGTERM shuts the server down", || server.shutdown());
+    report.finish(started, &server);
+}
+
+#[test]
+fn kubectl_against_token_file_server() {
+    let Some(kubectl_bin) = find_kubectl() else { return };
+    let started = Instant::now();
+    let dir = TempDir::new("token");
+    let tokens = fixture("tokens.csv");
+    // kubectl sends a kubeconfig's token only over TLS.
+    let server = Server::start(&["--token-file", &tokens, "--tls-self-signed"]);
+    let (anonymous_dir, stranger_dir, alice_dir) = (dir.sub("anonymous"), dir.sub("stranger"), dir.sub("alice"));
+    let anonymous = Kubectl::new(&kubectl_bin, &anonymous_dir, &server.url, None);
+    let stranger = Kubectl::new(&kubectl_bin, &stranger_dir, &server.url, Some("wrong-token"));
+    let alice = Kubectl::new(&kubectl_bin, &alice_dir, &server.url, Some("e2e-token-alice"));
+    let mut report = Report::new("token-file server");
+
+    report.step("no token: Unauthorized", || {
+        // Over TLS, kubectl answers a 401 to a user without credentials by asking for a
+        // username (basic auth); with no terminal it stops at EOF. Full resource names:
+        // discovery itself is refused without a token.
+        let out = anonymous.run(&["get", "horizontalpodautoscalers"]).fails()?;
+        out.stdout_has("Please enter Username")?;
+        Ok(())
+    });
+
+    report.step("unknown token: Unauthorized", || {
+        let out = stranger.run(&["get", "horizontalpodautoscalers"]).fails()?;
+        out.stderr_has("Unauthorized")?;
+        Ok(())
+    });
+
+    report.step("valid token: kubectl works", || {
+        let out = alice.run(&["get", "horizontalpodautoscalers"]).ok()?;
+        out.stderr_is("No resources found in default namespace.\n")?;
+        Ok(())
+    });
+
+    report.step("valid token: the CSR's spec.username is the token's user", || {
+        let out = alice.run(&["create", "-f", &fixture("csr.yaml")]).ok()?;
+        out.stdout_is("certificatesigningrequest.certificates.k8s.io/e2e-client created\n")?;
+        let get = ["get", "certificatesigningrequests", "e2e-client"];
+        ensure_eq(&alice.jsonpath(&get, "{.spec.username}")?, "alice", "spec.username")?;
+        ensure_eq(&alice.jsonpath(&get, "{.spec.uid}")?, "uid-alice", "spec.uid")?;
+        let groups = alice.jsonpath(&get, "{.spec.groups}")?;
+        for group in ["devs", "testers", "system:authenticated"] {
+            ensure(
+                groups.contains(&format!("\"{group}\"")),
+                &Out::note(&groups),
+                &format!("spec.groups {groups} lack {group}"),
+            )?;
+        }
+        Ok(())
+    });
+
+    report.step("SIGTERM shuts the server down", || server.shutdown());
+    report.finish(started, &server);
+}
+
+// ---------------------------------------------------------------------------------------
+// Steps and the final report
+// ---------------------------------------------------------------------------------------
+
+/// The resource names the steps use: the short names when discovery has them.
+struct Names {
+    hpa: &'static str,
+    csr: &'static str,
+}
+
+impl Names {
+    fn full() -> Self {
+        Names { hpa: "horizontalpodautoscalers", csr: "certificatesigningrequests" }
+    }
+}
+
+/// Outcome of the steps of one test function.
+struct Report {
+    test: &'static str,
+    passed: Vec<String>,
+    failed: Vec<(String, String)>,
+}
+
+type StepResult = Result<(), String>;
+
+impl Report {
+    fn new(test: &'static str) -> Self {
+        Report { test, passed: Vec::new(), failed: Vec::new() }
+    }
+
+    /// Runs one step; a failure is recorded, and the next steps still run.
+    fn step(&mut self, name: &str, f: impl FnOnce() -> StepResult) {
+        let started = Instant::now();
+        log(format!("=== step: {name}"));
+        let result = f();
+        let took = started.elapsed();
+        match result {
+            Ok(()) => {
+                log(format!("--- ok: {name} ({took:.1?})"));
+                self.passed.push(name.to_owned());
+            }
+            Err(why) => {
+                eprintln!("--- FAILED: {name} ({took:.1?})\n{}", indent(&why));
+                self.failed.push((name.to_owned(), why));
+            }
+        }
+    }
+
+    /// Prints the summary; fails the test if any step failed.
+    fn finish(self, started: Instant, server: &Server) {
+        let total = self.passed.len() + self.failed.len();
+        let mut summary = format!(
+            "kubectl e2e ({}): {} steps, {} passed, {} failed, {:.1?}\n",
+            self.test,
+            total,
+            self.passed.len(),
+            self.failed.len(),
+            started.elapsed()
+        );
+        for name in &self.passed {
+            summary += &format!("  ok      {name}\n");
+            if let Some((_, why)) = KNOWN_FAILURES.iter().find(|(step, _)| step == name) {
+                summary += &format!("          (listed in KNOWN_FAILURES but passes now: {why})\n");
+            }
+        }
+        for (name, _) in &self.failed {
+            summary += &format!("  FAILED  {name}\n");
+            if let Some((_, why)) = KNOWN_FAILURES.iter().find(|(step, _)| step == name) {
+                summary += &format!("          known failure: {why}\n");
+            }
+        }
+        let notes = NOTES.with_borrow_mut(std::mem::take);
+        for line in notes {
+            summary += &format!("  note: {line}\n");
+        }
+        eprintln!("{summary}");
+        if logging() || !self.failed.is_empty() {
+            eprintln!("server output (last 200 lines):\n{}", indent(&server.output_tail(200)));
+        }
+        if !self.failed.is_empty() {
+            let names: Vec<&str> = self.failed.iter().map(|(n, _)| n.as_str()).collect();
+            panic!("{} of {total} kubectl steps failed: {names:?}", self.failed.len());
+        }
+    }
+}
+
+thread_local! {
+    /// Notes of the test running on this thread (each test function has its own thread).
+    static NOTES: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Something worth saying in the summary that is not a failure.
+fn note(text: String) {
+    log(format!("note: {text}"));
+    NOTES.with_borrow_mut(|notes| notes.push(text));
+}
+
+fn logging() -> bool {
+    std::env::var_os("KUBECTL_E2E_LOG").is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+fn log(text: String) {
+    if logging() {
+        eprintln!("{text}");
+    }
+}
+
+fn indent(text: &str) -> String {
+    text.lines().map(|l| format!("    {l}\n")).collect()
+}
+
+fn ensure(condition: bool, out: &Out, what: &str) -> StepResult {
+    if condition { Ok(()) } else { Err(format!("{what}\n{}", out.show())) }
+}
+
+fn ensure_eq(actual: &str, expected: &str, what: &str) -> StepResult {
+    if actual == expected {
+        Ok(())
+    } else {
+        Err(format!("{what}: expected {expected:?}, got {actual:?}"))
+    }
+}
+
+/// Checks the `kubectl api-resources` row of `name`; returns its short names.
+fn api_resource(
+    out: &Out,
+    name: &str,
+    api_version: &str,
+    namespaced: bool,
+    kind: &str,
+) -> Result<Vec<String>, String> {
+    let rows = out.rows();
+    let Some(row) = rows.iter().find(|r| r.first() == Some(&name)) else {
+        return Err(format!("no row for {name}\n{}", out.show()));
+    };
+    // NAME [SHORTNAMES] APIVERSION NAMESPACED KIND
+    let n = row.len();
+    let expected = [api_version, if namespaced { "true" } else { "false" }, kind];
+    if n < 4 || row[n - 3..] != expected {
+        return Err(format!(
+            "row of {name} is {row:?}, expected to end with {expected:?}\n{}",
+            out.show()
+        ));
+    }
+    Ok(row[1..n - 3].iter().flat_map(|s| s.split(',')).map(str::to_owned).collect())
+}
+
+// ---------------------------------------------------------------------------------------
+// kubectl
+// ---------------------------------------------------------------------------------------
+
+/// The kubectl to run: `$KUBECTL`, else `kubectl` from the PATH; `None` (after a loud
+/// message) when there is none.
+fn find_kubectl() -> Option<PathBuf> {
+    let bin = std::env::var_os("KUBECTL").map(PathBuf::from).unwrap_or_else(|| "kubectl".into());
+    match Command::new(&bin).args(["version", "--client"]).output() {
+        Ok(out) if out.status.success() => Some(bin),
+        Ok(out) => panic!(
+            "{} version --client failed ({}): {}",
+            bin.display(),
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        ),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            eprintln!(
+                "\n==================================================\n\
+                 SKIPPED: kubectl not found ({}: {error})\n\
+                 ==================================================\n",
+                bin.display()
+            );
+            None
+        }
+        Err(error) => panic!("cannot run {}: {error}", bin.display()),
+    }
+}
+
+/// kubectl with its own kubeconfig and a fresh cache directory.
+struct Kubectl {
+    bin: PathBuf,
+    kubeconfig: PathBuf,
+    cache_dir: PathBuf,
+    dir: PathBuf,
+}
+
+impl Kubectl {
+    /// Writes a kubeconfig for `url` (with `token` as the user's bearer token, if any)
+    /// into `dir`. kubectl sends a kubeconfig's credentials only over TLS (client-go's
+    /// clientcmd reads them only when the transport is TLS); for an `https://` server, whose
+    /// certificate these tests do not know, the kubeconfig skips its verification.
+    fn new(bin: &Path, dir: &TempDir, url: &str, token: Option<&str>) -> Self {
+        let kubeconfig = dir.path.join("kubeconfig");
+        let user = match token {
+            Some(token) => format!("  user:\n    token: {token}\n"),
+            None => "  user: {}\n".to_owned(),
+        };
+        let tls =
+            if url.starts_with("https://") { "    insecure-skip-tls-verify: true\n" } else { "" };
+        let config = format!(
+            "apiVersion: v1\n\
+             kind: Config\n\
+             clusters:\n\
+             - name: e2e\n  cluster:\n    server: {url}\n{tls}\
+             users:\n\
+             - name: e2e\n{user}\
+             contexts:\n\
+             - name: e2e\n  context:\n    cluster: e2e\n    user: e2e\n    namespace: default\n\
+             current-context: e2e\n"
+        );
+        std::fs::write(&kubeconfig, config).expect("write kubeconfig");
+        let cache_dir = dir.path.join("cache");
+        Kubectl { bin: bin.to_owned(), kubeconfig, cache_dir, dir: dir.path.clone() }
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(&self.bin);
+        command
+            .arg("--kubeconfig")
+            .arg(&self.kubeconfig)
+            .arg("--cache-dir")
+            .arg(&self.cache_dir)
+            .args(args)
+            .current_dir(&self.dir)
+            .env_remove("KUBECONFIG")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        command
+    }
+
+    fn run(&self, args: &[&str]) -> Out {
+        self.run_with(args, None)
+    }
+
+    /// Runs with `stdin` as standard input (for `-f -`).
+    fn run_stdin(&self, args: &[&str], stdin: &str) -> Out {
+        self.run_with(args, Some(stdin))
+    }
+
+    fn run_with(&self, args: &[&str], stdin: Option<&str>) -> Out {
+        let shown = format!("kubectl {}", shell_words(args));
+        let started = Instant::now();
+        let mut command = self.command(args);
+        if stdin.is_some() {
+            command.stdin(Stdio::piped());
+        }
+        let mut child = match command.spawn() {
+            Ok(child) => child,
+            Err(error) => panic!("cannot run {}: {error}", self.bin.display()),
+        };
+        if let Some(input) = stdin {
+            let mut pipe = child.stdin.take().unwrap();
+            let input = input.to_owned();
+            thread::spawn(move || {
+                let _ = pipe.write_all(input.as_bytes());
+            });
+        }
+        let stdout = drain(child.stdout.take().unwrap());
+        let stderr = drain(child.stderr.take().unwrap());
+        let mut timed_out = false;
+        let status = loop {
+            match child.try_wait().expect("wait for kubectl") {
+                Some(status) => break Some(status),
+                None if started.elapsed() > COMMAND_TIMEOUT => {
+                    timed_out = true;
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    break None;
+                }
+                None => thread::sleep(Duration::from_millis(5)),
+            }
+        };
+        let out = Out {
+            command: shown,
+            code: status.and_then(|s| s.code()),
+            timed_out,
+            stdout: stdout.join().unwrap_or_default(),
+            stderr: stderr.join().unwrap_or_default(),
+            took: started.elapsed(),
+        };
+        log(out.show());
+        out
+    }
+
+    /// `get ... -o jsonpath=<template>`, which must succeed; its stdout.
+    fn jsonpath(&self, get: &[&str], template: &str) -> Result<String, String> {
+        let output = format!("jsonpath={template}");
+        let args: Vec<&str> = get.iter().copied().chain(["-o", output.as_str()]).collect();
+        Ok(self.run(&args).ok()?.stdout)
+    }
+
+    /// Starts a long-running kubectl (a watch), collecting its output.
+    fn background(&self, args: &[&str]) -> Result<Background, String> {
+        let shown = format!("kubectl {}", shell_words(args));
+        log(format!("$ {shown} &"));
+        let mut child = self.command(args).spawn().map_err(|e| format!("{shown}: {e}"))?;
+        let stdout = Arc::new(Mutex::new(String::new()));
+        let stderr = Arc::new(Mutex::new(String::new()));
+        collect_into(child.stdout.take().unwrap(), Arc::clone(&stdout));
+        collect_into(child.stderr.take().unwrap(), Arc::clone(&stderr));
+        Ok(Background { child, command: shown, stdout, stderr })
+    }
+}
+
+/// A finished kubectl command.
+struct Out {
+    command: String,
+    /// `None` when killed (timeout) or ended by a signal.
+    code: Option<i32>,
+    timed_out: bool,
+    stdout: String,
+    stderr: String,
+    took: Duration,
+}
+
+impl Out {
+    /// A pseudo-output for messages about values that did not come from one command.
+    fn note(value: &str) -> Out {
+        Out {
+            command: "(value)".to_owned(),
+            code: Some(0),
+            timed_out: false,
+            stdout: value.to_owned(),
+            stderr: String::new(),
+            took: Duration::ZERO,
+        }
+    }
+
+    fn show(&self) -> String {
+        let status = if self.timed_out {
+            format!("killed after {COMMAND_TIMEOUT:?} (timeout)")
+        } else {
+            match self.code {
+                Some(code) => format!("exit {code}"),
+                None => "killed by a signal".to_owned(),
+            }
+        };
+        let mut text = format!("$ {}\n[{status}, {:.0?}]\n", self.command, self.took);
+        if !self.stdout.is_empty() {
+            text += &format!("stdout:\n{}", indent(&self.stdout));
+        }
+        if !self.stderr.is_empty() {
+            text += &format!("stderr:\n{}", indent(&self.stderr));
+        }
+        text
+    }
+
+    /// The command must have exited 0.
+    fn ok(self) -> Result<Out, String> {
+        if self.code == Some(0) {
+            Ok(self)
+        } else {
+            Err(format!("expected success\n{}", self.show()))
+        }
+    }
+
+    /// The command must have exited non-zero (not by a timeout).
+    fn fails(self) -> Result<Out, String> {
+        match self.code {
+            Some(code) if code != 0 => Ok(self),
+            _ => Err(format!("expected a failure exit code\n{}", self.show())),
+        }
+    }
+
+    fn stdout_is(&self, expected: &str) -> StepResult {
+        ensure(self.stdout == expected, self, &format!("stdout should be {expected:?}"))
+    }
+
+    fn stderr_is(&self, expected: &str) -> StepResult {
+        ensure(self.stderr == expected, self, &format!("stderr should be {expected:?}"))
+    }
+
+    fn stdout_has(&self, needle: &str) -> StepResult {
+        ensure(self.stdout.contains(needle), self, &format!("stdout should contain {needle:?}"))
+    }
+
+    fn stderr_has(&self, needle: &str) -> StepResult {
+        ensure(self.stderr.contains(needle), self, &format!("stderr should contain {needle:?}"))
+    }
+
+    /// Some line of stdout, trimmed, is `line`.
+    fn stdout_has_line(&self, line: &str) -> StepResult {
+        let found = self.stdout.lines().any(|l| l.trim() == line);
+        ensure(found, self, &format!("stdout should have the line {line:?}"))
+    }
+
+    /// Some line of stdout, trimmed, starts with `prefix`.
+    fn stdout_has_line_starting(&self, prefix: &str) -> StepResult {
+        let found = self.stdout.lines().any(|l| l.trim().starts_with(prefix));
+        ensure(found, self, &format!("stdout should have a line starting with {prefix:?}"))
+    }
+
+    /// Some line of stdout consists of exactly these whitespace-separated words.
+    fn stdout_line_matches(&self, words: &[&str]) -> StepResult {
+        let found = self.stdout.lines().any(|l| l.split_whitespace().eq(words.iter().copied()));
+        ensure(found, self, &format!("stdout should have a line of the words {words:?}"))
+    }
+
+    /// Stdout as whitespace-separated words per line (a table).
+    fn rows(&self) -> Vec<Vec<&str>> {
+        self.stdout
+            .lines()
+            .map(|l| l.split_whitespace().collect())
+            .filter(|r: &Vec<_>| !r.is_empty())
+            .collect()
+    }
+}
+
+/// A kubectl running in the background; killed (by PID) when stopped or dropped.
+struct Background {
+    child: Child,
+    command: String,
+    stdout: Arc<Mutex<String>>,
+    stderr: Arc<Mutex<String>>,
+}
+
+impl Background {
+    /// Waits until some line of stdout, as words, satisfies `row`.
+    fn wait_for_row(&mut self, row: impl Fn(&[&str]) -> bool, what: &str) -> StepResult {
+        let started = Instant::now();
+        loop {
+            let found = {
+                let stdout = self.stdout.lock().unwrap();
+                stdout.lines().any(|l| row(&l.split_whitespace().collect::<Vec<_>>()))
+            };
+            if found {
+                log(format!("  (watch printed {what} after {:.0?})", started.elapsed()));
+                return Ok(());
+            }
+            let exited = self.child.try_wait().ok().flatten();
+            if exited.is_some() || started.elapsed() > WATCH_TIMEOUT {
+                let how = match exited {
+                    Some(status) => format!("the watch exited ({status})"),
+                    None => format!("not within {WATCH_TIMEOUT:?}"),
+                };
+                return Err(format!(
+                    "{} did not print {what}: {how}\n{}",
+                    self.command,
+                    self.show()
+                ));
+            }
+            thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    fn show(&self) -> String {
+        let mut text =
+            format!("$ {} &\nstdout:\n{}", self.command, indent(&self.stdout.lock().unwrap()));
+        let stderr = self.stderr.lock().unwrap();
+        if !stderr.is_empty() {
+            text += &format!("stderr:\n{}", indent(&stderr));
+        }
+        text
+    }
+
+    fn stop(mut self) {
+        self.kill();
+        log(self.show());
+    }
+
+    fn kill(&mut self) {
+        if self.child.try_wait().ok().flatten().is_none() {
+            let _ = self.child.kill();
+        }
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Background {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+fn shell_words(args: &[&str]) -> String {
+    args.iter()
+        .map(|a| {
+            if !a.is_empty()
+                && a.chars().all(|c| c.is_ascii_alphanumeric() || "-_=./:,@".contains(c))
+            {
+                (*a).to_owned()
+            } else {
+                format!("'{}'", a.replace('\'', r"'\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Reads a pipe to its end on a thread.
+fn drain(mut pipe: impl Read + Send + 'static) -> thread::JoinHandle<String> {
+    thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let _ = pipe.read_to_end(&mut bytes);
+        String::from_utf8_lossy(&bytes).into_owned()
+    })
+}
+
+/// Appends what a pipe yields to `into`, as it comes, on a thread.
+fn collect_into(mut pipe: impl Read + Send + 'static, into: Arc<Mutex<String>>) {
+    thread::spawn(move || {
+        let mut buffer = [0u8; 4096];
+        loop {
+            match pipe.read(&mut buffer) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => into.lock().unwrap().push_str(&String::from_utf8_lossy(&buffer[..n])),
+            }
+        }
+    });
+}
+
+// ---------------------------------------------------------------------------------------
+// The server
+// ---------------------------------------------------------------------------------------
+
+/// The apiserver binary, running; SIGTERM then SIGKILL (by PID) when dropped.
+struct Server {
+    child: Mutex<Child>,
+    url: String,
+    /// Everything it wrote, stdout and stderr interleaved by line.
+    output: Arc<Mutex<Vec<String>>>,
+}
+
+impl Server {
+    fn start(args: &[&str]) -> Server {
+        let bin = env!("CARGO_BIN_EXE_apiserver");
+        let mut child = Command::new(bin)
+            .args(["--listen", "127.0.0.1:0"])
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {bin}: {e}"));
+        let output = Arc::new(Mutex::new(Vec::new()));
+        let (ready, listening) = mpsc::channel();
+        forward_lines(child.stdout.take().unwrap(), Arc::clone(&output), Some(ready));
+        forward_lines(child.stderr.take().unwrap(), Arc::clone(&output), None);
+        let tail = |output: &Mutex<Vec<String>>| {
+            let output = output.lock().unwrap();
+            output[output.len().saturating_sub(100)..].join("\n")
+        };
+        let deadline = Instant::now() + STARTUP_TIMEOUT;
+        let url = loop {
+            match listening.recv_timeout(Duration::from_millis(50)) {
+                Ok(url) => break url,
+                Err(mpsc::RecvTimeoutError::Timeout) if Instant::now() < deadline => {
+                    if let Some(status) = child.try_wait().ok().flatten() {
+                        panic!(
+                            "apiserver {args:?} exited ({status}) before listening:\n{}",
+                            tail(&output)
+                        );
+                    }
+                }
+                Err(_) => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    panic!(
+                        "apiserver {args:?} printed no `listening on http://...` line within \
+                         {STARTUP_TIMEOUT:?}:\n{}",
+                        tail(&output)
+                    )
+                }
+            }
+        };
+        log(format!("apiserver {args:?} listening on {url}"));
+        Server { child: Mutex::new(child), url, output }
+    }
+
+    fn output_tail(&self, lines: usize) -> String {
+        let output = self.output.lock().unwrap();
+        output[output.len().saturating_sub(lines)..].join("\n")
+    }
+
+    /// SIGTERM; the server must exit within `SHUTDOWN_TIMEOUT`.
+    fn shutdown(&self) -> StepResult {
+        let mut child = self.child.lock().unwrap();
+        if let Some(status) = child.try_wait().ok().flatten() {
+            return Err(format!("the server had already exited ({status})"));
+        }
+        let pid = child.id().to_string();
+        let sent = Command::new("kill").args(["-TERM", &pid]).status();
+        if !sent.as_ref().is_ok_and(|s| s.success()) {
+            return Err(format!("could not send SIGTERM to {pid}: {sent:?}"));
+        }
+        let started = Instant::now();
+        while started.elapsed() < SHUTDOWN_TIMEOUT {
+            if let Some(status) = child.try_wait().ok().flatten() {
+                log(format!(
+                    "apiserver exited after SIGTERM in {:.0?}: {status}",
+                    started.elapsed()
+                ));
+                return Ok(());
+            }
+            thread::sleep(Duration::from_millis(10));
+        }
+        Err(format!("the server did not exit within {SHUTDOWN_TIMEOUT:?} of SIGTERM"))
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let child = self.child.get_mut().unwrap_or_else(|p| p.into_inner());
+        if child.try_wait().ok().flatten().is_some() {
+            return;
+        }
+        let _ = Command::new("kill").args(["-TERM", &child.id().to_string()]).status();
+        let started = Instant::now();
+        while started.elapsed() < SHUTDOWN_TIMEOUT {
+            if child.try_wait().ok().flatten().is_some() {
+                return;
+            }
+            thread::sleep(Duration::from_millis(10));
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+}
+
+/// Keeps the lines of a pipe in `output`; sends the URL of a `listening on <url>` line
+/// to `ready`.
+fn forward_lines(
+    pipe: impl Read + Send + 'static,
+    output: Arc<Mutex<Vec<String>>>,
+    ready: Option<mpsc::Sender<String>>,
+) {
+    thread::spawn(move || {
+        for line in BufReader::new(pipe).lines() {
+            let Ok(line) = line else { break };
+            if let (Some(ready), Some(url)) = (&ready, line.trim().strip_prefix("listening on ")) {
+                let _ = ready.send(url.trim().to_owned());
+            }
+            output.lock().unwrap().push(line);
+        }
+    });
+}
+
+// ---------------------------------------------------------------------------------------
+// Files
+// ---------------------------------------------------------------------------------------
+
+fn fixture(name: &str) -> String {
+    format!("{FIXTURES}/{name}")
+}
+
+fn read_fixture(name: &str) -> String {
+    std::fs::read_to_string(fixture(name)).unwrap_or_else(|e| panic!("read fixture {name}: {e}"))
+}
+
+/// The value of the first `<key>: <value>` line of a fixture.
+fn fixture_field(name: &str, key: &str) -> Result<String, String> {
+    let prefix = format!("{key}: ");
+    read_fixture(name)
+        .lines()
+        .find_map(|l| l.trim().strip_prefix(&prefix).map(str::to_owned))
+        .ok_or_else(|| format!("fixture {name} has no {key}"))
+}
+
+/// A directory under the system's temporary directory, removed when dropped.
+struct TempDir {
+    path: PathBuf,
+}
+
+impl TempDir {
+    fn new(label: &str) -> TempDir {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let path =
+            std::env::temp_dir().join(format!("kubectl-e2e-{}-{label}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).expect("create a temporary directory");
+        TempDir { path }
+    }
+
+    /// A subdirectory, with the lifetime of `self` (removed with it).
+    fn sub(&self, name: &str) -> TempDir {
+        let path = self.path.join(name);
+        std::fs::create_dir_all(&path).expect("create a temporary directory");
+        TempDir { path }
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}

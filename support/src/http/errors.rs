@@ -1,0 +1,67 @@
+//! Every error response a `Status`, also for requests no handler sees.
+
+use axum::Router;
+use axum::http::{StatusCode, header};
+use axum::response::Response;
+
+use super::call::status_response;
+use super::negotiate::Format;
+use crate::Status;
+use crate::status::reason;
+
+/// Wraps a complete router so that every error it answers is a Kubernetes `Status`, as the
+/// API server's are: a path no route serves is 404 [`Status::route_not_found`], a method a
+/// path does not serve 405 [`Status::route_method_not_allowed`], and the plain-text
+/// rejections of the HTTP layer (a path segment that is not UTF-8, say) become a `Status`
+/// with the same code and text.
+pub fn status_errors(router: Router) -> Router {
+    router
+        .fallback(|| async { status_response(&Status::route_not_found(), Format::Json) })
+        .method_not_allowed_fallback(|| async { status_response(&Status::route_method_not_allowed(), Format::Json) })
+        .layer(axum::middleware::map_response(plain_errors_as_status))
+}
+
+/// Error responses that are not `Status` objects (plain text or empty) become one.
+async fn plain_errors_as_status(response: Response) -> Response {
+    let code = response.status();
+    if !(code.is_client_error() || code.is_server_error()) {
+        return response;
+    }
+    let plain = response.headers().get(header::CONTENT_TYPE).is_none_or(|v| v.as_bytes().starts_with(b"text/plain"));
+    if !plain {
+        return response;
+    }
+    let (parts, body) = response.into_parts();
+    let bytes = axum::body::to_bytes(body, 64 * 1024).await.unwrap_or_default();
+    let text = String::from_utf8_lossy(&bytes).trim().to_owned();
+    let message = if text.is_empty() { code.canonical_reason().unwrap_or("").to_owned() } else { text };
+    let mut fixed = status_response(&Status::failure(code.as_u16(), reason_of(code), message), Format::Json);
+    for (name, value) in &parts.headers {
+        if name != header::CONTENT_TYPE && name != header::CONTENT_LENGTH {
+            fixed.headers_mut().append(name, value.clone());
+        }
+    }
+    fixed
+}
+
+/// The `Status` reason Kubernetes gives a status code.
+fn reason_of(code: StatusCode) -> &'static str {
+    match code.as_u16() {
+        400 => reason::BAD_REQUEST,
+        401 => reason::UNAUTHORIZED,
+        403 => reason::FORBIDDEN,
+        404 => reason::NOT_FOUND,
+        405 => reason::METHOD_NOT_ALLOWED,
+        406 => reason::NOT_ACCEPTABLE,
+        409 => reason::CONFLICT,
+        410 => reason::GONE,
+        413 => reason::REQUEST_ENTITY_TOO_LARGE,
+        415 => reason::UNSUPPORTED_MEDIA_TYPE,
+        422 => reason::INVALID,
+        429 => reason::TOO_MANY_REQUESTS,
+        500 => reason::INTERNAL_ERROR,
+        503 => reason::SERVICE_UNAVAILABLE,
+        504 => reason::TIMEOUT,
+        _ => "",
+    }
+}
