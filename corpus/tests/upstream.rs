@@ -1,0 +1,295 @@
+//! The upstream corpus: every Kubernetes OpenAPI v3 document of `specs-upstream`, unmodified,
+//! generated alone and all together; every output must build clippy-clean.
+//!
+//! Runs only when `KUBE_APIGEN_UPSTREAM` names the `specs-upstream` folder, e.g.
+//! `KUBE_APIGEN_UPSTREAM=../shared/specs-upstream cargo test -p corpus` (relative to the
+//! repository root); otherwise it says SKIPPED and passes.
+//!
+//! The outputs are members of one scratch workspace in `target/corpus/work`, checked by a
+//! single `cargo clippy` with the target folder `target/corpus/target` (a folder of its own:
+//! the outer `cargo test` holds the lock of `target/debug` while tests run). It is one
+//! `#[test]` on purpose: test runners that give each test a process of its own (nextest)
+//! would otherwise generate and run cargo once per test. Its checks are the functions below;
+//! all of them run, and the failure lists every problem of every check.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use corpus::{BuildReport, KUBERNETES_V3, Scratch, UPSTREAM_ENV};
+
+/// The member generated from all documents together.
+const ALL: &str = "all";
+/// The hand-written member stating compile-time facts about [`ALL`] (`facts/lib.rs`).
+const FACTS: &str = "facts";
+
+/// The resources each document defines, by document stem.
+const EXPECTED_RESOURCES: &[(&str, &[&str])] = &[
+    ("apis__apiextensions.k8s.io__v1", &["CustomResourceDefinition"]),
+    ("apis__autoscaling__v1", &["HorizontalPodAutoscaler"]),
+    ("apis__autoscaling__v2", &["HorizontalPodAutoscaler"]),
+    ("apis__certificates.k8s.io__v1", &["CertificateSigningRequest"]),
+    ("apis__coordination.k8s.io__v1", &["Lease"]),
+    ("apis__discovery.k8s.io__v1", &["EndpointSlice"]),
+    ("apis__policy__v1", &["PodDisruptionBudget"]),
+    ("apis__rbac.authorization.k8s.io__v1", &["ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"]),
+];
+
+const DELETE_OPTIONS: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions";
+
+struct Output {
+    /// The document stem (`apis__policy__v1`), or [`ALL`]; also the member folder.
+    name: String,
+    summary: Result<codegen::Summary, String>,
+}
+
+impl Output {
+    fn summary(&self) -> Result<&codegen::Summary, String> {
+        self.summary.as_ref().map_err(|e| format!("{}: generation failed: {e}", self.name))
+    }
+}
+
+struct Corpus {
+    /// One output per document, generated alone.
+    alone: Vec<Output>,
+    all: Output,
+    build: BuildReport,
+    scratch: Scratch,
+}
+
+impl Corpus {
+    fn dir(&self, member: &str) -> PathBuf {
+        self.scratch.member_dir(member)
+    }
+}
+
+/// Writes to the real standard error, past the test harness's capture of `eprintln!`.
+fn say(message: &str) {
+    let _ = writeln!(std::io::stderr(), "{message}");
+}
+
+type Check = fn(&Corpus) -> Vec<String>;
+
+#[test]
+fn upstream_corpus() {
+    let upstream = match corpus::upstream_dir() {
+        Ok(Some(dir)) => dir,
+        Ok(None) => {
+            say(&format!(
+                "\n******** SKIPPED: set {UPSTREAM_ENV}=../shared/specs-upstream (relative to the repository root) \
+                 to generate and build the upstream corpus ********\n"
+            ));
+            return;
+        }
+        Err(message) => panic!("{message}"),
+    };
+    let corpus = run(&upstream.join(KUBERNETES_V3));
+    let checks: &[(&str, Check)] = &[
+        ("every document alone generates and builds clippy-clean", every_document_alone_builds_clippy_clean),
+        ("all documents together generate and build clippy-clean", all_documents_together_build_clippy_clean),
+        ("compile-time facts about the combined output hold (facts/lib.rs)", compile_time_facts_hold),
+        ("a document alone has no merge notes", a_document_alone_has_no_merge_notes),
+        ("merge notes name the schemas that differ between documents", merge_notes_name_the_differing_schemas),
+        ("ObjectMeta is one type; JSONSchemaProps holds itself through a Box", object_meta_is_one_type_and_props_are_boxed),
+        ("every resource of every document gets a support::Resource impl", every_resource_gets_a_resource_impl),
+    ];
+    let mut failed = Vec::new();
+    for (name, check) in checks {
+        let problems = check(&corpus);
+        if problems.is_empty() {
+            say(&format!("corpus: ok: {name}"));
+        } else {
+            say(&format!("corpus: FAILED: {name}"));
+            failed.push(format!("==== {name}: {} problem(s)\n\n{}", problems.len(), problems.join("\n\n")));
+        }
+    }
+    assert!(failed.is_empty(), "{} of {} corpus checks failed:\n\n{}", failed.len(), checks.len(), failed.join("\n\n"));
+}
+
+fn run(v3: &Path) -> Corpus {
+    let root = corpus::workspace_root().join("target").join("corpus");
+    let mut scratch = Scratch::new(root.join("work")).expect("cannot create the scratch workspace");
+    let started = Instant::now();
+    let documents = corpus::spec_files(v3).expect("cannot list the upstream documents");
+    assert!(!documents.is_empty(), "no documents in {}", v3.display());
+    let alone: Vec<Output> = documents
+        .iter()
+        .map(|document| {
+            let name = corpus::document_stem(document);
+            let summary = scratch.generate_alone(&name, document);
+            Output { name, summary }
+        })
+        .collect();
+    let all = Output { name: ALL.to_owned(), summary: scratch.generate(ALL, v3) };
+    let support = corpus::workspace_root().join("support");
+    let facts_manifest = format!(
+        "[package]\nname = \"{FACTS}\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
+         [dependencies]\n{ALL} = {{ path = \"../{ALL}\" }}\nsupport = {{ path = {:?} }}\n",
+        support.to_string_lossy().replace('\\', "/")
+    );
+    scratch.add_crate(FACTS, &facts_manifest, include_str!("../facts/lib.rs")).expect("cannot write the facts crate");
+    scratch.finish().expect("cannot write the scratch workspace");
+    let generated = started.elapsed();
+    let build = scratch.clippy(&root.join("target")).expect("cannot run cargo clippy");
+    say(&format!(
+        "corpus: generated {} outputs in {generated:.2?}; one `cargo clippy` over them (and {FACTS}) took {:.2?}",
+        alone.len() + 1,
+        build.elapsed
+    ));
+    Corpus { alone, all, build, scratch }
+}
+
+fn every_document_alone_builds_clippy_clean(corpus: &Corpus) -> Vec<String> {
+    let mut problems = Vec::new();
+    for output in &corpus.alone {
+        match output.summary() {
+            Err(problem) => problems.push(problem),
+            Ok(_) => problems.extend(corpus.build.problems(&output.name).map(|p| format!("{}: {p}", output.name))),
+        }
+    }
+    problems
+}
+
+fn all_documents_together_build_clippy_clean(corpus: &Corpus) -> Vec<String> {
+    let summary = match corpus.all.summary() {
+        Ok(summary) => summary,
+        Err(problem) => return vec![problem],
+    };
+    let mut problems = Vec::new();
+    if summary.documents != corpus.alone.len() {
+        problems.push(format!("{ALL}: {} documents, expected {}", summary.documents, corpus.alone.len()));
+    }
+    problems.extend(corpus.build.problems(ALL).map(|p| format!("{ALL}: {p}")));
+    problems
+}
+
+/// `facts/lib.rs` compiles only if `ObjectMeta` is one type in the resources of every
+/// document, `JSONSchemaProps` is recursive through a `Box`, and every resource's
+/// `support::Resource` constants are right (checked in constant evaluation).
+fn compile_time_facts_hold(corpus: &Corpus) -> Vec<String> {
+    corpus.build.problems(FACTS).map(|p| format!("{FACTS}: {p}")).into_iter().collect()
+}
+
+fn a_document_alone_has_no_merge_notes(corpus: &Corpus) -> Vec<String> {
+    corpus
+        .alone
+        .iter()
+        .filter_map(|output| output.summary.as_ref().ok().map(|summary| (output, summary)))
+        .filter(|(_, summary)| !summary.notes.is_empty())
+        .map(|(output, summary)| format!("{}: unexpected notes: {:#?}", output.name, summary.notes))
+        .collect()
+}
+
+fn merge_notes_name_the_differing_schemas(corpus: &Corpus) -> Vec<String> {
+    let notes = match corpus.all.summary() {
+        Ok(summary) => &summary.notes,
+        Err(problem) => return vec![problem],
+    };
+    let shown = format!("{notes:#?}");
+    let mut problems = Vec::new();
+    let mut expect = |ok: bool, problem: String| {
+        if !ok {
+            problems.push(problem);
+        }
+    };
+
+    // DeleteOptions gained a field in the 1.33-era documents (autoscaling/v1 is the first
+    // of them in load order): one note naming it, the chosen document, the documents with
+    // fewer fields and the added field.
+    let delete_options: Vec<&String> = notes.iter().filter(|n| n.starts_with(&format!("schema {DELETE_OPTIONS} "))).collect();
+    expect(delete_options.len() == 1, format!("expected one note on DeleteOptions: {shown}"));
+    if let [note] = delete_options.as_slice() {
+        for part in [
+            "differs between v3/apis__autoscaling__v1_openapi.json and ",
+            "v3/apis__apiextensions.k8s.io__v1_openapi.json",
+            "v3/apis__autoscaling__v2_openapi.json",
+            "v3/apis__certificates.k8s.io__v1_openapi.json",
+            "v3/apis__coordination.k8s.io__v1_openapi.json",
+            "v3/apis__rbac.authorization.k8s.io__v1_openapi.json",
+            "; using the one from v3/apis__autoscaling__v1_openapi.json",
+            "which adds the field ignoreStoreReadErrorWithClusterBreakingPotential",
+        ] {
+            expect(note.contains(part), format!("the DeleteOptions note lacks {part:?}: {note}"));
+        }
+        // The other 1.33-era documents have the field too: they do not differ.
+        for same in ["apis__discovery.k8s.io__v1", "apis__policy__v1"] {
+            expect(!note.contains(same), format!("{same} has the field too, yet is named: {note}"));
+        }
+    }
+
+    // Status and WatchEvent differ only in descriptions and in their
+    // x-kubernetes-group-version-kind lists: counted in one summary note, no note of their own.
+    let summaries: Vec<&String> = notes.iter().filter(|n| n.contains("only in descriptions or extensions")).collect();
+    expect(summaries.len() == 1, format!("expected one summary note: {shown}"));
+    if let [summary] = summaries.as_slice() {
+        expect(
+            summary.starts_with("2 schemas differ between documents only in descriptions or extensions; the first document's version is used: "),
+            format!("unexpected summary note: {summary}"),
+        );
+        for name in ["io.k8s.apimachinery.pkg.apis.meta.v1.Status", "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent"] {
+            expect(summary.contains(name), format!("the summary note lacks {name}: {summary}"));
+            expect(!notes.iter().any(|n| n.starts_with(&format!("schema {name} "))), format!("{name} has a note of its own: {shown}"));
+        }
+        expect(!summary.contains(DELETE_OPTIONS), format!("DeleteOptions differs in fields, not only descriptions: {summary}"));
+    }
+    expect(notes.len() == 2, format!("expected exactly these two notes: {shown}"));
+    problems
+}
+
+fn object_meta_is_one_type_and_props_are_boxed(corpus: &Corpus) -> Vec<String> {
+    let files = match corpus::rust_files(&corpus.dir(ALL).join("src")) {
+        Ok(files) => files,
+        Err(e) => return vec![format!("{ALL}: cannot read the output: {e}")],
+    };
+    let mut problems = Vec::new();
+    let object_meta: Vec<&PathBuf> =
+        files.iter().filter(|(_, text)| text.contains("pub struct ObjectMeta ")).map(|(path, _)| path).collect();
+    match object_meta.as_slice() {
+        [path] if path.ends_with("apimachinery/pkg/apis/meta/v1/object_meta.rs") => {}
+        paths => problems.push(format!("expected one ObjectMeta, in apimachinery/pkg/apis/meta/v1/object_meta.rs: {paths:?}")),
+    }
+    let props = files.iter().find(|(path, _)| path.ends_with("apiextensions_apiserver/pkg/apis/apiextensions/v1/json_schema_props.rs"));
+    match props {
+        Some((_, text)) if text.contains("Box<super::JSONSchemaProps>") => {}
+        Some((path, _)) => problems.push(format!("{}: JSONSchemaProps holds itself without a Box", path.display())),
+        None => problems.push("no json_schema_props.rs in the combined output".to_owned()),
+    }
+    problems
+}
+
+fn every_resource_gets_a_resource_impl(corpus: &Corpus) -> Vec<String> {
+    let expected: BTreeMap<&str, &[&str]> = EXPECTED_RESOURCES.iter().copied().collect();
+    let mut problems = Vec::new();
+    let mut total = 0;
+    for output in &corpus.alone {
+        let Ok(summary) = output.summary.as_ref() else { continue };
+        let impls = match corpus::resource_impls(&corpus.dir(&output.name)) {
+            Ok(impls) => impls,
+            Err(e) => {
+                problems.push(format!("{}: cannot read the output: {e}", output.name));
+                continue;
+            }
+        };
+        if impls.len() != summary.resources {
+            problems.push(format!("{}: {} resources, but impls for {impls:?}", output.name, summary.resources));
+        }
+        match expected.get(output.name.as_str()) {
+            Some(kinds) if impls != *kinds => problems.push(format!("{}: impls for {impls:?}, expected {kinds:?}", output.name)),
+            None if impls.is_empty() => problems.push(format!("{}: no resource impls", output.name)),
+            _ => {}
+        }
+        total += impls.len();
+    }
+    match corpus::resource_impls(&corpus.dir(ALL)) {
+        Ok(all) if all.len() != total => {
+            problems.push(format!("{ALL}: {} resource impls, the documents alone have {total}: {all:?}", all.len()));
+        }
+        Ok(all) if corpus.alone.len() == EXPECTED_RESOURCES.len() && all.len() != 11 => {
+            problems.push(format!("{ALL}: expected 11 resource impls, found {}: {all:?}", all.len()));
+        }
+        Ok(_) => {}
+        Err(e) => problems.push(format!("{ALL}: cannot read the output: {e}")),
+    }
+    problems
+}
