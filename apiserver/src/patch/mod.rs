@@ -4,8 +4,8 @@
 //! |---|---|---|
 //! | [`json_patch()`] | `application/json-patch+json` (RFC 6902) | 422 `Invalid` with the API server's generic message; 413 over 10000 operations |
 //! | [`merge_patch`] | `application/merge-patch+json` (RFC 7386) | none ([`check_merge_patch`]: 400 for `null` and scalar bodies) |
-//! | [`strategic_merge`] | `application/strategic-merge-patch+json` | 400 / 422 / 500 as the API server (see [`PatchError`]) |
-//! | [`apply`] | `application/apply-patch+yaml` (server-side apply) | 409 conflicts, 400 / 500 ([`ApplyError`]) |
+//! | [`strategic_merge`] | `application/strategic-merge-patch+json` | 400 / 422 (see [`PatchError`]; where the API server answers 500, 400) |
+//! | [`apply`] | `application/apply-patch+yaml` (server-side apply) | 409 conflicts, 400 ([`ApplyError`]) |
 //!
 //! Non-apply writes record their fields with [`record_update`] /
 //! [`record_update_with_schema`], so that later applies see who owns what. The list and
@@ -34,15 +34,16 @@
 //!   refuses it), `$retainKeys` (clears the other keys; every key the patch sets must be
 //!   listed, else 400), `$deleteFromPrimitiveList/<field>` (removes values from a list of
 //!   scalars), `$setElementOrder/<field>` (merges `<field>` and orders the result: listed
-//!   items in the listed order; the patch list must follow that order, else 500 as the API
-//!   server).
+//!   items in the listed order; the patch list must follow that order, else 400).
 //! - Errors: a body that is not an object is 400 (`json: cannot unmarshal array into Go
 //!   value of type map[string]interface {}`); malformed directives 400 as the API server
 //!   (`invalid patch format of retainKeys`, `... of primitive list`, `... of setElementOrder
-//!   list`); merging into a field the schema does not declare 500 `unable to find api field
+//!   list`); merging into a field the schema does not declare 400 `unable to find api field
 //!   in struct HorizontalPodAutoscalerSpec for the json field "foo"` (only reached when
-//!   both sides hold an object or a list there); missing merge keys 500 `map: map[...]
-//!   does not contain declared merge key: type`; lists of lists 422.
+//!   both sides hold an object or a list there); missing merge keys 400 `map: map[...]
+//!   does not contain declared merge key: type`; lists of lists 422. Where this module
+//!   answers 400, the API server passes the error on as a 500: a bad request here never
+//!   gets a server error.
 //!
 //! # Server-side apply: the subset implemented
 //!
@@ -56,7 +57,7 @@
 //!    (without a schema, those of the live object), else 400 `invalid object type:
 //!    autoscaling/v1, Kind=HorizontalPodAutoscaler`; `metadata.managedFields` must be
 //!    absent, else 400 `metadata.managedFields must be nil`; map-list items need their key
-//!    fields (or a schema default for them) and must not repeat, else 500 `failed to create
+//!    fields (or a schema default for them) and must not repeat, else 400 (the API server: 500) `failed to create
 //!    typed patch object (ns/name; group/version, Kind=K): .spec.x: duplicate entries for
 //!    key [type="A"]`. Fields the schema does not declare are accepted as untyped values
 //!    (objects field by field, each field also a member; lists atomic) and left to the
@@ -148,7 +149,9 @@ pub enum PatchError {
     Unprocessable(String),
     /// 413: more than [`MAX_JSON_PATCH_OPERATIONS`] operations.
     TooManyOperations(usize),
-    /// 500 with this message and no reason: errors the API server passes on as they are.
+    /// A patch that does not fit the object (a field the schema lacks, a missing merge key,
+    /// lists out of order). The API server passes these on as 500s; a bad request here is
+    /// never a server error, so they are 400 `BadRequest` with the API server's message.
     Internal(String),
 }
 
@@ -168,7 +171,7 @@ impl PatchError {
             PatchError::TooManyOperations(count) => Status::request_entity_too_large(format!(
                 "The allowed maximum operations in a JSON patch is {MAX_JSON_PATCH_OPERATIONS}, got {count}"
             )),
-            PatchError::Internal(message) => Status::failure(500, "", message.clone()),
+            PatchError::Internal(message) => Status::bad_request(message.clone()),
         }
     }
 }
@@ -192,9 +195,8 @@ impl std::error::Error for PatchError {}
 pub enum ApplyError {
     /// Fields another manager owns would change (409).
     Conflict(Vec<Conflict>),
-    /// The configuration cannot be applied: 400 `BadRequest` with this message, except
-    /// messages starting with `failed to ` (typed conversion, managed fields decoding),
-    /// which the API server passes on as 500 without a reason.
+    /// The configuration cannot be applied: 400 `BadRequest` with this message (also for
+    /// `failed to ...` messages, which the API server passes on as 500s).
     Invalid(String),
 }
 
@@ -286,9 +288,8 @@ impl ApplyError {
                 });
                 status
             }
-            ApplyError::Invalid(message) if message.starts_with("failed to ") => {
-                Status::failure(500, "", message.clone())
-            }
+            // The API server answers "failed to ..." errors (duplicate or missing list keys)
+            // with 500; they are the request's fault, so 400 here.
             ApplyError::Invalid(message) => Status::bad_request(message.clone()),
         }
     }

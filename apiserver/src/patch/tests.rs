@@ -490,7 +490,7 @@ fn strategic_merge_errors_are_the_api_servers() {
         json!({
             "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
             "message": "unable to find api field in struct HorizontalPodAutoscalerSpec for the json field \"foo\"",
-            "code": 500
+            "reason": "BadRequest", "code": 400
         })
     );
     // An unknown scalar field is not looked up: it is simply set (and left to validation).
@@ -512,7 +512,7 @@ fn strategic_merge_errors_are_the_api_servers() {
             "map: map[status:True] does not contain declared merge key: type".into()
         )
     );
-    assert_eq!(error.to_status().code(), 500);
+    assert_eq!(error.to_status().code(), 400);
 
     let error = strategic_merge(
         &original,
@@ -1023,7 +1023,7 @@ fn apply_refuses_invalid_configurations() {
         json!({"conditions": [{"type": "A", "status": "True"}, {"type": "A", "status": "False"}]});
     let error = apply_hpa(None, &duplicated, "kubectl", false, T1).unwrap_err();
     let status = error.to_status("autoscaling", "horizontalpodautoscalers", "ssa");
-    assert_eq!(status.code(), 500);
+    assert_eq!(status.code(), 400);
     assert_eq!(
         status.message.as_deref(),
         Some(
