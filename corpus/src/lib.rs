@@ -231,6 +231,8 @@ impl BuildReport {
     pub fn run(command: &mut Command, root: &Path) -> io::Result<BuildReport> {
         let started = Instant::now();
         let output = command.stdin(Stdio::null()).output()?;
+        // Cargo reports canonical manifest paths.
+        let root = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
         let mut report = BuildReport {
             stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
             elapsed: started.elapsed(),
@@ -239,7 +241,7 @@ impl BuildReport {
         for line in String::from_utf8_lossy(&output.stdout).lines() {
             let Ok(message) = serde_json::from_str::<Value>(line) else { continue };
             let text = |key: &str| message.get(key).and_then(Value::as_str);
-            let member = text("manifest_path").and_then(|path| member_of(root, Path::new(path)));
+            let member = text("manifest_path").and_then(|path| member_of(&root, Path::new(path)));
             match (text("reason"), member) {
                 (Some("build-finished"), _) => report.success = message.get("success") == Some(&Value::Bool(true)),
                 (Some("compiler-artifact"), Some(member)) => {
@@ -292,8 +294,7 @@ impl BuildReport {
 
 /// The member folder (first path component below `root`) a manifest belongs to.
 fn member_of(root: &Path, manifest: &Path) -> Option<String> {
-    let root = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-    let relative = manifest.strip_prefix(&root).ok()?;
+    let relative = manifest.strip_prefix(root).ok()?;
     let first = relative.components().next()?;
     (relative.components().count() > 1).then(|| first.as_os_str().to_string_lossy().into_owned())
 }

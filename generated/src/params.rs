@@ -96,7 +96,8 @@ impl ListParams {
     /// The parameters' rules from the spec and the combinations Kubernetes forbids.
     pub fn validate(&self) -> support::validation::ErrorList {
         let mut list = support::validation::ErrorList::new();
-        let (path, errors) = (support::validation::Path::ROOT, &mut list);
+        let errors = &mut list;
+        let path = support::validation::Path::ROOT;
         if let Some(value) = &self.resource_version_match {
             let path = path.field("resourceVersionMatch");
             if !["NotOlderThan", "Exact"].contains(&value.as_str()) {
@@ -168,7 +169,8 @@ impl CreateOrReplaceParams {
     /// The parameters' rules from the spec and the combinations Kubernetes forbids.
     pub fn validate(&self) -> support::validation::ErrorList {
         let mut list = support::validation::ErrorList::new();
-        let (path, errors) = (support::validation::Path::ROOT, &mut list);
+        let errors = &mut list;
+        let path = support::validation::Path::ROOT;
         if let Some(value) = &self.dry_run {
             let path = path.field("dryRun");
             if !["All"].contains(&value.as_str()) {
@@ -320,7 +322,8 @@ impl DeleteCollectionParams {
     /// The parameters' rules from the spec and the combinations Kubernetes forbids.
     pub fn validate(&self) -> support::validation::ErrorList {
         let mut list = support::validation::ErrorList::new();
-        let (path, errors) = (support::validation::Path::ROOT, &mut list);
+        let errors = &mut list;
+        let path = support::validation::Path::ROOT;
         if let Some(value) = &self.dry_run {
             let path = path.field("dryRun");
             if !["All"].contains(&value.as_str()) {
@@ -453,7 +456,8 @@ impl DeleteParams {
     /// The parameters' rules from the spec and the combinations Kubernetes forbids.
     pub fn validate(&self) -> support::validation::ErrorList {
         let mut list = support::validation::ErrorList::new();
-        let (path, errors) = (support::validation::Path::ROOT, &mut list);
+        let errors = &mut list;
+        let path = support::validation::Path::ROOT;
         if let Some(value) = &self.dry_run {
             let path = path.field("dryRun");
             if !["All"].contains(&value.as_str()) {
@@ -530,7 +534,8 @@ impl PatchParams {
     /// The parameters' rules from the spec and the combinations Kubernetes forbids.
     pub fn validate(&self) -> support::validation::ErrorList {
         let mut list = support::validation::ErrorList::new();
-        let (path, errors) = (support::validation::Path::ROOT, &mut list);
+        let errors = &mut list;
+        let path = support::validation::Path::ROOT;
         if let Some(value) = &self.dry_run {
             let path = path.field("dryRun");
             if !["All"].contains(&value.as_str()) {

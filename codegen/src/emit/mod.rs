@@ -214,7 +214,9 @@ fn doc_attrs(doc: Option<&str>) -> TokenStream {
     let Some(doc) = doc else { return TokenStream::new() };
     doc.lines()
         .map(|line| {
-            let line = line.trim_end();
+            // Tabs in descriptions (indented Go examples) become spaces: rustdoc and clippy
+            // expect them so.
+            let line = line.trim_end().replace('\t', "    ");
             let line = if line.is_empty() { String::new() } else { format!(" {line}") };
             quote! { #[doc = #line] }
         })

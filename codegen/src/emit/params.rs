@@ -109,9 +109,11 @@ fn query_struct(api: &Api, set: &ParamSet) -> TokenStream {
     let validate_body = if checks.iter().all(TokenStream::is_empty) && combinations.is_empty() {
         quote!(support::validation::ErrorList::new())
     } else {
+        let path = checks.iter().any(|c| !c.is_empty()).then(|| quote!(let path = support::validation::Path::ROOT;));
         quote! {
             let mut list = support::validation::ErrorList::new();
-            let (path, errors) = (support::validation::Path::ROOT, &mut list);
+            let errors = &mut list;
+            #path
             #(#checks)*
             #combinations
             list

@@ -501,7 +501,7 @@ fn schema_type(api: &Api, ty: &Ty) -> &'static str {
 fn number_pair(kind: &str, bound: f64) -> (TokenStream, TokenStream) {
     let integral = bound.fract() == 0.0;
     let fits_i32 = integral && bound >= f64::from(i32::MIN) && bound <= f64::from(i32::MAX);
-    let fits_i64 = integral && bound >= -9.223_372_036_854_776e18 && bound < 9.223_372_036_854_776e18;
+    let fits_i64 = integral && (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&bound);
     let float = Literal::f64_suffixed(bound).into_token_stream();
     match kind {
         "i32" if fits_i32 => (quote!(*value), Literal::i32_suffixed(bound as i32).into_token_stream()),
