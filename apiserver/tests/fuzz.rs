@@ -1019,9 +1019,32 @@ fn body(rng: &mut StdRng, path: &str) -> Vec<u8> {
     }
 }
 
+/// A method the path serves, for a path of a resource: so that half of such requests get
+/// past routing into the handlers.
+fn fitting_method(rng: &mut StdRng, path: &str) -> Option<String> {
+    let methods: &[&str] = if path.contains("/watch/") {
+        &["GET"]
+    } else if path.ends_with("horizontalpodautoscalers")
+        || path.ends_with("certificatesigningrequests")
+    {
+        &["GET", "POST", "DELETE"]
+    } else if path.contains("horizontalpodautoscalers/")
+        || path.contains("certificatesigningrequests/")
+    {
+        &["GET", "PUT", "PATCH", "PATCH", "DELETE"]
+    } else {
+        return None;
+    };
+    Some((*methods.choose(rng).expect("method")).into())
+}
+
 fn request(rng: &mut StdRng) -> Req {
-    let method = method(rng);
-    let path = format!("{}{}", path(rng), query(rng));
+    let path = path(rng);
+    let method = match fitting_method(rng, &path) {
+        Some(fitting) if rng.random_bool(0.5) => fitting,
+        _ => method(rng),
+    };
+    let path = format!("{path}{}", query(rng));
     let with_body = match method.as_str() {
         "POST" | "PUT" | "PATCH" => rng.random_bool(0.95),
         _ => rng.random_bool(0.1),
