@@ -47,7 +47,7 @@
 use std::cell::Cell;
 use std::sync::LazyLock;
 
-use cel::common::ast::{operators, CallExpr, ComprehensionExpr, Expr, IdedExpr, LiteralValue};
+use cel::common::ast::{CallExpr, ComprehensionExpr, Expr, IdedExpr, LiteralValue, operators};
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 
@@ -75,10 +75,13 @@ pub fn interpreter_only<R>(f: impl FnOnce() -> R) -> R {
 /// others (its extensions add functions only), so this parse gives its tree.
 static ENV: LazyLock<cel::Env> = LazyLock::new(cel::Env::stdlib);
 
-/// A rule translated to the body of `fn(value: &T) -> Option<bool>` (or `-> bool` when
-/// not `fallible`).
+/// A rule translated to a function `fn(value: &T) -> Option<bool>` (or `-> bool` when not
+/// `fallible`) over the typed node.
 #[derive(Debug, Clone)]
 pub struct Transpiled {
+    /// `T`: the node's type, or `str` and `[T]` for `String` and `Vec<T>` (callers'
+    /// references coerce).
+    pub param: TokenStream,
     /// A `bool` expression over `value`; uses `?` when `fallible`.
     pub body: TokenStream,
     /// Whether some step can fail (then the function returns `Option<bool>`).
@@ -88,10 +91,10 @@ pub struct Transpiled {
 }
 
 impl Transpiled {
-    /// The function item `fn name(value: &param) -> ...`.
-    pub fn function(&self, name: &Ident, param: &TokenStream) -> TokenStream {
+    /// The function item `fn name(value: &T) -> ...`.
+    pub fn function(&self, name: &Ident) -> TokenStream {
         let binding = if self.uses_self { quote!(value) } else { quote!(_) };
-        let body = &self.body;
+        let (param, body) = (&self.param, &self.body);
         if self.fallible {
             quote!(fn #name(#binding: &#param) -> Option<bool> { Some(#body) })
         } else {
@@ -113,15 +116,19 @@ pub fn transpile(api: &Api, rule: &CelRule, self_ty: &FieldType, module: &[Strin
     translator.scopes.push(Binding { name: "self".to_owned(), value: self_value });
     let value = translator.expr(program.expression())?;
     let Kind::Bool = value.kind else { return None };
-    let _ = module;
     // Folded constants may have dropped every read of `self`.
     let uses_self = mentions(&value.code.tokens, "value");
-    Some(Transpiled { body: value.code.tokens, fallible: value.code.fallible, uses_self })
+    Some(Transpiled {
+        param: param_type(api, self_ty, module),
+        body: value.code.tokens,
+        fallible: value.code.fallible,
+        uses_self,
+    })
 }
 
 /// The Rust type `value` is passed as to a rule function at a node of type `ty`: `str`
 /// and slices rather than `String` and `Vec` (callers' references coerce).
-pub fn param_type(api: &Api, ty: &FieldType, module: &[String]) -> TokenStream {
+fn param_type(api: &Api, ty: &FieldType, module: &[String]) -> TokenStream {
     match resolve(api, &ty.ty) {
         Ty::String => quote!(str),
         Ty::Vec(item) => {
@@ -153,14 +160,11 @@ pub(super) fn node(
     if !ENABLED.get() {
         return None;
     }
-    let translated: Vec<Option<Transpiled>> = rules
-        .iter()
-        .map(|rule| if compiles(rule) { transpile(api, rule, self_ty, module) } else { None })
-        .collect();
+    let translated: Vec<Option<Transpiled>> =
+        rules.iter().map(|rule| if compiles(rule) { transpile(api, rule, self_ty, module) } else { None }).collect();
     if translated.iter().all(Option::is_none) {
         return None;
     }
-    let param = param_type(api, self_ty, module);
     let json = quote!(json.get_or_insert_with(|| support::cel::to_json(value)));
     let mut needs_json = false;
     let mut items = Vec::new();
@@ -205,7 +209,7 @@ pub(super) fn node(
         let compiled_static = needs_static.then(|| {
             quote!(static #compiled: std::sync::LazyLock<support::cel::CelRule> = std::sync::LazyLock::new(|| #spec);)
         });
-        let function_item = transpiled.function(&function, &param);
+        let function_item = transpiled.function(&function);
         let check = if transpiled.fallible {
             quote! {
                 match #function(value) {
@@ -372,7 +376,7 @@ enum Kind {
     Struct(TypeId),
     /// A list of items of that type: a reference to it (`&Vec<T>` or `&[T]`), or a place
     /// (`value.items`) when `place`.
-    List { item: FieldType, place: bool },
+    List { item: Box<FieldType>, place: bool },
     /// The number of items a `filter` kept (`i64`); only `size()` reads it.
     Filtered,
     /// A list literal of string literals; only `in` reads it.
@@ -442,7 +446,7 @@ impl Translator<'_> {
         match resolve(self.api, &ty.ty) {
             Ty::String => Some(Value::new(Kind::Str, Code::new(quote!(value), Prec::Atom, false))),
             Ty::Vec(item) => Some(Value::new(
-                Kind::List { item: (**item).clone(), place: false },
+                Kind::List { item: item.clone(), place: false },
                 Code::new(quote!(value), Prec::Atom, false),
             )),
             _ => self.typed(ty, Access::Ref(quote!(value), false)),
@@ -457,7 +461,8 @@ impl Translator<'_> {
         };
         // Scalars are copied out of a reference; everything else is read by method or
         // field, which dereferences by itself.
-        let scalar = |tokens: &TokenStream| if by_ref { (quote!(*#tokens), Prec::Unary) } else { (tokens.clone(), Prec::Atom) };
+        let scalar =
+            |tokens: &TokenStream| if by_ref { (quote!(*#tokens), Prec::Unary) } else { (tokens.clone(), Prec::Atom) };
         if let Some(support) = support_type(self.api, &ty.ty) {
             return match support {
                 SupportType::Quantity => {
@@ -482,7 +487,7 @@ impl Translator<'_> {
             }
             Ty::String => Value::new(Kind::Str, Code::new(quote!(#tokens.as_str()), Prec::Atom, fallible)),
             Ty::Vec(item) => {
-                Value::new(Kind::List { item: (**item).clone(), place: !by_ref }, Code::new(tokens, Prec::Atom, fallible))
+                Value::new(Kind::List { item: item.clone(), place: !by_ref }, Code::new(tokens, Prec::Atom, fallible))
             }
             Ty::Named(id) => match &self.api.types[*id].kind {
                 TypeKind::Enum(_) => Value::new(Kind::Str, Code::new(quote!(#tokens.as_str()), Prec::Atom, fallible)),
@@ -657,8 +662,11 @@ impl Translator<'_> {
             (Expr::Literal(LiteralValue::Boolean(init)), Expr::Call(step)) => {
                 let (fold, fold_cond) = match *init.inner() {
                     // exists: `@not_strictly_false(!@result)`, `@result || p`
-                    false => (operators::LOGICAL_OR, call_of(loop_cond, operators::NOT_STRICTLY_FALSE)
-                        .and_then(|arg| call_of(arg, operators::LOGICAL_NOT))),
+                    false => (
+                        operators::LOGICAL_OR,
+                        call_of(loop_cond, operators::NOT_STRICTLY_FALSE)
+                            .and_then(|arg| call_of(arg, operators::LOGICAL_NOT)),
+                    ),
                     // all: `@not_strictly_false(@result)`, `@result && p`
                     true => (operators::LOGICAL_AND, call_of(loop_cond, operators::NOT_STRICTLY_FALSE)),
                 };
@@ -797,7 +805,9 @@ fn literal_value(literal: &LiteralValue) -> Option<Value> {
 }
 
 fn int_literal(i: i64) -> Code {
-    let literal = Literal::i64_unsuffixed(i);
+    // Unsuffixed literals take the other operand's type, `i64`, except beside another
+    // literal, where they would default to `i32`: only those that fit it stay unsuffixed.
+    let literal = if i32::try_from(i).is_ok() { Literal::i64_unsuffixed(i) } else { Literal::i64_suffixed(i) };
     Code::new(quote!(#literal), if i < 0 { Prec::Unary } else { Prec::Atom }, false)
 }
 
@@ -851,10 +861,18 @@ fn logical(or: bool, left: Code, right: Code) -> Code {
 /// `condition ? then : otherwise`, as an `if`.
 fn conditional(condition: Code, then: Code, otherwise: Code) -> Code {
     // Constants never fail.
-    match condition.constant {
-        Some(true) => return then,
-        Some(false) => return otherwise,
-        None => {}
+    match (condition.constant, then.constant, otherwise.constant) {
+        (Some(true), ..) => return then,
+        (Some(false), ..) => return otherwise,
+        // `c ? true : false` is `c`, as Rust style wants it.
+        (None, Some(true), Some(false)) => return condition,
+        (None, Some(false), Some(true)) => return not(condition),
+        (None, Some(value), Some(_)) if !condition.fallible => return Code::constant(value),
+        (None, Some(value), Some(_)) => {
+            let tokens = &condition.tokens;
+            return Code::new(quote!({ let _ = #tokens; #value }), Prec::Block, true);
+        }
+        _ => {}
     }
     let fallible = condition.fallible || then.fallible || otherwise.fallible;
     let (bind, c) = condition_of(&condition, &format_ident!("condition"));
@@ -1037,6 +1055,7 @@ mod tests {
         translates("self.part.weight > 1", "i64::from(value.part.as_ref()?.weight) > 1", true);
         translates("self.next.count > 1", "i64::from(value.next.as_deref()?.count) > 1", true);
         translates("self.count > -1", "i64::from(value.count) > -1", false);
+        translates("self.big < 10000000000", "value.big? < 10000000000i64", true);
     }
 
     #[test]
@@ -1046,7 +1065,11 @@ mod tests {
             "(value.nick.is_some() || value.big.is_some()) && i64::from(value.count) > 1",
             false,
         );
-        translates("has(self.nick) || has(self.big) && has(self.flag)", "value.nick.is_some() || value.big.is_some() && value.flag.is_some()", false);
+        translates(
+            "has(self.nick) || has(self.big) && has(self.flag)",
+            "value.nick.is_some() || value.big.is_some() && value.flag.is_some()",
+            false,
+        );
         translates("!(self.count > 1)", "i64::from(value.count) <= 1", false);
         translates("!(has(self.nick) && has(self.big))", "!(value.nick.is_some() && value.big.is_some())", false);
         translates("!!has(self.nick)", "value.nick.is_some()", false);
@@ -1072,6 +1095,11 @@ mod tests {
             true,
         );
         translates("true ? self.count > 0 : self.big > 0", "i64::from(value.count) > 0", false);
+        translates("self.count > 0 ? true : false", "i64::from(value.count) > 0", false);
+        translates("self.count > 0 ? false : true", "i64::from(value.count) <= 0", false);
+        translates("self.count > 0 ? true : true", "true", false);
+        // The condition is still evaluated, for its errors.
+        translates("self.big > 0 ? false : false", "{ let _ = value.big? > 0; false }", true);
     }
 
     #[test]
@@ -1146,7 +1174,12 @@ mod tests {
         translates_on(Ty::I32, "self >= 0", "i64::from(*value) >= 0", false);
         translates_on(Ty::I64, "self >= 0", "*value >= 0", false);
         translates_on(Ty::Named(KIND), "self == 'A'", r#"value.as_str() == "A""#, false);
-        translates_on(Ty::Support(SupportType::Quantity), "self.startsWith('1')", r#"value.0.as_str().starts_with("1")"#, false);
+        translates_on(
+            Ty::Support(SupportType::Quantity),
+            "self.startsWith('1')",
+            r#"value.0.as_str().starts_with("1")"#,
+            false,
+        );
         translates_on(
             Ty::Vec(Box::new(FieldType::plain(Ty::String))),
             "self.all(z, z.startsWith('z'))",
@@ -1221,7 +1254,10 @@ mod tests {
             (with(None, None), r#"FieldError::invalid(&path, "object", "failed rule: self.x")"#),
             (with(Some(""), None), r#"FieldError::invalid(&path, "object", "failed rule: self.x")"#),
             (with(Some(" m "), Some("FieldValueInvalid")), r#"FieldError::invalid(&path, "object", "m")"#),
-            (with(Some("m"), Some("FieldValueForbidden")), r#"FieldError::new(&path, support::validation::ErrorType::Forbidden, None, "m")"#),
+            (
+                with(Some("m"), Some("FieldValueForbidden")),
+                r#"FieldError::new(&path, support::validation::ErrorType::Forbidden, None, "m")"#,
+            ),
             (with(Some("m"), Some("FieldValueRequired")), r#"FieldError::required(&path, "m")"#),
             (with(Some("m"), Some("FieldValueDuplicate")), r#"FieldError::duplicate(&path, "object")"#),
         ] {
@@ -1253,15 +1289,23 @@ mod tests {
         assert!(code.starts_with("letmutjson=None;"), "{code}");
         assert!(code.contains("None=>{support::cel::check_rules_typed(std::slice::from_ref(&*RULE_0)"), "{code}");
         // Mixed: rules keep their order; untranslated runs are checked together.
-        let code = emit(&[rule("self.count > 0"), rule("self.count % 2 == 0"), rule("self.count % 3 == 0"), rule("self.count < 9")])
-            .expect("translates");
+        let code = emit(&[
+            rule("self.count > 0"),
+            rule("self.count % 2 == 0"),
+            rule("self.count % 3 == 0"),
+            rule("self.count < 9"),
+        ])
+        .expect("translates");
         let (first, run, last) =
             (code.find("fnrule_0").unwrap(), code.find("staticRULES_1").unwrap(), code.find("fnrule_3").unwrap());
         assert!(first < run && run < last, "{code}");
         assert!(code.contains("[support::cel::CelRule;2]"), "{code}");
         // A message expression is evaluated by the interpreter, on failure only.
-        let code = emit(&[CelRule { message_expression: Some("'n: ' + string(self.count)".to_owned()), ..rule("self.count > 0") }])
-            .expect("translates");
+        let code = emit(&[CelRule {
+            message_expression: Some("'n: ' + string(self.count)".to_owned()),
+            ..rule("self.count > 0")
+        }])
+        .expect("translates");
         assert!(code.contains("if!rule_0(value){support::cel::check_rules_typed"), "{code}");
         // Switched off, nothing translates.
         assert_eq!(interpreter_only(|| emit(&[rule("self.count > 0")])), None);

@@ -12,6 +12,7 @@
 //! One test binary (rather than one per file) keeps linking cheap.
 
 mod bad_specs;
+mod cel_fast_path;
 mod check_mode;
 mod cli;
 mod common;
