@@ -2,8 +2,10 @@
 
 //! Query- and path-parameter types, one per distinct set of parameters in the specs.
 /// Query parameters, decoded with Kubernetes' rules: unknown names are ignored, the
-/// first of repeated values counts (all of them for list parameters), booleans are
-/// false only for `0` and `false`. Serializes with the wire names.
+/// first of repeated values counts (all of them for list parameters), an empty value
+/// leaves a parameter unset, booleans are false only for `0` and `false` (an empty
+/// one is true).
+/// Serializes with the wire names.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct ListParams {
     /// Ask for BOOKMARK events on a watch; servers may send them at any interval or not at all. Ignored unless watching.
@@ -53,34 +55,40 @@ impl ListParams {
                 "allowWatchBookmarks" if params.allow_watch_bookmarks.is_none() => {
                     params.allow_watch_bookmarks = Some(support::http::parse_bool(value));
                 }
-                "continue" if params.continue_.is_none() => {
+                "continue" if params.continue_.is_none() && !value.is_empty() => {
                     params.continue_ = Some(value.to_owned());
                 }
-                "fieldSelector" if params.field_selector.is_none() => {
+                "fieldSelector" if params.field_selector.is_none()
+                    && !value.is_empty() => {
                     params.field_selector = Some(value.to_owned());
                 }
-                "labelSelector" if params.label_selector.is_none() => {
+                "labelSelector" if params.label_selector.is_none()
+                    && !value.is_empty() => {
                     params.label_selector = Some(value.to_owned());
                 }
-                "limit" if params.limit.is_none() => {
+                "limit" if params.limit.is_none() && !value.is_empty() => {
                     params.limit = Some(support::http::parse_int("limit", value)?);
                 }
-                "pretty" if params.pretty.is_none() => {
+                "pretty" if params.pretty.is_none() && !value.is_empty() => {
                     params.pretty = Some(value.to_owned());
                 }
-                "resourceVersion" if params.resource_version.is_none() => {
+                "resourceVersion" if params.resource_version.is_none()
+                    && !value.is_empty() => {
                     params.resource_version = Some(value.to_owned());
                 }
-                "resourceVersionMatch" if params.resource_version_match.is_none() => {
+                "resourceVersionMatch" if params.resource_version_match.is_none()
+                    && !value.is_empty() => {
                     params.resource_version_match = Some(value.to_owned());
                 }
                 "sendInitialEvents" if params.send_initial_events.is_none() => {
                     params.send_initial_events = Some(support::http::parse_bool(value));
                 }
-                "shardSelector" if params.shard_selector.is_none() => {
+                "shardSelector" if params.shard_selector.is_none()
+                    && !value.is_empty() => {
                     params.shard_selector = Some(value.to_owned());
                 }
-                "timeoutSeconds" if params.timeout_seconds.is_none() => {
+                "timeoutSeconds" if params.timeout_seconds.is_none()
+                    && !value.is_empty() => {
                     params.timeout_seconds = Some(
                         support::http::parse_int("timeoutSeconds", value)?,
                     );
@@ -125,8 +133,10 @@ impl ListParams {
 }
 
 /// Query parameters, decoded with Kubernetes' rules: unknown names are ignored, the
-/// first of repeated values counts (all of them for list parameters), booleans are
-/// false only for `0` and `false`. Serializes with the wire names.
+/// first of repeated values counts (all of them for list parameters), an empty value
+/// leaves a parameter unset, booleans are false only for `0` and `false` (an empty
+/// one is true).
+/// Serializes with the wire names.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct CreateOrReplaceParams {
     /// When set, the request is fully processed but nothing is persisted; the only valid value is All.
@@ -149,16 +159,17 @@ impl CreateOrReplaceParams {
         let mut params = Self::default();
         for (name, value) in query.iter() {
             match name {
-                "dryRun" if params.dry_run.is_none() => {
+                "dryRun" if params.dry_run.is_none() && !value.is_empty() => {
                     params.dry_run = Some(value.to_owned());
                 }
-                "fieldManager" if params.field_manager.is_none() => {
+                "fieldManager" if params.field_manager.is_none() && !value.is_empty() => {
                     params.field_manager = Some(value.to_owned());
                 }
-                "fieldValidation" if params.field_validation.is_none() => {
+                "fieldValidation" if params.field_validation.is_none()
+                    && !value.is_empty() => {
                     params.field_validation = Some(value.to_owned());
                 }
-                "pretty" if params.pretty.is_none() => {
+                "pretty" if params.pretty.is_none() && !value.is_empty() => {
                     params.pretty = Some(value.to_owned());
                 }
                 _ => {}
@@ -201,8 +212,10 @@ impl CreateOrReplaceParams {
 }
 
 /// Query parameters, decoded with Kubernetes' rules: unknown names are ignored, the
-/// first of repeated values counts (all of them for list parameters), booleans are
-/// false only for `0` and `false`. Serializes with the wire names.
+/// first of repeated values counts (all of them for list parameters), an empty value
+/// leaves a parameter unset, booleans are false only for `0` and `false` (an empty
+/// one is true).
+/// Serializes with the wire names.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct DeleteCollectionParams {
     /// Token from a previous list response, with otherwise identical parameters, to fetch the next page. Not supported with watch.
@@ -261,16 +274,18 @@ impl DeleteCollectionParams {
         let mut params = Self::default();
         for (name, value) in query.iter() {
             match name {
-                "continue" if params.continue_.is_none() => {
+                "continue" if params.continue_.is_none() && !value.is_empty() => {
                     params.continue_ = Some(value.to_owned());
                 }
-                "dryRun" if params.dry_run.is_none() => {
+                "dryRun" if params.dry_run.is_none() && !value.is_empty() => {
                     params.dry_run = Some(value.to_owned());
                 }
-                "fieldSelector" if params.field_selector.is_none() => {
+                "fieldSelector" if params.field_selector.is_none()
+                    && !value.is_empty() => {
                     params.field_selector = Some(value.to_owned());
                 }
-                "gracePeriodSeconds" if params.grace_period_seconds.is_none() => {
+                "gracePeriodSeconds" if params.grace_period_seconds.is_none()
+                    && !value.is_empty() => {
                     params.grace_period_seconds = Some(
                         support::http::parse_int("gracePeriodSeconds", value)?,
                     );
@@ -282,34 +297,40 @@ impl DeleteCollectionParams {
                         support::http::parse_bool(value),
                     );
                 }
-                "labelSelector" if params.label_selector.is_none() => {
+                "labelSelector" if params.label_selector.is_none()
+                    && !value.is_empty() => {
                     params.label_selector = Some(value.to_owned());
                 }
-                "limit" if params.limit.is_none() => {
+                "limit" if params.limit.is_none() && !value.is_empty() => {
                     params.limit = Some(support::http::parse_int("limit", value)?);
                 }
                 "orphanDependents" if params.orphan_dependents.is_none() => {
                     params.orphan_dependents = Some(support::http::parse_bool(value));
                 }
-                "pretty" if params.pretty.is_none() => {
+                "pretty" if params.pretty.is_none() && !value.is_empty() => {
                     params.pretty = Some(value.to_owned());
                 }
-                "propagationPolicy" if params.propagation_policy.is_none() => {
+                "propagationPolicy" if params.propagation_policy.is_none()
+                    && !value.is_empty() => {
                     params.propagation_policy = Some(value.to_owned());
                 }
-                "resourceVersion" if params.resource_version.is_none() => {
+                "resourceVersion" if params.resource_version.is_none()
+                    && !value.is_empty() => {
                     params.resource_version = Some(value.to_owned());
                 }
-                "resourceVersionMatch" if params.resource_version_match.is_none() => {
+                "resourceVersionMatch" if params.resource_version_match.is_none()
+                    && !value.is_empty() => {
                     params.resource_version_match = Some(value.to_owned());
                 }
                 "sendInitialEvents" if params.send_initial_events.is_none() => {
                     params.send_initial_events = Some(support::http::parse_bool(value));
                 }
-                "shardSelector" if params.shard_selector.is_none() => {
+                "shardSelector" if params.shard_selector.is_none()
+                    && !value.is_empty() => {
                     params.shard_selector = Some(value.to_owned());
                 }
-                "timeoutSeconds" if params.timeout_seconds.is_none() => {
+                "timeoutSeconds" if params.timeout_seconds.is_none()
+                    && !value.is_empty() => {
                     params.timeout_seconds = Some(
                         support::http::parse_int("timeoutSeconds", value)?,
                     );
@@ -361,8 +382,10 @@ impl DeleteCollectionParams {
 }
 
 /// Query parameters, decoded with Kubernetes' rules: unknown names are ignored, the
-/// first of repeated values counts (all of them for list parameters), booleans are
-/// false only for `0` and `false`. Serializes with the wire names.
+/// first of repeated values counts (all of them for list parameters), an empty value
+/// leaves a parameter unset, booleans are false only for `0` and `false` (an empty
+/// one is true).
+/// Serializes with the wire names.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct ReadParams {
     /// If 'true', the response is pretty-printed.
@@ -376,7 +399,7 @@ impl ReadParams {
         let mut params = Self::default();
         for (name, value) in query.iter() {
             match name {
-                "pretty" if params.pretty.is_none() => {
+                "pretty" if params.pretty.is_none() && !value.is_empty() => {
                     params.pretty = Some(value.to_owned());
                 }
                 _ => {}
@@ -391,8 +414,10 @@ impl ReadParams {
 }
 
 /// Query parameters, decoded with Kubernetes' rules: unknown names are ignored, the
-/// first of repeated values counts (all of them for list parameters), booleans are
-/// false only for `0` and `false`. Serializes with the wire names.
+/// first of repeated values counts (all of them for list parameters), an empty value
+/// leaves a parameter unset, booleans are false only for `0` and `false` (an empty
+/// one is true).
+/// Serializes with the wire names.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct DeleteParams {
     /// When set, the request is fully processed but nothing is persisted; the only valid value is All.
@@ -424,10 +449,11 @@ impl DeleteParams {
         let mut params = Self::default();
         for (name, value) in query.iter() {
             match name {
-                "dryRun" if params.dry_run.is_none() => {
+                "dryRun" if params.dry_run.is_none() && !value.is_empty() => {
                     params.dry_run = Some(value.to_owned());
                 }
-                "gracePeriodSeconds" if params.grace_period_seconds.is_none() => {
+                "gracePeriodSeconds" if params.grace_period_seconds.is_none()
+                    && !value.is_empty() => {
                     params.grace_period_seconds = Some(
                         support::http::parse_int("gracePeriodSeconds", value)?,
                     );
@@ -442,10 +468,11 @@ impl DeleteParams {
                 "orphanDependents" if params.orphan_dependents.is_none() => {
                     params.orphan_dependents = Some(support::http::parse_bool(value));
                 }
-                "pretty" if params.pretty.is_none() => {
+                "pretty" if params.pretty.is_none() && !value.is_empty() => {
                     params.pretty = Some(value.to_owned());
                 }
-                "propagationPolicy" if params.propagation_policy.is_none() => {
+                "propagationPolicy" if params.propagation_policy.is_none()
+                    && !value.is_empty() => {
                     params.propagation_policy = Some(value.to_owned());
                 }
                 _ => {}
@@ -484,8 +511,10 @@ impl DeleteParams {
 }
 
 /// Query parameters, decoded with Kubernetes' rules: unknown names are ignored, the
-/// first of repeated values counts (all of them for list parameters), booleans are
-/// false only for `0` and `false`. Serializes with the wire names.
+/// first of repeated values counts (all of them for list parameters), an empty value
+/// leaves a parameter unset, booleans are false only for `0` and `false` (an empty
+/// one is true).
+/// Serializes with the wire names.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct PatchParams {
     /// When set, the request is fully processed but nothing is persisted; the only valid value is All.
@@ -511,19 +540,20 @@ impl PatchParams {
         let mut params = Self::default();
         for (name, value) in query.iter() {
             match name {
-                "dryRun" if params.dry_run.is_none() => {
+                "dryRun" if params.dry_run.is_none() && !value.is_empty() => {
                     params.dry_run = Some(value.to_owned());
                 }
-                "fieldManager" if params.field_manager.is_none() => {
+                "fieldManager" if params.field_manager.is_none() && !value.is_empty() => {
                     params.field_manager = Some(value.to_owned());
                 }
-                "fieldValidation" if params.field_validation.is_none() => {
+                "fieldValidation" if params.field_validation.is_none()
+                    && !value.is_empty() => {
                     params.field_validation = Some(value.to_owned());
                 }
                 "force" if params.force.is_none() => {
                     params.force = Some(support::http::parse_bool(value));
                 }
-                "pretty" if params.pretty.is_none() => {
+                "pretty" if params.pretty.is_none() && !value.is_empty() => {
                     params.pretty = Some(value.to_owned());
                 }
                 _ => {}

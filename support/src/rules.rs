@@ -275,9 +275,13 @@ pub fn list_options(options: ListOptions<'_>, errors: &mut ErrorList) {
     }
 }
 
-/// `force` belongs to server-side apply; Kubernetes rejects it on other patches.
-pub fn patch_force(force: Option<bool>, is_apply: bool, errors: &mut ErrorList) {
+/// The options Kubernetes ties to server-side apply: `force` only with an apply patch,
+/// and an apply patch needs a `fieldManager`.
+pub fn patch_options(force: Option<bool>, field_manager: Option<&str>, is_apply: bool, errors: &mut ErrorList) {
     if force == Some(true) && !is_apply {
         errors.push(FieldError::forbidden(&Path::ROOT.field("force"), "may not be specified for non-apply patch"));
+    }
+    if is_apply && field_manager.is_none_or(str::is_empty) {
+        errors.push(FieldError::required(&Path::ROOT.field("fieldManager"), "is required for apply patch"));
     }
 }

@@ -17,7 +17,12 @@
 //! 1. In memory: batches of requests through each router with `tower::ServiceExt::oneshot`,
 //!    body read in full, on one current-thread runtime: nanoseconds and heap allocations
 //!    (counted by the global allocator below) per request, the cost of the handler layer
-//!    without sockets.
+//!    without sockets. A third router, the hand-written one wrapped in
+//!    `support::http::status_errors` (which `generated::server::router` applies to every
+//!    route), sets the cost of that middleware apart; and the same comparison with a
+//!    minimal HPA (name and namespace only) shows the fixed cost per request, which the
+//!    clone and encoding of a real object otherwise hide. Last, the sizes of every heap
+//!    allocation of one request through each router, in order, to tell them apart.
 //! 2. Loopback TCP: both servers listen on free ports of 127.0.0.1, each on a
 //!    current-thread tokio runtime of its own thread; the load generator runs on a third
 //!    current-thread runtime: `CONNECTIONS` keep-alive HTTP/1.1 connections, each a loop of
@@ -26,7 +31,7 @@
 //!    measuring, both servers' answers are checked to be the same bytes.
 //!
 //! `cargo bench -p api-tests --bench get` measures (environment: `GET_BENCH_MILLIS`, the
-//! TCP round length, default 1500; `GET_BENCH_ROUNDS`, default 15; `GET_BENCH_CONNECTIONS`,
+//! TCP round length, default 500; `GET_BENCH_ROUNDS`, default 41; `GET_BENCH_CONNECTIONS`,
 //! default 32). Without `--bench` (as under `cargo test --benches`) it runs one short round
 //! of each as a smoke test. `GET_BENCH_PROFILE=generated` (or `hand-written`, either with
 //! `,minimal` for a minimal HPA) only sends requests in memory through that router for 10
@@ -35,7 +40,7 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
 use generated::api::autoscaling::v2::{HorizontalPodAutoscaler, HorizontalPodAutoscalerApi};
@@ -53,26 +58,41 @@ use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
 use tower::ServiceExt;
 
-/// The system allocator, counting allocations (and reallocations).
+/// The system allocator, counting allocations (and reallocations), and recording the sizes
+/// of the first [`SIZES`] of them while [`TRACING`] is set.
 struct Counting;
 
 static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+static TRACING: AtomicBool = AtomicBool::new(false);
+const SIZES: usize = 256;
+static TRACED: AtomicUsize = AtomicUsize::new(0);
+static TRACED_SIZES: [AtomicUsize; SIZES] = [const { AtomicUsize::new(0) }; SIZES];
+
+fn record(size: usize) {
+    ALLOCATIONS.fetch_add(1, Relaxed);
+    if TRACING.load(Relaxed) {
+        let index = TRACED.fetch_add(1, Relaxed);
+        if let Some(slot) = TRACED_SIZES.get(index) {
+            slot.store(size, Relaxed);
+        }
+    }
+}
 
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Relaxed);
+        record(layout.size());
         // SAFETY: forwarded unchanged to the system allocator.
         unsafe { System.alloc(layout) }
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Relaxed);
+        record(layout.size());
         // SAFETY: forwarded unchanged to the system allocator.
         unsafe { System.alloc_zeroed(layout) }
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.fetch_add(1, Relaxed);
+        record(new_size);
         // SAFETY: forwarded unchanged to the system allocator.
         unsafe { System.realloc(ptr, layout, new_size) }
     }
@@ -244,34 +264,48 @@ async fn in_memory(router: &Router, iterations: u32) -> (f64, f64) {
     (elapsed / f64::from(iterations), allocated / f64::from(iterations))
 }
 
-/// Alternating rounds of [`in_memory`] for both routers; prints the medians.
-async fn compare_in_memory(label: &str, generated: &Router, hand: &Router, rounds: usize, batch: u32) {
-    in_memory(generated, batch / 4).await;
-    in_memory(hand, batch / 4).await;
-    let (mut ours, mut theirs, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
-    let mut allocations = (0.0, 0.0);
-    for index in 0..rounds {
-        let (g, h) = if index % 2 == 0 {
-            let g = in_memory(generated, batch).await;
-            (g, in_memory(hand, batch).await)
-        } else {
-            let h = in_memory(hand, batch).await;
-            (in_memory(generated, batch).await, h)
-        };
-        ours.push(g.0);
-        theirs.push(h.0);
-        ratios.push(h.0 / g.0);
-        allocations = (g.1, h.1);
+/// Rounds of [`in_memory`] over `routers`, in a rotating order; prints for each the median
+/// ns per request, its allocations per request, and its throughput relative to the
+/// hand-written handler (`routers[0]`): the ratio of the medians and the median of the
+/// per-round ratios.
+async fn compare_in_memory(label: &str, routers: &[(&str, &Router)], rounds: usize, batch: u32) {
+    for (_, router) in routers {
+        in_memory(router, batch / 4).await;
     }
-    let (g, h) = (median(&ours), median(&theirs));
-    println!(
-        "  {label}: generated {g:>6.0} ns/req, {:.0} allocations   hand-written {h:>6.0} ns/req, {:.0} allocations   difference {:.0} ns   throughput ratio {:.3} (median of per-round ratios {:.3})",
-        allocations.0,
-        allocations.1,
-        g - h,
-        h / g,
-        median(&ratios),
-    );
+    let mut times = vec![Vec::new(); routers.len()];
+    let mut allocations = vec![0.0; routers.len()];
+    for index in 0..rounds {
+        for offset in 0..routers.len() {
+            let which = (index + offset) % routers.len();
+            let (ns, allocated) = in_memory(routers[which].1, batch).await;
+            times[which].push(ns);
+            allocations[which] = allocated;
+        }
+    }
+    println!("  {label}:");
+    let baseline = median(&times[0]);
+    for (which, (name, _)) in routers.iter().enumerate() {
+        let ns = median(&times[which]);
+        let ratios: Vec<f64> = times[0].iter().zip(&times[which]).map(|(h, x)| h / x).collect();
+        println!(
+            "    {name:<44} {ns:>7.0} ns/req  {:>4.0} allocations  +{:>5.0} ns  throughput vs hand-written {:.3} (median of per-round ratios {:.3})",
+            allocations[which],
+            ns - baseline,
+            baseline / ns,
+            median(&ratios),
+        );
+    }
+}
+
+/// The sizes of the heap allocations of one in-memory request through `router`, in order.
+async fn allocation_sizes(router: &Router) -> Vec<usize> {
+    in_memory(router, 10).await;
+    TRACED.store(0, Relaxed);
+    TRACING.store(true, Relaxed);
+    in_memory(router, 1).await;
+    TRACING.store(false, Relaxed);
+    let traced = TRACED.load(Relaxed).min(SIZES);
+    TRACED_SIZES[..traced].iter().map(|size| size.load(Relaxed)).collect()
 }
 
 /// `GET_BENCH_PROFILE=generated|hand-written[,minimal]`: only requests in memory through
@@ -314,8 +348,8 @@ fn main() {
     let measuring = std::env::args().any(|arg| arg == "--bench");
     let (duration, rounds, connections, batch) = if measuring {
         (
-            Duration::from_millis(setting("GET_BENCH_MILLIS", 1500)),
-            setting("GET_BENCH_ROUNDS", 15) as usize,
+            Duration::from_millis(setting("GET_BENCH_MILLIS", 500)),
+            setting("GET_BENCH_ROUNDS", 41) as usize,
             setting("GET_BENCH_CONNECTIONS", 32) as usize,
             2000,
         )
@@ -340,13 +374,30 @@ fn main() {
         let expected = serde_json::to_vec(&*object).expect("the HPA encodes");
         println!("GET {PATH} ({} bytes of JSON)", expected.len());
         println!("in memory (tower oneshot), {rounds} rounds of {batch} requests each:");
-        compare_in_memory("fixture HPA", &generated_router, &hand_router, rounds, batch).await;
+        let layered = |router: &Router| support::http::status_errors(router.clone());
+        let hand_with_errors = layered(&hand_router);
+        let routers = [
+            ("hand-written", &hand_router),
+            ("hand-written + support::http::status_errors", &hand_with_errors),
+            ("generated", &generated_router),
+        ];
+        compare_in_memory("fixture HPA", &routers, rounds, batch).await;
         let small = Arc::new(minimal(&object));
         let small_generated = generated::server::router(OneHpa(Arc::clone(&small)), Config::default());
         let small_hand =
             Router::new().route(ROUTE, support::axum::routing::get(hand_written)).with_state(Arc::clone(&small));
+        let small_hand_with_errors = layered(&small_hand);
         let bytes = serde_json::to_vec(&*small).expect("the HPA encodes").len();
-        compare_in_memory(&format!("minimal HPA, {bytes} bytes"), &small_generated, &small_hand, rounds, batch).await;
+        let routers = [
+            ("hand-written", &small_hand),
+            ("hand-written + support::http::status_errors", &small_hand_with_errors),
+            ("generated", &small_generated),
+        ];
+        compare_in_memory(&format!("minimal HPA, {bytes} bytes of JSON"), &routers, rounds, batch).await;
+        println!("  allocation sizes of one request (minimal HPA), in bytes, in order:");
+        for (name, router) in routers {
+            println!("    {name}: {:?}", allocation_sizes(router).await);
+        }
     });
 
     // 2. Over loopback TCP.
@@ -372,11 +423,12 @@ fn main() {
             let a = round(first, connections, duration).await;
             let b = round(second, connections, duration).await;
             let (g, h) = if index % 2 == 0 { (a, b) } else { (b, a) };
-            println!("  round {index:>2}: generated {g:>7.0} req/s   hand-written {h:>7.0} req/s   ratio {:.3}", g / h);
             ours.push(g);
             theirs.push(h);
             ratios.push(g / h);
         }
+        let shown: Vec<String> = ratios.iter().map(|r| format!("{r:.2}")).collect();
+        println!("  per-round ratios generated/hand-written: {}", shown.join(" "));
         let (g, h) = (median(&ours), median(&theirs));
         println!(
             "  median:   generated {g:>7.0} req/s   hand-written {h:>7.0} req/s   ratio {:.3} (median of per-round ratios {:.3})",

@@ -331,19 +331,31 @@ fn handler(api: &Api, module: &[String], resource_api: &ResourceApi, method: &Me
             }
         }
         Role::Patch => {
-            let allowed = method.patch_types.iter().filter_map(|t| patch_type(t));
-            let force = has_param("force").then(|| quote!(support::rules::patch_force(params.force, matches!(body, support::http::Patch::Apply(_)), &mut errors);));
+            // In the order Kubernetes lists them (json, merge, strategic merge, apply).
+            let mut allowed: Vec<_> = method.patch_types.iter().filter_map(|t| patch_type(t)).collect();
+            allowed.sort_by_key(|(order, _)| *order);
+            let allowed = allowed.into_iter().map(|(_, variant)| variant);
+            // The options come first, as in Kubernetes: `force` and `fieldManager` depend on
+            // the patch type, which the Content-Type names before the body is decoded.
+            let field_manager =
+                if has_param("fieldManager") { quote!(params.field_manager.as_deref()) } else { quote!(Some("")) };
+            let apply_options = has_param("force").then(|| {
+                quote! {
+                    let is_apply = call.patch_type() == Some(support::http::PatchType::Apply);
+                    support::rules::patch_options(params.force, #field_manager, is_apply, &mut errors);
+                }
+            });
             let check = param_set.map(|_| {
                 quote! {
                     let mut errors = params.validate();
-                    #force
+                    #apply_options
                     call.check_options(#options, errors)?;
                 }
             });
             quote! {
                 #decode_params
-                let body = call.patch(&[#(#allowed),*])?;
                 #check
+                let body = call.patch(&[#(#allowed),*])?;
                 let value = state.api.#method_name(call.context(), #(#call_args),*).await?;
                 #reply
             }
@@ -467,15 +479,16 @@ fn reply(method: &Method) -> TokenStream {
     }
 }
 
-fn patch_type(content_type: &str) -> Option<TokenStream> {
-    let variant = match content_type {
-        "application/json-patch+json" => quote!(Json),
-        "application/merge-patch+json" => quote!(Merge),
-        "application/strategic-merge-patch+json" => quote!(StrategicMerge),
-        "application/apply-patch+yaml" => quote!(Apply),
+/// A patch content type's `support::http::PatchType`, with its place in Kubernetes' order.
+fn patch_type(content_type: &str) -> Option<(u8, TokenStream)> {
+    let (order, variant) = match content_type {
+        "application/json-patch+json" => (0, quote!(Json)),
+        "application/merge-patch+json" => (1, quote!(Merge)),
+        "application/strategic-merge-patch+json" => (2, quote!(StrategicMerge)),
+        "application/apply-patch+yaml" => (3, quote!(Apply)),
         _ => return None,
     };
-    Some(quote!(support::http::PatchType::#variant))
+    Some((order, quote!(support::http::PatchType::#variant)))
 }
 
 /// `routes.rs` of a group/version: its router and its discovery entry.

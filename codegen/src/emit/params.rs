@@ -121,8 +121,10 @@ fn query_struct(api: &Api, set: &ParamSet) -> TokenStream {
     };
     quote! {
         /// Query parameters, decoded with Kubernetes' rules: unknown names are ignored, the
-        /// first of repeated values counts (all of them for list parameters), booleans are
-        /// false only for `0` and `false`. Serializes with the wire names.
+        /// first of repeated values counts (all of them for list parameters), an empty value
+        /// leaves a parameter unset, booleans are false only for `0` and `false` (an empty
+        /// one is true).
+        /// Serializes with the wire names.
         #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
         pub struct #name {
             #(#fields)*
@@ -162,9 +164,14 @@ fn decoder(name: &str, ty: &FieldType) -> TokenStream {
             let item = parse(&item.ty);
             quote!(#name => params.#field.get_or_insert_with(Vec::new).push(#item),)
         }
+        // Kubernetes reads an empty boolean as true, and other empty values as unset.
+        Ty::Bool => {
+            let value = parse(&Ty::Bool);
+            quote!(#name if params.#field.is_none() => params.#field = Some(#value),)
+        }
         scalar => {
             let value = parse(scalar);
-            quote!(#name if params.#field.is_none() => params.#field = Some(#value),)
+            quote!(#name if params.#field.is_none() && !value.is_empty() => params.#field = Some(#value),)
         }
     }
 }

@@ -247,6 +247,13 @@ impl Call {
         &self.body
     }
 
+    /// The patch type the request's `Content-Type` names, before the body is decoded (the
+    /// patch options are checked first, as Kubernetes does).
+    pub fn patch_type(&self) -> Option<PatchType> {
+        let content_type = self.parts.headers.get(axum::http::header::CONTENT_TYPE)?.to_str().ok()?;
+        PatchType::from_content_type(content_type)
+    }
+
     /// The `fieldValidation` directive of the request.
     pub fn field_validation(&self) -> FieldValidation {
         FieldValidation::from_param(self.query().get("fieldValidation"))

@@ -747,22 +747,25 @@ async fn handle_patch<S: HorizontalPodAutoscalerApi>(
             &HORIZONTAL_POD_AUTOSCALER,
             async move |mut call| {
                 let params = crate::params::PatchParams::from_query(call.query())?;
-                let body = call
-                    .patch(
-                        &[
-                            support::http::PatchType::Apply,
-                            support::http::PatchType::Json,
-                            support::http::PatchType::Merge,
-                            support::http::PatchType::StrategicMerge,
-                        ],
-                    )?;
                 let mut errors = params.validate();
-                support::rules::patch_force(
+                let is_apply = call.patch_type()
+                    == Some(support::http::PatchType::Apply);
+                support::rules::patch_options(
                     params.force,
-                    matches!(body, support::http::Patch::Apply(_)),
+                    params.field_manager.as_deref(),
+                    is_apply,
                     &mut errors,
                 );
                 call.check_options("PatchOptions", errors)?;
+                let body = call
+                    .patch(
+                        &[
+                            support::http::PatchType::Json,
+                            support::http::PatchType::Merge,
+                            support::http::PatchType::StrategicMerge,
+                            support::http::PatchType::Apply,
+                        ],
+                    )?;
                 let value = state.api.patch(call.context(), path, params, body).await?;
                 let (code, value) = value.into_parts();
                 call.reply(
@@ -789,22 +792,25 @@ async fn handle_patch_status<S: HorizontalPodAutoscalerApi>(
             &HORIZONTAL_POD_AUTOSCALER,
             async move |mut call| {
                 let params = crate::params::PatchParams::from_query(call.query())?;
-                let body = call
-                    .patch(
-                        &[
-                            support::http::PatchType::Apply,
-                            support::http::PatchType::Json,
-                            support::http::PatchType::Merge,
-                            support::http::PatchType::StrategicMerge,
-                        ],
-                    )?;
                 let mut errors = params.validate();
-                support::rules::patch_force(
+                let is_apply = call.patch_type()
+                    == Some(support::http::PatchType::Apply);
+                support::rules::patch_options(
                     params.force,
-                    matches!(body, support::http::Patch::Apply(_)),
+                    params.field_manager.as_deref(),
+                    is_apply,
                     &mut errors,
                 );
                 call.check_options("PatchOptions", errors)?;
+                let body = call
+                    .patch(
+                        &[
+                            support::http::PatchType::Json,
+                            support::http::PatchType::Merge,
+                            support::http::PatchType::StrategicMerge,
+                            support::http::PatchType::Apply,
+                        ],
+                    )?;
                 let value = state
                     .api
                     .patch_status(call.context(), path, params, body)

@@ -889,22 +889,25 @@ async fn handle_patch<S: CertificateSigningRequestApi>(
             &CERTIFICATE_SIGNING_REQUEST,
             async move |mut call| {
                 let params = crate::params::PatchParams::from_query(call.query())?;
-                let body = call
-                    .patch(
-                        &[
-                            support::http::PatchType::Apply,
-                            support::http::PatchType::Json,
-                            support::http::PatchType::Merge,
-                            support::http::PatchType::StrategicMerge,
-                        ],
-                    )?;
                 let mut errors = params.validate();
-                support::rules::patch_force(
+                let is_apply = call.patch_type()
+                    == Some(support::http::PatchType::Apply);
+                support::rules::patch_options(
                     params.force,
-                    matches!(body, support::http::Patch::Apply(_)),
+                    params.field_manager.as_deref(),
+                    is_apply,
                     &mut errors,
                 );
                 call.check_options("PatchOptions", errors)?;
+                let body = call
+                    .patch(
+                        &[
+                            support::http::PatchType::Json,
+                            support::http::PatchType::Merge,
+                            support::http::PatchType::StrategicMerge,
+                            support::http::PatchType::Apply,
+                        ],
+                    )?;
                 let value = state.api.patch(call.context(), path, params, body).await?;
                 let (code, value) = value.into_parts();
                 call.reply(
@@ -931,22 +934,25 @@ async fn handle_patch_approval<S: CertificateSigningRequestApi>(
             &CERTIFICATE_SIGNING_REQUEST,
             async move |mut call| {
                 let params = crate::params::PatchParams::from_query(call.query())?;
-                let body = call
-                    .patch(
-                        &[
-                            support::http::PatchType::Apply,
-                            support::http::PatchType::Json,
-                            support::http::PatchType::Merge,
-                            support::http::PatchType::StrategicMerge,
-                        ],
-                    )?;
                 let mut errors = params.validate();
-                support::rules::patch_force(
+                let is_apply = call.patch_type()
+                    == Some(support::http::PatchType::Apply);
+                support::rules::patch_options(
                     params.force,
-                    matches!(body, support::http::Patch::Apply(_)),
+                    params.field_manager.as_deref(),
+                    is_apply,
                     &mut errors,
                 );
                 call.check_options("PatchOptions", errors)?;
+                let body = call
+                    .patch(
+                        &[
+                            support::http::PatchType::Json,
+                            support::http::PatchType::Merge,
+                            support::http::PatchType::StrategicMerge,
+                            support::http::PatchType::Apply,
+                        ],
+                    )?;
                 let value = state
                     .api
                     .patch_approval(call.context(), path, params, body)
@@ -976,22 +982,25 @@ async fn handle_patch_status<S: CertificateSigningRequestApi>(
             &CERTIFICATE_SIGNING_REQUEST,
             async move |mut call| {
                 let params = crate::params::PatchParams::from_query(call.query())?;
-                let body = call
-                    .patch(
-                        &[
-                            support::http::PatchType::Apply,
-                            support::http::PatchType::Json,
-                            support::http::PatchType::Merge,
-                            support::http::PatchType::StrategicMerge,
-                        ],
-                    )?;
                 let mut errors = params.validate();
-                support::rules::patch_force(
+                let is_apply = call.patch_type()
+                    == Some(support::http::PatchType::Apply);
+                support::rules::patch_options(
                     params.force,
-                    matches!(body, support::http::Patch::Apply(_)),
+                    params.field_manager.as_deref(),
+                    is_apply,
                     &mut errors,
                 );
                 call.check_options("PatchOptions", errors)?;
+                let body = call
+                    .patch(
+                        &[
+                            support::http::PatchType::Json,
+                            support::http::PatchType::Merge,
+                            support::http::PatchType::StrategicMerge,
+                            support::http::PatchType::Apply,
+                        ],
+                    )?;
                 let value = state
                     .api
                     .patch_status(call.context(), path, params, body)
