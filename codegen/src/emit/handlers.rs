@@ -305,7 +305,7 @@ fn handler(api: &Api, module: &[String], resource_api: &ResourceApi, method: &Me
     let path_extractor = |set: Option<usize>| match set {
         Some(set) => {
             let set = format_ident!("{}", api.server.path_sets[set].name);
-            quote!(support::axum::extract::Path(path): support::axum::extract::Path<crate::params::#set>,)
+            quote!(support::http::PathParams(path): support::http::PathParams<crate::params::#set>,)
         }
         None => TokenStream::new(),
     };
@@ -439,7 +439,7 @@ fn watch_handler(api: &Api, resource_api: &ResourceApi, method: &Method, name: &
     let params_arg = param_set.map(|_| quote!(, params));
     let (path_arg, namespace) = if with_path {
         (
-            quote!(support::axum::extract::Path(path): support::axum::extract::Path<std::collections::BTreeMap<String, String>>,),
+            quote!(support::http::PathParams(path): support::http::PathParams<std::collections::BTreeMap<String, String>>,),
             quote!(path.get("namespace").cloned()),
         )
     } else {

@@ -1,36 +1,50 @@
 //! Every error response a `Status`, also for requests no handler sees.
 
 use axum::Router;
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
 use axum::http::{StatusCode, header};
 use axum::response::Response;
+use serde::de::DeserializeOwned;
 
 use super::call::status_response;
 use super::negotiate::Format;
 use crate::Status;
 use crate::status::reason;
 
-/// Wraps a complete router so that every error it answers is a Kubernetes `Status`, as the
-/// API server's are: a path no route serves is 404 [`Status::route_not_found`], a method a
-/// path does not serve 405 [`Status::route_method_not_allowed`], and the plain-text
-/// rejections of the HTTP layer (a path segment that is not UTF-8, say) become a `Status`
-/// with the same code and text.
+/// Wraps a complete router so that requests no handler sees get Kubernetes `Status` errors
+/// too, as the API server's: a path no route serves is 404 [`Status::route_not_found`], a
+/// method a path does not serve 405 [`Status::route_method_not_allowed`]. (Handlers read
+/// their path with [`PathParams`], whose rejections are `Status` objects as well.)
 pub fn status_errors(router: Router) -> Router {
     router
         .fallback(|| async { status_response(&Status::route_not_found(), Format::Json) })
         .method_not_allowed_fallback(|| async { status_response(&Status::route_method_not_allowed(), Format::Json) })
-        .layer(axum::middleware::map_response(plain_errors_as_status))
 }
 
-/// Error responses that are not `Status` objects (plain text or empty) become one.
-async fn plain_errors_as_status(response: Response) -> Response {
+/// axum's `Path` extractor, rejecting with a `Status` (400 `BadRequest` with axum's text,
+/// e.g. for a path segment that is not UTF-8) instead of plain text.
+#[derive(Debug)]
+pub struct PathParams<T>(pub T);
+
+impl<T, S> FromRequestParts<S> for PathParams<T>
+where
+    T: DeserializeOwned + Send,
+    S: Send + Sync,
+{
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        match axum::extract::Path::<T>::from_request_parts(parts, state).await {
+            Ok(axum::extract::Path(value)) => Ok(PathParams(value)),
+            Err(rejection) => Err(as_status(axum::response::IntoResponse::into_response(rejection)).await),
+        }
+    }
+}
+
+/// A plain-text (or empty) error response as a `Status` with the same code and text.
+async fn as_status(response: Response) -> Response {
     let code = response.status();
-    if !(code.is_client_error() || code.is_server_error()) {
-        return response;
-    }
-    let plain = response.headers().get(header::CONTENT_TYPE).is_none_or(|v| v.as_bytes().starts_with(b"text/plain"));
-    if !plain {
-        return response;
-    }
     let (parts, body) = response.into_parts();
     let bytes = axum::body::to_bytes(body, 64 * 1024).await.unwrap_or_default();
     let text = String::from_utf8_lossy(&bytes).trim().to_owned();

@@ -50,7 +50,7 @@ use crate::Status;
 
 pub use axum::http::StatusCode;
 pub use call::{Call, Reply, serve};
-pub use errors::status_errors;
+pub use errors::{PathParams, status_errors};
 pub use patch::{Patch, PatchType};
 pub use query::{Query, parse_bool, parse_int};
 

@@ -594,9 +594,9 @@ async fn handle_create<S: HorizontalPodAutoscalerApi>(
     support::axum::extract::State(
         state,
     ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::axum::extract::Path(
+    support::http::PathParams(
         path,
-    ): support::axum::extract::Path<crate::params::NamespacePath>,
+    ): support::http::PathParams<crate::params::NamespacePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
     support::http::serve(
@@ -625,9 +625,9 @@ async fn handle_read<S: HorizontalPodAutoscalerApi>(
     support::axum::extract::State(
         state,
     ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::axum::extract::Path(
+    support::http::PathParams(
         path,
-    ): support::axum::extract::Path<crate::params::NamespaceNamePath>,
+    ): support::http::PathParams<crate::params::NamespaceNamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
     support::http::serve(
@@ -648,9 +648,9 @@ async fn handle_read_status<S: HorizontalPodAutoscalerApi>(
     support::axum::extract::State(
         state,
     ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::axum::extract::Path(
+    support::http::PathParams(
         path,
-    ): support::axum::extract::Path<crate::params::NamespaceNamePath>,
+    ): support::http::PathParams<crate::params::NamespaceNamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
     support::http::serve(
@@ -671,9 +671,9 @@ async fn handle_replace<S: HorizontalPodAutoscalerApi>(
     support::axum::extract::State(
         state,
     ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::axum::extract::Path(
+    support::http::PathParams(
         path,
-    ): support::axum::extract::Path<crate::params::NamespaceNamePath>,
+    ): support::http::PathParams<crate::params::NamespaceNamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
     support::http::serve(
@@ -702,9 +702,9 @@ async fn handle_replace_status<S: HorizontalPodAutoscalerApi>(
     support::axum::extract::State(
         state,
     ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::axum::extract::Path(
+    support::http::PathParams(
         path,
-    ): support::axum::extract::Path<crate::params::NamespaceNamePath>,
+    ): support::http::PathParams<crate::params::NamespaceNamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
     support::http::serve(
@@ -736,9 +736,9 @@ async fn handle_patch<S: HorizontalPodAutoscalerApi>(
     support::axum::extract::State(
         state,
     ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::axum::extract::Path(
+    support::http::PathParams(
         path,
-    ): support::axum::extract::Path<crate::params::NamespaceNamePath>,
+    ): support::http::PathParams<crate::params::NamespaceNamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
     support::http::serve(
@@ -781,9 +781,9 @@ async fn handle_patch_status<S: HorizontalPodAutoscalerApi>(
     support::axum::extract::State(
         state,
     ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::axum::extract::Path(
+    support::http::PathParams(
         path,
-    ): support::axum::extract::Path<crate::params::NamespaceNamePath>,
+    ): support::http::PathParams<crate::params::NamespaceNamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
     support::http::serve(
@@ -829,9 +829,9 @@ async fn handle_delete<S: HorizontalPodAutoscalerApi>(
     support::axum::extract::State(
         state,
     ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::axum::extract::Path(
+    support::http::PathParams(
         path,
-    ): support::axum::extract::Path<crate::params::NamespaceNamePath>,
+    ): support::http::PathParams<crate::params::NamespaceNamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
     support::http::serve(
@@ -865,9 +865,9 @@ async fn handle_list<S: HorizontalPodAutoscalerApi>(
     support::axum::extract::State(
         state,
     ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::axum::extract::Path(
+    support::http::PathParams(
         path,
-    ): support::axum::extract::Path<crate::params::NamespacePath>,
+    ): support::http::PathParams<crate::params::NamespacePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
     support::http::serve(
@@ -921,9 +921,9 @@ async fn handle_delete_collection<S: HorizontalPodAutoscalerApi>(
     support::axum::extract::State(
         state,
     ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::axum::extract::Path(
+    support::http::PathParams(
         path,
-    ): support::axum::extract::Path<crate::params::NamespacePath>,
+    ): support::http::PathParams<crate::params::NamespacePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
     support::http::serve(
@@ -979,9 +979,9 @@ async fn handle_watch<S: HorizontalPodAutoscalerApi>(
     support::axum::extract::State(
         state,
     ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::axum::extract::Path(
+    support::http::PathParams(
         path,
-    ): support::axum::extract::Path<std::collections::BTreeMap<String, String>>,
+    ): support::http::PathParams<std::collections::BTreeMap<String, String>>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
     support::http::serve(

@@ -710,9 +710,7 @@ async fn handle_read<S: CertificateSigningRequestApi>(
     support::axum::extract::State(
         state,
     ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::axum::extract::Path(
-        path,
-    ): support::axum::extract::Path<crate::params::NamePath>,
+    support::http::PathParams(path): support::http::PathParams<crate::params::NamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
     support::http::serve(
@@ -733,9 +731,7 @@ async fn handle_read_approval<S: CertificateSigningRequestApi>(
     support::axum::extract::State(
         state,
     ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::axum::extract::Path(
-        path,
-    ): support::axum::extract::Path<crate::params::NamePath>,
+    support::http::PathParams(path): support::http::PathParams<crate::params::NamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
     support::http::serve(
@@ -756,9 +752,7 @@ async fn handle_read_status<S: CertificateSigningRequestApi>(
     support::axum::extract::State(
         state,
     ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::axum::extract::Path(
-        path,
-    ): support::axum::extract::Path<crate::params::NamePath>,
+    support::http::PathParams(path): support::http::PathParams<crate::params::NamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
     support::http::serve(
@@ -779,9 +773,7 @@ async fn handle_replace<S: CertificateSigningRequestApi>(
     support::axum::extract::State(
         state,
     ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::axum::extract::Path(
-        path,
-    ): support::axum::extract::Path<crate::params::NamePath>,
+    support::http::PathParams(path): support::http::PathParams<crate::params::NamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
     support::http::serve(
@@ -810,9 +802,7 @@ async fn handle_replace_approval<S: CertificateSigningRequestApi>(
     support::axum::extract::State(
         state,
     ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::axum::extract::Path(
-        path,
-    ): support::axum::extract::Path<crate::params::NamePath>,
+    support::http::PathParams(path): support::http::PathParams<crate::params::NamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
     support::http::serve(
@@ -844,9 +834,7 @@ async fn handle_replace_status<S: CertificateSigningRequestApi>(
     support::axum::extract::State(
         state,
     ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::axum::extract::Path(
-        path,
-    ): support::axum::extract::Path<crate::params::NamePath>,
+    support::http::PathParams(path): support::http::PathParams<crate::params::NamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
     support::http::serve(
@@ -878,9 +866,7 @@ async fn handle_patch<S: CertificateSigningRequestApi>(
     support::axum::extract::State(
         state,
     ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::axum::extract::Path(
-        path,
-    ): support::axum::extract::Path<crate::params::NamePath>,
+    support::http::PathParams(path): support::http::PathParams<crate::params::NamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
     support::http::serve(
@@ -923,9 +909,7 @@ async fn handle_patch_approval<S: CertificateSigningRequestApi>(
     support::axum::extract::State(
         state,
     ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::axum::extract::Path(
-        path,
-    ): support::axum::extract::Path<crate::params::NamePath>,
+    support::http::PathParams(path): support::http::PathParams<crate::params::NamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
     support::http::serve(
@@ -971,9 +955,7 @@ async fn handle_patch_status<S: CertificateSigningRequestApi>(
     support::axum::extract::State(
         state,
     ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::axum::extract::Path(
-        path,
-    ): support::axum::extract::Path<crate::params::NamePath>,
+    support::http::PathParams(path): support::http::PathParams<crate::params::NamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
     support::http::serve(
@@ -1019,9 +1001,7 @@ async fn handle_delete<S: CertificateSigningRequestApi>(
     support::axum::extract::State(
         state,
     ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::axum::extract::Path(
-        path,
-    ): support::axum::extract::Path<crate::params::NamePath>,
+    support::http::PathParams(path): support::http::PathParams<crate::params::NamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
     support::http::serve(
@@ -1135,9 +1115,9 @@ async fn handle_watch<S: CertificateSigningRequestApi>(
     support::axum::extract::State(
         state,
     ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::axum::extract::Path(
+    support::http::PathParams(
         path,
-    ): support::axum::extract::Path<std::collections::BTreeMap<String, String>>,
+    ): support::http::PathParams<std::collections::BTreeMap<String, String>>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
     support::http::serve(
