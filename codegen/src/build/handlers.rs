@@ -14,17 +14,17 @@ use crate::ir::{
 use crate::load::Document;
 
 /// A spec path taken apart: `/apis/{group}/{version}[/watch][/namespaces/{namespace}]/{plural}[/{name}[/{sub}]]`.
-struct ParsedPath<'p> {
-    group: &'p str,
-    version: &'p str,
-    watch: bool,
-    namespaced: bool,
-    plural: &'p str,
-    item: bool,
-    subresource: Option<&'p str>,
+pub(super) struct ParsedPath<'p> {
+    pub group: &'p str,
+    pub version: &'p str,
+    pub watch: bool,
+    pub namespaced: bool,
+    pub plural: &'p str,
+    pub item: bool,
+    pub subresource: Option<&'p str>,
 }
 
-fn parse_path(path: &str) -> Option<ParsedPath<'_>> {
+pub(super) fn parse_path(path: &str) -> Option<ParsedPath<'_>> {
     let segments: Vec<&str> = path.trim_matches('/').split('/').collect();
     let (group, version, mut rest) = match segments.as_slice() {
         ["apis", group, version, rest @ ..] => (*group, *version, rest),

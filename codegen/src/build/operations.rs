@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
+use super::handlers::parse_path;
 use super::{Builder, Loc, description, types::parse_gvk};
 use crate::error::Result;
 use crate::ir::{Body, FieldType, Gvk, Operation, Parameter, ParameterLocation, Resource, Ty, TypeKind};
@@ -141,38 +142,30 @@ impl Builder<'_> {
         let mut found: BTreeMap<Gvk, Resource> = BTreeMap::new();
         let mut subresources: BTreeMap<(&str, &str), Vec<String>> = BTreeMap::new();
         for operation in &self.api.operations {
-            let segments: Vec<&str> = operation.path.trim_matches('/').split('/').collect();
-            if segments.contains(&"watch") {
-                continue;
-            }
-            let group = group_of_path(&segments).unwrap_or_default();
-            match segments.iter().position(|s| *s == "{name}") {
-                Some(name_position) if name_position > 0 => {
-                    if let Some(subresource) = segments.get(name_position + 1) {
-                        let names = subresources.entry((group, segments[name_position - 1])).or_default();
-                        if !names.iter().any(|n| n == subresource) {
-                            names.push((*subresource).to_owned());
-                        }
+            let Some(path) = parse_path(&operation.path).filter(|p| !p.watch) else { continue };
+            if path.item {
+                if let Some(subresource) = path.subresource {
+                    let names = subresources.entry((path.group, path.plural)).or_default();
+                    if !names.iter().any(|n| n == subresource) {
+                        names.push(subresource.to_owned());
                     }
                 }
-                Some(_) => {}
-                None => {
-                    let collection_action = matches!(operation.action.as_deref(), Some("list" | "post" | "deletecollection"));
-                    let (Some(gvk), Some(plural)) = (&operation.gvk, segments.last()) else { continue };
-                    let Some(type_id) = self.resource_type(gvk).filter(|_| collection_action) else { continue };
-                    let resource = found.entry(gvk.clone()).or_insert_with(|| Resource {
-                        type_id,
-                        gvk: gvk.clone(),
-                        plural: (*plural).to_owned(),
-                        namespaced: false,
-                        list_kind: format!("{}List", gvk.kind),
-                        subresources: Vec::new(),
-                        name_rule: Default::default(),
-                    });
-                    // The list across namespaces has no {namespace}; any path with one decides.
-                    resource.namespaced |= segments.contains(&"{namespace}");
-                }
+                continue;
             }
+            let collection_action = matches!(operation.action.as_deref(), Some("list" | "post" | "deletecollection"));
+            let Some(gvk) = &operation.gvk else { continue };
+            let Some(type_id) = self.resource_type(gvk).filter(|_| collection_action) else { continue };
+            let resource = found.entry(gvk.clone()).or_insert_with(|| Resource {
+                type_id,
+                gvk: gvk.clone(),
+                plural: path.plural.to_owned(),
+                namespaced: false,
+                list_kind: format!("{}List", gvk.kind),
+                subresources: Vec::new(),
+                name_rule: Default::default(),
+            });
+            // The list across namespaces has no {namespace}; any path with one decides.
+            resource.namespaced |= path.namespaced;
         }
         for resource in found.values_mut() {
             if let Some(names) = subresources.get(&(resource.gvk.group.as_str(), resource.plural.as_str())) {
@@ -186,14 +179,5 @@ impl Builder<'_> {
     /// The struct whose `x-kubernetes-group-version-kind` names exactly this kind.
     fn resource_type(&self, gvk: &Gvk) -> Option<usize> {
         self.api.types.iter().position(|ty| matches!(&ty.kind, TypeKind::Struct(s) if s.gvks.len() == 1 && s.gvks[0] == *gvk))
-    }
-}
-
-/// `apis/<group>/...` -> group; `api/v1/...` -> the core group.
-fn group_of_path<'p>(segments: &[&'p str]) -> Option<&'p str> {
-    match segments {
-        ["apis", group, ..] => Some(group),
-        ["api", ..] => Some(""),
-        _ => None,
     }
 }
