@@ -34,6 +34,8 @@ impl Analysis {
             for (id, ty) in api.types.iter().enumerate() {
                 let TypeKind::Struct(s) = &ty.kind else { continue };
                 let has = !s.rules.is_empty()
+                    || s.min_properties.is_some()
+                    || s.max_properties.is_some()
                     || is_object_meta_resource(api, id)
                     || s.fields.iter().any(|f| f.required && emptiness(api, &f.ty.ty).is_some() || analysis.position_has_checks(api, &f.ty));
                 let old = s.rules.iter().any(is_transition) || s.fields.iter().any(|f| analysis.position_needs_old(api, &f.ty));
@@ -105,6 +107,7 @@ pub fn emit(api: &Api, analysis: &Analysis, id: TypeId) -> TokenStream {
         let rules = emitter.cel(&s.rules, &FieldType::plain(Ty::Named(id)), analysis.needs_old[id].then(|| quote!(old)));
         quote!(let (value, path) = (self, *path); #rules)
     });
+    let property_counts = property_counts(s);
     let meta = is_object_meta_resource(api, id).then(|| emitter.object_meta(id));
     let old_name = if analysis.needs_old[id] { quote!(old) } else { quote!(_old) };
     quote! {
@@ -112,10 +115,32 @@ pub fn emit(api: &Api, analysis: &Analysis, id: TypeId) -> TokenStream {
             fn validate_into(&self, #old_name: Option<&Self>, path: &support::validation::Path<'_>, errors: &mut support::validation::ErrorList) {
                 #meta
                 #(#fields)*
+                #property_counts
                 #object_rules
             }
         }
     }
+}
+
+/// `minProperties`/`maxProperties` of an object with declared properties: the fields
+/// present on the wire are counted on its JSON (built only for such objects).
+fn property_counts(s: &Struct) -> Option<TokenStream> {
+    if s.min_properties.is_none() && s.max_properties.is_none() {
+        return None;
+    }
+    let bound = |check: TokenStream, bound: Option<u64>| {
+        bound.map(|n| {
+            let n = usize_literal(n);
+            quote!(support::rules::#check(path, count, #n, errors);)
+        })
+    };
+    let min = bound(quote!(min_properties), s.min_properties);
+    let max = bound(quote!(max_properties), s.max_properties);
+    Some(quote! {
+        let count = support::cel::to_json(self).as_object().map_or(0, |object| object.len());
+        #min
+        #max
+    })
 }
 
 /// The keyword checks of one query parameter, with `value` and `path` in scope.
