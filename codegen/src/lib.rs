@@ -5,6 +5,7 @@
 //! [`write`] formats the files and replaces the output folder atomically.
 
 pub mod build;
+pub mod crd;
 pub mod emit;
 pub mod error;
 pub mod ir;

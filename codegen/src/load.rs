@@ -18,14 +18,36 @@ pub struct Document {
     pub source: std::sync::Arc<str>,
     pub is_yaml: bool,
     pub value: Value,
+    /// For a document written from another one (the OpenAPI document of a CRD version):
+    /// pointer prefixes here and the places in the file they were made from, so errors
+    /// point into the file as written. Empty for documents read as they are.
+    pub derived: Vec<(String, String)>,
+    /// Whether the document only fills gaps: its schemas are used where no other document
+    /// defines them and something refers to them (the generator's built-in types).
+    pub fills_gaps: bool,
 }
 
 impl Document {
     /// An error at `pointer` in this document, with its line and column when they can be found.
     pub fn error(&self, pointer: &str, message: impl Into<String>) -> Error {
+        let pointer = self.source_pointer(pointer);
         Error::in_file(&self.display_path, message)
-            .at(pointer)
-            .with_position(locate(&self.source, self.index_in_file, pointer))
+            .at(pointer.as_str())
+            .with_position(locate(&self.source, self.index_in_file, &pointer))
+    }
+
+    /// Where `pointer` of this document is in the file it was read from.
+    fn source_pointer(&self, pointer: &str) -> String {
+        if self.derived.is_empty() {
+            return pointer.to_owned();
+        }
+        let within = |prefix: &str| pointer == prefix || pointer.starts_with(&format!("{prefix}/"));
+        self.derived
+            .iter()
+            .filter(|(prefix, _)| within(prefix))
+            .max_by_key(|(prefix, _)| prefix.len())
+            .map(|(prefix, origin)| format!("{origin}{}", &pointer[prefix.len()..]))
+            .unwrap_or_default()
     }
 }
 
@@ -113,6 +135,8 @@ pub fn parse(display_path: &Path, text: String) -> Result<Vec<Document>> {
             source: source.clone(),
             is_yaml,
             value,
+            derived: Vec::new(),
+            fills_gaps: false,
         })
         .collect())
 }

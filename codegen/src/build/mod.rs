@@ -16,7 +16,7 @@ use crate::ir::{Api, DocumentInfo, SupportType, TypeDef, TypeId};
 use crate::load::Document;
 
 pub use handlers::reason_phrase;
-pub use naming::{pascal_case, snake_case};
+pub use naming::{pascal_case, snake_case, unique};
 
 /// Well-known schemas that the support crate implements by hand, because their wire
 /// encoding is special or the runtime itself needs them (every error is a `Status`).
@@ -85,6 +85,14 @@ impl Builder<'_> {
 
 /// Builds the IR from every document of the specs folder.
 pub fn build(docs: &[Document]) -> Result<Api> {
+    if docs.iter().any(crate::crd::is_crd) {
+        return build_documents(&crate::crd::expand(docs)?);
+    }
+    build_documents(docs)
+}
+
+/// Builds the IR from OpenAPI documents.
+fn build_documents(docs: &[Document]) -> Result<Api> {
     let mut builder = Builder {
         docs,
         schemas: BTreeMap::new(),
@@ -97,8 +105,11 @@ pub fn build(docs: &[Document]) -> Result<Api> {
         docs.iter().map(|d| DocumentInfo { display_path: d.display_path.clone() }).collect();
     for (index, doc) in docs.iter().enumerate() {
         check_openapi(doc)?;
-        builder.collect_schemas(index)?;
+        if !doc.fills_gaps {
+            builder.collect_schemas(index)?;
+        }
     }
+    builder.fill_gaps();
     builder.merge_notes();
     builder.declare_types()?;
     builder.assign_files();
@@ -116,10 +127,7 @@ fn check_openapi(doc: &Document) -> Result<()> {
     match doc.value.get("openapi") {
         Some(Value::String(version)) if version.starts_with("3.") => Ok(()),
         Some(other) => Err(doc.error("/openapi", format!("unsupported OpenAPI version {other}; expected 3.x"))),
-        None if doc.value.get("kind").and_then(Value::as_str) == Some("CustomResourceDefinition") => {
-            Err(doc.error("", "CustomResourceDefinition manifests are not supported yet"))
-        }
-        None => Err(doc.error("", "not an OpenAPI v3 document: there is no `openapi` field")),
+        None => Err(doc.error("", "neither an OpenAPI v3 document (there is no `openapi` field) nor a CustomResourceDefinition")),
     }
 }
 
@@ -145,6 +153,28 @@ impl<'a> Builder<'a> {
             self.schemas.insert(name, chosen);
         }
         Ok(())
+    }
+
+    /// Adds the schemas of gap-filling documents that something refers to and no other
+    /// document defines, and the ones those refer to.
+    fn fill_gaps(&mut self) {
+        let mut wanted: Vec<&'a str> = Vec::new();
+        for doc in self.docs.iter().filter(|d| !d.fills_gaps) {
+            references(&doc.value, &mut wanted);
+        }
+        while let Some(name) = wanted.pop() {
+            if self.schemas.contains_key(name) {
+                continue;
+            }
+            let found = self.docs.iter().enumerate().filter(|(_, d)| d.fills_gaps).find_map(|(doc, d)| {
+                d.value.pointer("/components/schemas").and_then(|s| s.get(name)).map(|value| (doc, value))
+            });
+            if let Some((doc, value)) = found {
+                let (key, _) = self.docs[doc].value["components"]["schemas"].as_object().and_then(|s| s.get_key_value(name)).expect("found above");
+                self.schemas.insert(key, SchemaSource { doc, value });
+                references(value, &mut wanted);
+            }
+        }
     }
 
     /// Chooses between two different definitions of one schema name: the one whose fields
@@ -300,6 +330,22 @@ impl<'a> Builder<'a> {
             let file = naming::unique(snake_case(&ty.name), names, "_");
             self.api.types[id].file = file;
         }
+    }
+}
+
+/// Adds the schema names `value` refers to (`#/components/schemas/<name>`) to `out`.
+fn references<'v>(value: &'v Value, out: &mut Vec<&'v str>) {
+    match value {
+        Value::Object(object) => {
+            for (key, inner) in object {
+                match (key.as_str(), inner) {
+                    ("$ref", Value::String(target)) => out.extend(target.strip_prefix("#/components/schemas/")),
+                    _ => references(inner, out),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|item| references(item, out)),
+        _ => {}
     }
 }
 

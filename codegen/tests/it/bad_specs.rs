@@ -244,12 +244,12 @@ components:
             "deployment.yaml",
             "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n",
         )],
-        error: "specs/deployment.yaml:1:1: at /: not an OpenAPI v3 document: there is no `openapi` field",
+        error: "specs/deployment.yaml:1:1: at /: neither an OpenAPI v3 document (there is no `openapi` field) nor a CustomResourceDefinition",
     },
     Case {
         name: "Swagger 2.0 document",
         files: &[("swagger.json", "{\n  \"swagger\": \"2.0\",\n  \"definitions\": {}\n}\n")],
-        error: "specs/swagger.json:1:1: at /: not an OpenAPI v3 document: there is no `openapi` field",
+        error: "specs/swagger.json:1:1: at /: neither an OpenAPI v3 document (there is no `openapi` field) nor a CustomResourceDefinition",
     },
     Case {
         name: "error in the second document of a YAML file",
@@ -300,6 +300,115 @@ components:
             ("nested/b.json", "{\"openapi\": \"3.0.0\", \"components\": {\"schemas\": {\"io.k8s.api.demo.v1.A\": {\"type\": \"object\", \"properties\": {\"x\": {\"type\": [\"string\", \"null\"]}}}}}}\n"),
         ],
         error: "specs/nested/b.json:1:113: at /components/schemas/io.k8s.api.demo.v1.A/properties/x/type: unsupported type [\"string\",\"null\"]; expected a single type name",
+    },
+    Case {
+        name: "CRD of an old apiVersion",
+        files: &[("crd.yaml", "apiVersion: apiextensions.k8s.io/v1beta1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.example.com\n")],
+        error: "specs/crd.yaml:1:13: at /apiVersion: \"apiextensions.k8s.io/v1beta1\" is not supported; CustomResourceDefinitions must be apiextensions.k8s.io/v1",
+    },
+    Case {
+        name: "CRD named other than plural.group",
+        files: &[("crd.yaml", "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widget\nspec:\n  group: example.com\n  names: {kind: Widget, plural: widgets}\n")],
+        error: "specs/crd.yaml:4:9: at /metadata/name: must be \"widgets.example.com\", the plural and the group",
+    },
+    Case {
+        name: "CRD with two storage versions",
+        files: &[(
+            "crd.yaml",
+            r##"apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  names:
+    kind: Widget
+    plural: widgets
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema: {openAPIV3Schema: {type: object}}
+  - name: v2
+    served: true
+    storage: true
+    schema: {openAPIV3Schema: {type: object}}
+"##,
+        )],
+        error: "specs/crd.yaml:11:3: at /spec/versions: exactly one version must be the storage version; 2 are",
+    },
+    Case {
+        name: "bad pattern deep in a CRD schema, the second document of its file",
+        files: &[(
+            "crds.yaml",
+            r##"openapi: 3.0.0
+components: {schemas: {}}
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  names:
+    kind: Widget
+    plural: widgets
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              ports:
+                type: array
+                items:
+                  type: object
+                  properties:
+                    name:
+                      type: string
+                      pattern: "[a-z"
+"##,
+        )],
+        error: "specs/crds.yaml:32:32: at /spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/ports/items/properties/name/pattern: invalid pattern: regex parse error:\n    [a-z\n    ^\nerror: unclosed character class",
+    },
+    Case {
+        name: "bad CEL rule in a CRD",
+        files: &[(
+            "crd.yaml",
+            r##"apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  names:
+    kind: Widget
+    plural: widgets
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            x-kubernetes-validations:
+            - rule: "self.a >"
+            properties:
+              a: {type: integer}
+"##,
+        )],
+        error: "specs/crd.yaml:22:15: at /spec/versions/0/schema/openAPIV3Schema/properties/spec/x-kubernetes-validations/0: invalid CEL rule: compilation failed for rule \"self.a >\": ERROR: <input>:1:9: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n| self.a >\n| ........^",
     },
     Case { name: "empty folder", files: &[("README.md", "no specs here\n")], error: "{specs}: no spec files (*.json, *.yaml, *.yml) in this folder" },
 ];
