@@ -321,10 +321,24 @@ pub struct ResourceApi {
     pub categories: Vec<String>,
     /// Table columns after Name (`x-kubernetes-printer-columns`).
     pub columns: Vec<PrinterColumn>,
+    /// The scale subresource's paths (`x-kubernetes-scale`).
+    pub scale: Option<ScalePaths>,
+    /// The warning of a deprecated version (`x-kubernetes-deprecation-warning`).
+    pub deprecation_warning: Option<String>,
+    /// `x-kubernetes-storage-version`; true when not stated.
+    pub storage_version: bool,
     pub methods: Vec<Method>,
     /// Discovery verbs of the resource and of each subresource.
     pub verbs: Vec<String>,
     pub subresource_verbs: Vec<(String, Vec<String>)>,
+}
+
+/// Where a resource keeps what its `scale` subresource shows: JSON paths such as `.spec.replicas`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScalePaths {
+    pub spec_replicas: String,
+    pub status_replicas: String,
+    pub label_selector: Option<String>,
 }
 
 /// A column of the resource's Table, in the shape of a CRD's `additionalPrinterColumns`.

@@ -2,16 +2,18 @@
 
 //! A complete API server's trait, router and discovery catalog.
 /// Implemented by a server for every resource of these specs.
-pub trait Server: crate::api::autoscaling::v2::HorizontalPodAutoscalerApi + crate::api::certificates::v1::CertificateSigningRequestApi {}
+pub trait Server: crate::api::autoscaling::v2::HorizontalPodAutoscalerApi + crate::api::certificates::v1::CertificateSigningRequestApi + crate::com::coreos::monitoring::v1::ProbeApi {}
 impl<
     T: crate::api::autoscaling::v2::HorizontalPodAutoscalerApi
-        + crate::api::certificates::v1::CertificateSigningRequestApi,
+        + crate::api::certificates::v1::CertificateSigningRequestApi
+        + crate::com::coreos::monitoring::v1::ProbeApi,
 > Server for T {}
 /// Discovery information of every group/version, and the version reported at `/version`.
 pub static CATALOG: support::discovery::ApiCatalog = support::discovery::ApiCatalog {
     groups: &[
         crate::api::autoscaling::v2::routes::GROUP_VERSION,
         crate::api::certificates::v1::routes::GROUP_VERSION,
+        crate::com::coreos::monitoring::v1::routes::GROUP_VERSION,
     ],
     version: support::discovery::VersionInfo {
         major: "1",
@@ -34,6 +36,11 @@ pub static TYPED_CHECKS: &[(&str, &str, support::dynamic::TypedCheck)] = &[
             crate::api::certificates::v1::CertificateSigningRequest,
         >,
     ),
+    (
+        "monitoring.coreos.com",
+        "Probe",
+        support::dynamic::typed::<crate::com::coreos::monitoring::v1::Probe>,
+    ),
 ];
 /// Every path of every resource, plus discovery (`/version`, `/api`, `/apis`, ...) and
 /// the OpenAPI documents, served by `api` with `config`. Requests no route serves get
@@ -49,6 +56,7 @@ pub fn router<S: Server>(
     let routes = support::axum::Router::new()
         .merge(crate::api::autoscaling::v2::routes::router::<S>())
         .merge(crate::api::certificates::v1::routes::router::<S>())
+        .merge(crate::com::coreos::monitoring::v1::routes::router::<S>())
         .with_state(state)
         .merge(support::discovery::routes(&CATALOG));
     support::http::status_errors(routes)

@@ -56,6 +56,9 @@ static WIDGETS: ResourceInfo = ResourceInfo {
             json_path: "{.spec.mode}",
         },
     ],
+    scale: None,
+    deprecation_warning: None,
+    storage_version: true,
 };
 
 static GADGETS: ResourceInfo = ResourceInfo {
@@ -69,6 +72,9 @@ static GADGETS: ResourceInfo = ResourceInfo {
     short_names: &[],
     categories: &[],
     columns: &[],
+    scale: None,
+    deprecation_warning: Some("example.com/v1 Gadget is deprecated; use v2"),
+    storage_version: false,
 };
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -1156,4 +1162,19 @@ async fn patched_objects_follow_field_validation() {
             r#"299 - "unknown field \"spec.zzz\"""#
         ]
     );
+}
+
+#[tokio::test]
+async fn a_deprecated_version_warns_on_every_response() {
+    let uri = "/apis/example.com/v1/namespaces/default/gadgets";
+    let answer = send(Method::GET, uri, &[], Body::empty()).await;
+    assert_eq!(answer.status, StatusCode::OK);
+    assert_eq!(answer.warnings(), [r#"299 - "example.com/v1 Gadget is deprecated; use v2""#]);
+    // Errors too: the warning is about the version, whatever the request.
+    let answer = send(Method::GET, uri, &[("accept", "application/protobuf")], Body::empty()).await;
+    assert_eq!(answer.status, StatusCode::NOT_ACCEPTABLE);
+    assert_eq!(answer.warnings(), [r#"299 - "example.com/v1 Gadget is deprecated; use v2""#]);
+    // Resources of versions that are not deprecated carry none.
+    let answer = send(Method::GET, "/apis/example.com/v1/namespaces/default/widgets", &[], Body::empty()).await;
+    assert!(answer.warnings().is_empty());
 }

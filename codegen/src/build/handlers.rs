@@ -9,7 +9,7 @@ use super::naming;
 use crate::error::escape_pointer_segment;
 use crate::ir::{
     Api, GroupVersion, Gvk, Method, NameRule, PrinterColumn, Operation, ParamSet, ParameterLocation, PathSet, ResourceApi, ResponseSet, Role,
-    Route, RouteKind, Server,
+    Route, RouteKind, ScalePaths, Server,
 };
 use crate::load::Document;
 
@@ -61,6 +61,7 @@ pub fn plan(api: &mut Api, docs: &[Document]) {
         resource.name_rule = name_rule(schema, &resource.gvk);
     }
     let mut group_versions: BTreeMap<(String, String), GroupVersion> = BTreeMap::new();
+    let mut sources: BTreeMap<(String, String), BTreeSet<usize>> = BTreeMap::new();
     for (index, resource) in api.resources.iter().enumerate() {
         let operations: Vec<(&Operation, ParsedPath)> = api
             .operations
@@ -79,32 +80,38 @@ pub fn plan(api: &mut Api, docs: &[Document]) {
         let schema = docs[ty.source].value.pointer(&format!("/components/schemas/{}", escape_pointer_segment(&ty.schema_name)));
         let (short_names, categories) = names(schema, &resource.gvk);
         let columns = printer_columns(schema);
+        let extension = |key: &str| schema.and_then(|s| s.get(key));
+        let text = |key: &str| extension(key).and_then(Value::as_str).map(str::to_owned);
         let api_index = planner.server.resources.len();
         planner.server.resources.push(ResourceApi {
             resource: index,
             trait_name: format!("{}Api", ty.name),
             file,
             info_static: naming::snake_case(&resource.gvk.kind).trim_end_matches('_').to_ascii_uppercase(),
-            singular: resource.gvk.kind.to_ascii_lowercase(),
+            singular: text("x-kubernetes-singular").unwrap_or_else(|| resource.gvk.kind.to_ascii_lowercase()),
             short_names,
             categories,
             columns,
+            scale: extension("x-kubernetes-scale").and_then(scale_paths),
+            deprecation_warning: text("x-kubernetes-deprecation-warning"),
+            storage_version: extension("x-kubernetes-storage-version") != Some(&Value::Bool(false)),
             methods,
             verbs,
             subresource_verbs,
         });
         let key = (resource.gvk.group.clone(), resource.gvk.version.clone());
-        group_versions
-            .entry(key)
-            .or_insert_with(|| GroupVersion {
-                group: resource.gvk.group.clone(),
-                version: resource.gvk.version.clone(),
-                module: ty.module.clone(),
-                openapi: serde_json::to_string(&docs[source].value).unwrap_or_default(),
-                resources: Vec::new(),
-            })
-            .resources
-            .push(api_index);
+        let group_version = group_versions.entry(key).or_insert_with(|| GroupVersion {
+            group: resource.gvk.group.clone(),
+            version: resource.gvk.version.clone(),
+            module: ty.module.clone(),
+            openapi: String::new(),
+            resources: Vec::new(),
+        });
+        group_version.resources.push(api_index);
+        sources.entry((resource.gvk.group.clone(), resource.gvk.version.clone())).or_default().insert(source);
+    }
+    for (key, group_version) in &mut group_versions {
+        group_version.openapi = serde_json::to_string(&served_document(docs, &sources[key])).unwrap_or_default();
     }
     planner.name_param_sets();
     planner.server.group_versions = group_versions.into_values().collect();
@@ -322,6 +329,50 @@ fn printer_columns(schema: Option<&Value>) -> Vec<PrinterColumn> {
             })
         })
         .collect()
+}
+
+/// The document served for a group/version: the paths and schemas of the documents its
+/// resources come from, with the schemas they refer to that only other documents define
+/// (a custom resource's document refers to the shared meta/v1 types).
+fn served_document(docs: &[Document], sources: &BTreeSet<usize>) -> Value {
+    let mut sources = sources.iter().map(|&index| &docs[index].value);
+    let mut served = sources.next().cloned().unwrap_or_default();
+    for other in sources {
+        for section in ["/paths", "/components/schemas"] {
+            if let (Some(Value::Object(into)), Some(Value::Object(from))) = (served.pointer_mut(section), other.pointer(section)) {
+                for (key, value) in from {
+                    into.entry(key.clone()).or_insert_with(|| value.clone());
+                }
+            }
+        }
+    }
+    let mut wanted = Vec::new();
+    super::references(&served, &mut wanted);
+    let mut wanted: Vec<String> = wanted.into_iter().map(str::to_owned).collect();
+    while let Some(name) = wanted.pop() {
+        if served.pointer("/components/schemas").and_then(|s| s.get(&name)).is_some() {
+            continue;
+        }
+        let Some(schema) = docs.iter().find_map(|d| d.value.pointer("/components/schemas").and_then(|s| s.get(&name))) else {
+            continue;
+        };
+        let mut more = Vec::new();
+        super::references(schema, &mut more);
+        wanted.extend(more.into_iter().map(str::to_owned));
+        if let Some(Value::Object(schemas)) = served.pointer_mut("/components/schemas") {
+            schemas.insert(name, schema.clone());
+        }
+    }
+    served
+}
+
+fn scale_paths(scale: &Value) -> Option<ScalePaths> {
+    let text = |key: &str| scale.get(key).and_then(Value::as_str).map(str::to_owned);
+    Some(ScalePaths {
+        spec_replicas: text("specReplicasPath")?,
+        status_replicas: text("statusReplicasPath")?,
+        label_selector: text("labelSelectorPath"),
+    })
 }
 
 /// The rule object names follow: the schema's `x-kubernetes-name-rule`

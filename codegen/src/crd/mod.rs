@@ -44,6 +44,11 @@ const LIST_PARAMETERS: &[&str] = &[
 ];
 const WRITE_PARAMETERS: &[&str] = &["dryRun", "fieldManager", "fieldValidation"];
 const PATCH_PARAMETERS: &[&str] = &["dryRun", "fieldManagerApply", "fieldValidation", "force"];
+const DELETE_COLLECTION_PARAMETERS: &[&str] = &[
+    "continue", "dryRun", "fieldSelector", "gracePeriodSeconds", "ignoreStoreReadErrorWithClusterBreakingPotential",
+    "labelSelector", "limit", "orphanDependents", "propagationPolicy", "resourceVersion", "resourceVersionMatch",
+    "sendInitialEvents", "shardSelector", "timeoutSeconds",
+];
 const DELETE_PARAMETERS: &[&str] =
     &["dryRun", "gracePeriodSeconds", "ignoreStoreReadErrorWithClusterBreakingPotential", "orphanDependents", "propagationPolicy"];
 
@@ -318,7 +323,7 @@ impl Crd {
                 "parameters": with(scope_parameters.clone()),
                 "get": ops.operation("list", "", "list", LIST_PARAMETERS, None, &[(200, list)]),
                 "post": ops.operation("create", "", "post", WRITE_PARAMETERS, Some((&["application/json", "application/yaml"], item)), &[(200, item), (201, item), (202, item)]),
-                "delete": ops.operation("deletecollection", "", "deletecollection", &[LIST_PARAMETERS, DELETE_PARAMETERS].concat(), Some((&["application/json", "application/yaml"], &format!("#/components/schemas/{DELETE_OPTIONS}"))), &[(200, &format!("#/components/schemas/{STATUS}"))]),
+                "delete": ops.operation("deletecollection", "", "deletecollection", DELETE_COLLECTION_PARAMETERS, Some((&["application/json", "application/yaml"], &format!("#/components/schemas/{DELETE_OPTIONS}"))), &[(200, &format!("#/components/schemas/{STATUS}"))]),
             }),
         );
         let object_path = format!("{collection}/{{name}}");

@@ -161,6 +161,22 @@ fn resource_info(api: &Api, resource_api: &ResourceApi) -> TokenStream {
             }
         }
     });
+    let scale = match &resource_api.scale {
+        Some(paths) => {
+            let (spec, status) = (&paths.spec_replicas, &paths.status_replicas);
+            let selector = match &paths.label_selector {
+                Some(path) => quote!(Some(#path)),
+                None => quote!(None),
+            };
+            quote!(Some(support::http::ScalePaths { spec_replicas: #spec, status_replicas: #status, label_selector: #selector }))
+        }
+        None => quote!(None),
+    };
+    let deprecation_warning = match &resource_api.deprecation_warning {
+        Some(text) => quote!(Some(#text)),
+        None => quote!(None),
+    };
+    let storage_version = resource_api.storage_version;
     let doc = format!(" How {kind} appears in discovery, errors and tables.");
     quote! {
         #[doc = #doc]
@@ -175,6 +191,9 @@ fn resource_info(api: &Api, resource_api: &ResourceApi) -> TokenStream {
             short_names: &[#(#short_names),*],
             categories: &[#(#categories),*],
             columns: &[#(#columns),*],
+            scale: #scale,
+            deprecation_warning: #deprecation_warning,
+            storage_version: #storage_version,
         };
     }
 }

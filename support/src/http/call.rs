@@ -75,7 +75,8 @@ impl IntoResponse for Reply {
 /// 3. reads the body, at most `config.max_body_bytes` (413 `RequestEntityTooLarge`);
 /// 4. runs `handler`; its `Err(status)` becomes the response, a `Status` in JSON or in
 ///    YAML when `Accept` prefers it; a panic becomes 500 `InternalError`;
-/// 5. adds the `Warning` headers collected on the way to whatever the response is.
+/// 5. adds the `Warning` headers collected on the way (first the resource's deprecation
+///    warning, if any) to whatever the response is.
 ///
 /// `handler` gets the [`Call`] by value: `async move |mut call| { ... }` or
 /// `|mut call| async move { ... }`.
@@ -92,7 +93,11 @@ where
     let (parts, body) = request.into_parts();
     let accept = parts.headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()).map(str::to_owned);
     let error_format = negotiate::error_format(accept.as_deref());
-    let warnings = Arc::new(Mutex::new(Warnings::default()));
+    let mut warnings = Warnings::default();
+    if let Some(deprecation) = resource.deprecation_warning {
+        warnings.add(deprecation);
+    }
+    let warnings = Arc::new(Mutex::new(warnings));
     let result =
         run(parts, body, accept.as_deref(), config, resource, handler, Arc::clone(&warnings)).await;
     let mut response = match result {

@@ -222,6 +222,26 @@ pub struct ResourceInfo {
     /// Table columns after `Name` (a custom resource's `additionalPrinterColumns`). Empty
     /// means the API server's default for custom resources: an `Age` column.
     pub columns: &'static [Column],
+    /// The `scale` subresource, when the resource has one: where the object keeps what
+    /// an `autoscaling/v1` Scale shows.
+    pub scale: Option<ScalePaths>,
+    /// Set on a deprecated version: the `Warning` every response carries.
+    pub deprecation_warning: Option<&'static str>,
+    /// Whether objects are stored in this version: a custom resource's storage version;
+    /// built-in resources are stored as they are served here.
+    pub storage_version: bool,
+}
+
+/// Where a resource keeps the fields of its `scale` subresource, as the simple JSON paths
+/// of a CRD's `subresources.scale` (`.spec.replicas`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScalePaths {
+    /// The wanted replica count: `spec.replicas` of the Scale.
+    pub spec_replicas: &'static str,
+    /// The observed replica count: `status.replicas` of the Scale.
+    pub status_replicas: &'static str,
+    /// A label selector in its string form: `status.selector` of the Scale.
+    pub label_selector: Option<&'static str>,
 }
 
 impl ResourceInfo {

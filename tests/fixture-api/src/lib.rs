@@ -8,6 +8,7 @@
 )]
 pub mod api;
 pub mod apimachinery;
+pub mod com;
 pub mod params;
 pub mod responses;
 pub mod server;

@@ -2,13 +2,21 @@
 
 //! A complete API server's trait, router and discovery catalog.
 /// Implemented by a server for every resource of these specs.
-pub trait Server: crate::api::fixture::v1::AutoscalerApi + crate::api::fixture::v1::WidgetApi {}
+pub trait Server: crate::com::example::crd::v1::GizmoApi + crate::com::example::crd::v1alpha1::KnobApi + crate::com::example::crd::v1beta1::GizmoApi + crate::api::fixture::v1::AutoscalerApi + crate::api::fixture::v1::WidgetApi {}
 impl<
-    T: crate::api::fixture::v1::AutoscalerApi + crate::api::fixture::v1::WidgetApi,
+    T: crate::com::example::crd::v1::GizmoApi
+        + crate::com::example::crd::v1alpha1::KnobApi
+        + crate::com::example::crd::v1beta1::GizmoApi
+        + crate::api::fixture::v1::AutoscalerApi + crate::api::fixture::v1::WidgetApi,
 > Server for T {}
 /// Discovery information of every group/version, and the version reported at `/version`.
 pub static CATALOG: support::discovery::ApiCatalog = support::discovery::ApiCatalog {
-    groups: &[crate::api::fixture::v1::routes::GROUP_VERSION],
+    groups: &[
+        crate::com::example::crd::v1::routes::GROUP_VERSION,
+        crate::com::example::crd::v1alpha1::routes::GROUP_VERSION,
+        crate::com::example::crd::v1beta1::routes::GROUP_VERSION,
+        crate::api::fixture::v1::routes::GROUP_VERSION,
+    ],
     version: support::discovery::VersionInfo {
         major: "1",
         minor: "32",
@@ -18,6 +26,21 @@ pub static CATALOG: support::discovery::ApiCatalog = support::discovery::ApiCata
 /// The typed check (decode and validate) of every resource kind, by group and kind,
 /// for servers that work with JSON (`support::dynamic`).
 pub static TYPED_CHECKS: &[(&str, &str, support::dynamic::TypedCheck)] = &[
+    (
+        "crd.example.com",
+        "Gizmo",
+        support::dynamic::typed::<crate::com::example::crd::v1::Gizmo>,
+    ),
+    (
+        "crd.example.com",
+        "Knob",
+        support::dynamic::typed::<crate::com::example::crd::v1alpha1::Knob>,
+    ),
+    (
+        "crd.example.com",
+        "Gizmo",
+        support::dynamic::typed::<crate::com::example::crd::v1beta1::Gizmo>,
+    ),
     (
         "fixture.example.com",
         "Autoscaler",
@@ -41,6 +64,9 @@ pub fn router<S: Server>(
         config: std::sync::Arc::new(config),
     };
     let routes = support::axum::Router::new()
+        .merge(crate::com::example::crd::v1::routes::router::<S>())
+        .merge(crate::com::example::crd::v1alpha1::routes::router::<S>())
+        .merge(crate::com::example::crd::v1beta1::routes::router::<S>())
         .merge(crate::api::fixture::v1::routes::router::<S>())
         .with_state(state)
         .merge(support::discovery::routes(&CATALOG));

@@ -53,6 +53,9 @@ pub static HORIZONTAL_POD_AUTOSCALER: support::http::ResourceInfo = support::htt
             json_path: ".metadata.creationTimestamp",
         },
     ],
+    scale: None,
+    deprecation_warning: None,
+    storage_version: true,
 };
 /// The operations on HorizontalPodAutoscaler. Every method answers 405 `MethodNotAllowed` unless implemented, so a server implements only what it supports.
 pub trait HorizontalPodAutoscalerApi: Send + Sync + 'static {

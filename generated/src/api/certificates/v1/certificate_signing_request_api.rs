@@ -53,6 +53,9 @@ pub static CERTIFICATE_SIGNING_REQUEST: support::http::ResourceInfo = support::h
             json_path: ".status.conditions[*].type",
         },
     ],
+    scale: None,
+    deprecation_warning: None,
+    storage_version: true,
 };
 /// The operations on CertificateSigningRequest. Every method answers 405 `MethodNotAllowed` unless implemented, so a server implements only what it supports.
 pub trait CertificateSigningRequestApi: Send + Sync + 'static {
