@@ -25,6 +25,9 @@ pub struct Document {
     /// Whether the document only fills gaps: its schemas are used where no other document
     /// defines them and something refers to them (the generator's built-in types).
     pub fills_gaps: bool,
+    /// Whether its `default` values are applied on decode (structural defaulting), as the
+    /// API server does for custom resources only.
+    pub defaulting: bool,
 }
 
 impl Document {
@@ -137,6 +140,7 @@ pub fn parse(display_path: &Path, text: String) -> Result<Vec<Document>> {
             value,
             derived: Vec::new(),
             fills_gaps: false,
+            defaulting: false,
         })
         .collect())
 }

@@ -4,6 +4,7 @@
 #![allow(
     clippy::doc_lazy_continuation,
     clippy::doc_overindented_list_items,
+    clippy::nonminimal_bool,
     clippy::result_large_err
 )]
 pub mod api;

@@ -374,15 +374,11 @@ pub fn check_rules_typed(
                     // `field.Duplicate` has a value and no detail.
                     Reason::Duplicate => (ErrorType::Duplicate, bad_value(), String::new()),
                 };
-                let mut error = FieldError::new(path, error_type, value, detail);
-                if let Some(field_path) = &compiled.field_path {
-                    // Kubernetes appends the normalized path as one child of the node.
-                    if !error.field.is_empty() {
-                        error.field.push('.');
-                    }
-                    error.field.push_str(field_path);
-                }
-                errors.push(error);
+                let error = FieldError::new(path, error_type, value, detail);
+                errors.push(match &compiled.field_path {
+                    Some(field_path) => error.at_child(field_path),
+                    None => error,
+                });
             }
             Ok(other) => errors.push(FieldError::new(
                 path,

@@ -2,6 +2,14 @@
 
 use serde::{Deserialize, Deserializer};
 
+/// A schema's `default`, as JSON text, decoded into the field's type: structural
+/// defaulting, which the API server applies to custom resources whenever it decodes them.
+/// Generated models call it for absent fields; the generator checked that the value
+/// fits the field's type, and the type's own default stands in should it not decode.
+pub fn spec_default<T: serde::de::DeserializeOwned + Default>(json: &str) -> T {
+    serde_json::from_str(json).unwrap_or_default()
+}
+
 /// Decodes `null` as the type's default, the way Go decodes `null` into a non-pointer
 /// field. Generated models use it for required fields, which Kubernetes may send as
 /// `null` (a nil slice, for example).

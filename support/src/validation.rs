@@ -139,7 +139,21 @@ impl FieldError {
         bad_value: Option<Value>,
         detail: impl Into<String>,
     ) -> Self {
-        FieldError { field: path.to_string(), error_type, bad_value, detail: detail.into() }
+        // The API server validates a custom resource from a nil path, which Go renders as
+        // `<nil>`: an error about the whole object reads `<nil>: Invalid value: ...`.
+        let field = if path.is_root() { "<nil>".to_owned() } else { path.to_string() };
+        FieldError { field, error_type, bad_value, detail: detail.into() }
+    }
+
+    /// The error moved to a child of its field, given as one rendered path (a CEL rule's
+    /// `fieldPath`, which Kubernetes appends as a single child): `spec` + `.replicas`.
+    pub fn at_child(mut self, child: &str) -> Self {
+        self.field = if self.field.is_empty() || self.field == "<nil>" {
+            child.to_owned()
+        } else {
+            format!("{}.{child}", self.field)
+        };
+        self
     }
 
     /// The message without the field: what a `StatusCause` carries, e.g.

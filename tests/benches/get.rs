@@ -124,6 +124,7 @@ impl HorizontalPodAutoscalerApi for OneHpa {
 }
 
 impl CertificateSigningRequestApi for OneHpa {}
+impl generated::com::coreos::monitoring::v1::ProbeApi for OneHpa {}
 
 /// The hand-written handler: the same clone, encoded with `serde_json`.
 async fn hand_written(

@@ -114,6 +114,7 @@ fn build_documents(docs: &[Document]) -> Result<Api> {
     builder.declare_types()?;
     builder.assign_files();
     builder.convert_types()?;
+    builder.check_defaults()?;
     cycles::box_recursive_fields(&mut builder.api, docs)?;
     for index in 0..docs.len() {
         builder.collect_operations(index)?;

@@ -253,7 +253,7 @@ impl Builder<'_> {
             list_type: self.list_type(schema, loc)?,
             cel: self.cel_rules(schema, loc)?,
             nullable: flag("nullable"),
-            default: schema.get("default").cloned(),
+            default: if self.docs[loc.doc].defaulting { schema.get("default").cloned() } else { None },
         };
         // OpenAPI 3.1 states exclusive bounds as numbers rather than flags.
         if let Some(bound) = number("exclusiveMinimum")? {
@@ -329,6 +329,55 @@ impl Builder<'_> {
                 Ok(rule)
             })
             .collect()
+    }
+}
+
+impl Builder<'_> {
+    /// Rejects `default` values that do not fit their field's type: the generated model
+    /// decodes them, and the API server refuses such a CRD as well.
+    pub(super) fn check_defaults(&self) -> Result<()> {
+        for ty in &self.api.types {
+            let TypeKind::Struct(s) = &ty.kind else { continue };
+            for field in &s.fields {
+                let Some(value) = &field.ty.rules.default else { continue };
+                if !fits(&self.api.types, &field.ty.ty, value) {
+                    let schema = match ty.schema_name.split_once('#') {
+                        Some((_, pointer)) => pointer.to_owned(),
+                        None => format!("/components/schemas/{}", escape_pointer_segment(&ty.schema_name)),
+                    };
+                    let loc = Loc { doc: ty.source, pointer: schema }.join("properties").join(&field.wire_name).join("default");
+                    return Err(self.error(&loc, format!("default {value} does not fit the field's type")));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Whether a JSON value decodes as `ty` (shallowly for free-form JSON).
+fn fits(types: &[TypeDef], ty: &Ty, value: &Value) -> bool {
+    match (ty, value) {
+        (_, Value::Null) | (Ty::Value, _) => true,
+        (Ty::Bool, Value::Bool(_)) | (Ty::String, Value::String(_)) | (Ty::F64, Value::Number(_)) => true,
+        (Ty::I32, Value::Number(n)) => n.as_i64().is_some_and(|n| i32::try_from(n).is_ok()),
+        (Ty::I64, Value::Number(n)) => n.as_i64().is_some(),
+        (Ty::Vec(item), Value::Array(items)) => items.iter().all(|v| fits(types, &item.ty, v)),
+        (Ty::Map(values), Value::Object(map)) => map.values().all(|v| fits(types, &values.ty, v)),
+        (Ty::Support(support), _) => match support {
+            SupportType::IntOrString => value.is_string() || value.is_i64(),
+            SupportType::Quantity => value.is_string() || value.is_number(),
+            SupportType::Time | SupportType::MicroTime | SupportType::Bytes => value.is_string(),
+            _ => value.is_object(),
+        },
+        (Ty::Named(id), _) => match &types[*id].kind {
+            TypeKind::Struct(s) => value.as_object().is_some_and(|object| {
+                object.iter().all(|(key, v)| s.fields.iter().any(|f| f.wire_name == *key && fits(types, &f.ty.ty, v)))
+            }),
+            TypeKind::Enum(_) => value.is_string(),
+            TypeKind::Alias(target) => fits(types, &target.ty, value),
+            TypeKind::Support(support) => fits(types, &Ty::Support(*support), value),
+        },
+        _ => false,
     }
 }
 

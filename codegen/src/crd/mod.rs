@@ -90,7 +90,9 @@ pub fn expand(documents: &[Document]) -> Result<Vec<Document>> {
         for version in &crd.versions {
             let names = taken.get_mut(&(crd.group.clone(), version.name.clone())).expect("filled above");
             let (value, derived) = crd.openapi(version, names);
-            out.push(clone_document(document, value, derived));
+            let mut openapi = clone_document(document, value, derived);
+            openapi.defaulting = true;
+            out.push(openapi);
         }
     }
     out.push(clone_document(&BUILTIN, BUILTIN.value.clone(), Vec::new()));
@@ -106,6 +108,7 @@ fn clone_document(document: &Document, value: Value, derived: Vec<(String, Strin
         value,
         derived,
         fills_gaps: document.fills_gaps,
+        defaulting: document.defaulting,
     }
 }
 
@@ -421,7 +424,7 @@ impl Operations<'_> {
             if verb == "list" { &["application/json", "application/json;stream=watch", "application/yaml"] } else { &["application/json", "application/yaml"] };
         let mut responses: Map<String, Value> = responses
             .iter()
-            .map(|(code, schema)| (code.to_string(), json!({"description": crate::build::reason_phrase(*code), "content": content(response_types, schema)})))
+            .map(|(code, schema)| (code.to_string(), json!({"description": response_description(*code), "content": content(response_types, schema)})))
             .collect();
         responses.insert("401".to_owned(), json!({"description": "Unauthorized"}));
         let gvk = if self.item.ends_with(&format!("/{SCALE}")) {
@@ -445,6 +448,15 @@ impl Operations<'_> {
             operation.as_object_mut().expect("an object").remove("parameters");
         }
         operation
+    }
+}
+
+/// The description the API server gives a response code.
+fn response_description(code: u16) -> &'static str {
+    match code {
+        201 => "Created",
+        202 => "Accepted",
+        _ => "OK",
     }
 }
 

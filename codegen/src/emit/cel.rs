@@ -281,14 +281,7 @@ fn failure(rule: &CelRule, schema_type: &str) -> TokenStream {
         Reason::Duplicate => quote!(support::validation::FieldError::duplicate(&path, #schema_type)),
     };
     match rule.field_path.as_deref().filter(|p| !p.is_empty()).map(render_field_path) {
-        Some(field_path) => quote! {
-            let mut error = #error;
-            if !error.field.is_empty() {
-                error.field.push('.');
-            }
-            error.field.push_str(#field_path);
-            errors.push(error);
-        },
+        Some(field_path) => quote!(errors.push(#error.at_child(#field_path));),
         None => quote!(errors.push(#error);),
     }
 }

@@ -32,54 +32,87 @@ pub fn emit(api: &Api, id: TypeId) -> TokenStream {
 fn structure(api: &Api, id: TypeId, s: &Struct) -> TokenStream {
     let ty = &api.types[id];
     let name = format_ident!("{}", ty.name);
-    let fields = s.fields.iter().map(|field| struct_field(api, &ty.module, field));
+    let fields = s.fields.iter().map(|field| struct_field(api, &ty.name, &ty.module, field));
+    let defaults: Vec<TokenStream> = s.fields.iter().filter_map(|field| default_fn(api, &ty.module, field)).collect();
+    let defaults = (!defaults.is_empty()).then(|| {
+        quote! {
+            /// The spec's `default` values, applied when a decoded object lacks the field.
+            impl #name {
+                #(#defaults)*
+            }
+        }
+    });
     quote! {
         #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
         pub struct #name {
             #(#fields)*
         }
+
+        #defaults
     }
 }
 
-fn struct_field(api: &Api, module: &[String], field: &Field) -> TokenStream {
-    let doc = doc_attrs(field.doc.as_deref());
-    let name = format_ident!("{}", field.rust_name);
+/// The field's type as declared: `Option` unless required, boxed where the IR says.
+fn declared_type(api: &Api, module: &[String], field: &Field) -> TokenStream {
     let mut ty = rust_type(api, &field.ty.ty, module);
     if field.boxed {
         ty = quote!(Box<#ty>);
     }
-    let rename = (field.rust_name != field.wire_name).then(|| {
+    if field.required { ty } else { quote!(Option<#ty>) }
+}
+
+fn default_fn_name(field: &Field) -> proc_macro2::Ident {
+    format_ident!("default_{}", field.rust_name.trim_end_matches('_'))
+}
+
+/// Structural defaulting: a function giving the field's spec `default`, which serde calls
+/// when the field is absent.
+fn default_fn(api: &Api, module: &[String], field: &Field) -> Option<TokenStream> {
+    let value = field.ty.rules.default.as_ref()?;
+    let json = value.to_string();
+    let (name, ty) = (default_fn_name(field), declared_type(api, module, field));
+    Some(quote! {
+        fn #name() -> #ty {
+            support::de::spec_default(#json)
+        }
+    })
+}
+
+fn struct_field(api: &Api, type_name: &str, module: &[String], field: &Field) -> TokenStream {
+    let doc = doc_attrs(field.doc.as_deref());
+    let name = format_ident!("{}", field.rust_name);
+    let ty = declared_type(api, module, field);
+    let mut attributes = Vec::new();
+    if field.rust_name != field.wire_name {
         let wire = &field.wire_name;
-        quote!(rename = #wire,)
+        attributes.push(quote!(rename = #wire));
+    }
+    attributes.push(match field.ty.rules.default {
+        Some(_) => {
+            let path = format!("{type_name}::{}", default_fn_name(field));
+            quote!(default = #path)
+        }
+        None => quote!(default),
     });
+    if !field.required {
+        attributes.push(quote!(skip_serializing_if = "Option::is_none"));
+    }
     // Go decodes `null` anywhere as the zero value; so do generated models, for required
     // fields and for map values (validation then reports what is missing).
     let is_map = matches!(field.ty.ty, crate::ir::Ty::Map(_)) && !field.boxed;
-    match (field.required, is_map) {
-        (true, false) => quote! {
-            #doc
-            #[serde(#rename default, deserialize_with = "support::de::null_as_default")]
-            pub #name: #ty,
-        },
-        (true, true) => quote! {
-            #doc
-            #[serde(#rename default, deserialize_with = "support::de::map_null_values_as_default")]
-            pub #name: #ty,
-        },
-        (false, false) => quote! {
-            #doc
-            #[serde(#rename default, skip_serializing_if = "Option::is_none")]
-            pub #name: Option<#ty>,
-        },
-        (false, true) => quote! {
-            #doc
-            #[serde(
-                #rename default,
-                skip_serializing_if = "Option::is_none",
-                deserialize_with = "support::de::optional_map_null_values_as_default"
-            )]
-            pub #name: Option<#ty>,
-        },
+    let decode = match (field.required, is_map) {
+        (true, false) => Some("support::de::null_as_default"),
+        (true, true) => Some("support::de::map_null_values_as_default"),
+        (false, false) => None,
+        (false, true) => Some("support::de::optional_map_null_values_as_default"),
+    };
+    if let Some(path) = decode {
+        attributes.push(quote!(deserialize_with = #path));
+    }
+    quote! {
+        #doc
+        #[serde(#(#attributes),*)]
+        pub #name: #ty,
     }
 }
 

@@ -410,6 +410,38 @@ spec:
         )],
         error: "specs/crd.yaml:22:15: at /spec/versions/0/schema/openAPIV3Schema/properties/spec/x-kubernetes-validations/0: invalid CEL rule: compilation failed for rule \"self.a >\": ERROR: <input>:1:9: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n| self.a >\n| ........^",
     },
+    Case {
+        name: "CRD default of the wrong type",
+        files: &[(
+            "crd.yaml",
+            r##"apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  names:
+    kind: Widget
+    plural: widgets
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              replicas:
+                type: integer
+                default: one
+"##,
+        )],
+        error: "specs/crd.yaml:24:26: at /spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/replicas/default: default \"one\" does not fit the field's type",
+    },
     Case { name: "empty folder", files: &[("README.md", "no specs here\n")], error: "{specs}: no spec files (*.json, *.yaml, *.yml) in this folder" },
 ];
 

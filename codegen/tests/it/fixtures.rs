@@ -34,6 +34,7 @@ macro_rules! fixtures {
 
 fixtures!(
     all_of_refs,
+    custom_resource,
     enums,
     formats,
     int_or_string,

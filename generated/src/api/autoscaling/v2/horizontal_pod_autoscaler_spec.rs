@@ -94,16 +94,15 @@ impl support::Validate for HorizontalPodAutoscalerSpec {
         match rule_0(value) {
             Some(true) => {}
             Some(false) => {
-                let mut error = support::validation::FieldError::invalid(
-                    &path,
-                    "object",
-                    "maxReplicas must be greater than or equal to minReplicas",
-                );
-                if !error.field.is_empty() {
-                    error.field.push('.');
-                }
-                error.field.push_str("maxReplicas");
-                errors.push(error);
+                errors
+                    .push(
+                        support::validation::FieldError::invalid(
+                                &path,
+                                "object",
+                                "maxReplicas must be greater than or equal to minReplicas",
+                            )
+                            .at_child("maxReplicas"),
+                    );
             }
             None => {
                 support::cel::check_rules_typed(

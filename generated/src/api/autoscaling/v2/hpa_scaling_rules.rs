@@ -79,16 +79,15 @@ impl support::Validate for HPAScalingRules {
         match rule_0(value) {
             Some(true) => {}
             Some(false) => {
-                let mut error = support::validation::FieldError::invalid(
-                    &path,
-                    "object",
-                    "tolerance must be greater than or equal to zero",
-                );
-                if !error.field.is_empty() {
-                    error.field.push('.');
-                }
-                error.field.push_str("tolerance");
-                errors.push(error);
+                errors
+                    .push(
+                        support::validation::FieldError::invalid(
+                                &path,
+                                "object",
+                                "tolerance must be greater than or equal to zero",
+                            )
+                            .at_child("tolerance"),
+                    );
             }
             None => {
                 support::cel::check_rules_typed(

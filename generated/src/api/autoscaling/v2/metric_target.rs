@@ -57,46 +57,43 @@ impl support::Validate for MetricTarget {
             value.type_.as_str() != "Utilization" || value.average_utilization.is_some()
         }
         if !rule_0(value) {
-            let mut error = support::validation::FieldError::invalid(
-                &path,
-                "object",
-                "averageUtilization must be set when type is Utilization",
-            );
-            if !error.field.is_empty() {
-                error.field.push('.');
-            }
-            error.field.push_str("averageUtilization");
-            errors.push(error);
+            errors
+                .push(
+                    support::validation::FieldError::invalid(
+                            &path,
+                            "object",
+                            "averageUtilization must be set when type is Utilization",
+                        )
+                        .at_child("averageUtilization"),
+                );
         }
         fn rule_1(value: &super::MetricTarget) -> bool {
             value.type_.as_str() != "Value" || value.value.is_some()
         }
         if !rule_1(value) {
-            let mut error = support::validation::FieldError::invalid(
-                &path,
-                "object",
-                "value must be set when type is Value",
-            );
-            if !error.field.is_empty() {
-                error.field.push('.');
-            }
-            error.field.push_str("value");
-            errors.push(error);
+            errors
+                .push(
+                    support::validation::FieldError::invalid(
+                            &path,
+                            "object",
+                            "value must be set when type is Value",
+                        )
+                        .at_child("value"),
+                );
         }
         fn rule_2(value: &super::MetricTarget) -> bool {
             value.type_.as_str() != "AverageValue" || value.average_value.is_some()
         }
         if !rule_2(value) {
-            let mut error = support::validation::FieldError::invalid(
-                &path,
-                "object",
-                "averageValue must be set when type is AverageValue",
-            );
-            if !error.field.is_empty() {
-                error.field.push('.');
-            }
-            error.field.push_str("averageValue");
-            errors.push(error);
+            errors
+                .push(
+                    support::validation::FieldError::invalid(
+                            &path,
+                            "object",
+                            "averageValue must be set when type is AverageValue",
+                        )
+                        .at_child("averageValue"),
+                );
         }
     }
 }

@@ -72,16 +72,15 @@ impl support::Validate for CertificateSigningRequestCondition {
                 || value.status.as_str() == "True"
         }
         if !rule_0(value) {
-            let mut error = support::validation::FieldError::invalid(
-                &path,
-                "object",
-                "Approved, Denied and Failed conditions must have status True",
-            );
-            if !error.field.is_empty() {
-                error.field.push('.');
-            }
-            error.field.push_str("status");
-            errors.push(error);
+            errors
+                .push(
+                    support::validation::FieldError::invalid(
+                            &path,
+                            "object",
+                            "Approved, Denied and Failed conditions must have status True",
+                        )
+                        .at_child("status"),
+                );
         }
     }
 }

@@ -72,16 +72,15 @@ impl support::Validate for CertificateSigningRequestStatus {
         match rule_0(value) {
             Some(true) => {}
             Some(false) => {
-                let mut error = support::validation::FieldError::invalid(
-                    &path,
-                    "object",
-                    "Approved and Denied conditions are mutually exclusive",
-                );
-                if !error.field.is_empty() {
-                    error.field.push('.');
-                }
-                error.field.push_str("conditions");
-                errors.push(error);
+                errors
+                    .push(
+                        support::validation::FieldError::invalid(
+                                &path,
+                                "object",
+                                "Approved and Denied conditions are mutually exclusive",
+                            )
+                            .at_child("conditions"),
+                    );
             }
             None => {
                 support::cel::check_rules_typed(
@@ -123,16 +122,15 @@ impl support::Validate for CertificateSigningRequestStatus {
         match rule_1(value) {
             Some(true) => {}
             Some(false) => {
-                let mut error = support::validation::FieldError::invalid(
-                    &path,
-                    "object",
-                    "certificate may only be set once the request has an Approved condition",
-                );
-                if !error.field.is_empty() {
-                    error.field.push('.');
-                }
-                error.field.push_str("certificate");
-                errors.push(error);
+                errors
+                    .push(
+                        support::validation::FieldError::invalid(
+                                &path,
+                                "object",
+                                "certificate may only be set once the request has an Approved condition",
+                            )
+                            .at_child("certificate"),
+                    );
             }
             None => {
                 support::cel::check_rules_typed(

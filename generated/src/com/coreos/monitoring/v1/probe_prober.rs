@@ -4,7 +4,10 @@
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ProbeProber {
     /// HTTP path of the prober's probe endpoint; /probe when unset.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default = "ProbeProber::default_path",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub path: Option<String>,
     /// Proxy URL used to reach the prober, if any.
     #[serde(rename = "proxyUrl", default, skip_serializing_if = "Option::is_none")]
@@ -15,6 +18,13 @@ pub struct ProbeProber {
     /// Address of the prober, as host or host:port.
     #[serde(default, deserialize_with = "support::de::null_as_default")]
     pub url: String,
+}
+
+/// The spec's `default` values, applied when a decoded object lacks the field.
+impl ProbeProber {
+    fn default_path() -> Option<String> {
+        support::de::spec_default("\"/probe\"")
+    }
 }
 
 impl support::Validate for ProbeProber {

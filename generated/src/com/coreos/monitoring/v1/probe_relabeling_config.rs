@@ -4,7 +4,10 @@
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ProbeRelabelingConfig {
     /// What to do when the regex matches; replace when unset. Lowercase and Uppercase need Prometheus v2.36.0+, KeepEqual and DropEqual v2.41.0+.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default = "ProbeRelabelingConfig::default_action",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub action: Option<super::ProbeRelabelingConfigAction>,
     /// Number the hashed source label values are taken modulo; used only by the HashMod action.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -24,6 +27,13 @@ pub struct ProbeRelabelingConfig {
     /// Label that receives the result. Replace, HashMod, Lowercase, Uppercase, KeepEqual and DropEqual need it; capture groups may be used.
     #[serde(rename = "targetLabel", default, skip_serializing_if = "Option::is_none")]
     pub target_label: Option<String>,
+}
+
+/// The spec's `default` values, applied when a decoded object lacks the field.
+impl ProbeRelabelingConfig {
+    fn default_action() -> Option<super::ProbeRelabelingConfigAction> {
+        support::de::spec_default("\"replace\"")
+    }
 }
 
 impl support::Validate for ProbeRelabelingConfig {

@@ -224,16 +224,15 @@ impl support::Validate for ProbeSpec {
         match rule_0(value) {
             Some(true) => {}
             Some(false) => {
-                let mut error = support::validation::FieldError::invalid(
-                    &path,
-                    "object",
-                    "targets must set staticConfig or ingress",
-                );
-                if !error.field.is_empty() {
-                    error.field.push('.');
-                }
-                error.field.push_str("targets");
-                errors.push(error);
+                errors
+                    .push(
+                        support::validation::FieldError::invalid(
+                                &path,
+                                "object",
+                                "targets must set staticConfig or ingress",
+                            )
+                            .at_child("targets"),
+                    );
             }
             None => {
                 support::cel::check_rules_typed(
@@ -295,16 +294,15 @@ impl support::Validate for ProbeSpec {
         match rule_2(value) {
             Some(true) => {}
             Some(false) => {
-                let mut error = support::validation::FieldError::invalid(
-                    &path,
-                    "object",
-                    "bearerTokenSecret cannot be used together with basicAuth, authorization or oauth2",
-                );
-                if !error.field.is_empty() {
-                    error.field.push('.');
-                }
-                error.field.push_str("bearerTokenSecret");
-                errors.push(error);
+                errors
+                    .push(
+                        support::validation::FieldError::invalid(
+                                &path,
+                                "object",
+                                "bearerTokenSecret cannot be used together with basicAuth, authorization or oauth2",
+                            )
+                            .at_child("bearerTokenSecret"),
+                    );
             }
             None => {
                 support::cel::check_rules_typed(

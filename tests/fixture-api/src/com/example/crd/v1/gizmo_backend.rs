@@ -4,8 +4,18 @@
 pub struct GizmoBackend {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default = "GizmoBackend::default_weight",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub weight: Option<i64>,
+}
+
+/// The spec's `default` values, applied when a decoded object lacks the field.
+impl GizmoBackend {
+    fn default_weight() -> Option<i64> {
+        support::de::spec_default("100")
+    }
 }
 
 impl support::Validate for GizmoBackend {

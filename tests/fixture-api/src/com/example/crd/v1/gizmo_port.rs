@@ -6,8 +6,18 @@ pub struct GizmoPort {
     pub name: String,
     #[serde(default, deserialize_with = "support::de::null_as_default")]
     pub port: i32,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default = "GizmoPort::default_protocol",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub protocol: Option<String>,
+}
+
+/// The spec's `default` values, applied when a decoded object lacks the field.
+impl GizmoPort {
+    fn default_protocol() -> Option<String> {
+        support::de::spec_default("\"TCP\"")
+    }
 }
 
 impl support::Validate for GizmoPort {

@@ -3,10 +3,26 @@
 /// Retry policy; defaulted as a whole.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GizmoRetry {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default = "GizmoRetry::default_attempts",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub attempts: Option<i64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default = "GizmoRetry::default_backoff",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub backoff: Option<String>,
+}
+
+/// The spec's `default` values, applied when a decoded object lacks the field.
+impl GizmoRetry {
+    fn default_attempts() -> Option<i64> {
+        support::de::spec_default("3")
+    }
+    fn default_backoff() -> Option<String> {
+        support::de::spec_default("\"1s\"")
+    }
 }
 
 impl support::Validate for GizmoRetry {

@@ -16,7 +16,11 @@ pub struct GizmoSpec {
         deserialize_with = "support::de::optional_map_null_values_as_default"
     )]
     pub labels: Option<std::collections::BTreeMap<String, String>>,
-    #[serde(rename = "maxReplicas", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "maxReplicas",
+        default = "GizmoSpec::default_max_replicas",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub max_replicas: Option<i32>,
     /// How the gizmo runs.
     #[serde(default, deserialize_with = "support::de::null_as_default")]
@@ -30,10 +34,16 @@ pub struct GizmoSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ports: Option<Vec<super::GizmoPort>>,
     /// Wanted number of replicas.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default = "GizmoSpec::default_replicas",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub replicas: Option<i32>,
     /// Retry policy; defaulted as a whole.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default = "GizmoSpec::default_retry",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub retry: Option<super::GizmoRetry>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schedule: Option<String>,
@@ -45,6 +55,19 @@ pub struct GizmoSpec {
     /// An embedded object.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub template: Option<serde_json::Value>,
+}
+
+/// The spec's `default` values, applied when a decoded object lacks the field.
+impl GizmoSpec {
+    fn default_max_replicas() -> Option<i32> {
+        support::de::spec_default("10")
+    }
+    fn default_replicas() -> Option<i32> {
+        support::de::spec_default("1")
+    }
+    fn default_retry() -> Option<super::GizmoRetry> {
+        support::de::spec_default("{}")
+    }
 }
 
 impl support::Validate for GizmoSpec {
@@ -117,16 +140,15 @@ impl support::Validate for GizmoSpec {
         match rule_0(value) {
             Some(true) => {}
             Some(false) => {
-                let mut error = support::validation::FieldError::invalid(
-                    &path,
-                    "object",
-                    "replicas must not exceed maxReplicas",
-                );
-                if !error.field.is_empty() {
-                    error.field.push('.');
-                }
-                error.field.push_str("replicas");
-                errors.push(error);
+                errors
+                    .push(
+                        support::validation::FieldError::invalid(
+                                &path,
+                                "object",
+                                "replicas must not exceed maxReplicas",
+                            )
+                            .at_child("replicas"),
+                    );
             }
             None => {
                 support::cel::check_rules_typed(

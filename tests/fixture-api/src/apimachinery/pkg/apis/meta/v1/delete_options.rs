@@ -86,16 +86,15 @@ impl support::Validate for DeleteOptions {
             value.orphan_dependents.is_none() || value.propagation_policy.is_none()
         }
         if !rule_0(value) {
-            let mut error = support::validation::FieldError::invalid(
-                &path,
-                "object",
-                "orphanDependents and propagationPolicy cannot both be set",
-            );
-            if !error.field.is_empty() {
-                error.field.push('.');
-            }
-            error.field.push_str("propagationPolicy");
-            errors.push(error);
+            errors
+                .push(
+                    support::validation::FieldError::invalid(
+                            &path,
+                            "object",
+                            "orphanDependents and propagationPolicy cannot both be set",
+                        )
+                        .at_child("propagationPolicy"),
+                );
         }
     }
 }

@@ -1,0 +1,188 @@
+//! Custom resources generated from `tests/fixture-specs/gizmos.crd.yaml`: the models, their
+//! structural defaults, validation (keywords, list semantics, CEL with `message` and
+//! `messageExpression`), and the identity and HTTP facts the manifest states (scale
+//! paths, storage version, deprecation warnings).
+
+use fixture_api::com::example::crd::{v1, v1alpha1, v1beta1};
+use serde_json::{Value, json};
+use support::validation::ErrorType;
+use support::{Resource, Validate};
+
+fn gizmo(spec: Value) -> Value {
+    json!({
+        "apiVersion": "crd.example.com/v1",
+        "kind": "Gizmo",
+        "metadata": {"name": "g", "namespace": "default"},
+        "spec": spec,
+    })
+}
+
+fn decode(value: &Value) -> v1::Gizmo {
+    serde_json::from_str(&value.to_string()).unwrap_or_else(|e| panic!("decoding {value}: {e}"))
+}
+
+/// `validate()`'s errors as `(type, "field: body")`.
+fn errors(value: &Value) -> Vec<(ErrorType, String)> {
+    decode(value).validate().iter().map(|e| (e.error_type, e.to_string())).collect()
+}
+
+#[test]
+fn absent_fields_take_their_defaults_on_decode() {
+    let decoded = decode(&gizmo(json!({
+        "mode": "Always",
+        "ports": [{"name": "http", "port": 80}],
+        "backends": {"a": {"host": "a.example"}, "b": {"host": "b.example", "weight": 5}},
+    })));
+    let encoded = serde_json::to_value(&decoded).unwrap();
+    assert_eq!(
+        encoded["spec"],
+        json!({
+            "mode": "Always",
+            "replicas": 1,
+            "maxReplicas": 10,
+            // An object default is decoded in turn: its own fields' defaults apply.
+            "retry": {"attempts": 3, "backoff": "1s"},
+            "ports": [{"name": "http", "port": 80, "protocol": "TCP"}],
+            "backends": {"a": {"host": "a.example", "weight": 100}, "b": {"host": "b.example", "weight": 5}},
+        })
+    );
+}
+
+#[test]
+fn values_given_are_kept_and_defaults_apply_only_below_present_objects() {
+    let decoded = decode(&gizmo(json!({"mode": "Always", "replicas": 0, "retry": {"attempts": 7}})));
+    let encoded = serde_json::to_value(&decoded).unwrap();
+    assert_eq!(encoded["spec"]["replicas"], 0);
+    assert_eq!(encoded["spec"]["retry"], json!({"attempts": 7, "backoff": "1s"}));
+    // No status object, so none of its fields are defaulted; no metadata defaults either.
+    assert!(encoded.get("status").is_none());
+    // Defaults belong to decoding, not to Rust construction.
+    assert_eq!(v1::GizmoSpec::default().replicas, None);
+}
+
+#[test]
+fn a_valid_gizmo_has_no_errors() {
+    let value = gizmo(json!({
+        "mode": "Scheduled",
+        "schedule": "@daily",
+        "size": "50%",
+        "tags": ["a", "b"],
+        "ports": [{"name": "http", "port": 80}, {"name": "http", "port": 80, "protocol": "UDP"}],
+        "options": {"anything": ["goes", 1, null]},
+        "template": {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"k": "v"}},
+        "note": null,
+    }));
+    assert_eq!(errors(&value), []);
+    // Free-form and embedded objects survive as they are.
+    let encoded = serde_json::to_value(decode(&value)).unwrap();
+    assert_eq!(encoded["spec"]["template"], value["spec"]["template"]);
+    assert_eq!(encoded["spec"]["options"], value["spec"]["options"]);
+    assert_eq!(encoded["spec"]["size"], "50%");
+}
+
+#[test]
+fn keyword_enum_and_list_rules_report_kubernetes_field_errors() {
+    let value = gizmo(json!({
+        "mode": "Sometimes",
+        "replicas": -1,
+        "tags": ["a", "b", "a"],
+        "ports": [
+            {"name": "http", "port": 80},
+            {"name": "http", "port": 70000, "protocol": "TCP"},
+            {"name": "dns", "port": 53, "protocol": "UDP"},
+        ],
+    }));
+    assert_eq!(
+        errors(&value),
+        [
+            (ErrorType::NotSupported, r#"spec.mode: Unsupported value: "Sometimes": supported values: "Always", "Scheduled", "True""#.to_owned()),
+            (ErrorType::Duplicate, r#"spec.ports[1]: Duplicate value: {"name":"http","protocol":"TCP"}"#.to_owned()),
+            (ErrorType::Invalid, "spec.ports[1].port: Invalid value: 70000: must be less than or equal to 65535".to_owned()),
+            (ErrorType::Invalid, "spec.replicas: Invalid value: -1: must be greater than or equal to 0".to_owned()),
+            (ErrorType::Duplicate, r#"spec.tags[2]: Duplicate value: "a""#.to_owned()),
+        ]
+    );
+}
+
+/// As the API server reports them: at `fieldPath` when the rule states one, with the type
+/// of the schema the rule is written on.
+#[test]
+fn cel_rules_use_their_message_and_message_expression() {
+    let value = gizmo(json!({"mode": "Always", "replicas": 12, "schedule": "@hourly"}));
+    assert_eq!(
+        errors(&value),
+        [
+            (ErrorType::Invalid, "spec.replicas: Invalid value: \"object\": replicas must not exceed maxReplicas".to_owned()),
+            (ErrorType::Invalid, "spec: Invalid value: \"object\": a schedule needs mode Scheduled, not Always".to_owned()),
+        ]
+    );
+}
+
+#[test]
+fn quoted_enum_values_are_strings() {
+    let value = json!({
+        "apiVersion": "crd.example.com/v1", "kind": "Gizmo", "metadata": {"name": "g", "namespace": "default"},
+        "spec": {"mode": "True"},
+        "status": {"conditions": [{"type": "Ready", "status": "True"}, {"type": "Ready", "status": "Maybe"}]},
+    });
+    assert_eq!(
+        errors(&value),
+        [
+            (ErrorType::Duplicate, r#"status.conditions[1]: Duplicate value: {"type":"Ready"}"#.to_owned()),
+            (ErrorType::NotSupported, r#"status.conditions[1].status: Unsupported value: "Maybe": supported values: "True", "False", "Unknown""#.to_owned()),
+        ]
+    );
+    assert_eq!(decode(&value).spec.unwrap().mode, v1::GizmoSpecMode::True);
+}
+
+#[test]
+fn root_rules_see_the_metadata_of_cluster_scoped_kinds() {
+    let knob = |name: &str, setting: i64| -> Vec<String> {
+        let value = json!({"apiVersion": "crd.example.com/v1alpha1", "kind": "Knob", "metadata": {"name": name}, "setting": setting});
+        let knob: v1alpha1::Knob = serde_json::from_value(value).unwrap();
+        knob.validate().iter().map(ToString::to_string).collect()
+    };
+    assert_eq!(knob("knob-a", 11), Vec::<String>::new());
+    assert_eq!(
+        knob("dial", 12),
+        [
+            "setting: Invalid value: 12: must be less than or equal to 11",
+            "<nil>: Invalid value: \"object\": knob names start with knob-",
+        ]
+    );
+}
+
+#[test]
+fn identity_and_http_facts_come_from_the_manifest() {
+    assert_eq!((v1::Gizmo::API_VERSION, v1::Gizmo::PLURAL, v1::Gizmo::LIST_KIND), ("crd.example.com/v1", "gizmos", "GizmoList"));
+    assert_eq!(v1alpha1::Knob::SCOPE, support::Scope::Cluster);
+
+    let gizmos = &v1::GIZMO;
+    assert_eq!((gizmos.singular, gizmos.short_names, gizmos.categories), ("gizmo", &["gz"][..], &["all", "fixtures"][..]));
+    assert!(gizmos.storage_version);
+    assert_eq!(gizmos.deprecation_warning, None);
+    assert_eq!(
+        gizmos.scale,
+        Some(support::http::ScalePaths {
+            spec_replicas: ".spec.replicas",
+            status_replicas: ".status.replicas",
+            label_selector: Some(".status.selector"),
+        })
+    );
+    let columns: Vec<(&str, &str, i32)> = gizmos.columns.iter().map(|c| (c.name, c.json_path, c.priority)).collect();
+    assert_eq!(
+        columns,
+        [
+            ("Replicas", ".spec.replicas", 0),
+            ("Mode", ".spec.mode", 0),
+            ("Ready", ".status.replicas", 1),
+            ("Age", ".metadata.creationTimestamp", 0),
+        ]
+    );
+
+    let old = &v1beta1::GIZMO;
+    assert!(!old.storage_version);
+    assert_eq!(old.deprecation_warning, Some("crd.example.com/v1beta1 Gizmo is deprecated"));
+    assert_eq!(old.scale, None);
+    assert_eq!(v1alpha1::KNOB.deprecation_warning, Some("crd.example.com/v1alpha1 Knob is going away; use a Gizmo"));
+}
