@@ -72,7 +72,12 @@ pub struct Field {
     pub wire_name: String,
     pub rust_name: String,
     pub ty: FieldType,
+    /// Required in Kubernetes' sense for built-in types: a plain `T`, and an empty string
+    /// (Go's zero value) counts as missing.
     pub required: bool,
+    /// Required in a structural schema (custom resources): the field must be present,
+    /// whatever its value; the model keeps it an `Option` so absence can be told.
+    pub must_be_present: bool,
     /// Stored as `Box<T>` to break a cycle of by-value containment.
     pub boxed: bool,
     pub doc: Option<String>,

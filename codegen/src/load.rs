@@ -25,9 +25,10 @@ pub struct Document {
     /// Whether the document only fills gaps: its schemas are used where no other document
     /// defines them and something refers to them (the generator's built-in types).
     pub fills_gaps: bool,
-    /// Whether its `default` values are applied on decode (structural defaulting), as the
-    /// API server does for custom resources only.
-    pub defaulting: bool,
+    /// Whether its schemas follow the API server's rules for custom resources (structural
+    /// schemas): `default` values apply on decode, and `required` asks for presence, not
+    /// for a non-empty value.
+    pub structural: bool,
 }
 
 impl Document {
@@ -140,7 +141,7 @@ pub fn parse(display_path: &Path, text: String) -> Result<Vec<Document>> {
             value,
             derived: Vec::new(),
             fills_gaps: false,
-            defaulting: false,
+            structural: false,
         })
         .collect())
 }

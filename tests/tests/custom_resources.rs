@@ -118,6 +118,20 @@ fn cel_rules_use_their_message_and_message_expression() {
     );
 }
 
+/// A structural schema's `required` asks for presence: an empty string is a value (Go
+/// clients send `key: ""` for unset struct fields), absence is an error.
+#[test]
+fn required_means_present_in_custom_resources() {
+    assert_eq!(errors(&gizmo(json!({"mode": "Always", "ports": [{"name": "", "port": 80}]}))), []);
+    assert_eq!(
+        errors(&gizmo(json!({"ports": [{"port": 80}]}))),
+        [
+            (ErrorType::Required, "spec.mode: Required value".to_owned()),
+            (ErrorType::Required, "spec.ports[0].name: Required value".to_owned()),
+        ]
+    );
+}
+
 #[test]
 fn quoted_enum_values_are_strings() {
     let value = json!({
@@ -132,7 +146,7 @@ fn quoted_enum_values_are_strings() {
             (ErrorType::NotSupported, r#"status.conditions[1].status: Unsupported value: "Maybe": supported values: "True", "False", "Unknown""#.to_owned()),
         ]
     );
-    assert_eq!(decode(&value).spec.unwrap().mode, v1::GizmoSpecMode::True);
+    assert_eq!(decode(&value).spec.unwrap().mode, Some(v1::GizmoSpecMode::True));
 }
 
 #[test]

@@ -48,6 +48,7 @@ impl Builder<'_> {
     fn structure(&mut self, owner: TypeId, schema: &Value, loc: &Loc) -> Result<Struct> {
         let properties = schema.get("properties").and_then(Value::as_object).cloned().unwrap_or_default();
         let required = self.required(schema, &properties, loc)?;
+        let structural = self.docs[loc.doc].structural;
         // Properties already spelled as their Rust name keep it (`foo_bar` stays `foo_bar`
         // even beside `fooBar`), so adding a property never renames another.
         let mut taken: BTreeSet<String> =
@@ -62,7 +63,8 @@ impl Builder<'_> {
                 wire_name: wire_name.clone(),
                 rust_name,
                 ty,
-                required: required.contains(wire_name.as_str()),
+                required: !structural && required.contains(wire_name.as_str()),
+                must_be_present: structural && required.contains(wire_name.as_str()),
                 boxed: false,
                 doc: description(property),
             });
@@ -253,7 +255,7 @@ impl Builder<'_> {
             list_type: self.list_type(schema, loc)?,
             cel: self.cel_rules(schema, loc)?,
             nullable: flag("nullable"),
-            default: if self.docs[loc.doc].defaulting { schema.get("default").cloned() } else { None },
+            default: if self.docs[loc.doc].structural { schema.get("default").cloned() } else { None },
         };
         // OpenAPI 3.1 states exclusive bounds as numbers rather than flags.
         if let Some(bound) = number("exclusiveMinimum")? {

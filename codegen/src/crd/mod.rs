@@ -91,7 +91,7 @@ pub fn expand(documents: &[Document]) -> Result<Vec<Document>> {
             let names = taken.get_mut(&(crd.group.clone(), version.name.clone())).expect("filled above");
             let (value, derived) = crd.openapi(version, names);
             let mut openapi = clone_document(document, value, derived);
-            openapi.defaulting = true;
+            openapi.structural = true;
             out.push(openapi);
         }
     }
@@ -108,7 +108,7 @@ fn clone_document(document: &Document, value: Value, derived: Vec<(String, Strin
         value,
         derived,
         fills_gaps: document.fills_gaps,
-        defaulting: document.defaulting,
+        structural: document.structural,
     }
 }
 

@@ -928,6 +928,7 @@ mod tests {
             rust_name: rust.to_owned(),
             ty: FieldType::plain(ty),
             required,
+            must_be_present: false,
             boxed: false,
             doc: None,
         }

@@ -37,7 +37,9 @@ impl Analysis {
                     || s.min_properties.is_some()
                     || s.max_properties.is_some()
                     || is_object_meta_resource(api, id)
-                    || s.fields.iter().any(|f| f.required && emptiness(api, &f.ty.ty).is_some() || analysis.position_has_checks(api, &f.ty));
+                    || s.fields.iter().any(|f| {
+                        f.must_be_present || f.required && emptiness(api, &f.ty.ty).is_some() || analysis.position_has_checks(api, &f.ty)
+                    });
                 let old = s.rules.iter().any(is_transition) || s.fields.iter().any(|f| analysis.position_needs_old(api, &f.ty));
                 if has != analysis.has_checks[id] || old != analysis.needs_old[id] {
                     analysis.has_checks[id] |= has;
@@ -187,7 +189,7 @@ impl Emitter<'_> {
     fn field(&self, field: &Field) -> TokenStream {
         let ft = &field.ty;
         let required_check = field.required.then(|| emptiness(self.api, &ft.ty)).flatten();
-        if !self.analysis.position_has_checks(self.api, ft) && required_check.is_none() {
+        if !self.analysis.position_has_checks(self.api, ft) && required_check.is_none() && !field.must_be_present {
             return TokenStream::new();
         }
         let wire = &field.wire_name;
@@ -222,6 +224,25 @@ impl Emitter<'_> {
                     let value = &self.#rust;
                     #old_binding
                     #body
+                }
+            }
+        } else if field.must_be_present && body.is_empty() {
+            quote! {
+                if self.#rust.is_none() {
+                    support::rules::required(&path.field(#wire), errors);
+                }
+            }
+        } else if field.must_be_present {
+            quote! {
+                {
+                    let path = path.field(#wire);
+                    match &self.#rust {
+                        Some(value) => {
+                            #old_binding
+                            #body
+                        }
+                        None => support::rules::required(&path, errors),
+                    }
                 }
             }
         } else {

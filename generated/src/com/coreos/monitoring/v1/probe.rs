@@ -13,8 +13,8 @@ pub struct Probe {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<crate::apimachinery::pkg::apis::meta::v1::ObjectMeta>,
     /// Desired probing setup: which prober to use, which targets to check and how their metrics are scraped.
-    #[serde(default, deserialize_with = "support::de::null_as_default")]
-    pub spec: super::ProbeSpec,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec: Option<super::ProbeSpec>,
 }
 
 impl support::Resource for Probe {
@@ -61,13 +61,17 @@ impl support::Validate for Probe {
         }
         {
             let path = path.field("spec");
-            let value = &self.spec;
-            <super::ProbeSpec as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            match &self.spec {
+                Some(value) => {
+                    <super::ProbeSpec as support::Validate>::validate_into(
+                        value,
+                        None,
+                        &path,
+                        errors,
+                    );
+                }
+                None => support::rules::required(&path, errors),
+            }
         }
     }
 }

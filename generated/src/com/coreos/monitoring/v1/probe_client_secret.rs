@@ -4,8 +4,8 @@
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ProbeClientSecret {
     /// Which entry of the Secret's data to read.
-    #[serde(default, deserialize_with = "support::de::null_as_default")]
-    pub key: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
     /// Name of the referenced Secret.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
@@ -21,12 +21,8 @@ impl support::Validate for ProbeClientSecret {
         path: &support::validation::Path<'_>,
         errors: &mut support::validation::ErrorList,
     ) {
-        {
-            let path = path.field("key");
-            let value = &self.key;
-            if value.is_empty() {
-                support::rules::required(&path, errors);
-            }
+        if self.key.is_none() {
+            support::rules::required(&path.field("key"), errors);
         }
     }
 }

@@ -4,11 +4,11 @@
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ProbeMatchExpression {
     /// Label key the requirement applies to.
-    #[serde(default, deserialize_with = "support::de::null_as_default")]
-    pub key: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
     /// Relation between key and values: In, NotIn, Exists or DoesNotExist.
-    #[serde(default, deserialize_with = "support::de::null_as_default")]
-    pub operator: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub operator: Option<String>,
     /// Values to compare with. Non-empty for In and NotIn, empty for Exists and DoesNotExist.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub values: Option<Vec<String>>,
@@ -21,19 +21,11 @@ impl support::Validate for ProbeMatchExpression {
         path: &support::validation::Path<'_>,
         errors: &mut support::validation::ErrorList,
     ) {
-        {
-            let path = path.field("key");
-            let value = &self.key;
-            if value.is_empty() {
-                support::rules::required(&path, errors);
-            }
+        if self.key.is_none() {
+            support::rules::required(&path.field("key"), errors);
         }
-        {
-            let path = path.field("operator");
-            let value = &self.operator;
-            if value.is_empty() {
-                support::rules::required(&path, errors);
-            }
+        if self.operator.is_none() {
+            support::rules::required(&path.field("operator"), errors);
         }
     }
 }

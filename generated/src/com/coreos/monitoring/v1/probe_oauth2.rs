@@ -4,19 +4,11 @@
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ProbeOauth2 {
     /// Secret or ConfigMap key holding the OAuth2 client ID.
-    #[serde(
-        rename = "clientId",
-        default,
-        deserialize_with = "support::de::null_as_default"
-    )]
-    pub client_id: super::ProbeClientId,
+    #[serde(rename = "clientId", default, skip_serializing_if = "Option::is_none")]
+    pub client_id: Option<super::ProbeClientId>,
     /// Secret key holding the OAuth2 client secret.
-    #[serde(
-        rename = "clientSecret",
-        default,
-        deserialize_with = "support::de::null_as_default"
-    )]
-    pub client_secret: super::ProbeClientSecret,
+    #[serde(rename = "clientSecret", default, skip_serializing_if = "Option::is_none")]
+    pub client_secret: Option<super::ProbeClientSecret>,
     /// Extra HTTP parameters appended to the token URL.
     #[serde(
         rename = "endpointParams",
@@ -29,12 +21,8 @@ pub struct ProbeOauth2 {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scopes: Option<Vec<String>>,
     /// URL the OAuth2 token is fetched from.
-    #[serde(
-        rename = "tokenUrl",
-        default,
-        deserialize_with = "support::de::null_as_default"
-    )]
-    pub token_url: String,
+    #[serde(rename = "tokenUrl", default, skip_serializing_if = "Option::is_none")]
+    pub token_url: Option<String>,
 }
 
 impl support::Validate for ProbeOauth2 {
@@ -46,31 +34,39 @@ impl support::Validate for ProbeOauth2 {
     ) {
         {
             let path = path.field("clientId");
-            let value = &self.client_id;
-            <super::ProbeClientId as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            match &self.client_id {
+                Some(value) => {
+                    <super::ProbeClientId as support::Validate>::validate_into(
+                        value,
+                        None,
+                        &path,
+                        errors,
+                    );
+                }
+                None => support::rules::required(&path, errors),
+            }
         }
         {
             let path = path.field("clientSecret");
-            let value = &self.client_secret;
-            <super::ProbeClientSecret as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            match &self.client_secret {
+                Some(value) => {
+                    <super::ProbeClientSecret as support::Validate>::validate_into(
+                        value,
+                        None,
+                        &path,
+                        errors,
+                    );
+                }
+                None => support::rules::required(&path, errors),
+            }
         }
         {
             let path = path.field("tokenUrl");
-            let value = &self.token_url;
-            if value.is_empty() {
-                support::rules::required(&path, errors);
-            } else {
-                support::rules::min_length(&path, value, 1usize, errors);
+            match &self.token_url {
+                Some(value) => {
+                    support::rules::min_length(&path, value, 1usize, errors);
+                }
+                None => support::rules::required(&path, errors),
             }
         }
     }

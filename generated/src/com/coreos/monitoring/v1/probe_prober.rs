@@ -16,8 +16,8 @@ pub struct ProbeProber {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scheme: Option<super::ProbeProberScheme>,
     /// Address of the prober, as host or host:port.
-    #[serde(default, deserialize_with = "support::de::null_as_default")]
-    pub url: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
 }
 
 /// The spec's `default` values, applied when a decoded object lacks the field.
@@ -45,12 +45,8 @@ impl support::Validate for ProbeProber {
                 );
             }
         }
-        {
-            let path = path.field("url");
-            let value = &self.url;
-            if value.is_empty() {
-                support::rules::required(&path, errors);
-            }
+        if self.url.is_none() {
+            support::rules::required(&path.field("url"), errors);
         }
     }
 }

@@ -2,10 +2,10 @@
 
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GizmoCondition {
-    #[serde(default, deserialize_with = "support::de::null_as_default")]
-    pub status: super::GizmoConditionStatus,
-    #[serde(rename = "type", default, deserialize_with = "support::de::null_as_default")]
-    pub type_: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<super::GizmoConditionStatus>,
+    #[serde(rename = "type", default, skip_serializing_if = "Option::is_none")]
+    pub type_: Option<String>,
 }
 
 impl support::Validate for GizmoCondition {
@@ -17,26 +17,22 @@ impl support::Validate for GizmoCondition {
     ) {
         {
             let path = path.field("status");
-            let value = &self.status;
-            if value.as_str().is_empty() {
-                support::rules::required(&path, errors);
-            } else {
-                if !value.is_known() {
-                    support::rules::not_supported(
-                        &path,
-                        value.as_str(),
-                        super::GizmoConditionStatus::VALUES,
-                        errors,
-                    );
+            match &self.status {
+                Some(value) => {
+                    if !value.is_known() {
+                        support::rules::not_supported(
+                            &path,
+                            value.as_str(),
+                            super::GizmoConditionStatus::VALUES,
+                            errors,
+                        );
+                    }
                 }
+                None => support::rules::required(&path, errors),
             }
         }
-        {
-            let path = path.field("type");
-            let value = &self.type_;
-            if value.is_empty() {
-                support::rules::required(&path, errors);
-            }
+        if self.type_.is_none() {
+            support::rules::required(&path.field("type"), errors);
         }
     }
 }

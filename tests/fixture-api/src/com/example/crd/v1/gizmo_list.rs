@@ -7,8 +7,8 @@ pub struct GizmoList {
     #[serde(rename = "apiVersion", default, skip_serializing_if = "Option::is_none")]
     pub api_version: Option<String>,
     /// The gizmos.
-    #[serde(default, deserialize_with = "support::de::null_as_default")]
-    pub items: Vec<super::Gizmo>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub items: Option<Vec<super::Gizmo>>,
     /// REST resource this object represents.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
@@ -26,15 +26,19 @@ impl support::Validate for GizmoList {
     ) {
         {
             let path = path.field("items");
-            let value = &self.items;
-            for (index, value) in value.iter().enumerate() {
-                let path = path.index(index);
-                <super::Gizmo as support::Validate>::validate_into(
-                    value,
-                    None,
-                    &path,
-                    errors,
-                );
+            match &self.items {
+                Some(value) => {
+                    for (index, value) in value.iter().enumerate() {
+                        let path = path.index(index);
+                        <super::Gizmo as support::Validate>::validate_into(
+                            value,
+                            None,
+                            &path,
+                            errors,
+                        );
+                    }
+                }
+                None => support::rules::required(&path, errors),
             }
         }
     }

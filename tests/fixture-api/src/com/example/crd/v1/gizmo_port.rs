@@ -2,10 +2,10 @@
 
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GizmoPort {
-    #[serde(default, deserialize_with = "support::de::null_as_default")]
-    pub name: String,
-    #[serde(default, deserialize_with = "support::de::null_as_default")]
-    pub port: i32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub port: Option<i32>,
     #[serde(
         default = "GizmoPort::default_protocol",
         skip_serializing_if = "Option::is_none"
@@ -27,17 +27,17 @@ impl support::Validate for GizmoPort {
         path: &support::validation::Path<'_>,
         errors: &mut support::validation::ErrorList,
     ) {
-        {
-            let path = path.field("name");
-            let value = &self.name;
-            if value.is_empty() {
-                support::rules::required(&path, errors);
-            }
+        if self.name.is_none() {
+            support::rules::required(&path.field("name"), errors);
         }
         {
             let path = path.field("port");
-            let value = &self.port;
-            support::rules::maximum(&path, *value, 65535i32, false, errors);
+            match &self.port {
+                Some(value) => {
+                    support::rules::maximum(&path, *value, 65535i32, false, errors);
+                }
+                None => support::rules::required(&path, errors),
+            }
         }
     }
 }

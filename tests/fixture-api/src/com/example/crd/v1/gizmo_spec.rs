@@ -23,8 +23,8 @@ pub struct GizmoSpec {
     )]
     pub max_replicas: Option<i32>,
     /// How the gizmo runs.
-    #[serde(default, deserialize_with = "support::de::null_as_default")]
-    pub mode: super::GizmoSpecMode,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<super::GizmoSpecMode>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
     /// Anything the tool understands.
@@ -79,18 +79,18 @@ impl support::Validate for GizmoSpec {
     ) {
         {
             let path = path.field("mode");
-            let value = &self.mode;
-            if value.as_str().is_empty() {
-                support::rules::required(&path, errors);
-            } else {
-                if !value.is_known() {
-                    support::rules::not_supported(
-                        &path,
-                        value.as_str(),
-                        super::GizmoSpecMode::VALUES,
-                        errors,
-                    );
+            match &self.mode {
+                Some(value) => {
+                    if !value.is_known() {
+                        support::rules::not_supported(
+                            &path,
+                            value.as_str(),
+                            super::GizmoSpecMode::VALUES,
+                            errors,
+                        );
+                    }
                 }
+                None => support::rules::required(&path, errors),
             }
         }
         if let Some(value) = &self.ports {
@@ -161,8 +161,10 @@ impl support::Validate for GizmoSpec {
                 );
             }
         }
-        fn rule_1(value: &super::GizmoSpec) -> bool {
-            value.schedule.is_none() || value.mode.as_str() == "Scheduled"
+        fn rule_1(value: &super::GizmoSpec) -> Option<bool> {
+            Some(
+                value.schedule.is_none() || value.mode.as_ref()?.as_str() == "Scheduled",
+            )
         }
         static RULE_1: std::sync::LazyLock<support::cel::CelRule> = std::sync::LazyLock::new(||
         support::cel::CelRule::new(
@@ -173,15 +175,28 @@ impl support::Validate for GizmoSpec {
                     "'a schedule needs mode Scheduled, not ' + self.mode",
                 ),
         ));
-        if !rule_1(value) {
-            support::cel::check_rules_typed(
-                std::slice::from_ref(&*RULE_1),
-                &path,
-                "object",
-                json.get_or_insert_with(|| support::cel::to_json(value)),
-                None,
-                errors,
-            );
+        match rule_1(value) {
+            Some(true) => {}
+            Some(false) => {
+                support::cel::check_rules_typed(
+                    std::slice::from_ref(&*RULE_1),
+                    &path,
+                    "object",
+                    json.get_or_insert_with(|| support::cel::to_json(value)),
+                    None,
+                    errors,
+                );
+            }
+            None => {
+                support::cel::check_rules_typed(
+                    std::slice::from_ref(&*RULE_1),
+                    &path,
+                    "object",
+                    json.get_or_insert_with(|| support::cel::to_json(value)),
+                    None,
+                    errors,
+                );
+            }
         }
     }
 }
