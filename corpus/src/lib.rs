@@ -30,6 +30,9 @@ pub const UPSTREAM_ENV: &str = "KUBE_APIGEN_UPSTREAM";
 /// Where the Kubernetes OpenAPI v3 documents are inside the `specs-upstream` folder.
 pub const KUBERNETES_V3: &str = "kubernetes/v3";
 
+/// Where the CustomResourceDefinition manifests are inside the `specs-upstream` folder.
+pub const CRDS: &str = "crds";
+
 /// The root of this repository's workspace.
 pub fn workspace_root() -> PathBuf {
     let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -119,13 +122,23 @@ impl Scratch {
     /// a temporary spec folder named after it, so generated headers stay the same from run
     /// to run (`from apis__policy__v1/`).
     pub fn generate_alone(&mut self, name: &str, spec: &Path) -> Result<codegen::Summary, String> {
+        self.generate_copies(name, &document_stem(spec), &[spec])
+    }
+
+    /// Generates some spec files together, as member `name`, from copies of them, unmodified,
+    /// in a temporary spec folder named `folder` (for files of several upstream folders).
+    pub fn generate_copies(&mut self, name: &str, folder: &str, specs: &[&Path]) -> Result<codegen::Summary, String> {
         let temp = tempfile::tempdir().map_err(|e| format!("cannot create a temporary folder: {e}"))?;
-        let specs = temp.path().join(document_stem(spec));
-        let copy = specs.join(spec.file_name().unwrap_or_default());
-        fs::create_dir(&specs)
-            .and_then(|()| fs::copy(spec, &copy))
-            .map_err(|e| format!("cannot copy {} to {}: {e}", spec.display(), copy.display()))?;
-        self.generate(name, &specs)
+        let dir = temp.path().join(folder);
+        fs::create_dir(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        for spec in specs {
+            let copy = dir.join(spec.file_name().unwrap_or_default());
+            if copy.exists() {
+                return Err(format!("two spec files named {}", copy.display()));
+            }
+            fs::copy(spec, &copy).map_err(|e| format!("cannot copy {} to {}: {e}", spec.display(), copy.display()))?;
+        }
+        self.generate(name, &dir)
     }
 
     /// Adds a hand-written member crate with a `src/lib.rs`.
@@ -135,6 +148,12 @@ impl Scratch {
         write_if_changed(&dir.join("src").join("lib.rs"), lib)?;
         self.members.push(name.to_owned());
         Ok(())
+    }
+
+    /// Writes a further file of member `name` (added with [`Scratch::add_crate`]), at
+    /// `relative` to its folder.
+    pub fn add_file(&self, name: &str, relative: &str, content: &str) -> io::Result<()> {
+        write_if_changed(&self.member_dir(name).join(relative), content)
     }
 
     /// Writes the workspace manifest, with this repository's lock file so dependencies
@@ -221,7 +240,7 @@ pub struct BuildReport {
 pub struct MemberReport {
     /// Whether the library target was compiled (or was fresh).
     pub built: bool,
-    /// Errors and warnings, rendered as the compiler prints them.
+    /// Errors and warnings, rendered as the compiler prints them, each once.
     pub diagnostics: Vec<String>,
 }
 
@@ -256,7 +275,12 @@ impl BuildReport {
                     let level = message.pointer("/message/level").and_then(Value::as_str).unwrap_or_default();
                     if level.starts_with("error") || level == "warning" {
                         let rendered = message.pointer("/message/rendered").and_then(Value::as_str).unwrap_or(level);
-                        report.members.entry(member).or_default().diagnostics.push(rendered.to_owned());
+                        // A member compiled twice (checked, and built as a build dependency
+                        // of another) says the same things twice: each is kept once.
+                        let diagnostics = &mut report.members.entry(member).or_default().diagnostics;
+                        if !diagnostics.iter().any(|d| d == rendered) {
+                            diagnostics.push(rendered.to_owned());
+                        }
                     }
                 }
                 _ => {}

@@ -1,5 +1,7 @@
-//! The upstream corpus: every Kubernetes OpenAPI v3 document of `specs-upstream`, unmodified,
-//! generated alone and all together; every output must build clippy-clean.
+//! The upstream corpus: every Kubernetes OpenAPI v3 document and every CustomResourceDefinition
+//! of `specs-upstream`, unmodified, generated alone, all documents together, all CRDs together,
+//! and everything together; every output must build clippy-clean, and realistic objects of
+//! each CRD's kind must round-trip through the generated types (`objects/`).
 //!
 //! Runs only when `KUBE_APIGEN_UPSTREAM` names the `specs-upstream` folder, e.g.
 //! `KUBE_APIGEN_UPSTREAM=../shared/specs-upstream cargo test -p corpus` (relative to the
@@ -11,18 +13,31 @@
 //! `#[test]` on purpose: test runners that give each test a process of its own (nextest)
 //! would otherwise generate and run cargo once per test. Its checks are the functions below;
 //! all of them run, and the failure lists every problem of every check.
+//!
+//! The objects are run through the generated types within that same cargo call: the
+//! `objects` member's build script (`objects/build.rs`) does it, with the crate of all CRDs
+//! as a build dependency (which cargo builds, where it only checks members), and reports
+//! what it finds as compile errors of that member. That build dependency is the one full
+//! build of the generated code and of `support`'s dependencies in the test.
 
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use corpus::{BuildReport, KUBERNETES_V3, Scratch, UPSTREAM_ENV};
+use corpus::{BuildReport, CRDS, KUBERNETES_V3, Scratch, UPSTREAM_ENV};
 
 /// The member generated from all documents together.
 const ALL: &str = "all";
 /// The hand-written member stating compile-time facts about [`ALL`] (`facts/lib.rs`).
 const FACTS: &str = "facts";
+/// The member generated from all CRDs together (also the name of its spec folder).
+const ALL_CRDS: &str = "crds";
+/// The member generated from all documents and all CRDs in one folder (also its name).
+const MIXED: &str = "mixed";
+/// The hand-written member whose build script round-trips the objects of `objects/`
+/// through the types of [`ALL_CRDS`].
+const OBJECTS: &str = "objects";
 
 /// The resources each document defines, by document stem.
 const EXPECTED_RESOURCES: &[(&str, &[&str])] = &[
@@ -36,10 +51,22 @@ const EXPECTED_RESOURCES: &[(&str, &[&str])] = &[
     ("apis__rbac.authorization.k8s.io__v1", &["ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"]),
 ];
 
+/// The resource each CRD defines, by file stem.
+const EXPECTED_CRD_RESOURCES: &[(&str, &[&str])] = &[
+    ("cert-manager.io_certificates", &["Certificate"]),
+    ("monitoring.coreos.com_probes", &["Probe"]),
+    ("monitoring.coreos.com_servicemonitors", &["ServiceMonitor"]),
+];
+
+/// The build script of [`OBJECTS`], which checks the objects (`objects/*.yaml`, copied
+/// beside it when the test runs).
+const OBJECTS_BUILD: &str = include_str!("../objects/build.rs");
+
 const DELETE_OPTIONS: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions";
 
 struct Output {
-    /// The document stem (`apis__policy__v1`), or [`ALL`]; also the member folder.
+    /// The document stem (`apis__policy__v1`), or [`ALL`], [`ALL_CRDS`], [`MIXED`]; also the
+    /// member folder.
     name: String,
     summary: Result<codegen::Summary, String>,
 }
@@ -54,6 +81,12 @@ struct Corpus {
     /// One output per document, generated alone.
     alone: Vec<Output>,
     all: Output,
+    /// One output per CRD, generated alone.
+    crds_alone: Vec<Output>,
+    all_crds: Output,
+    mixed: Output,
+    /// The object files of `objects/`, by file name.
+    objects: Vec<String>,
     build: BuildReport,
     scratch: Scratch,
 }
@@ -84,7 +117,7 @@ fn upstream_corpus() {
         }
         Err(message) => panic!("{message}"),
     };
-    let corpus = run(&upstream.join(KUBERNETES_V3));
+    let corpus = run(&upstream.join(KUBERNETES_V3), &upstream.join(CRDS));
     let checks: &[(&str, Check)] = &[
         ("every document alone generates and builds clippy-clean", every_document_alone_builds_clippy_clean),
         ("all documents together generate and build clippy-clean", all_documents_together_build_clippy_clean),
@@ -93,6 +126,12 @@ fn upstream_corpus() {
         ("merge notes name the schemas that differ between documents", merge_notes_name_the_differing_schemas),
         ("ObjectMeta is one type; JSONSchemaProps holds itself through a Box", object_meta_is_one_type_and_props_are_boxed),
         ("every resource of every document gets a support::Resource impl", every_resource_gets_a_resource_impl),
+        ("every CRD alone generates and builds clippy-clean", every_crd_alone_builds_clippy_clean),
+        ("all CRDs together generate and build clippy-clean", all_crds_together_build_clippy_clean),
+        ("all CRDs and all documents together generate and build clippy-clean", mixed_builds_clippy_clean),
+        ("CRDs add no merge notes, alone, together or beside the documents", crds_add_no_merge_notes),
+        ("every CRD's resource gets a support::Resource impl, alone and together", every_crd_resource_gets_a_resource_impl),
+        ("realistic objects round-trip and validate as expected (objects/)", objects_round_trip_and_validate),
     ];
     let mut failed = Vec::new();
     for (name, check) in checks {
@@ -107,37 +146,72 @@ fn upstream_corpus() {
     assert!(failed.is_empty(), "{} of {} corpus checks failed:\n\n{}", failed.len(), checks.len(), failed.join("\n\n"));
 }
 
-fn run(v3: &Path) -> Corpus {
+fn run(v3: &Path, crds: &Path) -> Corpus {
     let root = corpus::workspace_root().join("target").join("corpus");
     let mut scratch = Scratch::new(root.join("work")).expect("cannot create the scratch workspace");
     let started = Instant::now();
     let documents = corpus::spec_files(v3).expect("cannot list the upstream documents");
     assert!(!documents.is_empty(), "no documents in {}", v3.display());
-    let alone: Vec<Output> = documents
-        .iter()
-        .map(|document| {
-            let name = corpus::document_stem(document);
-            let summary = scratch.generate_alone(&name, document);
-            Output { name, summary }
-        })
-        .collect();
+    let crd_files = corpus::spec_files(crds).expect("cannot list the upstream CRDs");
+    assert!(!crd_files.is_empty(), "no CRDs in {}", crds.display());
+    let mut each_alone = |files: &[PathBuf]| -> Vec<Output> {
+        files
+            .iter()
+            .map(|file| {
+                let name = corpus::document_stem(file);
+                let summary = scratch.generate_alone(&name, file);
+                Output { name, summary }
+            })
+            .collect()
+    };
+    let alone = each_alone(&documents);
+    let crds_alone = each_alone(&crd_files);
     let all = Output { name: ALL.to_owned(), summary: scratch.generate(ALL, v3) };
+    let crd_paths: Vec<&Path> = crd_files.iter().map(PathBuf::as_path).collect();
+    let all_crds = Output { name: ALL_CRDS.to_owned(), summary: scratch.generate_copies(ALL_CRDS, ALL_CRDS, &crd_paths) };
+    let everything: Vec<&Path> = documents.iter().chain(&crd_files).map(PathBuf::as_path).collect();
+    let mixed = Output { name: MIXED.to_owned(), summary: scratch.generate_copies(MIXED, MIXED, &everything) };
+
     let support = corpus::workspace_root().join("support");
+    let support = format!("support = {{ path = {:?} }}", support.to_string_lossy().replace('\\', "/"));
     let facts_manifest = format!(
         "[package]\nname = \"{FACTS}\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
-         [dependencies]\n{ALL} = {{ path = \"../{ALL}\" }}\nsupport = {{ path = {:?} }}\n",
-        support.to_string_lossy().replace('\\', "/")
+         [dependencies]\n{ALL} = {{ path = \"../{ALL}\" }}\n{support}\n"
     );
     scratch.add_crate(FACTS, &facts_manifest, include_str!("../facts/lib.rs")).expect("cannot write the facts crate");
+    let objects = write_objects_crate(&mut scratch, &support);
     scratch.finish().expect("cannot write the scratch workspace");
     let generated = started.elapsed();
     let build = scratch.clippy(&root.join("target")).expect("cannot run cargo clippy");
     say(&format!(
-        "corpus: generated {} outputs in {generated:.2?}; one `cargo clippy` over them (and {FACTS}) took {:.2?}",
-        alone.len() + 1,
+        "corpus: generated {} outputs in {generated:.2?}; one `cargo clippy` over them (and {FACTS}, {OBJECTS}) took {:.2?}",
+        alone.len() + crds_alone.len() + 3,
         build.elapsed
     ));
-    Corpus { alone, all, build, scratch }
+    Corpus { alone, all, crds_alone, all_crds, mixed, objects, build, scratch }
+}
+
+/// Writes the [`OBJECTS`] member: `objects/build.rs` and `objects/lib.rs`, and beside them
+/// every object file of `objects/`, whose names it returns. The generated crate is a
+/// build dependency: the build script runs the objects through it.
+fn write_objects_crate(scratch: &mut Scratch, support: &str) -> Vec<String> {
+    let manifest = format!(
+        "[package]\nname = \"{OBJECTS}\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
+         [build-dependencies]\n{ALL_CRDS} = {{ path = \"../{ALL_CRDS}\" }}\n{support}\nserde-saphyr = \"2\"\n"
+    );
+    scratch.add_crate(OBJECTS, &manifest, include_str!("../objects/lib.rs")).expect("cannot write the objects crate");
+    scratch.add_file(OBJECTS, "build.rs", OBJECTS_BUILD).expect("cannot write the objects crate");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("objects");
+    let files = corpus::spec_files(&dir).expect("cannot list the objects");
+    files
+        .iter()
+        .map(|file| {
+            let name = file.file_name().unwrap_or_default().to_string_lossy().into_owned();
+            let text = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("cannot read {}: {e}", file.display()));
+            scratch.add_file(OBJECTS, &name, &text).expect("cannot write the objects crate");
+            name
+        })
+        .collect()
 }
 
 fn every_document_alone_builds_clippy_clean(corpus: &Corpus) -> Vec<String> {
@@ -152,16 +226,7 @@ fn every_document_alone_builds_clippy_clean(corpus: &Corpus) -> Vec<String> {
 }
 
 fn all_documents_together_build_clippy_clean(corpus: &Corpus) -> Vec<String> {
-    let summary = match corpus.all.summary() {
-        Ok(summary) => summary,
-        Err(problem) => return vec![problem],
-    };
-    let mut problems = Vec::new();
-    if summary.documents != corpus.alone.len() {
-        problems.push(format!("{ALL}: {} documents, expected {}", summary.documents, corpus.alone.len()));
-    }
-    problems.extend(corpus.build.problems(ALL).map(|p| format!("{ALL}: {p}")));
-    problems
+    combined_builds_clippy_clean(corpus, &corpus.all, corpus.alone.len())
 }
 
 /// `facts/lib.rs` compiles only if `ObjectMeta` is one type in the resources of every
@@ -259,10 +324,24 @@ fn object_meta_is_one_type_and_props_are_boxed(corpus: &Corpus) -> Vec<String> {
 }
 
 fn every_resource_gets_a_resource_impl(corpus: &Corpus) -> Vec<String> {
-    let expected: BTreeMap<&str, &[&str]> = EXPECTED_RESOURCES.iter().copied().collect();
+    let expected_total = (corpus.alone.len() == EXPECTED_RESOURCES.len()).then_some(11);
+    resource_impls_match(corpus, &corpus.alone, ALL, EXPECTED_RESOURCES, expected_total)
+}
+
+/// Each output generated alone has the `support::Resource` impls `expected` names for it
+/// (at least one, for a file `expected` does not name), and the output of them all together
+/// (`combined`) has as many as they have together (and `expected_total`, if given).
+fn resource_impls_match(
+    corpus: &Corpus,
+    alone: &[Output],
+    combined: &str,
+    expected: &[(&str, &[&str])],
+    expected_total: Option<usize>,
+) -> Vec<String> {
+    let expected: BTreeMap<&str, &[&str]> = expected.iter().copied().collect();
     let mut problems = Vec::new();
     let mut total = 0;
-    for output in &corpus.alone {
+    for output in alone {
         let Ok(summary) = output.summary.as_ref() else { continue };
         let impls = match corpus::resource_impls(&corpus.dir(&output.name)) {
             Ok(impls) => impls,
@@ -281,15 +360,104 @@ fn every_resource_gets_a_resource_impl(corpus: &Corpus) -> Vec<String> {
         }
         total += impls.len();
     }
-    match corpus::resource_impls(&corpus.dir(ALL)) {
+    match corpus::resource_impls(&corpus.dir(combined)) {
         Ok(all) if all.len() != total => {
-            problems.push(format!("{ALL}: {} resource impls, the documents alone have {total}: {all:?}", all.len()));
+            problems.push(format!("{combined}: {} resource impls, the files alone have {total}: {all:?}", all.len()));
         }
-        Ok(all) if corpus.alone.len() == EXPECTED_RESOURCES.len() && all.len() != 11 => {
-            problems.push(format!("{ALL}: expected 11 resource impls, found {}: {all:?}", all.len()));
+        Ok(all) if expected_total.is_some_and(|n| all.len() != n) => {
+            problems.push(format!("{combined}: expected {expected_total:?} resource impls, found {}: {all:?}", all.len()));
         }
         Ok(_) => {}
-        Err(e) => problems.push(format!("{ALL}: cannot read the output: {e}")),
+        Err(e) => problems.push(format!("{combined}: cannot read the output: {e}")),
     }
+    problems
+}
+
+fn every_crd_alone_builds_clippy_clean(corpus: &Corpus) -> Vec<String> {
+    let mut problems = Vec::new();
+    for output in &corpus.crds_alone {
+        match output.summary() {
+            Err(problem) => problems.push(problem),
+            Ok(_) => problems.extend(corpus.build.problems(&output.name).map(|p| format!("{}: {p}", output.name))),
+        }
+    }
+    problems
+}
+
+/// The output of several files together: generated from all of them, and clippy-clean.
+fn combined_builds_clippy_clean(corpus: &Corpus, output: &Output, files: usize) -> Vec<String> {
+    let summary = match output.summary() {
+        Ok(summary) => summary,
+        Err(problem) => return vec![problem],
+    };
+    let mut problems = Vec::new();
+    if summary.documents != files {
+        problems.push(format!("{}: {} documents, expected {files}", output.name, summary.documents));
+    }
+    problems.extend(corpus.build.problems(&output.name).map(|p| format!("{}: {p}", output.name)));
+    problems
+}
+
+fn all_crds_together_build_clippy_clean(corpus: &Corpus) -> Vec<String> {
+    combined_builds_clippy_clean(corpus, &corpus.all_crds, corpus.crds_alone.len())
+}
+
+fn mixed_builds_clippy_clean(corpus: &Corpus) -> Vec<String> {
+    combined_builds_clippy_clean(corpus, &corpus.mixed, corpus.alone.len() + corpus.crds_alone.len())
+}
+
+/// A CRD brings its own schemas and the metadata schemas every CRD shares, which are the
+/// same in every CRD and in the documents: CRDs alone and together have no merge notes,
+/// and the documents with the CRDs have just the notes of the documents alone (which
+/// name the documents by their folder, here [`MIXED`]).
+fn crds_add_no_merge_notes(corpus: &Corpus) -> Vec<String> {
+    let mut problems: Vec<String> = corpus
+        .crds_alone
+        .iter()
+        .chain([&corpus.all_crds])
+        .filter_map(|output| output.summary.as_ref().ok().map(|summary| (output, summary)))
+        .filter(|(_, summary)| !summary.notes.is_empty())
+        .map(|(output, summary)| format!("{}: unexpected notes: {:#?}", output.name, summary.notes))
+        .collect();
+    if let (Ok(all), Ok(mixed)) = (&corpus.all.summary, &corpus.mixed.summary) {
+        let folder = KUBERNETES_V3.rsplit('/').next().unwrap_or(KUBERNETES_V3);
+        let expected: Vec<String> =
+            all.notes.iter().map(|note| note.replace(&format!("{folder}/"), &format!("{MIXED}/"))).collect();
+        if mixed.notes != expected {
+            problems.push(format!("{MIXED}: notes {:#?}, expected those of {ALL}: {expected:#?}", mixed.notes));
+        }
+    }
+    problems
+}
+
+fn every_crd_resource_gets_a_resource_impl(corpus: &Corpus) -> Vec<String> {
+    let expected_total = (corpus.crds_alone.len() == EXPECTED_CRD_RESOURCES.len()).then_some(3);
+    let mut problems = resource_impls_match(corpus, &corpus.crds_alone, ALL_CRDS, EXPECTED_CRD_RESOURCES, expected_total);
+    // The mixed output has every resource of the documents and of the CRDs.
+    let everything: Vec<&Output> = corpus.alone.iter().chain(&corpus.crds_alone).collect();
+    let total: usize = everything.iter().filter_map(|o| o.summary.as_ref().ok()).map(|s| s.resources).sum();
+    match corpus::resource_impls(&corpus.dir(MIXED)) {
+        Ok(impls) if impls.len() != total => {
+            problems.push(format!("{MIXED}: {} resource impls, the files alone have {total}: {impls:?}", impls.len()));
+        }
+        Ok(_) => {}
+        Err(e) => problems.push(format!("{MIXED}: cannot read the output: {e}")),
+    }
+    problems
+}
+
+/// `objects/build.rs` checks each object of `objects/` (see there) and turns every problem
+/// into a compile error of the [`OBJECTS`] member; every object file must be one it checks.
+fn objects_round_trip_and_validate(corpus: &Corpus) -> Vec<String> {
+    let mut problems: Vec<String> = corpus
+        .objects
+        .iter()
+        .filter(|name| !OBJECTS_BUILD.contains(&format!("include_str!({name:?})")))
+        .map(|name| format!("objects/{name} is not checked by objects/build.rs"))
+        .collect();
+    if corpus.objects.is_empty() {
+        problems.push("no objects in objects/".to_owned());
+    }
+    problems.extend(corpus.build.problems(OBJECTS).map(|p| format!("{OBJECTS}: {p}")));
     problems
 }
