@@ -19,7 +19,21 @@ pub type Validators = BTreeMap<(&'static str, &'static str), TypedCheck>;
 
 /// The typed checks of every kind the generated crate has (`generated::server::TYPED_CHECKS`).
 pub fn generated_validators() -> Validators {
-    generated::server::TYPED_CHECKS.iter().map(|&(group, kind, check)| ((group, kind), check)).collect()
+    validators(generated::server::TYPED_CHECKS)
+}
+
+/// The typed checks of a generated crate's `server::TYPED_CHECKS` table (any crate the
+/// generator wrote, e.g. `fixture_api::server::TYPED_CHECKS`).
+///
+/// The table names no version, and a kind served in several versions (a custom resource's
+/// `v1` and `v1beta1`) has one entry per version, in the catalog's order. The store keeps
+/// every version of a kind in one place, so one check per kind is used: the first entry's.
+pub fn validators(table: &[(&'static str, &'static str, TypedCheck)]) -> Validators {
+    let mut validators = Validators::new();
+    for &(group, kind, check) in table {
+        validators.entry((group, kind)).or_insert(check);
+    }
+    validators
 }
 
 /// Dotted paths (`spec.foo`, `spec.items[0].bar`) of the fields of `original` that

@@ -40,7 +40,21 @@ where
     L: support::axum::serve::Listener,
     L::Addr: std::fmt::Debug,
 {
-    let app = router(store.clone(), config);
+    serve_router(listener, router(store.clone(), config), store, shutdown).await
+}
+
+/// [`serve`] with any router over `store`: the router of another generated crate, such
+/// as `fixture_api::server::router(Dynamic(store.clone()), config)`.
+pub async fn serve_router<L>(
+    listener: L,
+    app: Router,
+    store: Store,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()>
+where
+    L: support::axum::serve::Listener,
+    L::Addr: std::fmt::Debug,
+{
     support::axum::serve(listener, app)
         .with_graceful_shutdown(async move {
             shutdown.await;

@@ -9,8 +9,17 @@
 //!   delete and delete --all, the 422 of an invalid object, and CSR approval (the
 //!   protobuf-only `kubectl certificate approve`, then the JSON route through
 //!   `kubectl patch --subresource=approval`);
+//!   The same server also serves the Probe custom resource (`specs/` has its CRD):
+//!   discovery with its short name and category, printer columns (`-o wide` too), explain,
+//!   defaults, client-side apply (merge patches: a CRD has no strategic merge patch),
+//!   server-side apply, a CEL rule's 422, merge patch and delete;
 //! - `kubectl_against_token_file_server`: `--token-file` with the Kubernetes CSV format;
-//!   no token is Unauthorized, a valid token works and is the CSR's `spec.username`.
+//!   no token is Unauthorized, a valid token works and is the CSR's `spec.username`;
+//! - `kubectl_against_custom_resources`: the fixture crate's custom resources
+//!   (`tests/fixture-specs/gizmos.crd.yaml`) served in process by the same store on a free
+//!   loopback port: `kubectl scale` (a merge patch of the `scale` subresource; with
+//!   `--current-replicas`, a GET and a PUT of the Scale), `get --raw .../scale`, a CEL rule
+//!   rejecting a scale, and the `Warning` of deprecated versions.
 //!
 //! Each run gets its own kubeconfig and a fresh `--cache-dir` in a temporary directory.
 //! Steps run in order and do not stop at the first failure: every failed step is listed
@@ -474,7 +483,309 @@ fn kubectl_against_anonymous_server() {
         Ok(())
     });
 
+    probe_steps(&k, &mut report);
+
     report.step("SIGTERM shuts the server down", || server.shutdown());
+    report.finish(started, &server);
+}
+
+/// The Probe custom resource (`specs/monitoring.coreos.com_probes.yaml`) through kubectl.
+fn probe_steps(k: &Kubectl, report: &mut Report) {
+    report.step("api-resources lists the Probe with its short name and category", || {
+        let out = k.run(&["api-resources", "-o", "wide"]).ok()?;
+        let rows = out.rows();
+        let Some(row) = rows.iter().find(|r| r.first() == Some(&"probes")) else {
+            return Err(format!("no row for probes\n{}", out.show()));
+        };
+        // NAME SHORTNAMES APIVERSION NAMESPACED KIND VERBS CATEGORIES
+        let expected = [
+            "probes",
+            "prb",
+            "monitoring.coreos.com/v1",
+            "true",
+            "Probe",
+            "create,delete,deletecollection,get,list,patch,update,watch",
+            "prometheus-operator",
+        ];
+        ensure(row.as_slice() == expected, &out, &format!("the probes row should be {expected:?}"))
+    });
+
+    report.step("explain probe.spec", || {
+        let out = k.run(&["explain", "probe.spec"]).ok()?;
+        out.stdout_line_matches(&["GROUP:", "monitoring.coreos.com"])?;
+        out.stdout_line_matches(&["KIND:", "Probe"])?;
+        out.stdout_line_matches(&["VERSION:", "v1"])?;
+        out.stdout_line_matches(&["FIELD:", "spec", "<ProbeSpec>"])?;
+        out.stdout_line_matches(&["prober", "<ProbeProber>"])?;
+        out.stdout_line_matches(&["targets", "<ProbeTargets>"])?;
+        out.stdout_line_matches(&["module", "<string>"])?;
+        Ok(())
+    });
+
+    report.step("create -f probe.yaml", || {
+        let out = k.run(&["create", "-f", &fixture("probe.yaml")]).ok()?;
+        out.stdout_is("probe.monitoring.coreos.com/blackbox-http created\n")
+    });
+
+    let prober = "blackbox-exporter.monitoring.svc:9115";
+    report.step("get probes / prb: the printer columns", || {
+        for name in ["probes", "prb"] {
+            let out = k.run(&["get", name]).ok()?;
+            let rows = out.rows();
+            ensure(
+                rows.first().is_some_and(|r| r == &["NAME", "PROBER", "MODULE", "AGE"]),
+                &out,
+                "the header should be NAME PROBER MODULE AGE (INTERVAL has priority 1)",
+            )?;
+            ensure(
+                rows.len() == 2
+                    && rows[1].len() == 4
+                    && rows[1][..3] == ["blackbox-http", prober, "http_2xx"],
+                &out,
+                "one row: blackbox-http, its prober and module, an age",
+            )?;
+        }
+        Ok(())
+    });
+
+    let wide_row = |expected_interval: &str| -> StepResult {
+        let out = k.run(&["get", "prb", "-o", "wide"]).ok()?;
+        let rows = out.rows();
+        ensure(
+            rows.first().is_some_and(|r| r == &["NAME", "PROBER", "MODULE", "INTERVAL", "AGE"]),
+            &out,
+            "the wide header should add INTERVAL",
+        )?;
+        ensure(
+            rows.len() == 2
+                && rows[1][..4] == ["blackbox-http", prober, "http_2xx", expected_interval],
+            &out,
+            &format!("the wide row should show interval {expected_interval}"),
+        )
+    };
+    report.step("get prb -o wide: the priority-1 column", || wide_row("30s"));
+
+    report.step("get prometheus-operator (the category)", || {
+        let out = k.run(&["get", "prometheus-operator"]).ok()?;
+        ensure(
+            out.rows().iter().skip(1).any(|r| r.first() == Some(&"blackbox-http")),
+            &out,
+            "the category lists blackbox-http",
+        )
+    });
+
+    report.step("get -o yaml", || {
+        let out = k.run(&["get", "probe", "blackbox-http", "-o", "yaml"]).ok()?;
+        for line in [
+            "apiVersion: monitoring.coreos.com/v1",
+            "kind: Probe",
+            "name: blackbox-http",
+            "namespace: default",
+            "module: http_2xx",
+            "interval: 30s",
+            "path: /probe",
+            "url: blackbox-exporter.monitoring.svc:9115",
+        ] {
+            out.stdout_has_line(line)?;
+        }
+        Ok(())
+    });
+
+    report.step("defaults of the CRD are applied on create", || {
+        // probe.yaml without `prober.path` (default /probe) and with a relabeling without
+        // `action` (default replace).
+        let manifest = read_fixture("probe.yaml")
+            .replace("name: blackbox-http\n", "name: defaulted\n")
+            .replace("    path: /probe\n", "")
+            .replace("    action: drop\n", "");
+        ensure(
+            !manifest.contains("path:") && !manifest.contains("action:"),
+            &Out::note(&manifest),
+            "the manifest",
+        )?;
+        let out = k.run_stdin(&["create", "-f", "-"], &manifest).ok()?;
+        out.stdout_is("probe.monitoring.coreos.com/defaulted created\n")?;
+        ensure_eq(
+            &k.jsonpath(&["get", "probe", "defaulted"], "{.spec.prober.path}")?,
+            "/probe",
+            "spec.prober.path",
+        )?;
+        ensure_eq(
+            &k.jsonpath(&["get", "probe", "defaulted"], "{.spec.metricRelabelings[0].action}")?,
+            "replace",
+            "spec.metricRelabelings[0].action",
+        )?;
+        let out = k.run(&["delete", "probe", "defaulted"]).ok()?;
+        out.stdout_is("probe.monitoring.coreos.com \"defaulted\" deleted\n")
+    });
+
+    report.step("apply -f probe-changed.yaml (merge patch, no strategic merge for a CRD)", || {
+        let out = k.run(&["apply", "-f", &fixture("probe-changed.yaml")]).ok()?;
+        out.stdout_is("probe.monitoring.coreos.com/blackbox-http configured\n")?;
+        // Created by `create`: kubectl warns that the annotation is missing, then adds it.
+        out.stderr_has("missing the kubectl.kubernetes.io/last-applied-configuration annotation")?;
+        wide_row("60s")?;
+        let targets =
+            k.jsonpath(&["get", "prb", "blackbox-http"], "{.spec.targets.staticConfig.static[*]}")?;
+        ensure_eq(
+            &targets,
+            "https://example.com https://example.org/healthz https://example.net/status",
+            "targets after the apply",
+        )?;
+        let out = k.run(&["apply", "-f", &fixture("probe-changed.yaml")]).ok()?;
+        out.stdout_is("probe.monitoring.coreos.com/blackbox-http unchanged\n")
+    });
+
+    report.step("patch without --type: strategic merge patch is refused for a CRD", || {
+        let out = k.run(&["patch", "prb", "blackbox-http", "-p", r#"{"spec":{"module":"x"}}"#]).fails()?;
+        out.stderr_is(
+            "error: application/strategic-merge-patch+json is not supported by monitoring.coreos.com/v1, \
+             Kind=Probe: the body of the request was in an unknown format - accepted media types include: \
+             application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml\n",
+        )
+    });
+
+    report.step("apply --server-side (taking over from client-side apply)", || {
+        let file = fixture("probe.yaml");
+        let out = k.run(&["apply", "--server-side", "-f", &file]).fails()?;
+        out.stderr_has(
+            "Apply failed with 2 conflicts: conflicts with \"kubectl-client-side-apply\" using monitoring.coreos.com/v1:",
+        )?;
+        out.stderr_has("- .spec.interval")?;
+        let out = k.run(&["apply", "--server-side", "--force-conflicts", "-f", &file]).ok()?;
+        out.stdout_is("probe.monitoring.coreos.com/blackbox-http serverside-applied\n")?;
+        wide_row("30s")?;
+        let managers =
+            k.jsonpath(&["get", "prb", "blackbox-http"], "{.metadata.managedFields[*].manager}")?;
+        ensure(
+            managers.split(' ').any(|m| m == "kubectl"),
+            &Out::note(&managers),
+            "kubectl (the server-side applier) manages fields",
+        )
+    });
+
+    report.step("create of a probe breaking a CEL rule: 422", || {
+        // Targets with neither staticConfig nor ingress.
+        let manifest = read_fixture("probe.yaml").replace("name: blackbox-http\n", "name: bad\n");
+        let start = manifest.find("  targets:\n").ok_or("probe.yaml has no targets")?;
+        let end = manifest.find("  metricRelabelings:").ok_or("probe.yaml has no metricRelabelings")?;
+        let manifest = format!("{}  targets: {{}}\n{}", &manifest[..start], &manifest[end..]);
+        let out = k.run_stdin(&["create", "-f", "-"], &manifest).fails()?;
+        out.stderr_is(
+            "The Probe \"bad\" is invalid: spec.targets: Invalid value: \"object\": targets must set \
+             staticConfig or ingress\n",
+        )?;
+        let out = k.run(&["get", "probe", "bad"]).fails()?;
+        out.stderr_has("(NotFound)")
+    });
+
+    report.step("patch --type=merge", || {
+        let patch = r#"{"spec":{"module":"http_post_2xx"}}"#;
+        let out = k.run(&["patch", "probe", "blackbox-http", "--type=merge", "-p", patch]).ok()?;
+        out.stdout_is("probe.monitoring.coreos.com/blackbox-http patched\n")?;
+        let module = k.jsonpath(&["get", "prb", "blackbox-http"], "{.spec.module}")?;
+        ensure_eq(&module, "http_post_2xx", "spec.module")
+    });
+
+    report.step("delete -f probe.yaml", || {
+        let out = k.run(&["delete", "-f", &fixture("probe.yaml")]).ok()?;
+        out.stdout_is("probe.monitoring.coreos.com \"blackbox-http\" deleted\n")?;
+        let out = k.run(&["get", "prb"]).ok()?;
+        out.stderr_is("No resources found in default namespace.\n")
+    });
+}
+
+#[test]
+fn kubectl_against_custom_resources() {
+    let Some(kubectl_bin) = find_kubectl() else { return };
+    let started = Instant::now();
+    let dir = TempDir::new("custom");
+    let server = InProcessServer::start_fixture();
+    let k = Kubectl::new(&kubectl_bin, &dir, &server.url, None);
+    let mut report = Report::new("custom resources (fixture crate, in process)");
+    let scale_path = "/apis/crd.example.com/v1/namespaces/default/gizmos/tool/scale";
+    let replicas = || k.jsonpath(&["get", "gizmo", "tool"], "{.spec.replicas}");
+
+    report.step("create -f gizmo.yaml", || {
+        let out = k.run(&["create", "-f", &fixture("gizmo.yaml")]).ok()?;
+        out.stdout_is("gizmo.crd.example.com/tool created\n")?;
+        let out = k.run(&["get", "gz"]).ok()?;
+        let rows = out.rows();
+        ensure(
+            rows.first().is_some_and(|r| r == &["NAME", "REPLICAS", "MODE", "AGE"]),
+            &out,
+            "the header should be NAME REPLICAS MODE AGE",
+        )?;
+        ensure(rows.len() == 2 && rows[1][..3] == ["tool", "1", "Always"], &out, "the row of tool")
+    });
+
+    report.step("scale --replicas=3: a merge patch of the scale subresource", || {
+        // kubectl 1.32: GET of the object, then PATCH .../scale with
+        // `Content-Type: application/merge-patch+json`, body `{"spec":{"replicas":3}}`.
+        let out = k.run(&["scale", "gizmo", "tool", "--replicas=3"]).ok()?;
+        out.stdout_is("gizmo.crd.example.com/tool scaled\n")?;
+        ensure_eq(&replicas()?, "3", "spec.replicas")?;
+        let expected = format!("PATCH {scale_path} application/merge-patch+json -> 200");
+        server.ensure_request(&expected)
+    });
+
+    report.step("get --raw .../scale: the autoscaling/v1 Scale", || {
+        let out = k.run(&["get", "--raw", scale_path]).ok()?;
+        let scale: serde_json::Value = serde_json::from_str(&out.stdout)
+            .map_err(|e| format!("not JSON ({e})\n{}", out.show()))?;
+        ensure(
+            scale["apiVersion"] == "autoscaling/v1"
+                && scale["kind"] == "Scale"
+                && scale["metadata"]["name"] == "tool"
+                && scale["metadata"]["namespace"] == "default"
+                && scale["spec"]["replicas"] == 3
+                && scale["status"]["replicas"] == 0,
+            &out,
+            "a Scale of tool with spec.replicas 3 and status.replicas 0",
+        )
+    });
+
+    report.step("scale --current-replicas=3 --replicas=4: a GET and a PUT of the Scale", || {
+        // With a precondition kubectl GETs the Scale and PUTs it back with the new
+        // replicas (its resourceVersion set: a precondition too), as JSON but without a
+        // Content-Type header (the API server then decodes its first media type, JSON).
+        let out =
+            k.run(&["scale", "gizmo", "tool", "--current-replicas=3", "--replicas=4"]).ok()?;
+        out.stdout_is("gizmo.crd.example.com/tool scaled\n")?;
+        ensure_eq(&replicas()?, "4", "spec.replicas")?;
+        server.ensure_request(&format!("GET {scale_path}  -> 200"))?;
+        server.ensure_request(&format!("PUT {scale_path}  -> 200"))
+    });
+
+    report.step("scale with a wrong --current-replicas: precondition failed", || {
+        let out =
+            k.run(&["scale", "gizmo", "tool", "--current-replicas=1", "--replicas=2"]).fails()?;
+        out.stderr_has("Expected replicas to be 1, was 4")?;
+        ensure_eq(&replicas()?, "4", "spec.replicas")
+    });
+
+    report.step("scale above maxReplicas: the CEL rule's 422", || {
+        let out = k.run(&["scale", "gizmo", "tool", "--replicas=9"]).fails()?;
+        out.stderr_is(
+            "The Gizmo \"tool\" is invalid: spec.replicas: Invalid value: \"object\": replicas must \
+             not exceed maxReplicas\n",
+        )?;
+        ensure_eq(&replicas()?, "4", "spec.replicas")
+    });
+
+    report.step("a deprecated version: kubectl prints the Warning", || {
+        let out = k.run(&["get", "gizmos.v1beta1.crd.example.com"]).ok()?;
+        out.stderr_has("Warning: crd.example.com/v1beta1 Gizmo is deprecated\n")?;
+        ensure(out.rows().iter().any(|r| r.first() == Some(&"tool")), &out, "the list has tool")?;
+        // Written through v1, read through v1beta1: in v1beta1.
+        let version =
+            k.jsonpath(&["get", "gizmos.v1beta1.crd.example.com", "tool"], "{.apiVersion}")?;
+        ensure_eq(&version, "crd.example.com/v1beta1", "apiVersion through v1beta1")?;
+        let out = k.run(&["get", "knobs"]).ok()?;
+        out.stderr_has("Warning: crd.example.com/v1alpha1 Knob is going away; use a Gizmo\n")
+    });
+
+    report.step("the server stops", || server.stop());
     report.finish(started, &server);
 }
 
@@ -583,7 +894,7 @@ impl Report {
     }
 
     /// Prints the summary; fails the test if any step failed.
-    fn finish(self, started: Instant, server: &Server) {
+    fn finish(self, started: Instant, server: &dyn ServerOutput) {
         let total = self.passed.len() + self.failed.len();
         let mut summary = format!(
             "kubectl e2e ({}): {} steps, {} passed, {} failed, {:.1?}\n",
@@ -1149,6 +1460,144 @@ impl Drop for Server {
         }
         let _ = child.kill();
         let _ = child.wait();
+    }
+}
+
+/// What the final report shows of a server.
+trait ServerOutput {
+    /// The last `lines` lines of its output.
+    fn output_tail(&self, lines: usize) -> String;
+}
+
+impl ServerOutput for Server {
+    fn output_tail(&self, lines: usize) -> String {
+        Server::output_tail(self, lines)
+    }
+}
+
+/// The fixture crate's router over an `apiserver` store, served in process on a free
+/// loopback port by a tokio runtime on its own thread; stopped (gracefully) when dropped.
+/// Its output is the log of the requests it answered: `METHOD PATH CONTENT-TYPE -> CODE`.
+struct InProcessServer {
+    url: String,
+    requests: Arc<Mutex<Vec<String>>>,
+    shutdown: Mutex<Option<tokio::sync::oneshot::Sender<()>>>,
+    thread: Mutex<Option<thread::JoinHandle<std::io::Result<()>>>>,
+}
+
+impl InProcessServer {
+    fn start_fixture() -> InProcessServer {
+        use apiserver::{Store, StoreConfig, hooks, server};
+        use support::axum::extract::Request;
+        use support::axum::middleware::{Next, from_fn};
+
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let request_log = Arc::clone(&requests);
+        let (shutdown, stop) = tokio::sync::oneshot::channel::<()>();
+        let (ready, listening) = mpsc::channel();
+        let thread = thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()?;
+            runtime.block_on(async move {
+                let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+                let _ = ready.send(listener.local_addr()?);
+                let store = Store::new(StoreConfig::new(
+                    &fixture_api::server::CATALOG,
+                    hooks::validators(fixture_api::server::TYPED_CHECKS),
+                ));
+                let app = fixture_api::server::router(
+                    support::dynamic::Dynamic(store.clone()),
+                    server::config(support::http::DEFAULT_MAX_BODY_BYTES, None),
+                )
+                .layer(from_fn(move |request: Request, next: Next| {
+                    let log = Arc::clone(&request_log);
+                    async move {
+                        let content_type = request
+                            .headers()
+                            .get("content-type")
+                            .and_then(|v| v.to_str().ok())
+                            .unwrap_or("")
+                            .to_owned();
+                        let line =
+                            format!("{} {} {content_type}", request.method(), request.uri().path());
+                        let response = next.run(request).await;
+                        log.lock()
+                            .unwrap()
+                            .push(format!("{line} -> {}", response.status().as_u16()));
+                        response
+                    }
+                }));
+                server::serve_router(listener, app, store, async move {
+                    let _ = stop.await;
+                })
+                .await
+            })
+        });
+        let address = listening
+            .recv_timeout(STARTUP_TIMEOUT)
+            .unwrap_or_else(|e| panic!("the in-process server did not start: {e}"));
+        let url = format!("http://{address}");
+        log(format!("in-process fixture server listening on {url}"));
+        InProcessServer {
+            url,
+            requests,
+            shutdown: Mutex::new(Some(shutdown)),
+            thread: Mutex::new(Some(thread)),
+        }
+    }
+
+    /// Some request answered so far is `line` (`METHOD PATH CONTENT-TYPE -> CODE`).
+    fn ensure_request(&self, line: &str) -> StepResult {
+        let requests = self.requests.lock().unwrap();
+        if requests.iter().any(|r| r == line) {
+            return Ok(());
+        }
+        Err(format!(
+            "the server got no request {line:?}; the last ones:\n{}",
+            indent(&requests[requests.len().saturating_sub(20)..].join("\n"))
+        ))
+    }
+
+    /// Stops the server; it must be done within `SHUTDOWN_TIMEOUT`.
+    fn stop(&self) -> StepResult {
+        if let Some(shutdown) = self.shutdown.lock().unwrap().take() {
+            let _ = shutdown.send(());
+        }
+        let Some(thread) = self.thread.lock().unwrap().take() else {
+            return Err("the server was already stopped".to_owned());
+        };
+        let started = Instant::now();
+        while !thread.is_finished() {
+            if started.elapsed() > SHUTDOWN_TIMEOUT {
+                return Err(format!("the server did not stop within {SHUTDOWN_TIMEOUT:?}"));
+            }
+            thread::sleep(Duration::from_millis(10));
+        }
+        match thread.join() {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(error)) => Err(format!("the server failed: {error}")),
+            Err(_) => Err("the server thread panicked".to_owned()),
+        }
+    }
+}
+
+impl ServerOutput for InProcessServer {
+    fn output_tail(&self, lines: usize) -> String {
+        let requests = self.requests.lock().unwrap();
+        requests[requests.len().saturating_sub(lines)..].join("\n")
+    }
+}
+
+impl Drop for InProcessServer {
+    fn drop(&mut self) {
+        if let Some(shutdown) = self.shutdown.get_mut().unwrap_or_else(|p| p.into_inner()).take() {
+            let _ = shutdown.send(());
+        }
+        if let Some(thread) = self.thread.get_mut().unwrap_or_else(|p| p.into_inner()).take() {
+            let _ = thread.join();
+        }
     }
 }
 

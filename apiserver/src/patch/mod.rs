@@ -115,7 +115,7 @@
 //! (read, never produced), and defaulting the merged object (the server's job).
 
 mod fieldpath;
-mod gofmt;
+pub(crate) mod gofmt;
 mod json;
 mod schema;
 mod smp;

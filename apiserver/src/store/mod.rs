@@ -12,10 +12,11 @@
 //!   as etcd keys sort.
 //!
 //! The module [`write`] has create, update, patch and delete, [`read`] get and list,
-//! [`watch`] the watch streams.
+//! [`watch`] the watch streams, [`scale`] the `scale` subresource of custom resources.
 
 mod object;
 mod read;
+mod scale;
 mod watch;
 mod write;
 
@@ -217,7 +218,10 @@ impl Inner {
                 verb,
             ));
         }
-        match request.verb {
+        if request.subresource == Some("scale") {
+            return self.scale(&context, request);
+        }
+        let response = match request.verb {
             Verb::Get => self.get(&request),
             Verb::Create => self.create(&context, request),
             Verb::Update => self.update(&context, request),
@@ -226,14 +230,17 @@ impl Inner {
             Verb::DeleteCollection => self.delete_collection(&context, request),
             Verb::List => self.list(&request).await,
             Verb::Watch => self.watch(&request).await,
-        }
+        }?;
+        Ok(in_version(resource, response))
     }
 
-    /// The subresources the store implements: `status` where the catalog lists it, and
-    /// the certificate signing request `approval`.
+    /// The subresources the store implements: `status` where the catalog lists it,
+    /// `scale` where the resource has scale paths, and the certificate signing request
+    /// `approval`.
     fn serves_subresource(&self, resource: &ResourceInfo, sub: &str) -> bool {
         match sub {
             "status" => self.has_status(resource),
+            "scale" => resource.scale.is_some(),
             "approval" => {
                 (resource.group, resource.plural)
                     == ("certificates.k8s.io", "certificatesigningrequests")
@@ -295,6 +302,64 @@ fn key_of(resource: &ResourceInfo, namespace: Option<&str>, name: &str) -> ObjKe
         ""
     };
     (namespace.to_owned(), name.to_owned())
+}
+
+/// A kind served in several versions (a custom resource's `v1` and `v1beta1`) is one set
+/// of objects, each kept with the `apiVersion` it was written in; an answer shows them in
+/// the version of the request, as the API server's `None` conversion of custom resources
+/// does (only `apiVersion` changes). Objects, lists and watch events of the kind.
+fn in_version(resource: &'static ResourceInfo, response: Response) -> Response {
+    let api_version = resource.api_version();
+    match response {
+        Response::Object { code, mut body } => {
+            convert(resource, &api_version, &mut body);
+            Response::Object { code, body }
+        }
+        Response::Watch(events) => {
+            use futures::StreamExt;
+            use support::http::watch::Event;
+            Response::Watch(Box::pin(events.map(move |event| {
+                let version = api_version.as_str();
+                match event {
+                    Event::Added(mut v) => {
+                        convert(resource, version, &mut v);
+                        Event::Added(v)
+                    }
+                    Event::Modified(mut v) => {
+                        convert(resource, version, &mut v);
+                        Event::Modified(v)
+                    }
+                    Event::Deleted(mut v) => {
+                        convert(resource, version, &mut v);
+                        Event::Deleted(v)
+                    }
+                    other => other,
+                }
+            })))
+        }
+    }
+}
+
+/// Sets `apiVersion` on an object of `resource`'s kind, or on the items of its list.
+fn convert(resource: &ResourceInfo, api_version: &str, value: &mut Value) {
+    let Some(fields) = value.as_object_mut() else {
+        return;
+    };
+    let kind = fields.get("kind").and_then(Value::as_str).unwrap_or("");
+    if kind == resource.kind {
+        if fields.get("apiVersion").and_then(Value::as_str) != Some(api_version) {
+            fields.insert(
+                "apiVersion".to_owned(),
+                Value::String(api_version.to_owned()),
+            );
+        }
+    } else if kind == resource.list_kind
+        && let Some(items) = fields.get_mut("items").and_then(Value::as_array_mut)
+    {
+        for item in items {
+            convert(resource, api_version, item);
+        }
+    }
 }
 
 /// An object answer.

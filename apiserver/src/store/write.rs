@@ -23,7 +23,7 @@ pub const NAMESPACE_MISMATCH: &str =
 
 /// How the managed fields of a write are recorded.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Mode {
+pub(super) enum Mode {
     /// An `Update` entry for the request's manager.
     Update,
     /// Server-side apply: the patch engine already recorded them.
@@ -36,7 +36,7 @@ const NAME_CHARS: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
 
 impl Inner {
     /// The manager of a write: `fieldManager`, else the `User-Agent` prefix.
-    fn manager(context: &Context, request: &Request) -> String {
+    pub(super) fn manager(context: &Context, request: &Request) -> String {
         if let Some(manager) = context
             .field_manager
             .as_deref()
@@ -246,9 +246,10 @@ impl Inner {
         )
     }
 
-    /// Replaces `old` with `body` as the request's subresource says; answers 200.
+    /// Replaces `old` with `body` as the request's subresource says; answers 200. Through
+    /// `scale`, `body` is already the whole new object ([`super::scale`] makes it).
     #[allow(clippy::too_many_arguments)]
-    fn update_locked(
+    pub(super) fn update_locked(
         &self,
         state: &mut State,
         context: &Context,
@@ -307,6 +308,7 @@ impl Inner {
                 }
                 body
             }
+            Some("scale") => body,
             Some("approval") => {
                 let mut new = strategy::approval_object(old, &body);
                 if mode == Mode::Apply {
@@ -389,22 +391,7 @@ impl Inner {
         let mut state = self.lock();
         let old = get_object(&state, resource, &key);
         if let Patch::Apply(applied) = &patch {
-            let has_manager = context
-                .field_manager
-                .as_deref()
-                .or(request.options.field_manager.as_deref())
-                .is_some_and(|m| !m.is_empty());
-            if !has_manager {
-                return Err(Status::invalid(
-                    "PatchOptions",
-                    "meta.k8s.io",
-                    "",
-                    &[FieldError::required(
-                        &Path::ROOT.field("fieldManager"),
-                        "is required for apply patch",
-                    )],
-                ));
-            }
+            require_apply_manager(context, &request)?;
             let force = request.options.force.unwrap_or(false);
             let now = now();
             let config = self.apply_configuration(resource, request.subresource, applied);
@@ -525,25 +512,7 @@ impl Inner {
             return Ok(());
         };
         let checked = check(patched, Some(old)).map_err(|message| undecodable(patched, message))?;
-        let unknown = dropped_fields(patched, &checked.object);
-        if unknown.is_empty() {
-            return Ok(());
-        }
-        let detail = unknown
-            .iter()
-            .map(|path| format!("unknown field {}", support::validation::go_quote(path)))
-            .collect::<Vec<_>>()
-            .join(", ");
-        Err(Status::invalid(
-            "",
-            "",
-            "",
-            &[FieldError::invalid(
-                &Path::ROOT.field("patch"),
-                patched.to_string(),
-                format!("strict decoding error: {detail}"),
-            )],
-        ))
+        strict_unknown_fields(patched, &dropped_fields(patched, &checked.object))
     }
 
     // ---------------------------------------------------------------------------------
@@ -697,6 +666,28 @@ impl DeleteOptions {
     }
 }
 
+/// An apply patch needs a `fieldManager`: 422 `PatchOptions.meta.k8s.io "" is invalid:
+/// fieldManager: Required value: is required for apply patch`.
+pub(super) fn require_apply_manager(context: &Context, request: &Request) -> Result<(), Status> {
+    let has_manager = context
+        .field_manager
+        .as_deref()
+        .or(request.options.field_manager.as_deref())
+        .is_some_and(|m| !m.is_empty());
+    if has_manager {
+        return Ok(());
+    }
+    Err(Status::invalid(
+        "PatchOptions",
+        "meta.k8s.io",
+        "",
+        &[FieldError::required(
+            &Path::ROOT.field("fieldManager"),
+            "is required for apply patch",
+        )],
+    ))
+}
+
 /// The stored object at `key`.
 pub(super) fn get_object(
     state: &State,
@@ -717,7 +708,7 @@ fn set_type_meta(resource: &ResourceInfo, object: &mut Value) {
 }
 
 /// 400 when the object's name is not the URL's (`checkName`).
-fn check_name(object: &Value, name: &str) -> Result<(), Status> {
+pub(super) fn check_name(object: &Value, name: &str) -> Result<(), Status> {
     let given = meta_str(object, "name");
     if given != name {
         return Err(Status::bad_request(format!(
@@ -757,7 +748,7 @@ fn generate_name(
 
 /// The Status for a patched object that does not decode into its model, as the API
 /// server reports it: 422 ` "" is invalid: patch: Invalid value: "<object>": <error>`.
-fn undecodable(object: &Value, message: String) -> Status {
+pub(super) fn undecodable(object: &Value, message: String) -> Status {
     Status::invalid(
         "",
         "",
@@ -768,4 +759,27 @@ fn undecodable(object: &Value, message: String) -> Status {
             message,
         )],
     )
+}
+
+/// `fieldValidation=Strict` on a patch: the fields of `patched` the model does not know
+/// fail the request, all named in one error, as the API server words it.
+pub(super) fn strict_unknown_fields(patched: &Value, unknown: &[String]) -> Result<(), Status> {
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    let detail = unknown
+        .iter()
+        .map(|path| format!("unknown field {}", support::validation::go_quote(path)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Err(Status::invalid(
+        "",
+        "",
+        "",
+        &[FieldError::invalid(
+            &Path::ROOT.field("patch"),
+            patched.to_string(),
+            format!("strict decoding error: {detail}"),
+        )],
+    ))
 }

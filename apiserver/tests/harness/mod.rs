@@ -50,6 +50,29 @@ impl Api {
         Api { store, router }
     }
 
+    /// A server for the fixture crate's resources (`tests/fixture-specs`: the Gizmo and
+    /// Knob custom resources, the Autoscaler and Widget), with their typed checks.
+    pub fn fixture() -> Self {
+        Self::fixture_with(|_| {})
+    }
+
+    /// [`Api::fixture`] with a store configuration `configure` adjusts.
+    pub fn fixture_with(configure: impl FnOnce(&mut StoreConfig)) -> Self {
+        let mut config = StoreConfig::new(
+            &fixture_api::server::CATALOG,
+            hooks::validators(fixture_api::server::TYPED_CHECKS),
+        );
+        config.bookmark_interval = Duration::from_millis(200);
+        config.too_large_wait = Duration::from_millis(200);
+        configure(&mut config);
+        let store = Store::new(config);
+        let router = fixture_api::server::router(
+            support::dynamic::Dynamic(store.clone()),
+            server::config(3 << 20, None),
+        );
+        Api { store, router }
+    }
+
     /// Sends a request; answers the status code and the body as JSON (`Null` if empty).
     pub async fn send(&self, request: Request<Body>) -> (StatusCode, Value) {
         let response = self

@@ -1,0 +1,80 @@
+//! Custom resources of the fixture crate served in several versions: the Gizmo in `v1`
+//! (the storage version) and the deprecated `v1beta1` are one set of objects, answered in
+//! the version of the request (the API server's `None` conversion: only `apiVersion`
+//! changes).
+
+mod harness;
+
+use harness::{Api, names, rv};
+use serde_json::json;
+use support::axum::http::StatusCode;
+
+const V1: &str = "/apis/crd.example.com/v1/namespaces/default/gizmos";
+const V1BETA1: &str = "/apis/crd.example.com/v1beta1/namespaces/default/gizmos";
+
+#[tokio::test]
+async fn every_version_answers_in_its_own_api_version() {
+    let api = Api::fixture();
+    let created = api
+        .create(
+            V1,
+            &json!({
+                "apiVersion": "crd.example.com/v1",
+                "kind": "Gizmo",
+                "metadata": {"name": "new"},
+                "spec": {"mode": "Always", "replicas": 2}
+            }),
+        )
+        .await;
+    api.create(
+        V1BETA1,
+        &json!({
+            "apiVersion": "crd.example.com/v1beta1",
+            "kind": "Gizmo",
+            "metadata": {"name": "old"},
+            "spec": {"mode": "Always", "replicas": 1}
+        }),
+    )
+    .await;
+
+    for (collection, api_version) in [
+        (V1, "crd.example.com/v1"),
+        (V1BETA1, "crd.example.com/v1beta1"),
+    ] {
+        for name in ["new", "old"] {
+            let (status, object) = api.get(&format!("{collection}/{name}")).await;
+            assert_eq!(status, StatusCode::OK, "{object}");
+            assert_eq!(
+                object["apiVersion"], api_version,
+                "{collection}/{name}: {object}"
+            );
+        }
+        let (status, list) = api.get(collection).await;
+        assert_eq!(status, StatusCode::OK, "{list}");
+        assert_eq!(names(&list), ["new", "old"]);
+        for item in list["items"].as_array().unwrap() {
+            assert_eq!(item["apiVersion"], api_version, "{item}");
+        }
+    }
+
+    // Watches too.
+    let mut watch = api
+        .watch(&format!(
+            "{V1BETA1}?watch=true&resourceVersion={}",
+            rv(&created)
+        ))
+        .await;
+    let event = watch.next_change().await;
+    assert_eq!(event["type"], "ADDED");
+    assert_eq!(event["object"]["metadata"]["name"], "old");
+    assert_eq!(event["object"]["apiVersion"], "crd.example.com/v1beta1");
+    let (status, _) = api
+        .merge_patch(&format!("{V1}/new"), &json!({"spec": {"replicas": 3}}))
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let event = watch.next_change().await;
+    assert_eq!(event["type"], "MODIFIED");
+    assert_eq!(event["object"]["metadata"]["name"], "new");
+    assert_eq!(event["object"]["apiVersion"], "crd.example.com/v1beta1");
+    assert_eq!(event["object"]["spec"]["replicas"], 3);
+}
