@@ -14,8 +14,8 @@ use serde_json::Value;
 
 pub use support::dynamic::{Checked, TypedCheck, typed};
 
-/// Typed checks by (group, kind).
-pub type Validators = BTreeMap<(&'static str, &'static str), TypedCheck>;
+/// Typed checks by (group, version, kind).
+pub type Validators = BTreeMap<(&'static str, &'static str, &'static str), TypedCheck>;
 
 /// The typed checks of every kind the generated crate has (`generated::server::TYPED_CHECKS`).
 pub fn generated_validators() -> Validators {
@@ -23,17 +23,12 @@ pub fn generated_validators() -> Validators {
 }
 
 /// The typed checks of a generated crate's `server::TYPED_CHECKS` table (any crate the
-/// generator wrote, e.g. `fixture_api::server::TYPED_CHECKS`).
-///
-/// The table names no version, and a kind served in several versions (a custom resource's
-/// `v1` and `v1beta1`) has one entry per version, in the catalog's order. The store keeps
-/// every version of a kind in one place, so one check per kind is used: the first entry's.
-pub fn validators(table: &[(&'static str, &'static str, TypedCheck)]) -> Validators {
-    let mut validators = Validators::new();
-    for &(group, kind, check) in table {
-        validators.entry((group, kind)).or_insert(check);
-    }
-    validators
+/// generator wrote, e.g. `fixture_api::server::TYPED_CHECKS`). A kind served in several
+/// versions (a custom resource's `v1` and `v1beta1`) is checked with the model of the
+/// version a request uses, as the API server prunes and validates with that version's
+/// schema.
+pub fn validators(table: &[(&'static str, &'static str, &'static str, TypedCheck)]) -> Validators {
+    table.iter().map(|&(group, version, kind, check)| ((group, version, kind), check)).collect()
 }
 
 /// Dotted paths (`spec.foo`, `spec.items[0].bar`) of the fields of `original` that

@@ -78,3 +78,31 @@ async fn every_version_answers_in_its_own_api_version() {
     assert_eq!(event["object"]["apiVersion"], "crd.example.com/v1beta1");
     assert_eq!(event["object"]["spec"]["replicas"], 3);
 }
+
+/// Each version is decoded, defaulted and validated with its own schema: `v1` requires
+/// `spec.mode` and defaults `spec.maxReplicas`, `v1beta1` does neither.
+#[tokio::test]
+async fn each_version_is_checked_with_its_own_schema() {
+    let api = Api::fixture();
+    let without_mode = |api_version: &str, name: &str| {
+        json!({
+            "apiVersion": api_version,
+            "kind": "Gizmo",
+            "metadata": {"name": name},
+            "spec": {"replicas": 1}
+        })
+    };
+    let (status, body) = api.post(V1, &without_mode("crd.example.com/v1", "a")).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert_eq!(body["message"], r#"Gizmo.crd.example.com "a" is invalid: spec.mode: Required value"#);
+
+    let created = api.create(V1BETA1, &without_mode("crd.example.com/v1beta1", "b")).await;
+    assert_eq!(created["spec"], json!({"replicas": 1}));
+    let created = api
+        .create(V1, &json!({"apiVersion": "crd.example.com/v1", "kind": "Gizmo", "metadata": {"name": "c"}, "spec": {"mode": "Always"}}))
+        .await;
+    assert_eq!(
+        created["spec"],
+        json!({"mode": "Always", "replicas": 1, "maxReplicas": 10, "retry": {"attempts": 3, "backoff": "1s"}})
+    );
+}

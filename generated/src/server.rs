@@ -21,16 +21,18 @@ pub static CATALOG: support::discovery::ApiCatalog = support::discovery::ApiCata
         git_version: "v1.33.0",
     },
 };
-/// The typed check (decode and validate) of every resource kind, by group and kind,
-/// for servers that work with JSON (`support::dynamic`).
-pub static TYPED_CHECKS: &[(&str, &str, support::dynamic::TypedCheck)] = &[
+/// The typed check (decode and validate) of every resource, by group, version and
+/// kind, for servers that work with JSON (`support::dynamic`).
+pub static TYPED_CHECKS: &[(&str, &str, &str, support::dynamic::TypedCheck)] = &[
     (
         "autoscaling",
+        "v2",
         "HorizontalPodAutoscaler",
         support::dynamic::typed::<crate::api::autoscaling::v2::HorizontalPodAutoscaler>,
     ),
     (
         "certificates.k8s.io",
+        "v1",
         "CertificateSigningRequest",
         support::dynamic::typed::<
             crate::api::certificates::v1::CertificateSigningRequest,
@@ -38,6 +40,7 @@ pub static TYPED_CHECKS: &[(&str, &str, support::dynamic::TypedCheck)] = &[
     ),
     (
         "monitoring.coreos.com",
+        "v1",
         "Probe",
         support::dynamic::typed::<crate::com::coreos::monitoring::v1::Probe>,
     ),

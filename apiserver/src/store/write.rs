@@ -69,7 +69,7 @@ impl Inner {
         let name = meta_str(&object, "name").to_owned();
         let invalid =
             |errors: &[FieldError]| Status::invalid(resource.kind, resource.group, &name, errors);
-        let Some(check) = self.validators.get(&(resource.group, resource.kind)) else {
+        let Some(check) = self.validators.get(&(resource.group, resource.version, resource.kind)) else {
             return if extra.is_empty() {
                 Ok(object)
             } else {
@@ -508,7 +508,7 @@ impl Inner {
         patched: &Value,
         old: &Value,
     ) -> Result<(), Status> {
-        let Some(check) = self.validators.get(&(resource.group, resource.kind)) else {
+        let Some(check) = self.validators.get(&(resource.group, resource.version, resource.kind)) else {
             return Ok(());
         };
         let checked = check(patched, Some(old)).map_err(|message| undecodable(patched, message))?;

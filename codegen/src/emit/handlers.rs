@@ -624,8 +624,8 @@ pub fn server_file(api: &Api) -> TokenStream {
         let ty = &api.types[resource.type_id];
         let segments = ty.module.iter().map(|m| format_ident!("{}", m));
         let name = format_ident!("{}", ty.name);
-        let (group, kind) = (&resource.gvk.group, &resource.gvk.kind);
-        quote!((#group, #kind, support::dynamic::typed::<crate #(:: #segments)* :: #name>))
+        let (group, version, kind) = (&resource.gvk.group, &resource.gvk.version, &resource.gvk.kind);
+        quote!((#group, #version, #kind, support::dynamic::typed::<crate #(:: #segments)* :: #name>))
     });
     let release = api.server.release.as_deref().unwrap_or(DEFAULT_RELEASE);
     let (major, minor) = release.split_once('.').unwrap_or(("1", release));
@@ -645,9 +645,9 @@ pub fn server_file(api: &Api) -> TokenStream {
             version: support::discovery::VersionInfo { major: #major, minor: #minor, git_version: #git_version },
         };
 
-        /// The typed check (decode and validate) of every resource kind, by group and kind,
-        /// for servers that work with JSON (`support::dynamic`).
-        pub static TYPED_CHECKS: &[(&str, &str, support::dynamic::TypedCheck)] = &[#(#checks),*];
+        /// The typed check (decode and validate) of every resource, by group, version and
+        /// kind, for servers that work with JSON (`support::dynamic`).
+        pub static TYPED_CHECKS: &[(&str, &str, &str, support::dynamic::TypedCheck)] = &[#(#checks),*];
 
         /// Every path of every resource, plus discovery (`/version`, `/api`, `/apis`, ...) and
         /// the OpenAPI documents, served by `api` with `config`. Requests no route serves get

@@ -23,31 +23,36 @@ pub static CATALOG: support::discovery::ApiCatalog = support::discovery::ApiCata
         git_version: "v1.32.0",
     },
 };
-/// The typed check (decode and validate) of every resource kind, by group and kind,
-/// for servers that work with JSON (`support::dynamic`).
-pub static TYPED_CHECKS: &[(&str, &str, support::dynamic::TypedCheck)] = &[
+/// The typed check (decode and validate) of every resource, by group, version and
+/// kind, for servers that work with JSON (`support::dynamic`).
+pub static TYPED_CHECKS: &[(&str, &str, &str, support::dynamic::TypedCheck)] = &[
     (
         "crd.example.com",
+        "v1",
         "Gizmo",
         support::dynamic::typed::<crate::com::example::crd::v1::Gizmo>,
     ),
     (
         "crd.example.com",
+        "v1alpha1",
         "Knob",
         support::dynamic::typed::<crate::com::example::crd::v1alpha1::Knob>,
     ),
     (
         "crd.example.com",
+        "v1beta1",
         "Gizmo",
         support::dynamic::typed::<crate::com::example::crd::v1beta1::Gizmo>,
     ),
     (
         "fixture.example.com",
+        "v1",
         "Autoscaler",
         support::dynamic::typed::<crate::api::fixture::v1::Autoscaler>,
     ),
     (
         "fixture.example.com",
+        "v1",
         "Widget",
         support::dynamic::typed::<crate::api::fixture::v1::Widget>,
     ),
