@@ -106,3 +106,32 @@ async fn each_version_is_checked_with_its_own_schema() {
         json!({"mode": "Always", "replicas": 1, "maxReplicas": 10, "retry": {"attempts": 3, "backoff": "1s"}})
     );
 }
+
+/// Undeclared fields of an object that preserves them are kept, and are not unknown
+/// fields to `fieldValidation=Strict`; elsewhere they are.
+#[tokio::test]
+async fn preserved_unknown_fields_survive_strict_decoding() {
+    let api = Api::fixture();
+    let gizmo = |plugin: serde_json::Value| {
+        json!({
+            "apiVersion": "crd.example.com/v1",
+            "kind": "Gizmo",
+            "metadata": {"name": "p"},
+            "spec": {"mode": "Always", "plugin": plugin}
+        })
+    };
+    let strict = format!("{V1}?fieldValidation=Strict");
+    let (status, body) = api.post(&strict, &gizmo(json!({"name": "x", "level": 3}))).await;
+    assert_eq!(status, StatusCode::CREATED, "{body}");
+    assert_eq!(body["spec"]["plugin"], json!({"name": "x", "level": 3}));
+
+    let mut undeclared = gizmo(json!({"name": "x"}));
+    undeclared["spec"]["colour"] = json!("red");
+    undeclared["metadata"]["name"] = json!("q");
+    let (status, body) = api.post(&strict, &undeclared).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert_eq!(
+        body["message"],
+        r#"Gizmo in version "v1" cannot be handled as a Gizmo: strict decoding error: unknown field "spec.colour""#
+    );
+}

@@ -65,6 +65,9 @@ pub struct Struct {
     pub max_properties: Option<u64>,
     /// `x-kubernetes-group-version-kind` of the schema.
     pub gvks: Vec<Gvk>,
+    /// `x-kubernetes-preserve-unknown-fields` beside declared properties: the Rust name of
+    /// the map keeping the undeclared fields, as sent.
+    pub unknown_fields: Option<String>,
 }
 
 #[derive(Debug, Clone)]

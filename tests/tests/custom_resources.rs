@@ -71,12 +71,18 @@ fn a_valid_gizmo_has_no_errors() {
         "options": {"anything": ["goes", 1, null]},
         "template": {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": {"k": "v"}},
         "note": null,
+        "plugin": {"name": "p", "unknownFields": "declared", "level": 3, "nested": {"on": true}},
     }));
     assert_eq!(errors(&value), []);
+    let plugin = decode(&value).spec.unwrap().plugin.unwrap();
+    assert_eq!(plugin.name.as_deref(), Some("p"));
+    assert_eq!(plugin.unknown_fields.as_deref(), Some("declared"));
+    assert_eq!(plugin.unknown_fields_2.keys().collect::<Vec<_>>(), ["level", "nested"]);
     // Free-form and embedded objects survive as they are.
     let encoded = serde_json::to_value(decode(&value)).unwrap();
     assert_eq!(encoded["spec"]["template"], value["spec"]["template"]);
     assert_eq!(encoded["spec"]["options"], value["spec"]["options"]);
+    assert_eq!(encoded["spec"]["plugin"], value["spec"]["plugin"]);
     assert_eq!(encoded["spec"]["size"], "50%");
 }
 

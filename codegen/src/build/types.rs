@@ -70,12 +70,15 @@ impl Builder<'_> {
             });
         }
         let object_rules = self.rules(schema, loc)?;
+        let unknown_fields = (schema.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(true)))
+            .then(|| naming::unique("unknown_fields".to_owned(), &mut taken, "_"));
         Ok(Struct {
             fields,
             rules: object_rules.cel,
             min_properties: object_rules.min_properties,
             max_properties: object_rules.max_properties,
             gvks: self.gvks(schema, loc)?,
+            unknown_fields,
         })
     }
 

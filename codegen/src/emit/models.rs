@@ -33,6 +33,14 @@ fn structure(api: &Api, id: TypeId, s: &Struct) -> TokenStream {
     let ty = &api.types[id];
     let name = format_ident!("{}", ty.name);
     let fields = s.fields.iter().map(|field| struct_field(api, &ty.name, &ty.module, field));
+    let unknown_fields = s.unknown_fields.as_ref().map(|rust_name| {
+        let name = format_ident!("{}", rust_name);
+        quote! {
+            /// Fields the schema does not declare, kept as sent (`x-kubernetes-preserve-unknown-fields`).
+            #[serde(flatten)]
+            pub #name: std::collections::BTreeMap<String, serde_json::Value>,
+        }
+    });
     let defaults: Vec<TokenStream> = s.fields.iter().filter_map(|field| default_fn(api, &ty.module, field)).collect();
     let defaults = (!defaults.is_empty()).then(|| {
         quote! {
@@ -46,6 +54,7 @@ fn structure(api: &Api, id: TypeId, s: &Struct) -> TokenStream {
         #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
         pub struct #name {
             #(#fields)*
+            #unknown_fields
         }
 
         #defaults

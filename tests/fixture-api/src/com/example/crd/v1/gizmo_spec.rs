@@ -30,6 +30,9 @@ pub struct GizmoSpec {
     /// Anything the tool understands.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub options: Option<serde_json::Value>,
+    /// Plugin settings; the fields besides `name` are the plugin's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plugin: Option<super::GizmoPlugin>,
     /// Ports by name and protocol.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ports: Option<Vec<super::GizmoPort>>,

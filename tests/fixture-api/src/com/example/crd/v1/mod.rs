@@ -8,6 +8,8 @@ mod gizmo_condition;
 pub use self::gizmo_condition::{GizmoCondition, GizmoConditionStatus};
 mod gizmo_list;
 pub use self::gizmo_list::GizmoList;
+mod gizmo_plugin;
+pub use self::gizmo_plugin::GizmoPlugin;
 mod gizmo_port;
 pub use self::gizmo_port::GizmoPort;
 mod gizmo_retry;
