@@ -10,6 +10,16 @@ pub fn spec_default<T: serde::de::DeserializeOwned + Default>(json: &str) -> T {
     serde_json::from_str(json).unwrap_or_default()
 }
 
+/// Decodes `null` as `default()`: for fields with a structural default, which the API
+/// server applies to a `null` it drops (the schema not being `nullable`).
+pub fn null_as<'de, D, T>(deserializer: D, default: fn() -> T) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Ok(Option::<T>::deserialize(deserializer)?.unwrap_or_else(default))
+}
+
 /// Decodes `null` as the type's default, the way Go decodes `null` into a non-pointer
 /// field. Generated models use it for required fields, which Kubernetes may send as
 /// `null` (a nil slice, for example).

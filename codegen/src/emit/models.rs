@@ -74,16 +74,35 @@ fn default_fn_name(field: &Field) -> proc_macro2::Ident {
     format_ident!("default_{}", field.rust_name.trim_end_matches('_'))
 }
 
+fn null_default_fn_name(field: &Field) -> proc_macro2::Ident {
+    format_ident!("deserialize_{}", field.rust_name.trim_end_matches('_'))
+}
+
+/// Whether `null` takes the default too: the API server drops a `null` the schema does
+/// not allow (`nullable`) before defaulting.
+fn null_takes_default(field: &Field) -> bool {
+    field.ty.rules.default.is_some() && !field.ty.rules.nullable && !matches!(field.ty.ty, crate::ir::Ty::Map(_))
+}
+
 /// Structural defaulting: a function giving the field's spec `default`, which serde calls
-/// when the field is absent.
+/// when the field is absent, and one decoding `null` as that default.
 fn default_fn(api: &Api, module: &[String], field: &Field) -> Option<TokenStream> {
     let value = field.ty.rules.default.as_ref()?;
     let json = value.to_string();
     let (name, ty) = (default_fn_name(field), declared_type(api, module, field));
+    let null = null_takes_default(field).then(|| {
+        let null_name = null_default_fn_name(field);
+        quote! {
+            fn #null_name<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<#ty, D::Error> {
+                support::de::null_as(deserializer, Self::#name)
+            }
+        }
+    });
     Some(quote! {
         fn #name() -> #ty {
             support::de::spec_default(#json)
         }
+        #null
     })
 }
 
@@ -110,10 +129,11 @@ fn struct_field(api: &Api, type_name: &str, module: &[String], field: &Field) ->
     // fields and for map values (validation then reports what is missing).
     let is_map = matches!(field.ty.ty, crate::ir::Ty::Map(_)) && !field.boxed;
     let decode = match (field.required, is_map) {
-        (true, false) => Some("support::de::null_as_default"),
-        (true, true) => Some("support::de::map_null_values_as_default"),
+        (true, false) => Some("support::de::null_as_default".to_owned()),
+        (true, true) => Some("support::de::map_null_values_as_default".to_owned()),
+        (false, false) if null_takes_default(field) => Some(format!("{type_name}::{}", null_default_fn_name(field))),
         (false, false) => None,
-        (false, true) => Some("support::de::optional_map_null_values_as_default"),
+        (false, true) => Some("support::de::optional_map_null_values_as_default".to_owned()),
     };
     if let Some(path) = decode {
         attributes.push(quote!(deserialize_with = #path));

@@ -6,7 +6,8 @@ pub struct ProbeMetricRelabeling {
     /// What to do when the regex matches; replace when unset. Lowercase and Uppercase need Prometheus v2.36.0+, KeepEqual and DropEqual v2.41.0+.
     #[serde(
         default = "ProbeMetricRelabeling::default_action",
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "ProbeMetricRelabeling::deserialize_action"
     )]
     pub action: Option<super::ProbeMetricRelabelingAction>,
     /// Number the hashed source label values are taken modulo; used only by the HashMod action.
@@ -33,6 +34,11 @@ pub struct ProbeMetricRelabeling {
 impl ProbeMetricRelabeling {
     fn default_action() -> Option<super::ProbeMetricRelabelingAction> {
         support::de::spec_default("\"replace\"")
+    }
+    fn deserialize_action<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Option<super::ProbeMetricRelabelingAction>, D::Error> {
+        support::de::null_as(deserializer, Self::default_action)
     }
 }
 

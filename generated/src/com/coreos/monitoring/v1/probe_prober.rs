@@ -6,7 +6,8 @@ pub struct ProbeProber {
     /// HTTP path of the prober's probe endpoint; /probe when unset.
     #[serde(
         default = "ProbeProber::default_path",
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "ProbeProber::deserialize_path"
     )]
     pub path: Option<String>,
     /// Proxy URL used to reach the prober, if any.
@@ -24,6 +25,11 @@ pub struct ProbeProber {
 impl ProbeProber {
     fn default_path() -> Option<String> {
         support::de::spec_default("\"/probe\"")
+    }
+    fn deserialize_path<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Option<String>, D::Error> {
+        support::de::null_as(deserializer, Self::default_path)
     }
 }
 

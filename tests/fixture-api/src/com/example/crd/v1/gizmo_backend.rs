@@ -6,7 +6,8 @@ pub struct GizmoBackend {
     pub host: Option<String>,
     #[serde(
         default = "GizmoBackend::default_weight",
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "GizmoBackend::deserialize_weight"
     )]
     pub weight: Option<i64>,
 }
@@ -15,6 +16,11 @@ pub struct GizmoBackend {
 impl GizmoBackend {
     fn default_weight() -> Option<i64> {
         support::de::spec_default("100")
+    }
+    fn deserialize_weight<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Option<i64>, D::Error> {
+        support::de::null_as(deserializer, Self::default_weight)
     }
 }
 

@@ -8,7 +8,8 @@ pub struct GizmoPort {
     pub port: Option<i32>,
     #[serde(
         default = "GizmoPort::default_protocol",
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "GizmoPort::deserialize_protocol"
     )]
     pub protocol: Option<String>,
 }
@@ -17,6 +18,11 @@ pub struct GizmoPort {
 impl GizmoPort {
     fn default_protocol() -> Option<String> {
         support::de::spec_default("\"TCP\"")
+    }
+    fn deserialize_protocol<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Option<String>, D::Error> {
+        support::de::null_as(deserializer, Self::default_protocol)
     }
 }
 

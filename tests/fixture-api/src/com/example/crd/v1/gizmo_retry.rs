@@ -5,12 +5,14 @@
 pub struct GizmoRetry {
     #[serde(
         default = "GizmoRetry::default_attempts",
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "GizmoRetry::deserialize_attempts"
     )]
     pub attempts: Option<i64>,
     #[serde(
         default = "GizmoRetry::default_backoff",
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "GizmoRetry::deserialize_backoff"
     )]
     pub backoff: Option<String>,
 }
@@ -20,8 +22,18 @@ impl GizmoRetry {
     fn default_attempts() -> Option<i64> {
         support::de::spec_default("3")
     }
+    fn deserialize_attempts<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Option<i64>, D::Error> {
+        support::de::null_as(deserializer, Self::default_attempts)
+    }
     fn default_backoff() -> Option<String> {
         support::de::spec_default("\"1s\"")
+    }
+    fn deserialize_backoff<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Option<String>, D::Error> {
+        support::de::null_as(deserializer, Self::default_backoff)
     }
 }
 

@@ -19,7 +19,8 @@ pub struct GizmoSpec {
     #[serde(
         rename = "maxReplicas",
         default = "GizmoSpec::default_max_replicas",
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "GizmoSpec::deserialize_max_replicas"
     )]
     pub max_replicas: Option<i32>,
     /// How the gizmo runs.
@@ -39,13 +40,15 @@ pub struct GizmoSpec {
     /// Wanted number of replicas.
     #[serde(
         default = "GizmoSpec::default_replicas",
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "GizmoSpec::deserialize_replicas"
     )]
     pub replicas: Option<i32>,
     /// Retry policy; defaulted as a whole.
     #[serde(
         default = "GizmoSpec::default_retry",
-        skip_serializing_if = "Option::is_none"
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "GizmoSpec::deserialize_retry"
     )]
     pub retry: Option<super::GizmoRetry>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -65,11 +68,26 @@ impl GizmoSpec {
     fn default_max_replicas() -> Option<i32> {
         support::de::spec_default("10")
     }
+    fn deserialize_max_replicas<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Option<i32>, D::Error> {
+        support::de::null_as(deserializer, Self::default_max_replicas)
+    }
     fn default_replicas() -> Option<i32> {
         support::de::spec_default("1")
     }
+    fn deserialize_replicas<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Option<i32>, D::Error> {
+        support::de::null_as(deserializer, Self::default_replicas)
+    }
     fn default_retry() -> Option<super::GizmoRetry> {
         support::de::spec_default("{}")
+    }
+    fn deserialize_retry<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Option<super::GizmoRetry>, D::Error> {
+        support::de::null_as(deserializer, Self::default_retry)
     }
 }
 
