@@ -59,6 +59,11 @@ impl Builder<'_> {
             let ty = self.field_type(owner, property, &property_loc, wire_name)?;
             let snake = naming::snake_case(wire_name);
             let rust_name = if snake == *wire_name { snake } else { naming::unique(snake, &mut taken, "_") };
+            // A property that only refers to a type is documented by the type.
+            let doc = description(property).or_else(|| match &ty.ty {
+                Ty::Named(id) => self.api.types[*id].doc.clone(),
+                _ => None,
+            });
             fields.push(Field {
                 wire_name: wire_name.clone(),
                 rust_name,
@@ -66,7 +71,7 @@ impl Builder<'_> {
                 required: !structural && required.contains(wire_name.as_str()),
                 must_be_present: structural && required.contains(wire_name.as_str()),
                 boxed: false,
-                doc: description(property),
+                doc,
             });
         }
         let object_rules = self.rules(schema, loc)?;

@@ -16,7 +16,7 @@ use crate::build::{pascal_case, unique};
 use crate::error::escape_pointer_segment;
 
 /// Schema keywords that stay with the property when its object moves to a named schema:
-/// they describe the use, not the type.
+/// they describe the use, not the type (a shared type is described at each use).
 const USE_KEYWORDS: &[&str] = &["description", "default", "nullable"];
 
 /// A nested object moved to a named schema.
@@ -178,17 +178,11 @@ fn rewrite_position(
     let Value::Object(object) = std::mem::take(schema) else { unreachable!("is_object checked it") };
     let mut wrapper = Map::new();
     wrapper.insert("allOf".to_owned(), Value::Array(vec![serde_json::json!({"$ref": reference(&names[occurrence.group])})]));
-    let mut named = Map::new();
-    for (key, value) in object {
-        if key == "description" {
-            named.insert(key.clone(), value.clone());
-        }
-        if USE_KEYWORDS.contains(&key.as_str()) {
-            wrapper.insert(key, value);
-        } else {
-            named.insert(key, value);
-        }
-    }
+    // The description stays with the use only: `kubectl explain` lists a field with its
+    // property's description, and would print a type's own one a second time.
+    let (uses, named): (Map<String, Value>, Map<String, Value>) =
+        object.into_iter().partition(|(key, _)| USE_KEYWORDS.contains(&key.as_str()));
+    wrapper.extend(uses);
     *schema = Value::Object(wrapper);
     extracted.entry(occurrence.group).or_insert_with(|| Extracted {
         name: names[occurrence.group].clone(),
@@ -286,15 +280,14 @@ mod tests {
 
     #[test]
     fn uses_keep_their_description_and_default() {
-        let root = object(json!({
-            "spec": {"type": "object", "description": "the spec", "default": {}, "properties": {"a": {"type": "string"}}},
+        let mut root = object(json!({
+            "a": {"type": "object", "description": "the thing", "default": {}, "properties": {"x": {"type": "string"}}},
         }));
         let mut taken = BTreeSet::new();
-        let mut root = root;
-        let extracted = extract("Thing", &mut root, &mut taken, &|name| name.to_owned());
-        assert_eq!(root["properties"]["spec"], json!({"allOf": [{"$ref": "ThingSpec"}], "description": "the spec", "default": {}}));
-        assert_eq!(extracted[0].schema, json!({"type": "object", "description": "the spec", "properties": {"a": {"type": "string"}}}));
-        assert_eq!(extracted[0].pointer, "/properties/spec");
+        let extracted = extract("T", &mut root, &mut taken, &|name| name.to_owned());
+        assert_eq!(root["properties"]["a"], json!({"allOf": [{"$ref": "TA"}], "default": {}, "description": "the thing"}));
+        assert_eq!(extracted[0].schema, json!({"type": "object", "properties": {"x": {"type": "string"}}}));
+        assert_eq!(extracted[0].pointer, "/properties/a");
     }
 
     #[test]
