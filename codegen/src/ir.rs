@@ -68,6 +68,8 @@ pub struct Struct {
     /// `x-kubernetes-preserve-unknown-fields` beside declared properties: the Rust name of
     /// the map keeping the undeclared fields, as sent.
     pub unknown_fields: Option<String>,
+    /// From a structural schema: see [`Rules::structural`].
+    pub structural: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -189,6 +191,9 @@ pub struct Rules {
     pub cel: Vec<CelRule>,
     pub nullable: bool,
     pub default: Option<serde_json::Value>,
+    /// From a structural schema (a custom resource): keyword errors take the wording of
+    /// the API server's schema validator (`support::rules::schema`).
+    pub structural: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -52,7 +52,10 @@ fn main() {
         ),
         (
             "probe.invalid.yaml",
-            invalid::<Probe>(include_str!("probe.invalid.yaml"), &[r#"spec.interval: Invalid value: "30sec": "#]),
+            invalid::<Probe>(
+                include_str!("probe.invalid.yaml"),
+                &[r#"spec.interval: Invalid value: "30sec": spec.interval in body should match '^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$'"#],
+            ),
         ),
         (
             "servicemonitor.invalid.yaml",

@@ -595,6 +595,600 @@ impl PatchParams {
     }
 }
 
+/// Query parameters, decoded with Kubernetes' rules: unknown names are ignored, the
+/// first of repeated values counts (all of them for list parameters), an empty value
+/// leaves a parameter unset, booleans are false only for `0` and `false` (an empty
+/// one is true).
+/// Serializes with the wire names.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct ListParams2 {
+    /// Ask for BOOKMARK events on a watch; servers may send them at any interval or not at all. Ignored unless watching.
+    #[serde(rename = "allowWatchBookmarks", skip_serializing_if = "Option::is_none")]
+    pub allow_watch_bookmarks: Option<bool>,
+    /// Token from a previous list response, with otherwise identical parameters, to fetch the next page. Not supported with watch.
+    #[serde(rename = "continue", skip_serializing_if = "Option::is_none")]
+    pub continue_: Option<String>,
+    /// Return only objects whose fields match this selector; matches everything when unset.
+    #[serde(rename = "fieldSelector", skip_serializing_if = "Option::is_none")]
+    pub field_selector: Option<String>,
+    /// Return only objects whose labels match this selector; matches everything when unset.
+    #[serde(rename = "labelSelector", skip_serializing_if = "Option::is_none")]
+    pub label_selector: Option<String>,
+    /// Maximum number of items to return; when more remain, the list metadata carries a continue token. Not supported with watch.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limit: Option<i64>,
+    /// If 'true', the response is pretty-printed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pretty: Option<String>,
+    /// Constrains which resource version the request may be served at; unset by default.
+    #[serde(rename = "resourceVersion", skip_serializing_if = "Option::is_none")]
+    pub resource_version: Option<String>,
+    /// How resourceVersion applies to a list call: NotOlderThan or Exact; recommended whenever resourceVersion is set.
+    #[serde(rename = "resourceVersionMatch", skip_serializing_if = "Option::is_none")]
+    pub resource_version_match: Option<String>,
+    /// With watch=true, begin the stream with synthetic events for the current objects, then a bookmark; requires resourceVersionMatch.
+    #[serde(rename = "sendInitialEvents", skip_serializing_if = "Option::is_none")]
+    pub send_initial_events: Option<bool>,
+    /// CEL expression of shardRange(object.metadata.uid|object.metadata.namespace, '0x..', '0x..') terms joined by || that keeps only objects hashing into those ranges (alpha).
+    #[serde(rename = "shardSelector", skip_serializing_if = "Option::is_none")]
+    pub shard_selector: Option<String>,
+    /// Upper bound on the duration of a list or watch call, whatever the activity.
+    #[serde(rename = "timeoutSeconds", skip_serializing_if = "Option::is_none")]
+    pub timeout_seconds: Option<i64>,
+    /// Stream add, update and remove notifications for the resource instead of returning a list; pass resourceVersion.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub watch: Option<bool>,
+}
+
+impl ListParams2 {
+    /// Decodes the parameters; a malformed value is a 400 `BadRequest` naming it.
+    pub fn from_query(query: support::http::Query<'_>) -> Result<Self, support::Status> {
+        let mut params = Self::default();
+        for (name, value) in query.iter() {
+            match name {
+                "allowWatchBookmarks" if params.allow_watch_bookmarks.is_none() => {
+                    params.allow_watch_bookmarks = Some(support::http::parse_bool(value));
+                }
+                "continue" if params.continue_.is_none() && !value.is_empty() => {
+                    params.continue_ = Some(value.to_owned());
+                }
+                "fieldSelector" if params.field_selector.is_none()
+                    && !value.is_empty() => {
+                    params.field_selector = Some(value.to_owned());
+                }
+                "labelSelector" if params.label_selector.is_none()
+                    && !value.is_empty() => {
+                    params.label_selector = Some(value.to_owned());
+                }
+                "limit" if params.limit.is_none() && !value.is_empty() => {
+                    params.limit = Some(support::http::parse_int("limit", value)?);
+                }
+                "pretty" if params.pretty.is_none() && !value.is_empty() => {
+                    params.pretty = Some(value.to_owned());
+                }
+                "resourceVersion" if params.resource_version.is_none()
+                    && !value.is_empty() => {
+                    params.resource_version = Some(value.to_owned());
+                }
+                "resourceVersionMatch" if params.resource_version_match.is_none()
+                    && !value.is_empty() => {
+                    params.resource_version_match = Some(value.to_owned());
+                }
+                "sendInitialEvents" if params.send_initial_events.is_none() => {
+                    params.send_initial_events = Some(support::http::parse_bool(value));
+                }
+                "shardSelector" if params.shard_selector.is_none()
+                    && !value.is_empty() => {
+                    params.shard_selector = Some(value.to_owned());
+                }
+                "timeoutSeconds" if params.timeout_seconds.is_none()
+                    && !value.is_empty() => {
+                    params.timeout_seconds = Some(
+                        support::http::parse_int("timeoutSeconds", value)?,
+                    );
+                }
+                "watch" if params.watch.is_none() => {
+                    params.watch = Some(support::http::parse_bool(value));
+                }
+                _ => {}
+            }
+        }
+        Ok(params)
+    }
+    /// The parameters' rules from the spec and the combinations Kubernetes forbids.
+    pub fn validate(&self) -> support::validation::ErrorList {
+        let mut list = support::validation::ErrorList::new();
+        let errors = &mut list;
+        let path = support::validation::Path::ROOT;
+        if let Some(value) = &self.resource_version_match {
+            let path = path.field("resourceVersionMatch");
+            if !["NotOlderThan", "Exact"].contains(&value.as_str()) {
+                support::rules::not_supported(
+                    &path,
+                    value,
+                    &["NotOlderThan", "Exact"],
+                    errors,
+                );
+            }
+        }
+        support::rules::list_options(
+            support::rules::ListOptions {
+                watch: self.watch == Some(true),
+                limit: self.limit,
+                continue_: self.continue_.as_deref(),
+                resource_version: self.resource_version.as_deref(),
+                resource_version_match: self.resource_version_match.as_deref(),
+                send_initial_events: self.send_initial_events,
+            },
+            errors,
+        );
+        list
+    }
+}
+
+/// Query parameters, decoded with Kubernetes' rules: unknown names are ignored, the
+/// first of repeated values counts (all of them for list parameters), an empty value
+/// leaves a parameter unset, booleans are false only for `0` and `false` (an empty
+/// one is true).
+/// Serializes with the wire names.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct CreateOrReplaceParams2 {
+    /// When set, the request is fully processed but nothing is persisted; the only valid value is All.
+    #[serde(rename = "dryRun", skip_serializing_if = "Option::is_none")]
+    pub dry_run: Option<String>,
+    /// Name of the actor making the change, at most 128 printable characters.
+    #[serde(rename = "fieldManager", skip_serializing_if = "Option::is_none")]
+    pub field_manager: Option<String>,
+    /// What to do with unknown or duplicate fields in the body: Ignore drops them, Warn drops them with a warning header, Strict fails the request.
+    #[serde(rename = "fieldValidation", skip_serializing_if = "Option::is_none")]
+    pub field_validation: Option<String>,
+    /// If 'true', the response is pretty-printed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pretty: Option<String>,
+}
+
+impl CreateOrReplaceParams2 {
+    /// Decodes the parameters; a malformed value is a 400 `BadRequest` naming it.
+    pub fn from_query(query: support::http::Query<'_>) -> Result<Self, support::Status> {
+        let mut params = Self::default();
+        for (name, value) in query.iter() {
+            match name {
+                "dryRun" if params.dry_run.is_none() && !value.is_empty() => {
+                    params.dry_run = Some(value.to_owned());
+                }
+                "fieldManager" if params.field_manager.is_none() && !value.is_empty() => {
+                    params.field_manager = Some(value.to_owned());
+                }
+                "fieldValidation" if params.field_validation.is_none()
+                    && !value.is_empty() => {
+                    params.field_validation = Some(value.to_owned());
+                }
+                "pretty" if params.pretty.is_none() && !value.is_empty() => {
+                    params.pretty = Some(value.to_owned());
+                }
+                _ => {}
+            }
+        }
+        Ok(params)
+    }
+    /// The parameters' rules from the spec and the combinations Kubernetes forbids.
+    pub fn validate(&self) -> support::validation::ErrorList {
+        let mut list = support::validation::ErrorList::new();
+        let errors = &mut list;
+        let path = support::validation::Path::ROOT;
+        if let Some(value) = &self.dry_run {
+            let path = path.field("dryRun");
+            if !["All"].contains(&value.as_str()) {
+                support::rules::not_supported(&path, value, &["All"], errors);
+            }
+        }
+        if let Some(value) = &self.field_manager {
+            let path = path.field("fieldManager");
+            support::rules::max_length(&path, value, 128usize, errors);
+            static PATTERN: support::rules::Pattern = support::rules::Pattern::new(
+                "^[\\p{L}\\p{M}\\p{N}\\p{P}\\p{S} ]*$",
+            );
+            support::rules::schema::pattern(&PATTERN, &path, value, errors);
+        }
+        if let Some(value) = &self.field_validation {
+            let path = path.field("fieldValidation");
+            if !["Ignore", "Warn", "Strict"].contains(&value.as_str()) {
+                support::rules::not_supported(
+                    &path,
+                    value,
+                    &["Ignore", "Warn", "Strict"],
+                    errors,
+                );
+            }
+        }
+        list
+    }
+}
+
+/// Query parameters, decoded with Kubernetes' rules: unknown names are ignored, the
+/// first of repeated values counts (all of them for list parameters), an empty value
+/// leaves a parameter unset, booleans are false only for `0` and `false` (an empty
+/// one is true).
+/// Serializes with the wire names.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct DeleteCollectionParams2 {
+    /// Token from a previous list response, with otherwise identical parameters, to fetch the next page. Not supported with watch.
+    #[serde(rename = "continue", skip_serializing_if = "Option::is_none")]
+    pub continue_: Option<String>,
+    /// When set, the request is fully processed but nothing is persisted; the only valid value is All.
+    #[serde(rename = "dryRun", skip_serializing_if = "Option::is_none")]
+    pub dry_run: Option<String>,
+    /// Return only objects whose fields match this selector; matches everything when unset.
+    #[serde(rename = "fieldSelector", skip_serializing_if = "Option::is_none")]
+    pub field_selector: Option<String>,
+    /// Seconds to wait before the object is deleted; 0 deletes immediately, unset uses the default of the type.
+    #[serde(rename = "gracePeriodSeconds", skip_serializing_if = "Option::is_none")]
+    pub grace_period_seconds: Option<i64>,
+    /// Remove objects that cannot be read from storage, skipping finalizers and preconditions; may break the cluster, defaults to false.
+    #[serde(
+        rename = "ignoreStoreReadErrorWithClusterBreakingPotential",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub ignore_store_read_error_with_cluster_breaking_potential: Option<bool>,
+    /// Return only objects whose labels match this selector; matches everything when unset.
+    #[serde(rename = "labelSelector", skip_serializing_if = "Option::is_none")]
+    pub label_selector: Option<String>,
+    /// Maximum number of items to return; when more remain, the list metadata carries a continue token. Not supported with watch.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limit: Option<i64>,
+    /// Deprecated: use propagationPolicy. Whether dependents are orphaned; cannot be combined with propagationPolicy.
+    #[serde(rename = "orphanDependents", skip_serializing_if = "Option::is_none")]
+    pub orphan_dependents: Option<bool>,
+    /// If 'true', the response is pretty-printed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pretty: Option<String>,
+    /// How dependents are garbage collected: Orphan, Background or Foreground; cannot be combined with orphanDependents.
+    #[serde(rename = "propagationPolicy", skip_serializing_if = "Option::is_none")]
+    pub propagation_policy: Option<String>,
+    /// Constrains which resource version the request may be served at; unset by default.
+    #[serde(rename = "resourceVersion", skip_serializing_if = "Option::is_none")]
+    pub resource_version: Option<String>,
+    /// How resourceVersion applies to a list call: NotOlderThan or Exact; recommended whenever resourceVersion is set.
+    #[serde(rename = "resourceVersionMatch", skip_serializing_if = "Option::is_none")]
+    pub resource_version_match: Option<String>,
+    /// With watch=true, begin the stream with synthetic events for the current objects, then a bookmark; requires resourceVersionMatch.
+    #[serde(rename = "sendInitialEvents", skip_serializing_if = "Option::is_none")]
+    pub send_initial_events: Option<bool>,
+    /// CEL expression of shardRange(object.metadata.uid|object.metadata.namespace, '0x..', '0x..') terms joined by || that keeps only objects hashing into those ranges (alpha).
+    #[serde(rename = "shardSelector", skip_serializing_if = "Option::is_none")]
+    pub shard_selector: Option<String>,
+    /// Upper bound on the duration of a list or watch call, whatever the activity.
+    #[serde(rename = "timeoutSeconds", skip_serializing_if = "Option::is_none")]
+    pub timeout_seconds: Option<i64>,
+}
+
+impl DeleteCollectionParams2 {
+    /// Decodes the parameters; a malformed value is a 400 `BadRequest` naming it.
+    pub fn from_query(query: support::http::Query<'_>) -> Result<Self, support::Status> {
+        let mut params = Self::default();
+        for (name, value) in query.iter() {
+            match name {
+                "continue" if params.continue_.is_none() && !value.is_empty() => {
+                    params.continue_ = Some(value.to_owned());
+                }
+                "dryRun" if params.dry_run.is_none() && !value.is_empty() => {
+                    params.dry_run = Some(value.to_owned());
+                }
+                "fieldSelector" if params.field_selector.is_none()
+                    && !value.is_empty() => {
+                    params.field_selector = Some(value.to_owned());
+                }
+                "gracePeriodSeconds" if params.grace_period_seconds.is_none()
+                    && !value.is_empty() => {
+                    params.grace_period_seconds = Some(
+                        support::http::parse_int("gracePeriodSeconds", value)?,
+                    );
+                }
+                "ignoreStoreReadErrorWithClusterBreakingPotential" if params
+                    .ignore_store_read_error_with_cluster_breaking_potential
+                    .is_none() => {
+                    params.ignore_store_read_error_with_cluster_breaking_potential = Some(
+                        support::http::parse_bool(value),
+                    );
+                }
+                "labelSelector" if params.label_selector.is_none()
+                    && !value.is_empty() => {
+                    params.label_selector = Some(value.to_owned());
+                }
+                "limit" if params.limit.is_none() && !value.is_empty() => {
+                    params.limit = Some(support::http::parse_int("limit", value)?);
+                }
+                "orphanDependents" if params.orphan_dependents.is_none() => {
+                    params.orphan_dependents = Some(support::http::parse_bool(value));
+                }
+                "pretty" if params.pretty.is_none() && !value.is_empty() => {
+                    params.pretty = Some(value.to_owned());
+                }
+                "propagationPolicy" if params.propagation_policy.is_none()
+                    && !value.is_empty() => {
+                    params.propagation_policy = Some(value.to_owned());
+                }
+                "resourceVersion" if params.resource_version.is_none()
+                    && !value.is_empty() => {
+                    params.resource_version = Some(value.to_owned());
+                }
+                "resourceVersionMatch" if params.resource_version_match.is_none()
+                    && !value.is_empty() => {
+                    params.resource_version_match = Some(value.to_owned());
+                }
+                "sendInitialEvents" if params.send_initial_events.is_none() => {
+                    params.send_initial_events = Some(support::http::parse_bool(value));
+                }
+                "shardSelector" if params.shard_selector.is_none()
+                    && !value.is_empty() => {
+                    params.shard_selector = Some(value.to_owned());
+                }
+                "timeoutSeconds" if params.timeout_seconds.is_none()
+                    && !value.is_empty() => {
+                    params.timeout_seconds = Some(
+                        support::http::parse_int("timeoutSeconds", value)?,
+                    );
+                }
+                _ => {}
+            }
+        }
+        Ok(params)
+    }
+    /// The parameters' rules from the spec and the combinations Kubernetes forbids.
+    pub fn validate(&self) -> support::validation::ErrorList {
+        let mut list = support::validation::ErrorList::new();
+        let errors = &mut list;
+        let path = support::validation::Path::ROOT;
+        if let Some(value) = &self.dry_run {
+            let path = path.field("dryRun");
+            if !["All"].contains(&value.as_str()) {
+                support::rules::not_supported(&path, value, &["All"], errors);
+            }
+        }
+        if let Some(value) = &self.grace_period_seconds {
+            let path = path.field("gracePeriodSeconds");
+            support::rules::schema::minimum(&path, *value, 0i64, false, errors);
+        }
+        if let Some(value) = &self.propagation_policy {
+            let path = path.field("propagationPolicy");
+            if !["Orphan", "Background", "Foreground"].contains(&value.as_str()) {
+                support::rules::not_supported(
+                    &path,
+                    value,
+                    &["Orphan", "Background", "Foreground"],
+                    errors,
+                );
+            }
+        }
+        if let Some(value) = &self.resource_version_match {
+            let path = path.field("resourceVersionMatch");
+            if !["NotOlderThan", "Exact"].contains(&value.as_str()) {
+                support::rules::not_supported(
+                    &path,
+                    value,
+                    &["NotOlderThan", "Exact"],
+                    errors,
+                );
+            }
+        }
+        list
+    }
+}
+
+/// Query parameters, decoded with Kubernetes' rules: unknown names are ignored, the
+/// first of repeated values counts (all of them for list parameters), an empty value
+/// leaves a parameter unset, booleans are false only for `0` and `false` (an empty
+/// one is true).
+/// Serializes with the wire names.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct ReadParams2 {
+    /// If 'true', the response is pretty-printed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pretty: Option<String>,
+}
+
+impl ReadParams2 {
+    /// Decodes the parameters; a malformed value is a 400 `BadRequest` naming it.
+    pub fn from_query(query: support::http::Query<'_>) -> Result<Self, support::Status> {
+        let mut params = Self::default();
+        for (name, value) in query.iter() {
+            match name {
+                "pretty" if params.pretty.is_none() && !value.is_empty() => {
+                    params.pretty = Some(value.to_owned());
+                }
+                _ => {}
+            }
+        }
+        Ok(params)
+    }
+    /// The parameters' rules from the spec and the combinations Kubernetes forbids.
+    pub fn validate(&self) -> support::validation::ErrorList {
+        support::validation::ErrorList::new()
+    }
+}
+
+/// Query parameters, decoded with Kubernetes' rules: unknown names are ignored, the
+/// first of repeated values counts (all of them for list parameters), an empty value
+/// leaves a parameter unset, booleans are false only for `0` and `false` (an empty
+/// one is true).
+/// Serializes with the wire names.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct DeleteParams2 {
+    /// When set, the request is fully processed but nothing is persisted; the only valid value is All.
+    #[serde(rename = "dryRun", skip_serializing_if = "Option::is_none")]
+    pub dry_run: Option<String>,
+    /// Seconds to wait before the object is deleted; 0 deletes immediately, unset uses the default of the type.
+    #[serde(rename = "gracePeriodSeconds", skip_serializing_if = "Option::is_none")]
+    pub grace_period_seconds: Option<i64>,
+    /// Remove objects that cannot be read from storage, skipping finalizers and preconditions; may break the cluster, defaults to false.
+    #[serde(
+        rename = "ignoreStoreReadErrorWithClusterBreakingPotential",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub ignore_store_read_error_with_cluster_breaking_potential: Option<bool>,
+    /// Deprecated: use propagationPolicy. Whether dependents are orphaned; cannot be combined with propagationPolicy.
+    #[serde(rename = "orphanDependents", skip_serializing_if = "Option::is_none")]
+    pub orphan_dependents: Option<bool>,
+    /// If 'true', the response is pretty-printed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pretty: Option<String>,
+    /// How dependents are garbage collected: Orphan, Background or Foreground; cannot be combined with orphanDependents.
+    #[serde(rename = "propagationPolicy", skip_serializing_if = "Option::is_none")]
+    pub propagation_policy: Option<String>,
+}
+
+impl DeleteParams2 {
+    /// Decodes the parameters; a malformed value is a 400 `BadRequest` naming it.
+    pub fn from_query(query: support::http::Query<'_>) -> Result<Self, support::Status> {
+        let mut params = Self::default();
+        for (name, value) in query.iter() {
+            match name {
+                "dryRun" if params.dry_run.is_none() && !value.is_empty() => {
+                    params.dry_run = Some(value.to_owned());
+                }
+                "gracePeriodSeconds" if params.grace_period_seconds.is_none()
+                    && !value.is_empty() => {
+                    params.grace_period_seconds = Some(
+                        support::http::parse_int("gracePeriodSeconds", value)?,
+                    );
+                }
+                "ignoreStoreReadErrorWithClusterBreakingPotential" if params
+                    .ignore_store_read_error_with_cluster_breaking_potential
+                    .is_none() => {
+                    params.ignore_store_read_error_with_cluster_breaking_potential = Some(
+                        support::http::parse_bool(value),
+                    );
+                }
+                "orphanDependents" if params.orphan_dependents.is_none() => {
+                    params.orphan_dependents = Some(support::http::parse_bool(value));
+                }
+                "pretty" if params.pretty.is_none() && !value.is_empty() => {
+                    params.pretty = Some(value.to_owned());
+                }
+                "propagationPolicy" if params.propagation_policy.is_none()
+                    && !value.is_empty() => {
+                    params.propagation_policy = Some(value.to_owned());
+                }
+                _ => {}
+            }
+        }
+        Ok(params)
+    }
+    /// The parameters' rules from the spec and the combinations Kubernetes forbids.
+    pub fn validate(&self) -> support::validation::ErrorList {
+        let mut list = support::validation::ErrorList::new();
+        let errors = &mut list;
+        let path = support::validation::Path::ROOT;
+        if let Some(value) = &self.dry_run {
+            let path = path.field("dryRun");
+            if !["All"].contains(&value.as_str()) {
+                support::rules::not_supported(&path, value, &["All"], errors);
+            }
+        }
+        if let Some(value) = &self.grace_period_seconds {
+            let path = path.field("gracePeriodSeconds");
+            support::rules::schema::minimum(&path, *value, 0i64, false, errors);
+        }
+        if let Some(value) = &self.propagation_policy {
+            let path = path.field("propagationPolicy");
+            if !["Orphan", "Background", "Foreground"].contains(&value.as_str()) {
+                support::rules::not_supported(
+                    &path,
+                    value,
+                    &["Orphan", "Background", "Foreground"],
+                    errors,
+                );
+            }
+        }
+        list
+    }
+}
+
+/// Query parameters, decoded with Kubernetes' rules: unknown names are ignored, the
+/// first of repeated values counts (all of them for list parameters), an empty value
+/// leaves a parameter unset, booleans are false only for `0` and `false` (an empty
+/// one is true).
+/// Serializes with the wire names.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+pub struct PatchParams2 {
+    /// When set, the request is fully processed but nothing is persisted; the only valid value is All.
+    #[serde(rename = "dryRun", skip_serializing_if = "Option::is_none")]
+    pub dry_run: Option<String>,
+    /// Name of the actor making the change, at most 128 printable characters; required for apply patches.
+    #[serde(rename = "fieldManager", skip_serializing_if = "Option::is_none")]
+    pub field_manager: Option<String>,
+    /// What to do with unknown or duplicate fields in the body: Ignore drops them, Warn drops them with a warning header, Strict fails the request.
+    #[serde(rename = "fieldValidation", skip_serializing_if = "Option::is_none")]
+    pub field_validation: Option<String>,
+    /// Take over fields owned by other managers on an apply patch; must be unset for other patch types.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub force: Option<bool>,
+    /// If 'true', the response is pretty-printed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pretty: Option<String>,
+}
+
+impl PatchParams2 {
+    /// Decodes the parameters; a malformed value is a 400 `BadRequest` naming it.
+    pub fn from_query(query: support::http::Query<'_>) -> Result<Self, support::Status> {
+        let mut params = Self::default();
+        for (name, value) in query.iter() {
+            match name {
+                "dryRun" if params.dry_run.is_none() && !value.is_empty() => {
+                    params.dry_run = Some(value.to_owned());
+                }
+                "fieldManager" if params.field_manager.is_none() && !value.is_empty() => {
+                    params.field_manager = Some(value.to_owned());
+                }
+                "fieldValidation" if params.field_validation.is_none()
+                    && !value.is_empty() => {
+                    params.field_validation = Some(value.to_owned());
+                }
+                "force" if params.force.is_none() => {
+                    params.force = Some(support::http::parse_bool(value));
+                }
+                "pretty" if params.pretty.is_none() && !value.is_empty() => {
+                    params.pretty = Some(value.to_owned());
+                }
+                _ => {}
+            }
+        }
+        Ok(params)
+    }
+    /// The parameters' rules from the spec and the combinations Kubernetes forbids.
+    pub fn validate(&self) -> support::validation::ErrorList {
+        let mut list = support::validation::ErrorList::new();
+        let errors = &mut list;
+        let path = support::validation::Path::ROOT;
+        if let Some(value) = &self.dry_run {
+            let path = path.field("dryRun");
+            if !["All"].contains(&value.as_str()) {
+                support::rules::not_supported(&path, value, &["All"], errors);
+            }
+        }
+        if let Some(value) = &self.field_manager {
+            let path = path.field("fieldManager");
+            support::rules::max_length(&path, value, 128usize, errors);
+            static PATTERN: support::rules::Pattern = support::rules::Pattern::new(
+                "^[\\p{L}\\p{M}\\p{N}\\p{P}\\p{S} ]*$",
+            );
+            support::rules::schema::pattern(&PATTERN, &path, value, errors);
+        }
+        if let Some(value) = &self.field_validation {
+            let path = path.field("fieldValidation");
+            if !["Ignore", "Warn", "Strict"].contains(&value.as_str()) {
+                support::rules::not_supported(
+                    &path,
+                    value,
+                    &["Ignore", "Warn", "Strict"],
+                    errors,
+                );
+            }
+        }
+        list
+    }
+}
+
 /// Path parameters: `namespace`.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Deserialize)]
 pub struct NamespacePath {

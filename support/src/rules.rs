@@ -88,13 +88,13 @@ impl Pattern {
 
     /// Checks `value` against the pattern (a search, not anchored, as in OpenAPI).
     pub fn check(&self, path: &Path<'_>, value: &str, errors: &mut ErrorList) {
+        self.check_worded(path, value, errors, |source| format!("must match the regular expression '{source}'"));
+    }
+
+    fn check_worded(&self, path: &Path<'_>, value: &str, errors: &mut ErrorList, detail: impl FnOnce(&str) -> String) {
         match self.regex.get_or_init(|| Regex::new(self.source).map_err(|e| e.to_string())) {
             Ok(regex) if regex.is_match(value) => {}
-            Ok(_) => errors.push(FieldError::invalid(
-                path,
-                value,
-                format!("must match the regular expression '{}'", self.source),
-            )),
+            Ok(_) => errors.push(FieldError::invalid(path, value, detail(self.source))),
             Err(error) => errors.push(FieldError::internal(path, format!("invalid pattern '{}': {error}", self.source))),
         }
     }
@@ -283,5 +283,59 @@ pub fn patch_options(force: Option<bool>, field_manager: Option<&str>, is_apply:
     }
     if is_apply && field_manager.is_none_or(str::is_empty) {
         errors.push(FieldError::required(&Path::ROOT.field("fieldManager"), "is required for apply patch"));
+    }
+}
+
+/// The keyword checks of custom resources, worded as the API server's schema validator
+/// words them: `spec.replicas: Invalid value: 0: spec.replicas in body should be greater
+/// than or equal to 1`. Keywords Kubernetes reports as typed errors (`enum`, `maxLength`,
+/// `maxItems`, `maxProperties`, `required`) read the same for every resource and are not
+/// repeated here.
+pub mod schema {
+    use super::{Number, Pattern};
+    use crate::validation::{ErrorList, FieldError, Path};
+
+    /// `minimum` (or `exclusiveMinimum` when `exclusive`).
+    pub fn minimum<T: Number>(path: &Path<'_>, value: T, bound: T, exclusive: bool, errors: &mut ErrorList) {
+        if exclusive && value <= bound {
+            errors.push(FieldError::invalid(path, value, format!("{path} in body should be greater than {bound}")));
+        } else if value < bound {
+            errors.push(FieldError::invalid(path, value, format!("{path} in body should be greater than or equal to {bound}")));
+        }
+    }
+
+    /// `maximum` (or `exclusiveMaximum` when `exclusive`).
+    pub fn maximum<T: Number>(path: &Path<'_>, value: T, bound: T, exclusive: bool, errors: &mut ErrorList) {
+        if exclusive && value >= bound {
+            errors.push(FieldError::invalid(path, value, format!("{path} in body should be less than {bound}")));
+        } else if value > bound {
+            errors.push(FieldError::invalid(path, value, format!("{path} in body should be less than or equal to {bound}")));
+        }
+    }
+
+    /// `minLength`, counted in characters.
+    pub fn min_length(path: &Path<'_>, value: &str, min: usize, errors: &mut ErrorList) {
+        if value.chars().count() < min {
+            errors.push(FieldError::invalid(path, value, format!("{path} in body should be at least {min} chars long")));
+        }
+    }
+
+    /// `pattern`.
+    pub fn pattern(pattern: &Pattern, path: &Path<'_>, value: &str, errors: &mut ErrorList) {
+        pattern.check_worded(path, value, errors, |source| format!("{path} in body should match '{source}'"));
+    }
+
+    /// `minItems`.
+    pub fn min_items(path: &Path<'_>, len: usize, min: usize, errors: &mut ErrorList) {
+        if len < min {
+            errors.push(FieldError::invalid(path, len, format!("{path} in body should have at least {min} items")));
+        }
+    }
+
+    /// `minProperties`.
+    pub fn min_properties(path: &Path<'_>, len: usize, min: usize, errors: &mut ErrorList) {
+        if len < min {
+            errors.push(FieldError::invalid(path, len, format!("{path} in body should have at least {min} properties")));
+        }
     }
 }

@@ -99,6 +99,7 @@ fn a_valid_gizmo_has_no_errors() {
     assert_eq!(encoded["spec"]["size"], "50%");
 }
 
+/// Worded as the API server's schema validator words them for custom resources.
 #[test]
 fn keyword_enum_and_list_rules_report_kubernetes_field_errors() {
     let value = gizmo(json!({
@@ -116,8 +117,8 @@ fn keyword_enum_and_list_rules_report_kubernetes_field_errors() {
         [
             (ErrorType::NotSupported, r#"spec.mode: Unsupported value: "Sometimes": supported values: "Always", "Scheduled", "True""#.to_owned()),
             (ErrorType::Duplicate, r#"spec.ports[1]: Duplicate value: {"name":"http","protocol":"TCP"}"#.to_owned()),
-            (ErrorType::Invalid, "spec.ports[1].port: Invalid value: 70000: must be less than or equal to 65535".to_owned()),
-            (ErrorType::Invalid, "spec.replicas: Invalid value: -1: must be greater than or equal to 0".to_owned()),
+            (ErrorType::Invalid, "spec.ports[1].port: Invalid value: 70000: spec.ports[1].port in body should be less than or equal to 65535".to_owned()),
+            (ErrorType::Invalid, "spec.replicas: Invalid value: -1: spec.replicas in body should be greater than or equal to 0".to_owned()),
             (ErrorType::Duplicate, r#"spec.tags[2]: Duplicate value: "a""#.to_owned()),
         ]
     );
@@ -179,7 +180,7 @@ fn root_rules_see_the_metadata_of_cluster_scoped_kinds() {
     assert_eq!(
         knob("dial", 12),
         [
-            "setting: Invalid value: 12: must be less than or equal to 11",
+            "setting: Invalid value: 12: setting in body should be less than or equal to 11",
             "<nil>: Invalid value: \"object\": knob names start with knob-",
         ]
     );

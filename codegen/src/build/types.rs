@@ -84,6 +84,7 @@ impl Builder<'_> {
             max_properties: object_rules.max_properties,
             gvks: self.gvks(schema, loc)?,
             unknown_fields,
+            structural,
         })
     }
 
@@ -264,6 +265,7 @@ impl Builder<'_> {
             cel: self.cel_rules(schema, loc)?,
             nullable: flag("nullable"),
             default: if self.docs[loc.doc].structural { schema.get("default").cloned() } else { None },
+            structural: self.docs[loc.doc].structural,
         };
         // OpenAPI 3.1 states exclusive bounds as numbers rather than flags.
         if let Some(bound) = number("exclusiveMinimum")? {

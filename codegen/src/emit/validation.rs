@@ -124,6 +124,12 @@ pub fn emit(api: &Api, analysis: &Analysis, id: TypeId) -> TokenStream {
     }
 }
 
+/// The function checking a keyword whose wording differs for custom resources
+/// (`support::rules::schema`).
+fn worded(structural: bool, check: TokenStream) -> TokenStream {
+    if structural { quote!(support::rules::schema::#check) } else { quote!(support::rules::#check) }
+}
+
 /// `minProperties`/`maxProperties` of an object with declared properties: the fields
 /// present on the wire are counted on its JSON (built only for such objects).
 fn property_counts(s: &Struct) -> Option<TokenStream> {
@@ -133,11 +139,11 @@ fn property_counts(s: &Struct) -> Option<TokenStream> {
     let bound = |check: TokenStream, bound: Option<u64>| {
         bound.map(|n| {
             let n = usize_literal(n);
-            quote!(support::rules::#check(path, count, #n, errors);)
+            quote!(#check(path, count, #n, errors);)
         })
     };
-    let min = bound(quote!(min_properties), s.min_properties);
-    let max = bound(quote!(max_properties), s.max_properties);
+    let min = bound(worded(s.structural, quote!(min_properties)), s.min_properties);
+    let max = bound(quote!(support::rules::max_properties), s.max_properties);
     Some(quote! {
         let count = support::cel::to_json(self).as_object().map_or(0, |object| object.len());
         #min
@@ -341,7 +347,8 @@ impl Emitter<'_> {
             ] {
                 let Some(bound) = bound else { continue };
                 let (value, bound) = number_pair(kind, bound);
-                checks.push(quote!(support::rules::#check(&path, #value, #bound, #exclusive, errors);));
+                let check = worded(rules.structural, check);
+                checks.push(quote!(#check(&path, #value, #bound, #exclusive, errors);));
             }
             let allowed: Vec<TokenStream> =
                 rules.enum_values.iter().filter_map(|v| v.as_f64()).map(|v| number_pair(kind, v).1).collect();
@@ -353,16 +360,22 @@ impl Emitter<'_> {
         if ft.ty == Ty::String {
             if let Some(min) = rules.min_length {
                 let min = usize_literal(min);
-                checks.push(quote!(support::rules::min_length(&path, value, #min, errors);));
+                let check = worded(rules.structural, quote!(min_length));
+                checks.push(quote!(#check(&path, value, #min, errors);));
             }
             if let Some(max) = rules.max_length {
                 let max = usize_literal(max);
                 checks.push(quote!(support::rules::max_length(&path, value, #max, errors);));
             }
             if let Some(pattern) = &rules.pattern {
+                let check = if rules.structural {
+                    quote!(support::rules::schema::pattern(&PATTERN, &path, value, errors);)
+                } else {
+                    quote!(PATTERN.check(&path, value, errors);)
+                };
                 checks.push(quote! {
                     static PATTERN: support::rules::Pattern = support::rules::Pattern::new(#pattern);
-                    PATTERN.check(&path, value, errors);
+                    #check
                 });
             }
             let allowed: Vec<&str> = rules.enum_values.iter().filter_map(|v| v.as_str()).collect();
@@ -377,7 +390,8 @@ impl Emitter<'_> {
         if let Ty::Vec(item) = &ft.ty {
             if let Some(min) = rules.min_items {
                 let min = usize_literal(min);
-                checks.push(quote!(support::rules::min_items(&path, value.len(), #min, errors);));
+                let check = worded(rules.structural, quote!(min_items));
+                checks.push(quote!(#check(&path, value.len(), #min, errors);));
             }
             if let Some(max) = rules.max_items {
                 let max = usize_literal(max);
@@ -393,7 +407,8 @@ impl Emitter<'_> {
         if matches!(ft.ty, Ty::Map(_)) {
             if let Some(min) = rules.min_properties {
                 let min = usize_literal(min);
-                checks.push(quote!(support::rules::min_properties(&path, value.len(), #min, errors);));
+                let check = worded(rules.structural, quote!(min_properties));
+                checks.push(quote!(#check(&path, value.len(), #min, errors);));
             }
             if let Some(max) = rules.max_properties {
                 let max = usize_literal(max);

@@ -63,7 +63,7 @@ impl support::Validate for ProbeOauth2 {
             let path = path.field("tokenUrl");
             match &self.token_url {
                 Some(value) => {
-                    support::rules::min_length(&path, value, 1usize, errors);
+                    support::rules::schema::min_length(&path, value, 1usize, errors);
                 }
                 None => support::rules::required(&path, errors),
             }

@@ -66,7 +66,7 @@ impl support::Validate for ProbeRelabelingConfig {
                 static PATTERN: support::rules::Pattern = support::rules::Pattern::new(
                     "^[a-zA-Z_][a-zA-Z0-9_]*$",
                 );
-                PATTERN.check(&path, value, errors);
+                support::rules::schema::pattern(&PATTERN, &path, value, errors);
             }
         }
     }

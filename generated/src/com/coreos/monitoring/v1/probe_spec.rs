@@ -127,7 +127,7 @@ impl support::Validate for ProbeSpec {
             static PATTERN: support::rules::Pattern = support::rules::Pattern::new(
                 "^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$",
             );
-            PATTERN.check(&path, value, errors);
+            support::rules::schema::pattern(&PATTERN, &path, value, errors);
         }
         if let Some(value) = &self.metric_relabelings {
             let path = path.field("metricRelabelings");
@@ -161,7 +161,7 @@ impl support::Validate for ProbeSpec {
         }
         if let Some(value) = &self.scrape_class {
             let path = path.field("scrapeClass");
-            support::rules::min_length(&path, value, 1usize, errors);
+            support::rules::schema::min_length(&path, value, 1usize, errors);
         }
         if let Some(value) = &self.scrape_protocols {
             let path = path.field("scrapeProtocols");
@@ -183,7 +183,7 @@ impl support::Validate for ProbeSpec {
             static PATTERN: support::rules::Pattern = support::rules::Pattern::new(
                 "^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$",
             );
-            PATTERN.check(&path, value, errors);
+            support::rules::schema::pattern(&PATTERN, &path, value, errors);
         }
         if let Some(value) = &self.targets {
             let path = path.field("targets");

@@ -40,7 +40,13 @@ impl support::Validate for GizmoPort {
             let path = path.field("port");
             match &self.port {
                 Some(value) => {
-                    support::rules::maximum(&path, *value, 65535i32, false, errors);
+                    support::rules::schema::maximum(
+                        &path,
+                        *value,
+                        65535i32,
+                        false,
+                        errors,
+                    );
                 }
                 None => support::rules::required(&path, errors),
             }

@@ -140,7 +140,7 @@ impl support::Validate for GizmoSpec {
         }
         if let Some(value) = &self.replicas {
             let path = path.field("replicas");
-            support::rules::minimum(&path, *value, 0i32, false, errors);
+            support::rules::schema::minimum(&path, *value, 0i32, false, errors);
         }
         if let Some(value) = &self.tags {
             let path = path.field("tags");

@@ -50,8 +50,8 @@ impl support::Validate for Knob {
         );
         if let Some(value) = &self.setting {
             let path = path.field("setting");
-            support::rules::minimum(&path, *value, 0i64, false, errors);
-            support::rules::maximum(&path, *value, 11i64, false, errors);
+            support::rules::schema::minimum(&path, *value, 0i64, false, errors);
+            support::rules::schema::maximum(&path, *value, 11i64, false, errors);
         }
         let (value, path) = (self, *path);
         let mut json = None;
