@@ -48,7 +48,7 @@ impl Builder<'_> {
     fn structure(&mut self, owner: TypeId, schema: &Value, loc: &Loc) -> Result<Struct> {
         let properties = schema.get("properties").and_then(Value::as_object).cloned().unwrap_or_default();
         let required = self.required(schema, &properties, loc)?;
-        let structural = self.docs[loc.doc].structural;
+        let structural = self.is_structural(loc);
         // Properties already spelled as their Rust name keep it (`foo_bar` stays `foo_bar`
         // even beside `fooBar`), so adding a property never renames another.
         let mut taken: BTreeSet<String> =
@@ -264,8 +264,8 @@ impl Builder<'_> {
             list_type: self.list_type(schema, loc)?,
             cel: self.cel_rules(schema, loc)?,
             nullable: flag("nullable"),
-            default: if self.docs[loc.doc].structural { schema.get("default").cloned() } else { None },
-            structural: self.docs[loc.doc].structural,
+            default: if self.is_structural(loc) { schema.get("default").cloned() } else { None },
+            structural: self.is_structural(loc),
         };
         // OpenAPI 3.1 states exclusive bounds as numbers rather than flags.
         if let Some(bound) = number("exclusiveMinimum")? {
@@ -280,6 +280,13 @@ impl Builder<'_> {
             rules.enum_values = values.iter().filter(|v| !v.is_null()).cloned().collect();
         }
         Ok(rules)
+    }
+
+    /// Whether the schema at `loc` is a structural one (a custom resource's), whose
+    /// defaults apply and whose rules read as the schema validator's; parameters of the
+    /// same document are not.
+    fn is_structural(&self, loc: &Loc) -> bool {
+        self.docs[loc.doc].structural && loc.pointer.starts_with("/components/schemas/")
     }
 
     /// A `pattern`, which must compile as a regular expression.

@@ -48,3 +48,29 @@ fn recursion_through_an_alias_is_boxed() {
     let tree = &files[Path::new("src/api/demo/v1/tree.rs")];
     assert!(!tree.contains("Box<"), "recursion through Vec and map needs no Box:\n{tree}");
 }
+
+/// Custom resources' operations take the same query parameters as built-in ones, so a
+/// specs folder mixing both has one parameter type per set (DESIGN §8: no per-operation
+/// type explosion).
+#[test]
+fn custom_resources_share_the_parameter_types_of_built_in_ones() {
+    let specs = crate::common::workspace_root().join("specs");
+    let files = emit(&specs).unwrap_or_else(|e| panic!("{e}"));
+    let params = &files[Path::new("src/params.rs")];
+    let structs: Vec<&str> =
+        params.lines().filter_map(|line| line.strip_prefix("pub struct ")).map(|rest| rest.trim_end_matches(" {")).collect();
+    assert_eq!(
+        structs,
+        [
+            "ListParams",
+            "CreateOrReplaceParams",
+            "DeleteCollectionParams",
+            "ReadParams",
+            "DeleteParams",
+            "PatchParams",
+            "NamespacePath",
+            "NamespaceNamePath",
+            "NamePath",
+        ]
+    );
+}

@@ -194,7 +194,7 @@ impl CreateOrReplaceParams {
             static PATTERN: support::rules::Pattern = support::rules::Pattern::new(
                 "^[\\p{L}\\p{M}\\p{N}\\p{P}\\p{S} ]*$",
             );
-            support::rules::schema::pattern(&PATTERN, &path, value, errors);
+            PATTERN.check(&path, value, errors);
         }
         if let Some(value) = &self.field_validation {
             let path = path.field("fieldValidation");
@@ -353,7 +353,7 @@ impl DeleteCollectionParams {
         }
         if let Some(value) = &self.grace_period_seconds {
             let path = path.field("gracePeriodSeconds");
-            support::rules::schema::minimum(&path, *value, 0i64, false, errors);
+            support::rules::minimum(&path, *value, 0i64, false, errors);
         }
         if let Some(value) = &self.propagation_policy {
             let path = path.field("propagationPolicy");
@@ -493,7 +493,7 @@ impl DeleteParams {
         }
         if let Some(value) = &self.grace_period_seconds {
             let path = path.field("gracePeriodSeconds");
-            support::rules::schema::minimum(&path, *value, 0i64, false, errors);
+            support::rules::minimum(&path, *value, 0i64, false, errors);
         }
         if let Some(value) = &self.propagation_policy {
             let path = path.field("propagationPolicy");
@@ -578,7 +578,7 @@ impl PatchParams {
             static PATTERN: support::rules::Pattern = support::rules::Pattern::new(
                 "^[\\p{L}\\p{M}\\p{N}\\p{P}\\p{S} ]*$",
             );
-            support::rules::schema::pattern(&PATTERN, &path, value, errors);
+            PATTERN.check(&path, value, errors);
         }
         if let Some(value) = &self.field_validation {
             let path = path.field("fieldValidation");

@@ -56,7 +56,7 @@ pub trait ProbeApi: Send + Sync + 'static {
         &self,
         context: support::http::Context,
         path: crate::params::NamespacePath,
-        params: crate::params::CreateOrReplaceParams2,
+        params: crate::params::CreateOrReplaceParams,
         body: super::Probe,
     ) -> impl std::future::Future<
         Output = Result<
@@ -72,7 +72,7 @@ pub trait ProbeApi: Send + Sync + 'static {
         &self,
         context: support::http::Context,
         path: crate::params::NamespaceNamePath,
-        params: crate::params::ReadParams2,
+        params: crate::params::ReadParams,
     ) -> impl std::future::Future<
         Output = Result<super::Probe, support::Status>,
     > + Send {
@@ -84,7 +84,7 @@ pub trait ProbeApi: Send + Sync + 'static {
         &self,
         context: support::http::Context,
         path: crate::params::NamespaceNamePath,
-        params: crate::params::CreateOrReplaceParams2,
+        params: crate::params::CreateOrReplaceParams,
         body: super::Probe,
     ) -> impl std::future::Future<
         Output = Result<crate::responses::OkOrCreated<super::Probe>, support::Status>,
@@ -97,7 +97,7 @@ pub trait ProbeApi: Send + Sync + 'static {
         &self,
         context: support::http::Context,
         path: crate::params::NamespaceNamePath,
-        params: crate::params::PatchParams2,
+        params: crate::params::PatchParams,
         body: support::http::Patch,
     ) -> impl std::future::Future<
         Output = Result<crate::responses::OkOrCreated<super::Probe>, support::Status>,
@@ -110,7 +110,7 @@ pub trait ProbeApi: Send + Sync + 'static {
         &self,
         context: support::http::Context,
         path: crate::params::NamespaceNamePath,
-        params: crate::params::DeleteParams2,
+        params: crate::params::DeleteParams,
         body: Option<crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
     ) -> impl std::future::Future<
         Output = Result<crate::responses::OkOrAccepted<support::Status>, support::Status>,
@@ -123,7 +123,7 @@ pub trait ProbeApi: Send + Sync + 'static {
         &self,
         context: support::http::Context,
         path: crate::params::NamespacePath,
-        params: crate::params::ListParams2,
+        params: crate::params::ListParams,
     ) -> impl std::future::Future<
         Output = Result<super::ProbeList, support::Status>,
     > + Send {
@@ -134,7 +134,7 @@ pub trait ProbeApi: Send + Sync + 'static {
     fn list_all_namespaces(
         &self,
         context: support::http::Context,
-        params: crate::params::ListParams2,
+        params: crate::params::ListParams,
     ) -> impl std::future::Future<
         Output = Result<super::ProbeList, support::Status>,
     > + Send {
@@ -146,7 +146,7 @@ pub trait ProbeApi: Send + Sync + 'static {
         &self,
         context: support::http::Context,
         path: crate::params::NamespacePath,
-        params: crate::params::DeleteCollectionParams2,
+        params: crate::params::DeleteCollectionParams,
         body: Option<crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
     ) -> impl std::future::Future<
         Output = Result<support::Status, support::Status>,
@@ -161,7 +161,7 @@ pub trait ProbeApi: Send + Sync + 'static {
         &self,
         context: support::http::Context,
         namespace: Option<String>,
-        params: crate::params::ListParams2,
+        params: crate::params::ListParams,
     ) -> impl std::future::Future<
         Output = Result<support::http::watch::WatchStream<super::Probe>, support::Status>,
     > + Send {
@@ -175,7 +175,7 @@ impl<S: support::dynamic::DynamicApi> ProbeApi for support::dynamic::Dynamic<S> 
         &self,
         context: support::http::Context,
         path: crate::params::NamespacePath,
-        params: crate::params::CreateOrReplaceParams2,
+        params: crate::params::CreateOrReplaceParams,
         body: super::Probe,
     ) -> Result<crate::responses::OkCreatedOrAccepted<super::Probe>, support::Status> {
         let request = support::dynamic::Request {
@@ -202,7 +202,7 @@ impl<S: support::dynamic::DynamicApi> ProbeApi for support::dynamic::Dynamic<S> 
         &self,
         context: support::http::Context,
         path: crate::params::NamespaceNamePath,
-        params: crate::params::ReadParams2,
+        params: crate::params::ReadParams,
     ) -> Result<super::Probe, support::Status> {
         let request = support::dynamic::Request {
             verb: support::dynamic::Verb::Get,
@@ -221,7 +221,7 @@ impl<S: support::dynamic::DynamicApi> ProbeApi for support::dynamic::Dynamic<S> 
         &self,
         context: support::http::Context,
         path: crate::params::NamespaceNamePath,
-        params: crate::params::CreateOrReplaceParams2,
+        params: crate::params::CreateOrReplaceParams,
         body: super::Probe,
     ) -> Result<crate::responses::OkOrCreated<super::Probe>, support::Status> {
         let request = support::dynamic::Request {
@@ -247,7 +247,7 @@ impl<S: support::dynamic::DynamicApi> ProbeApi for support::dynamic::Dynamic<S> 
         &self,
         context: support::http::Context,
         path: crate::params::NamespaceNamePath,
-        params: crate::params::PatchParams2,
+        params: crate::params::PatchParams,
         body: support::http::Patch,
     ) -> Result<crate::responses::OkOrCreated<super::Probe>, support::Status> {
         let request = support::dynamic::Request {
@@ -273,7 +273,7 @@ impl<S: support::dynamic::DynamicApi> ProbeApi for support::dynamic::Dynamic<S> 
         &self,
         context: support::http::Context,
         path: crate::params::NamespaceNamePath,
-        params: crate::params::DeleteParams2,
+        params: crate::params::DeleteParams,
         body: Option<crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
     ) -> Result<crate::responses::OkOrAccepted<support::Status>, support::Status> {
         let request = support::dynamic::Request {
@@ -299,7 +299,7 @@ impl<S: support::dynamic::DynamicApi> ProbeApi for support::dynamic::Dynamic<S> 
         &self,
         context: support::http::Context,
         path: crate::params::NamespacePath,
-        params: crate::params::ListParams2,
+        params: crate::params::ListParams,
     ) -> Result<super::ProbeList, support::Status> {
         let request = support::dynamic::Request {
             verb: support::dynamic::Verb::List,
@@ -317,7 +317,7 @@ impl<S: support::dynamic::DynamicApi> ProbeApi for support::dynamic::Dynamic<S> 
     async fn list_all_namespaces(
         &self,
         context: support::http::Context,
-        params: crate::params::ListParams2,
+        params: crate::params::ListParams,
     ) -> Result<super::ProbeList, support::Status> {
         let request = support::dynamic::Request {
             verb: support::dynamic::Verb::List,
@@ -336,7 +336,7 @@ impl<S: support::dynamic::DynamicApi> ProbeApi for support::dynamic::Dynamic<S> 
         &self,
         context: support::http::Context,
         path: crate::params::NamespacePath,
-        params: crate::params::DeleteCollectionParams2,
+        params: crate::params::DeleteCollectionParams,
         body: Option<crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
     ) -> Result<support::Status, support::Status> {
         let request = support::dynamic::Request {
@@ -356,7 +356,7 @@ impl<S: support::dynamic::DynamicApi> ProbeApi for support::dynamic::Dynamic<S> 
         &self,
         context: support::http::Context,
         namespace: Option<String>,
-        params: crate::params::ListParams2,
+        params: crate::params::ListParams,
     ) -> Result<support::http::watch::WatchStream<super::Probe>, support::Status> {
         let request = support::dynamic::Request {
             verb: support::dynamic::Verb::Watch,
@@ -409,7 +409,7 @@ async fn handle_create<S: ProbeApi>(
             &state.config,
             &PROBE,
             async move |mut call| {
-                let params = crate::params::CreateOrReplaceParams2::from_query(
+                let params = crate::params::CreateOrReplaceParams::from_query(
                     call.query(),
                 )?;
                 call.check_options("CreateOptions", params.validate())?;
@@ -440,7 +440,7 @@ async fn handle_read<S: ProbeApi>(
             &state.config,
             &PROBE,
             async move |call| {
-                let params = crate::params::ReadParams2::from_query(call.query())?;
+                let params = crate::params::ReadParams::from_query(call.query())?;
                 call.check_options("GetOptions", params.validate())?;
                 let value = state.api.read(call.context(), path, params).await?;
                 call.reply(support::axum::http::StatusCode::OK, &value)
@@ -463,7 +463,7 @@ async fn handle_replace<S: ProbeApi>(
             &state.config,
             &PROBE,
             async move |mut call| {
-                let params = crate::params::CreateOrReplaceParams2::from_query(
+                let params = crate::params::CreateOrReplaceParams::from_query(
                     call.query(),
                 )?;
                 call.check_options("UpdateOptions", params.validate())?;
@@ -494,7 +494,7 @@ async fn handle_patch<S: ProbeApi>(
             &state.config,
             &PROBE,
             async move |mut call| {
-                let params = crate::params::PatchParams2::from_query(call.query())?;
+                let params = crate::params::PatchParams::from_query(call.query())?;
                 let mut errors = params.validate();
                 let is_apply = call.patch_type()
                     == Some(support::http::PatchType::Apply);
@@ -538,7 +538,7 @@ async fn handle_delete<S: ProbeApi>(
             &state.config,
             &PROBE,
             async move |mut call| {
-                let params = crate::params::DeleteParams2::from_query(call.query())?;
+                let params = crate::params::DeleteParams::from_query(call.query())?;
                 call.check_options("DeleteOptions", params.validate())?;
                 let body: Option<
                     crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
@@ -574,7 +574,7 @@ async fn handle_list<S: ProbeApi>(
             &state.config,
             &PROBE,
             async move |call| {
-                let params = crate::params::ListParams2::from_query(call.query())?;
+                let params = crate::params::ListParams::from_query(call.query())?;
                 call.check_options("ListOptions", params.validate())?;
                 if params.watch == Some(true) {
                     let timeout = params.timeout_seconds;
@@ -602,7 +602,7 @@ async fn handle_list_all_namespaces<S: ProbeApi>(
             &state.config,
             &PROBE,
             async move |call| {
-                let params = crate::params::ListParams2::from_query(call.query())?;
+                let params = crate::params::ListParams::from_query(call.query())?;
                 call.check_options("ListOptions", params.validate())?;
                 if params.watch == Some(true) {
                     let timeout = params.timeout_seconds;
@@ -630,7 +630,7 @@ async fn handle_delete_collection<S: ProbeApi>(
             &state.config,
             &PROBE,
             async move |mut call| {
-                let params = crate::params::DeleteCollectionParams2::from_query(
+                let params = crate::params::DeleteCollectionParams::from_query(
                     call.query(),
                 )?;
                 call.check_options("ListOptions", params.validate())?;
