@@ -116,6 +116,7 @@ pub fn plan(api: &mut Api, docs: &[Document]) {
     planner.name_param_sets();
     planner.server.group_versions = group_versions.into_values().collect();
     api.server = planner.server;
+    api.notes.extend(planner.notes);
 }
 
 #[derive(Default)]
@@ -123,6 +124,8 @@ struct Planner {
     server: Server,
     /// Identity of each parameter set (names, types and rules), and the roles using it.
     param_keys: Vec<(String, BTreeSet<Role>)>,
+    /// Decisions the user should know of.
+    notes: Vec<String>,
 }
 
 impl Planner {
@@ -190,13 +193,27 @@ impl Planner {
         // One watch method serves `?watch=true` on list paths and the deprecated /watch/ paths.
         if list_params.is_some() || !watch_routes.is_empty() {
             let list = methods.iter().find(|m| m.role == Role::List);
+            let param_set = list_params.or_else(|| list.and_then(|l| l.param_set));
+            // A watch of one object passes its name on as a field selector; without one
+            // among the parameters it would watch the whole collection instead.
+            let has_field_selector =
+                param_set.is_some_and(|set| self.server.param_sets[set].params.iter().any(|p| p.name == "fieldSelector"));
+            if !has_field_selector {
+                for route in watch_routes.iter().filter(|r| r.kind == RouteKind::WatchOne) {
+                    self.notes.push(format!(
+                        "{} is not served: a watch of one object needs a fieldSelector parameter to select it by name",
+                        route.path
+                    ));
+                }
+                watch_routes.retain(|r| r.kind != RouteKind::WatchOne);
+            }
             methods.push(Method {
                 name: "watch".to_owned(),
                 role: Role::Watch,
                 subresource: None,
                 all_namespaces: false,
                 path_set: None,
-                param_set: list_params.or_else(|| list.and_then(|l| l.param_set)),
+                param_set,
                 body: None,
                 patch_types: Vec::new(),
                 success_code: 200,

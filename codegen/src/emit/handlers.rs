@@ -443,11 +443,7 @@ fn watch_handler(api: &Api, resource_api: &ResourceApi, method: &Method, name: &
     let name_selector = (with_path && has_param("fieldSelector")).then(|| {
         quote! {
             if let Some(name) = path.get("name") {
-                let selector = format!("metadata.name={name}");
-                params.field_selector = Some(match params.field_selector.take().filter(|s| !s.is_empty()) {
-                    Some(existing) => format!("{existing},{selector}"),
-                    None => selector,
-                });
+                params.field_selector = Some(support::http::watch::one_object_selector(params.field_selector.take(), name)?);
             }
         }
     });

@@ -55,6 +55,51 @@ impl<T> Event<T> {
 /// What a server's watch method returns: the events, until the server ends the stream.
 pub type WatchStream<T> = Pin<Box<dyn Stream<Item = Event<T>> + Send>>;
 
+/// The field selector of a watch of one object (`/watch/.../{name}`): `metadata.name=<name>`,
+/// or the request's own selector when it requires exactly that name. Any other selector is
+/// a 400, as the API server answers it.
+pub fn one_object_selector(selector: Option<String>, name: &str) -> Result<String, Status> {
+    match selector.filter(|s| !s.trim().is_empty()) {
+        None => Ok(format!("metadata.name={name}")),
+        Some(selector) if required_exact(&selector, "metadata.name").as_deref() == Some(name) => Ok(selector),
+        Some(_) => Err(Status::bad_request("fieldSelector metadata.name doesn't match requested name")),
+    }
+}
+
+/// The value a field selector requires `field` to equal (a `field=value` or
+/// `field==value` term), with its escapes (`\,`, `\=`, `\\`) undone.
+fn required_exact(selector: &str, field: &str) -> Option<String> {
+    let mut terms = vec![String::new()];
+    let mut chars = selector.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                let term = terms.last_mut().expect("one term at least");
+                term.push(c);
+                term.extend(chars.next());
+            }
+            ',' => terms.push(String::new()),
+            _ => terms.last_mut().expect("one term at least").push(c),
+        }
+    }
+    terms.iter().find_map(|term| {
+        let (key, value) = term.split_once("==").or_else(|| term.split_once('=').filter(|(key, _)| !key.ends_with('!')))?;
+        (key.trim() == field).then(|| unescape(value.trim()))
+    })
+}
+
+fn unescape(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    let mut chars = value.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => out.extend(chars.next()),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
 /// The Content-Type of a JSON watch.
 pub const CONTENT_TYPE: &str = "application/json;stream=watch";
 
@@ -125,4 +170,23 @@ pub(crate) fn error_line(status: &Status) -> Bytes {
         .unwrap_or_else(|_| serde_json::to_vec(&Value::Null).unwrap_or_default());
     line.push(b'\n');
     Bytes::from(line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::one_object_selector;
+
+    #[test]
+    fn a_watch_of_one_object_selects_its_name() {
+        assert_eq!(one_object_selector(None, "web").unwrap(), "metadata.name=web");
+        assert_eq!(one_object_selector(Some(" ".into()), "web").unwrap(), "metadata.name=web");
+        for agreeing in ["metadata.name=web", "metadata.name==web", "status.phase=X,metadata.name=web"] {
+            assert_eq!(one_object_selector(Some(agreeing.into()), "web").unwrap(), agreeing);
+        }
+        assert_eq!(one_object_selector(Some(r"metadata.name=a\,b".into()), "a,b").unwrap(), r"metadata.name=a\,b");
+        for contradicting in ["status.phase=X", "metadata.name=other", "metadata.name!=web"] {
+            let error = one_object_selector(Some(contradicting.into()), "web").unwrap_err();
+            assert_eq!((error.code, error.message.as_deref()), (Some(400), Some("fieldSelector metadata.name doesn't match requested name")));
+        }
+    }
 }

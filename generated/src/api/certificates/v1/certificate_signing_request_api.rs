@@ -1130,12 +1130,11 @@ async fn handle_watch<S: CertificateSigningRequestApi>(
             async move |call| {
                 let mut params = crate::params::ListParams::from_query(call.query())?;
                 if let Some(name) = path.get("name") {
-                    let selector = format!("metadata.name={name}");
                     params.field_selector = Some(
-                        match params.field_selector.take().filter(|s| !s.is_empty()) {
-                            Some(existing) => format!("{existing},{selector}"),
-                            None => selector,
-                        },
+                        support::http::watch::one_object_selector(
+                            params.field_selector.take(),
+                            name,
+                        )?,
                     );
                 }
                 call.check_options("ListOptions", params.validate())?;
