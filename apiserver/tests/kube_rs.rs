@@ -1794,6 +1794,118 @@ async fn discovery_finds_probes() {
         Some(vec!["prometheus-operator".to_owned()])
     );
 
+    // Aggregated discovery (`apidiscovery.k8s.io/v2`): one request to `/apis`, the same
+    // answers.
+    let aggregated = Discovery::new(client.clone())
+        .filter(&["monitoring.coreos.com"])
+        .run_aggregated()
+        .await
+        .expect("aggregated discovery of /apis");
+    let group = aggregated
+        .get("monitoring.coreos.com")
+        .expect("monitoring.coreos.com in aggregated discovery");
+    assert_eq!(group.versions().collect::<Vec<_>>(), ["v1"]);
+    assert_eq!(group.preferred_version(), Some("v1"));
+    let (from_aggregated, aggregated_caps) = aggregated
+        .resolve_gvk(&probe_gvk())
+        .expect("Probe in aggregated discovery");
+    assert_eq!(from_aggregated, resource);
+    assert_eq!(aggregated_caps.scope, Scope::Namespaced);
+    assert_eq!(aggregated_caps.operations, caps.operations);
+    assert!(aggregated_caps.subresources.is_empty(), "no status or scale");
+    assert!(!aggregated.has_group(""), "the core group is filtered out");
+
+    // kube's capabilities have no short names or categories; the aggregated document has.
+    let document = client
+        .list_api_groups_aggregated()
+        .await
+        .expect("aggregated /apis");
+    let monitoring = document
+        .items
+        .iter()
+        .find(|group| {
+            group.metadata.as_ref().and_then(|meta| meta.name.as_deref())
+                == Some("monitoring.coreos.com")
+        })
+        .expect("monitoring.coreos.com in the aggregated /apis");
+    let [v1] = monitoring.versions.as_slice() else {
+        panic!("one version: {monitoring:#?}");
+    };
+    assert_eq!(v1.version.as_deref(), Some("v1"));
+    assert_eq!(v1.freshness.as_deref(), Some("Current"));
+    let [probes] = v1.resources.as_slice() else {
+        panic!("one resource: {v1:#?}");
+    };
+    assert_eq!(probes.resource.as_deref(), Some("probes"));
+    assert_eq!(probes.singular_resource.as_deref(), Some("probe"));
+    assert_eq!(probes.scope.as_deref(), Some("Namespaced"));
+    let kind = probes.response_kind.as_ref().expect("responseKind");
+    assert_eq!(
+        (
+            kind.group.as_deref(),
+            kind.version.as_deref(),
+            kind.kind.as_deref()
+        ),
+        (Some("monitoring.coreos.com"), Some("v1"), Some("Probe"))
+    );
+    assert_eq!(probes.short_names, ["prb"]);
+    assert_eq!(probes.categories, ["prometheus-operator"]);
+    assert!(probes.subresources.is_empty(), "no status or scale");
+
+    // Unfiltered, `/api` is asked too: without a core group it lists nothing, and the
+    // groups of `/apis` are all there, as the per-group-version documents describe them.
+    let core = client
+        .list_core_api_versions_aggregated()
+        .await
+        .expect("aggregated /api");
+    assert!(core.items.is_empty(), "{core:#?}");
+    let everything = Discovery::new(client.clone())
+        .run_aggregated()
+        .await
+        .expect("aggregated discovery of /api and /apis");
+    let plain = Discovery::new(client.clone())
+        .exclude(&[""])
+        .run()
+        .await
+        .expect("discovery of /apis, group-version by group-version");
+    let names = |discovery: &Discovery| -> Vec<String> {
+        discovery
+            .groups_alphabetical()
+            .iter()
+            .map(|group| group.name().to_owned())
+            .collect()
+    };
+    assert_eq!(
+        names(&everything),
+        ["autoscaling", "certificates.k8s.io", "monitoring.coreos.com"]
+    );
+    assert_eq!(names(&everything), names(&plain));
+    for group in plain.groups() {
+        let from_aggregated = everything.get(group.name()).expect("the same groups");
+        assert_eq!(
+            format!("{:?}", from_aggregated.recommended_resources()),
+            format!("{:?}", group.recommended_resources()),
+            "{}",
+            group.name()
+        );
+    }
+    let (hpa, hpa_caps) = everything
+        .resolve_gvk(&GroupVersionKind::gvk(
+            "autoscaling",
+            "v2",
+            "HorizontalPodAutoscaler",
+        ))
+        .expect("HorizontalPodAutoscaler in aggregated discovery");
+    assert_eq!(hpa.plural, "horizontalpodautoscalers");
+    assert_eq!(
+        hpa_caps
+            .subresources
+            .iter()
+            .map(|(sub, _)| sub.plural.as_str())
+            .collect::<Vec<_>>(),
+        ["status"]
+    );
+
     // The discovered resource drives the dynamic client.
     let api: Api<DynamicObject> = Api::namespaced_with(client, "discovered", &resource);
     let created = api

@@ -330,15 +330,314 @@ async fn method_not_allowed() {
     assert_eq!(answer.body, "");
 }
 
-/// kubectl asks for aggregated discovery first; the plain list with a plain JSON content
-/// type tells it the server has none.
+// ---------------------------------------------------------------------------------------
+// Aggregated discovery.
+
+/// What kubectl 1.32, client-go and kube-rs send to `/api` and `/apis`.
+const KUBECTL_DISCOVERY_ACCEPT: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json";
+const V2: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
+const V2BETA1: &str = "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList";
+const LIST_V2: &str = r#"{"kind":"APIGroupDiscoveryList","apiVersion":"apidiscovery.k8s.io/v2","metadata":{},"items":"#;
+
+const V1_33: VersionInfo = VersionInfo { major: "1", minor: "33", git_version: "v1.33.0" };
+const V1_34: VersionInfo = VersionInfo { major: "1", minor: "34", git_version: "v1.34.0" };
+
+/// Built-in groups: the core group and `autoscaling`, as kube-apiserver lists them
+/// (`pods/eviction` without `pods`, to see an orphaned subresource).
+const BUILT_IN_GROUPS: &[GroupVersionInfo] = &[
+    GroupVersionInfo {
+        group: "autoscaling",
+        version: "v2",
+        resources: &[
+            ApiResourceInfo {
+                name: "horizontalpodautoscalers",
+                singular_name: "horizontalpodautoscaler",
+                namespaced: true,
+                kind: "HorizontalPodAutoscaler",
+                verbs: &["create", "delete", "get"],
+                short_names: &["hpa"],
+                categories: &["all"],
+                ..ApiResourceInfo::EMPTY
+            },
+            ApiResourceInfo {
+                name: "horizontalpodautoscalers/status",
+                namespaced: true,
+                kind: "HorizontalPodAutoscaler",
+                verbs: &["get", "patch", "update"],
+                ..ApiResourceInfo::EMPTY
+            },
+        ],
+        openapi: "",
+    },
+    GroupVersionInfo {
+        group: "",
+        version: "v1",
+        resources: &[
+            ApiResourceInfo {
+                name: "namespaces",
+                singular_name: "namespace",
+                kind: "Namespace",
+                verbs: &["get", "list"],
+                short_names: &["ns"],
+                ..ApiResourceInfo::EMPTY
+            },
+            ApiResourceInfo {
+                name: "namespaces/finalize",
+                kind: "Namespace",
+                verbs: &["update"],
+                ..ApiResourceInfo::EMPTY
+            },
+            ApiResourceInfo {
+                name: "pods/eviction",
+                namespaced: true,
+                group: "policy",
+                version: "v1",
+                kind: "Eviction",
+                verbs: &["create"],
+                ..ApiResourceInfo::EMPTY
+            },
+        ],
+        openapi: "",
+    },
+];
+
+static BUILT_IN_1_33: ApiCatalog = ApiCatalog { groups: BUILT_IN_GROUPS, version: V1_33 };
+static BUILT_IN_1_34: ApiCatalog = ApiCatalog { groups: BUILT_IN_GROUPS, version: V1_34 };
+
+/// An aggregated request's answer: checks the headers and returns the body.
+async fn get_aggregated(catalog: &'static ApiCatalog, uri: &str, accept: &str) -> String {
+    let answer = call(routes(catalog), Method::GET, uri, &[(header::ACCEPT, accept)]).await;
+    assert_eq!(answer.status, StatusCode::OK, "{uri}: {}", answer.body);
+    let version = if answer.body.contains(r#""apiVersion":"apidiscovery.k8s.io/v2beta1""#) {
+        V2BETA1
+    } else {
+        V2
+    };
+    assert_eq!(answer.header(header::CONTENT_TYPE), Some(version), "{uri}");
+    assert_eq!(answer.header(header::VARY), Some("Accept"), "{uri}");
+    assert_eq!(answer.header(header::CACHE_CONTROL), Some("public"), "{uri}");
+    // The API server's ETag: the SHA-512 of the list without `kind` and `apiVersion`.
+    let items = answer.body.split_once(r#""metadata":{},"items":"#).unwrap().1;
+    let etag =
+        format!("\"{}\"", openapi_hash(format!(r#"{{"metadata":{{}},"items":{items}"#).as_bytes()));
+    assert_eq!(answer.header(header::ETAG), Some(etag.as_str()), "{uri}");
+    answer.body
+}
+
 #[tokio::test]
-async fn aggregated_discovery_is_answered_with_the_plain_list() {
-    let accept = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json";
-    let answer = call(routes(&WIDGETS), Method::GET, "/apis", &[(header::ACCEPT, accept)]).await;
-    assert_eq!(answer.status, StatusCode::OK);
+async fn aggregated_custom_resources() {
+    // Custom resources: the group-version in `responseKind`, `status` before `scale`.
+    assert_eq!(
+        get_aggregated(&WIDGETS, "/apis", KUBECTL_DISCOVERY_ACCEPT).await,
+        concat!(
+            r#"{"kind":"APIGroupDiscoveryList","apiVersion":"apidiscovery.k8s.io/v2","metadata":{},"items":["#,
+            r#"{"metadata":{"name":"widgets.example.com","creationTimestamp":null},"versions":[{"version":"v1","resources":["#,
+            r#"{"resource":"widgets","responseKind":{"group":"widgets.example.com","version":"v1","kind":"Widget"},"scope":"Namespaced","singularResource":"widget","#,
+            r#""verbs":["delete","deletecollection","get","list","patch","create","update","watch"],"shortNames":["wd"],"categories":["all"],"subresources":["#,
+            r#"{"subresource":"status","responseKind":{"group":"widgets.example.com","version":"v1","kind":"Widget"},"verbs":["get","patch","update"]},"#,
+            r#"{"subresource":"scale","responseKind":{"group":"autoscaling","version":"v1","kind":"Scale"},"verbs":["get","patch","update"]}"#,
+            r#"]}],"freshness":"Current"}]}]}"#
+        )
+    );
+    // Without a core group, `/api` lists nothing (the plain `/api` is a 404).
+    assert_eq!(
+        get_aggregated(&WIDGETS, "/api", KUBECTL_DISCOVERY_ACCEPT).await,
+        format!("{LIST_V2}[]}}")
+    );
+}
+
+#[tokio::test]
+async fn aggregated_order_and_core_group() {
+    // Groups and versions in the order of the plain `/apis`; versions without resources
+    // have no `resources`.
+    let current = r#""freshness":"Current"}"#;
+    assert_eq!(
+        get_aggregated(&MIXED, "/apis", V2).await,
+        format!(
+            concat!(
+                "{list}[",
+                r#"{{"metadata":{{"name":"autoscaling","creationTimestamp":null}},"versions":[{{"version":"v2",{c},{{"version":"v1",{c},{{"version":"v2beta2",{c}]}},"#,
+                r#"{{"metadata":{{"name":"certificates.k8s.io","creationTimestamp":null}},"versions":[{{"version":"v1",{c}]}},"#,
+                r#"{{"metadata":{{"name":"monitoring.coreos.com","creationTimestamp":null}},"versions":[{{"version":"v1",{c},{{"version":"v1alpha1",{c}]}}"#,
+                "]}}"
+            ),
+            list = LIST_V2,
+            c = current
+        )
+    );
+    // The core group has no name; a built-in `responseKind` has the entry's own (empty)
+    // group and version.
+    assert_eq!(
+        get_aggregated(&MIXED, "/api", V2).await,
+        format!(
+            concat!(
+                "{}[",
+                r#"{{"metadata":{{"creationTimestamp":null}},"versions":[{{"version":"v1","resources":["#,
+                r#"{{"resource":"namespaces","responseKind":{{"group":"","version":"","kind":"Namespace"}},"scope":"Cluster","singularResource":"namespace","verbs":["get","list"],"shortNames":["ns"]}}"#,
+                r#"],"freshness":"Current"}}]}}]}}"#
+            ),
+            LIST_V2
+        )
+    );
+}
+
+#[tokio::test]
+async fn aggregated_built_in_groups() {
+    let autoscaling = concat!(
+        r#"{"version":"v2","resources":["#,
+        r#"{"resource":"horizontalpodautoscalers","responseKind":{"group":"","version":"","kind":"HorizontalPodAutoscaler"},"scope":"Namespaced","singularResource":"horizontalpodautoscaler","verbs":["create","delete","get"],"shortNames":["hpa"],"categories":["all"],"subresources":["#,
+        r#"{"subresource":"status","responseKind":{"group":"","version":"","kind":"HorizontalPodAutoscaler"},"verbs":["get","patch","update"]}"#,
+        r#"]}],"freshness":"Current"}"#
+    );
+    let core = concat!(
+        r#"{"version":"v1","resources":["#,
+        r#"{"resource":"namespaces","responseKind":{"group":"","version":"","kind":"Namespace"},"scope":"Cluster","singularResource":"namespace","verbs":["get","list"],"shortNames":["ns"],"subresources":["#,
+        r#"{"subresource":"finalize","responseKind":{"group":"","version":"","kind":"Namespace"},"verbs":["update"]}]},"#,
+        r#"{"resource":"pods","responseKind":{"group":"","version":"","kind":""},"scope":"Namespaced","singularResource":"","verbs":[],"subresources":["#,
+        r#"{"subresource":"eviction","responseKind":{"group":"policy","version":"v1","kind":"Eviction"},"verbs":["create"]}]}"#,
+        r#"],"freshness":"Current"}"#
+    );
+    // 1.33 still writes the zero creationTimestamp ...
+    assert_eq!(
+        get_aggregated(&BUILT_IN_1_33, "/apis", V2).await,
+        format!(
+            r#"{LIST_V2}[{{"metadata":{{"name":"autoscaling","creationTimestamp":null}},"versions":[{autoscaling}]}}]}}"#
+        )
+    );
+    assert_eq!(
+        get_aggregated(&BUILT_IN_1_33, "/api", V2).await,
+        format!(r#"{LIST_V2}[{{"metadata":{{"creationTimestamp":null}},"versions":[{core}]}}]}}"#)
+    );
+    // ... 1.34 does not.
+    assert_eq!(
+        get_aggregated(&BUILT_IN_1_34, "/apis", V2).await,
+        format!(
+            r#"{LIST_V2}[{{"metadata":{{"name":"autoscaling"}},"versions":[{autoscaling}]}}]}}"#
+        )
+    );
+    assert_eq!(
+        get_aggregated(&BUILT_IN_1_34, "/api", V2).await,
+        format!(r#"{LIST_V2}[{{"metadata":{{}},"versions":[{core}]}}]}}"#)
+    );
+}
+
+/// The plain documents' bytes, whatever else an `Accept` header that prefers them names.
+#[tokio::test]
+async fn plain_requests_get_the_plain_documents() {
+    let plain_apis = get_json(&MIXED, "/apis").await;
+    let plain_api = get_json(&MIXED, "/api").await;
+    assert!(plain_apis.starts_with(r#"{"kind":"APIGroupList","#), "{plain_apis}");
+    assert!(plain_api.starts_with(r#"{"kind":"APIVersions","#), "{plain_api}");
+    for accept in [
+        "application/json",
+        "application/json, */*",
+        "*/*",
+        "application/json, application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList",
+        "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList;q=0.5, application/json",
+        // Only JSON is written: the protobuf range is skipped.
+        "application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList, application/json",
+        // Refused, and unknown versions.
+        "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList;q=0",
+        "application/json;g=apidiscovery.k8s.io;v=v3;as=APIGroupDiscoveryList",
+        "application/json;as=Table;v=v1;g=meta.k8s.io",
+    ] {
+        for (uri, plain) in [("/apis", &plain_apis), ("/api", &plain_api)] {
+            let answer = call(routes(&MIXED), Method::GET, uri, &[(header::ACCEPT, accept)]).await;
+            assert_eq!(answer.status, StatusCode::OK, "{uri} {accept}");
+            assert_eq!(answer.header(header::CONTENT_TYPE), Some("application/json"), "{accept}");
+            assert_eq!(&answer.body, plain, "{uri} {accept}");
+            assert_eq!(answer.header(header::ETAG), None, "{uri} {accept}");
+            assert_eq!(answer.header(header::VARY), None, "{uri} {accept}");
+        }
+    }
+    // Below `/apis`, documents are plain whatever is asked for.
+    let answer = call(
+        routes(&WIDGETS),
+        Method::GET,
+        "/apis/widgets.example.com",
+        &[(header::ACCEPT, KUBECTL_DISCOVERY_ACCEPT)],
+    )
+    .await;
     assert_eq!(answer.header(header::CONTENT_TYPE), Some("application/json"));
-    assert!(answer.body.starts_with(r#"{"kind":"APIGroupList","#));
+    assert!(answer.body.starts_with(r#"{"kind":"APIGroup","#), "{}", answer.body);
+}
+
+#[tokio::test]
+async fn aggregated_negotiation() {
+    let v2 = get_aggregated(&MIXED, "/apis", V2).await;
+    for accept in [
+        KUBECTL_DISCOVERY_ACCEPT,
+        // By preference: q first, then the header's order, concrete types before wildcards.
+        "application/json;q=0.9, application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList",
+        "*/*, application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList",
+        "*/*;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList",
+        // Other conversions and media types are skipped.
+        "application/json;as=Table;v=v1;g=meta.k8s.io, application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList",
+        "application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList, application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList",
+    ] {
+        assert_eq!(get_aggregated(&MIXED, "/apis", accept).await, v2, "{accept}");
+    }
+
+    // 1.32 still serves v2beta1: the same list under its own apiVersion and Content-Type.
+    let v2beta1 = get_aggregated(&MIXED, "/apis", V2BETA1).await;
+    assert_eq!(
+        v2beta1,
+        v2.replacen("apidiscovery.k8s.io/v2", "apidiscovery.k8s.io/v2beta1", 1),
+        "{v2beta1}"
+    );
+    let beta_first = format!("{V2BETA1},{V2}");
+    assert_eq!(get_aggregated(&MIXED, "/apis", &beta_first).await, v2beta1);
+    // 1.33 does not: the next range decides.
+    let v2_1_33 = get_aggregated(&BUILT_IN_1_33, "/apis", V2).await;
+    assert_eq!(get_aggregated(&BUILT_IN_1_33, "/apis", &beta_first).await, v2_1_33);
+    let answer =
+        call(routes(&BUILT_IN_1_33), Method::GET, "/apis", &[(header::ACCEPT, V2BETA1)]).await;
+    assert_eq!(answer.header(header::CONTENT_TYPE), Some("application/json"));
+    assert!(answer.body.starts_with(r#"{"kind":"APIGroupList","#), "{}", answer.body);
+}
+
+#[tokio::test]
+async fn aggregated_revalidation() {
+    let accept = || (header::ACCEPT, KUBECTL_DISCOVERY_ACCEPT);
+    for uri in ["/apis", "/api"] {
+        let answer = call(routes(&MIXED), Method::GET, uri, &[accept()]).await;
+        let etag = answer.header(header::ETAG).unwrap().to_owned();
+        let answer = call(
+            routes(&MIXED),
+            Method::GET,
+            uri,
+            &[accept(), (header::IF_NONE_MATCH, etag.as_str())],
+        )
+        .await;
+        assert_eq!(answer.status, StatusCode::NOT_MODIFIED, "{uri}");
+        assert_eq!(answer.body, "");
+        assert_eq!(answer.header(header::ETAG), Some(etag.as_str()));
+        assert_eq!(answer.header(header::VARY), Some("Accept"));
+        assert_eq!(answer.header(header::CACHE_CONTROL), Some("public"));
+        assert_eq!(answer.header(header::CONTENT_TYPE), None);
+        let answer = call(
+            routes(&MIXED),
+            Method::GET,
+            uri,
+            &[accept(), (header::IF_NONE_MATCH, "\"stale\"")],
+        )
+        .await;
+        assert_eq!(answer.status, StatusCode::OK, "{uri}");
+        // HEAD: the headers of GET.
+        let answer = call(routes(&MIXED), Method::HEAD, uri, &[accept()]).await;
+        assert_eq!(answer.status, StatusCode::OK, "{uri}");
+        assert_eq!(answer.header(header::CONTENT_TYPE), Some(V2));
+        assert_eq!(answer.body, "");
+    }
+    // The tag follows the content.
+    let tag = |catalog: &'static ApiCatalog| async move {
+        call(routes(catalog), Method::GET, "/apis", &[(header::ACCEPT, V2)])
+            .await
+            .header(header::ETAG)
+            .map(str::to_owned)
+    };
+    assert_ne!(tag(&MIXED).await, tag(&WIDGETS).await);
+    assert_eq!(tag(&BUILT_IN_1_33).await, tag(&BUILT_IN_1_33).await);
 }
 
 #[tokio::test]
@@ -553,7 +852,8 @@ fn path_of(line: &str) -> &str {
     target.split('?').next().unwrap_or("")
 }
 
-/// One line per request: `GET /path?query accept=.. if-none-match=.. -> 200`.
+/// One line per request:
+/// `GET /path?query accept=.. if-none-match=.. -> 200 content-type=..`.
 async fn log_requests(
     axum::extract::State(log): axum::extract::State<Arc<Mutex<Vec<String>>>>,
     request: Request,
@@ -569,6 +869,9 @@ async fn log_requests(
     }
     let response = next.run(request).await;
     line.push_str(&format!(" -> {}", response.status().as_u16()));
+    if let Some(kind) = response.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()) {
+        line.push_str(&format!(" content-type={kind}"));
+    }
     log.lock().unwrap().push(line);
     response
 }
@@ -643,11 +946,44 @@ fn kubectl_reads_discovery_and_openapi() {
     ]));
     let requests = take_log();
     show("kubectl api-resources", &requests);
-    assert!(requests.iter().any(|line| path_of(line) == "/apis/widgets.example.com/v1"));
+    // Aggregated discovery: `/api` (an empty list: no core group) and `/apis` say it all.
+    let aggregated = |path: &str| {
+        let answer = format!(" -> 200 content-type={V2}");
+        requests.iter().any(|line| path_of(line) == path && line.ends_with(&answer))
+    };
+    assert!(aggregated("/api") && aggregated("/apis"), "{requests:#?}");
+    assert!(!requests.iter().any(|line| path_of(line).starts_with("/apis/")), "{requests:#?}");
+
+    // Verbs and categories come from the aggregated document too.
+    let wide = kubectl.run(&["api-resources", "-o", "wide"]);
+    let widgets = wide.lines().find(|line| line.starts_with("widgets ")).unwrap_or("");
+    assert!(
+        widgets.split_whitespace().eq([
+            "widgets",
+            "wd",
+            "widgets.example.com/v1",
+            "true",
+            "Widget",
+            CRD_VERBS.join(",").as_str(),
+            "all"
+        ]),
+        "{wide}"
+    );
+    let in_all = kubectl.run(&["api-resources", "--categories=all", "--no-headers"]);
+    assert!(in_all.lines().any(|line| line.starts_with("widgets ")), "{in_all}");
+    show("kubectl api-resources -o wide, --categories=all", &take_log());
 
     let versions = kubectl.run(&["api-versions"]);
     assert!(versions.lines().any(|line| line == "widgets.example.com/v1"), "{versions}");
-    show("kubectl api-versions", &take_log());
+    // kubectl's HTTP cache revalidates the documents by their ETag.
+    let requests = take_log();
+    show("kubectl api-versions", &requests);
+    let revalidated = |path: &str| {
+        requests.iter().any(|line| {
+            path_of(line) == path && line.contains(" if-none-match=\"") && line.ends_with(" -> 304")
+        })
+    };
+    assert!(revalidated("/api") && revalidated("/apis"), "{requests:#?}");
 
     let explained = kubectl.run(&["explain", "widgets"]);
     for expected in [
@@ -668,7 +1004,7 @@ fn kubectl_reads_discovery_and_openapi() {
     let document = |line: &&String| {
         path_of(line) == "/openapi/v3/apis/widgets.example.com/v1"
             && line.contains(&format!("?hash={hash}&"))
-            && line.ends_with("-> 200")
+            && line.contains(" -> 200 ")
     };
     assert!(requests.iter().any(|line| path_of(line) == "/openapi/v3"), "{requests:#?}");
     assert!(requests.iter().any(|line| document(&line)), "{requests:#?}");

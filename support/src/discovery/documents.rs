@@ -1,6 +1,7 @@
 //! The discovery documents, rendered once from an [`ApiCatalog`] in the API server's JSON
 //! shapes and field order (`metav1.APIGroupList`, `APIGroup`, `APIResourceList`,
-//! `APIVersions`, `version.Info`, kube-openapi's `OpenAPIV3Discovery`).
+//! `APIVersions`, `version.Info`, kube-openapi's `OpenAPIV3Discovery`), and the aggregated
+//! ones (see `aggregated`).
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -9,6 +10,7 @@ use base64::Engine as _;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
+use super::aggregated::{Aggregated, Flavor};
 use super::openapi::{openapi_hash, server_relative_url};
 use super::order::{compare_groups, compare_versions};
 use super::{ApiCatalog, ApiResourceInfo, GroupVersionInfo, VersionInfo};
@@ -21,6 +23,10 @@ pub(crate) struct Documents {
     pub core_versions: Vec<&'static str>,
     /// `/apis`.
     pub group_list: Bytes,
+    /// `/apis` and `/api` as aggregated discovery (`APIGroupDiscoveryList`); the latter
+    /// lists nothing when the core group is not served.
+    pub aggregated_apis: Aggregated,
+    pub aggregated_api: Aggregated,
     /// `/apis/{group}` by group.
     pub groups: HashMap<&'static str, Bytes>,
     /// `/apis/{group}/{version}` and `/api/{version}` by `(group, version)`.
@@ -270,11 +276,15 @@ impl Documents {
             }
         }
         names.sort_by(|a, b| compare_groups(a, b));
-        let versions_of = |group: &'static str| {
-            let mut versions: Vec<&'static str> =
-                gvs.iter().filter(|gv| gv.group == group).map(|gv| gv.version).collect();
-            versions.sort_by(|a, b| compare_versions(group, a, b));
+        // The group-versions of a group, preferred first.
+        let group_versions_of = |group: &'static str| {
+            let mut versions: Vec<&'static GroupVersionInfo> =
+                gvs.iter().copied().filter(|gv| gv.group == group).collect();
+            versions.sort_by(|a, b| compare_versions(group, a.version, b.version));
             versions
+        };
+        let versions_of = |group: &'static str| -> Vec<&'static str> {
+            group_versions_of(group).iter().map(|gv| gv.version).collect()
         };
 
         let mut group_list = Vec::new();
@@ -289,6 +299,12 @@ impl Documents {
             groups.insert(name, to_bytes(&api_group_json(name, &versions, true)));
             group_list.push(api_group_json(name, &versions, false));
         }
+
+        let flavor = Flavor::of(&catalog.version);
+        let (core, apis): (Vec<_>, Vec<_>) = names
+            .iter()
+            .map(|&name| (name, group_versions_of(name)))
+            .partition(|(name, _)| name.is_empty());
 
         let resource_lists =
             gvs.iter().map(|gv| ((gv.group, gv.version), resource_list_json(gv))).collect();
@@ -321,6 +337,8 @@ impl Documents {
                 api_version: "v1",
                 groups: group_list,
             }),
+            aggregated_apis: Aggregated::new(&apis, flavor),
+            aggregated_api: Aggregated::new(&core, flavor),
             groups,
             resource_lists,
             openapi_paths,

@@ -8,9 +8,9 @@
 //! | path | answer |
 //! |---|---|
 //! | `GET /version` | `version.Info` (`kubectl version`; the `kubectl` dispatcher picks its binary by `minor`) |
-//! | `GET /api` | `APIVersions` when the catalog has the core group (`""`), otherwise 404 |
+//! | `GET /api` | `APIVersions` when the catalog has the core group (`""`), otherwise 404; aggregated: the core group, or no group |
 //! | `GET /api/{version}` | the core group's `APIResourceList` |
-//! | `GET /apis` | `APIGroupList`, in the API server's order, with each group's `preferredVersion` |
+//! | `GET /apis` | `APIGroupList`, in the API server's order, with each group's `preferredVersion`; aggregated: every group but the core one, with its versions and resources |
 //! | `GET /apis/{group}` | `APIGroup` |
 //! | `GET /apis/{group}/{version}` | `APIResourceList` (`kubectl api-resources`, resource name resolution) |
 //! | `GET /openapi/v3` | `{"paths":{"apis/G/V":{"serverRelativeURL":"/openapi/v3/apis/G/V?hash=H"}}}` |
@@ -18,13 +18,27 @@
 //!
 //! Unknown groups, versions and documents answer the API server's 404
 //! [`Status::route_not_found`]; other methods than `GET` and `HEAD` its 405
-//! [`Status::route_method_not_allowed`]. Everything is JSON. Aggregated discovery
-//! (`Accept: application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList`) is not
-//! offered: those requests get the plain documents with `Content-Type: application/json`,
-//! which clients take as "not supported" and fall back to one request per group-version.
+//! [`Status::route_method_not_allowed`]. Everything is JSON.
+//!
+//! `/api` and `/apis` also serve aggregated discovery, as kube-apiserver does, to requests
+//! whose `Accept` header prefers
+//! `application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList` (what kubectl,
+//! client-go and kube-rs's `Discovery::run_aggregated` send first): one
+//! `apidiscovery.k8s.io/v2` `APIGroupDiscoveryList` with every group, version and resource
+//! (short names, categories, verbs, subresources included), so that clients need no
+//! request per group-version. It is answered with that `Content-Type`, an `ETag`
+//! (`If-None-Match` gets 304), `Vary: Accept` and `Cache-Control: public`. A catalog that
+//! claims 1.32 or older also serves `v=v2beta1`. Without a core group, the aggregated `/api`
+//! is an empty list (kube-rs's unfiltered `run_aggregated` needs a list; kubectl takes
+//! either). Requests that prefer plain JSON, or send no `Accept`, get the plain documents,
+//! byte for byte as before. The format, the negotiation and the differences between built-in
+//! and custom groups are told in the `aggregated` module's source.
+//!
+//! All documents are built from the same catalog data, once, when the routes are made.
 //! How the ordering and the OpenAPI caching work is told in the `order` and `openapi`
 //! modules' sources.
 
+mod aggregated;
 mod documents;
 mod openapi;
 mod order;
@@ -198,6 +212,9 @@ async fn version(State(docs): Docs) -> Response {
 }
 
 async fn api(State(docs): Docs, headers: HeaderMap) -> Response {
+    if let Some(aggregated) = docs.aggregated_api.respond(&headers) {
+        return aggregated;
+    }
     if docs.core_versions.is_empty() {
         return not_found();
     }
@@ -212,7 +229,10 @@ async fn core_resources(State(docs): Docs, Path(version): Path<String>) -> Respo
     }
 }
 
-async fn group_list(State(docs): Docs) -> Response {
+async fn group_list(State(docs): Docs, headers: HeaderMap) -> Response {
+    if let Some(aggregated) = docs.aggregated_apis.respond(&headers) {
+        return aggregated;
+    }
     json(docs.group_list.clone())
 }
 

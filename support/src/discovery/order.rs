@@ -70,6 +70,12 @@ const CUSTOM_GROUP_PRIORITY: u32 = 1000;
 /// Version priority of custom resource (and other unknown) group-versions.
 const CUSTOM_VERSION_PRIORITY: u32 = 100;
 
+/// Whether `group` is one of kube-apiserver's built-in groups (the core group `""`
+/// included); every other group is served as custom resources are.
+pub(crate) fn is_built_in(group: &str) -> bool {
+    BUILT_IN.iter().any(|(g, ..)| *g == group)
+}
+
 /// The priority of a group among groups: higher is listed first.
 pub(crate) fn group_priority(group: &str) -> u32 {
     BUILT_IN
@@ -84,7 +90,7 @@ pub(crate) fn version_priority(group: &str, version: &str) -> u32 {
     if let Some(&(.., priority)) = BUILT_IN.iter().find(|(g, v, ..)| *g == group && *v == version) {
         return priority;
     }
-    if BUILT_IN.iter().any(|(g, ..)| *g == group) { 0 } else { CUSTOM_VERSION_PRIORITY }
+    if is_built_in(group) { 0 } else { CUSTOM_VERSION_PRIORITY }
 }
 
 /// Orders groups as `/apis` lists them: highest group priority first, then by name.
