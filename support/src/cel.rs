@@ -40,20 +40,64 @@
 //! crate's strings extension (`charAt`, `indexOf`, `lastIndexOf`, `lowerAscii`,
 //! `upperAscii`, `replace`, `split`, `substring`, `trim`, `join`, `format`,
 //! `strings.quote`, and also `reverse`, which Kubernetes' version 2 lacks), plus the
-//! Kubernetes libraries written here:
+//! Kubernetes libraries written here (all of them, whatever Kubernetes version
+//! introduced them):
 //! - lists: `isSorted()`, `sum()`, `min()`, `max()`, `indexOf(x)`, `lastIndexOf(x)`;
 //! - regex: `find(re)`, `findAll(re)`, `findAll(re, n)`;
-//! - sets: `sets.contains(a, b)`, `sets.equivalent(a, b)`, `sets.intersects(a, b)`.
+//! - sets: `sets.contains(a, b)`, `sets.equivalent(a, b)`, `sets.intersects(a, b)`;
+//! - quantity: `quantity(s)`, `isQuantity(s)`, and on a `kubernetes.Quantity`
+//!   `isInteger()`, `asInteger()`, `asApproximateFloat()`, `sign()` (also `sign(q)`),
+//!   `add(q | int)`, `sub(q | int)`, `isLessThan(q)`, `isGreaterThan(q)`, `compareTo(q)`;
+//! - URL: `url(s)`, `isURL(s)`, and on a `kubernetes.URL` `getScheme()`, `getHost()`,
+//!   `getHostname()`, `getPort()`, `getEscapedPath()`, `getQuery()` (a
+//!   `map(string, list(string))`), read as Go's `net/url` reads them;
+//! - IP: `ip(s)`, `isIP(s)`, `ip.isCanonical(s)`, `string(ip)`, and on a `net.IP`
+//!   `family()`, `isUnspecified()`, `isLoopback()`, `isLinkLocalMulticast()`,
+//!   `isLinkLocalUnicast()`, `isGlobalUnicast()`;
+//! - CIDR: `cidr(s)`, `isCIDR(s)`, `string(cidr)`, and on a `net.CIDR`
+//!   `containsIP(ip | string)`, `containsCIDR(cidr | string)`, `ip()`, `masked()`,
+//!   `prefixLength()` (`containsCIDR` as fixed in Kubernetes 1.33: any contained subnet);
+//! - format: `format.dns1123Label()`, `format.dns1123Subdomain()`,
+//!   `format.dns1035Label()`, `format.qualifiedName()`, `format.dns1123LabelPrefix()`,
+//!   `format.dns1123SubdomainPrefix()`, `format.dns1035LabelPrefix()`,
+//!   `format.labelValue()`, `format.uri()`, `format.uuid()`, `format.byte()`,
+//!   `format.date()`, `format.datetime()`, `format.named(s)` (an optional), and on a
+//!   `kubernetes.NamedFormat` `validate(s)`: `optional.none()` or `optional.of` the
+//!   API server's error messages;
+//! - semver: `semver(s)`, `semver(s, normalize)`, `isSemver(s)`,
+//!   `isSemver(s, normalize)`, and on a `kubernetes.Semver` `major()`, `minor()`,
+//!   `patch()`, `isLessThan(v)`, `isGreaterThan(v)`, `compareTo(v)`.
 //!
-//! Missing, compared with the Kubernetes API server: the quantity, URL, IP, CIDR,
-//! format, semver, image and authz libraries; two-variable comprehensions
+//! The values of those libraries are opaque CEL values of the types Kubernetes names
+//! (`type(ip('::1')) == net.IP`); `==` and `!=` compare quantities by amount
+//! (`quantity('1') == quantity('1000m')`), semantic versions by precedence, the others
+//! by value (`cidr('10.0.0.1/8') != cidr('10.0.0.0/8')`). As in Kubernetes, `<` and the
+//! like are not defined on them (a rule using them fails with 'no such overload'). Their
+//! evaluation errors have the API server's texts (`quantities must match the regular
+//! expression ...`, `URL parse error during conversion from string: parse "x": invalid
+//! URI for request`, `IP Address "x" parse error during conversion from string:
+//! ParseAddr("x"): unable to parse IP`, ...), as have the messages of `validate`.
+//! Quantities keep the API server's representation, which `isInteger()` depends on
+//! (`quantity('1000m').isInteger()` and `quantity('1.5Gi').isInteger()` are false there
+//! too); see the `quantity` submodule.
+//!
+//! Missing, compared with the Kubernetes API server: the image and authz libraries, and
+//! the newest quantity methods (`mul`, `div`, `divInt`); two-variable comprehensions
 //! (`all(k, v, ...)`, `transformList`, ...); type checking against the schema (there is
-//! no static typing: a wrong field name or type is found when the rule runs, not when it
-//! is compiled; [`CelRuleSpec::compile`] does catch syntax errors, unknown variables and
-//! unknown functions); the cost budget; `optionalOldSelf`; escaping of property names
-//! that are not CEL identifiers (`x-foo` as `self.x__dash__foo`: use `self['x-foo']`);
-//! `date-time`/`duration` formatted strings as timestamps and durations (they stay
-//! strings); set and map list equality ignoring order.
+//! no static typing: a wrong field name or type, such as `quantity(self.replicas)` on an
+//! integer or `quantity('1') == 1`, is found when the rule runs, as 'no such overload'
+//! or a false comparison, not when it is compiled; [`CelRuleSpec::compile`] does catch
+//! syntax errors, unknown variables and unknown functions); the cost budget;
+//! `optionalOldSelf`; escaping of property names that are not CEL identifiers (`x-foo`
+//! as `self.x__dash__foo`: use `self['x-foo']`); `date-time`/`duration` formatted
+//! strings as timestamps and durations (they stay strings); set and map list equality
+//! ignoring order. Smaller differences in the libraries: `quantity('+')`, `'-'` and
+//! `'.'` are invalid here (Go reads them as zero, against the documented grammar, see
+//! [`crate::Quantity::validate`]); `add`/`sub` of quantities more than 4096 decimal
+//! digits apart in scale fail instead of computing a number of that many digits; URL
+//! parts and query values whose escapes decode to bytes that are not UTF-8 hold U+FFFD
+//! instead of those bytes; a bracketed URL host must be an IPv6 address, as in Go
+//! 1.24.8/1.25.2 and later (older API servers accept any host there).
 
 use std::collections::HashMap;
 use std::fmt;
@@ -70,6 +114,14 @@ use cel::{Context, Env, ExecutionError, Program, Value as CelValue};
 use serde_json::Value;
 
 use crate::validation::{ErrorList, ErrorType, FieldError, Path};
+
+mod format;
+mod net;
+mod quantity;
+mod semver;
+#[cfg(test)]
+mod tests;
+mod url;
 
 /// Longest detail a `messageExpression` may produce, in bytes
 /// (`MaxEvaluatedMessageExpressionSizeBytes`); longer ones fall back to the message.
@@ -550,7 +602,12 @@ static ENV: LazyLock<Arc<Env>> = LazyLock::new(|| {
         .add_extension(cel::extensions::strings)
         .and_then(|()| env.add_extension(k8s_lists))
         .and_then(|()| env.add_extension(k8s_regex))
-        .and_then(|()| env.add_extension(k8s_sets));
+        .and_then(|()| env.add_extension(k8s_sets))
+        .and_then(|()| quantity::library(&mut env))
+        .and_then(|()| url::library(&mut env))
+        .and_then(|()| net::library(&mut env))
+        .and_then(|()| format::library(&mut env))
+        .and_then(|()| semver::library(&mut env));
     if let Err(err) = declared {
         // Only a clash between the libraries above, fixed in this file, gets here.
         unreachable!("CEL environment: {err}");
@@ -630,7 +687,16 @@ fn check_references<'e>(expr: &'e IdedExpr, scope: &mut Vec<&'e str>) -> Result<
                 Err(format!("undeclared reference to '{name}'"))
             }
         }
-        Expr::Select(select) => check_references(&select.operand, scope),
+        Expr::Select(select) => {
+            // A qualified type name, `net.IP`, when its root is no variable.
+            if !select.test
+                && let Some(name) = qualified_name(expr, scope)
+                && ENV.types().find_type(&name).is_some()
+            {
+                return Ok(());
+            }
+            check_references(&select.operand, scope)
+        }
         Expr::List(list) => list
             .elements
             .iter()
@@ -811,6 +877,10 @@ fn eval_error_text(err: &ExecutionError) -> Option<String> {
             other => format!("index out of range: {other:?}"),
         },
         ExecutionError::UndeclaredReference(name) => format!("undeclared reference to '{name}'"),
+        // Kubernetes' libraries word their errors alone (see `k8s_error`).
+        ExecutionError::FunctionError { function, message } if function.is_empty() => {
+            message.clone()
+        }
         ExecutionError::FunctionError { function, message } => format!("{function}: {message}"),
         other => lower_first(&other.to_string()),
     })
@@ -828,6 +898,12 @@ fn lower_first(s: &str) -> String {
 
 type Args<'b, 'v> = Vec<CowVal<'b, 'v>>;
 type Returns<'b, 'v> = Result<CowVal<'b, 'v>, ExecutionError>;
+
+/// An evaluation error shown as `message` alone, as the Kubernetes libraries' errors are
+/// (`quantities must match the regular expression ...`), not prefixed with a function.
+fn k8s_error(message: impl fmt::Display) -> ExecutionError {
+    ExecutionError::function_error("", message)
+}
 
 fn args<'b, 'v, const N: usize>(args: Args<'b, 'v>) -> Result<[CowVal<'b, 'v>; N], ExecutionError> {
     args.try_into()
