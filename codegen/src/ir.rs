@@ -204,7 +204,7 @@ pub enum ListType {
 }
 
 /// One entry of `x-kubernetes-validations`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct CelRule {
     pub rule: String,
     pub message: Option<String>,

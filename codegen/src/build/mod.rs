@@ -7,12 +7,13 @@ mod naming;
 mod operations;
 mod types;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use serde_json::Value;
 
 use crate::error::{Error, Result, escape_pointer_segment};
-use crate::ir::{Api, DocumentInfo, SupportType, TypeDef, TypeId};
+use crate::ir::{Api, CelRule, DocumentInfo, SupportType, TypeDef, TypeId};
 use crate::load::Document;
 
 pub use handlers::reason_phrase;
@@ -62,7 +63,17 @@ struct Builder<'a> {
     type_names: BTreeMap<Vec<String>, BTreeSet<String>>,
     /// What merging schemas repeated across documents decided, for the notes.
     merges: Merges<'a>,
+    compiled: Compiled,
     api: Api,
+}
+
+/// Patterns and CEL rules that compiled already. Specs repeat them (a query parameter in
+/// every operation, each rule of a CRD serving one schema in several versions), and
+/// compiling them is the costliest part of checking a schema.
+#[derive(Default)]
+struct Compiled {
+    patterns: RefCell<HashSet<String>>,
+    rules: RefCell<HashSet<CelRule>>,
 }
 
 /// Schemas defined differently by several documents, by how they differ.
@@ -99,6 +110,7 @@ fn build_documents(docs: &[Document]) -> Result<Api> {
         ids: BTreeMap::new(),
         type_names: BTreeMap::new(),
         merges: Merges::default(),
+        compiled: Compiled::default(),
         api: Api::default(),
     };
     builder.api.documents =

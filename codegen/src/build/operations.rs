@@ -53,6 +53,7 @@ impl Builder<'_> {
         let loc = loc.join("parameters");
         let list = list.as_array().ok_or_else(|| self.error(&loc, "must be a list"))?;
         let mut parameters = Vec::with_capacity(list.len());
+        let no_schema = Value::Object(Default::default());
         for (index, parameter) in list.iter().enumerate() {
             let loc = loc.join(&index.to_string());
             let name = parameter.get("name").and_then(Value::as_str);
@@ -63,8 +64,8 @@ impl Builder<'_> {
                 _ => return Err(self.error(&loc, "a parameter needs `in` (path, query or header)")),
             };
             let Some(name) = name else { return Err(self.error(&loc, "a parameter needs a `name`")) };
-            let schema = parameter.get("schema").cloned().unwrap_or(Value::Object(Default::default()));
-            let ty = self.parameter_type(&schema, &loc.join("schema"))?;
+            let schema = parameter.get("schema").unwrap_or(&no_schema);
+            let ty = self.parameter_type(schema, &loc.join("schema"))?;
             parameters.push(Parameter {
                 name: name.to_owned(),
                 location,

@@ -46,15 +46,16 @@ impl Builder<'_> {
     }
 
     fn structure(&mut self, owner: TypeId, schema: &Value, loc: &Loc) -> Result<Struct> {
-        let properties = schema.get("properties").and_then(Value::as_object).cloned().unwrap_or_default();
-        let required = self.required(schema, &properties, loc)?;
+        let no_properties = Map::new();
+        let properties = schema.get("properties").and_then(Value::as_object).unwrap_or(&no_properties);
+        let required = self.required(schema, properties, loc)?;
         let structural = self.is_structural(loc);
         // Properties already spelled as their Rust name keep it (`foo_bar` stays `foo_bar`
         // even beside `fooBar`), so adding a property never renames another.
         let mut taken: BTreeSet<String> =
             properties.keys().filter(|wire| naming::snake_case(wire) == **wire).cloned().collect();
         let mut fields = Vec::with_capacity(properties.len());
-        for (wire_name, property) in &properties {
+        for (wire_name, property) in properties {
             let property_loc = loc.join("properties").join(wire_name);
             let ty = self.field_type(owner, property, &property_loc, wire_name)?;
             let snake = naming::snake_case(wire_name);
@@ -294,7 +295,10 @@ impl Builder<'_> {
         let Some(pattern) = schema.get("pattern") else { return Ok(None) };
         let loc = loc.join("pattern");
         let pattern = pattern.as_str().ok_or_else(|| self.error(&loc, "`pattern` must be a string"))?;
-        regex::Regex::new(pattern).map_err(|e| self.error(&loc, format!("invalid pattern: {e}")))?;
+        if !self.compiled.patterns.borrow().contains(pattern) {
+            regex::Regex::new(pattern).map_err(|e| self.error(&loc, format!("invalid pattern: {e}")))?;
+            self.compiled.patterns.borrow_mut().insert(pattern.to_owned());
+        }
         Ok(Some(pattern.to_owned()))
     }
 
@@ -337,14 +341,17 @@ impl Builder<'_> {
                 };
                 // Rules are compiled again at run time; rejecting them here means a broken
                 // rule fails the generator, not every request.
-                let spec = support::cel::CelRuleSpec {
-                    rule: &rule.rule,
-                    message: rule.message.as_deref(),
-                    message_expression: rule.message_expression.as_deref(),
-                    field_path: rule.field_path.as_deref(),
-                    reason: rule.reason.as_deref(),
-                };
-                spec.compile().map_err(|e| self.error(&entry_loc, format!("invalid CEL rule: {e}")))?;
+                if !self.compiled.rules.borrow().contains(&rule) {
+                    let spec = support::cel::CelRuleSpec {
+                        rule: &rule.rule,
+                        message: rule.message.as_deref(),
+                        message_expression: rule.message_expression.as_deref(),
+                        field_path: rule.field_path.as_deref(),
+                        reason: rule.reason.as_deref(),
+                    };
+                    spec.compile().map_err(|e| self.error(&entry_loc, format!("invalid CEL rule: {e}")))?;
+                    self.compiled.rules.borrow_mut().insert(rule.clone());
+                }
                 Ok(rule)
             })
             .collect()

@@ -10,6 +10,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use crate::build::{pascal_case, unique};
@@ -200,11 +201,22 @@ fn is_object(schema: &Value) -> bool {
 /// What makes two objects one type: the property name and the whole schema but for the
 /// keywords of the use.
 fn shape_key(schema: &Value, segment: &str) -> String {
-    let mut shape = schema.clone();
-    if let Value::Object(object) = &mut shape {
-        object.retain(|key, _| !USE_KEYWORDS.contains(&key.as_str()));
+    let shape = match schema {
+        Value::Object(object) => serde_json::to_string(&Shape(object)),
+        other => serde_json::to_string(other),
+    };
+    format!("{segment}\n{}", shape.expect("JSON values serialize"))
+}
+
+/// An object without the keywords of the use, serialized as the object itself would be.
+/// It borrows the entries: a copy would copy each nested object again for every object
+/// around it.
+struct Shape<'a>(&'a Map<String, Value>);
+
+impl Serialize for Shape<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self.0.iter().filter(|(key, _)| !USE_KEYWORDS.contains(&key.as_str())))
     }
-    format!("{segment}\n{shape}")
 }
 
 /// English singular of a plural property name, for the name of its items' type.

@@ -160,8 +160,9 @@ pub(super) fn node(
     if !ENABLED.get() {
         return None;
     }
+    // Rules that do not translate go to the interpreter whether they compile or not.
     let translated: Vec<Option<Transpiled>> =
-        rules.iter().map(|rule| if compiles(rule) { transpile(api, rule, self_ty, module) } else { None }).collect();
+        rules.iter().map(|rule| transpile(api, rule, self_ty, module).filter(|_| compiles(rule))).collect();
     if translated.iter().all(Option::is_none) {
         return None;
     }
