@@ -99,6 +99,19 @@ fn a_valid_gizmo_has_no_errors() {
     assert_eq!(encoded["spec"]["size"], "50%");
 }
 
+/// Rules may use Kubernetes' CEL libraries (here the URL one).
+#[test]
+fn cel_rules_use_the_kubernetes_libraries() {
+    assert_eq!(errors(&gizmo(json!({"mode": "Always", "endpoint": "https://example.com/report"}))), []);
+    for endpoint in ["ftp://example.com", "not a url"] {
+        assert_eq!(
+            errors(&gizmo(json!({"mode": "Always", "endpoint": endpoint}))),
+            [(ErrorType::Invalid, "spec.endpoint: Invalid value: \"object\": endpoint must be an http or https URL".to_owned())],
+            "{endpoint}"
+        );
+    }
+}
+
 /// Worded as the API server's schema validator words them for custom resources.
 #[test]
 fn keyword_enum_and_list_rules_report_kubernetes_field_errors() {

@@ -9,6 +9,9 @@ pub struct GizmoSpec {
         deserialize_with = "support::de::optional_map_null_values_as_default"
     )]
     pub backends: Option<std::collections::BTreeMap<String, super::GizmoBackend>>,
+    /// Where the gizmo reports to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoint: Option<String>,
     #[serde(
         default,
         skip_serializing_if = "Option::is_none",
@@ -218,6 +221,24 @@ impl support::Validate for GizmoSpec {
                 );
             }
         }
+        static RULES_2: std::sync::LazyLock<[support::cel::CelRule; 1]> = std::sync::LazyLock::new(||
+        [
+            support::cel::CelRule::new(
+                &support::cel::CelRuleSpec::new(
+                        "!has(self.endpoint) || isURL(self.endpoint) && url(self.endpoint).getScheme() in ['http', 'https']",
+                    )
+                    .with_message("endpoint must be an http or https URL")
+                    .with_field_path(".endpoint"),
+            ),
+        ]);
+        support::cel::check_rules_typed(
+            &*RULES_2,
+            &path,
+            "object",
+            json.get_or_insert_with(|| support::cel::to_json(value)),
+            None,
+            errors,
+        );
     }
 }
 
