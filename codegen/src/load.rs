@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::error::{Error, Result, escape_pointer_segment};
 
 /// One parsed document of a spec file.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Document {
     /// Path shown to users: relative to the specs folder, prefixed with its name (`specs/x.yaml`).
     pub display_path: PathBuf,

@@ -352,9 +352,14 @@ fn printer_columns(schema: Option<&Value>) -> Vec<PrinterColumn> {
 /// resources come from, with the schemas they refer to that only other documents define
 /// (a custom resource's document refers to the shared meta/v1 types).
 fn served_document(docs: &[Document], sources: &BTreeSet<usize>) -> Value {
-    let mut sources = sources.iter().map(|&index| &docs[index].value);
-    let mut served = sources.next().cloned().unwrap_or_default();
-    for other in sources {
+    let sources: Vec<&Value> = sources.iter().map(|&index| &docs[index].value).collect();
+    let missing = super::missing_schemas(
+        sources.iter().copied(),
+        |name| sources.iter().any(|source| super::schema(source, name).is_some()),
+        |name| docs.iter().find_map(|d| super::schema(&d.value, name)).map(|schema| ((), schema)),
+    );
+    let mut served = sources.first().map(|&first| first.clone()).unwrap_or_default();
+    for other in sources.iter().skip(1) {
         for section in ["/paths", "/components/schemas"] {
             if let (Some(Value::Object(into)), Some(Value::Object(from))) = (served.pointer_mut(section), other.pointer(section)) {
                 for (key, value) in from {
@@ -363,21 +368,9 @@ fn served_document(docs: &[Document], sources: &BTreeSet<usize>) -> Value {
             }
         }
     }
-    let mut wanted = Vec::new();
-    super::references(&served, &mut wanted);
-    let mut wanted: Vec<String> = wanted.into_iter().map(str::to_owned).collect();
-    while let Some(name) = wanted.pop() {
-        if served.pointer("/components/schemas").and_then(|s| s.get(&name)).is_some() {
-            continue;
-        }
-        let Some(schema) = docs.iter().find_map(|d| d.value.pointer("/components/schemas").and_then(|s| s.get(&name))) else {
-            continue;
-        };
-        let mut more = Vec::new();
-        super::references(schema, &mut more);
-        wanted.extend(more.into_iter().map(str::to_owned));
-        if let Some(Value::Object(schemas)) = served.pointer_mut("/components/schemas") {
-            schemas.insert(name, schema.clone());
+    if let Some(Value::Object(schemas)) = served.pointer_mut("/components/schemas") {
+        for (name, (), schema) in missing {
+            schemas.insert(name.to_owned(), schema.clone());
         }
     }
     served

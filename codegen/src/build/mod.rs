@@ -171,22 +171,14 @@ impl<'a> Builder<'a> {
     /// Adds the schemas of gap-filling documents that something refers to and no other
     /// document defines, and the ones those refer to.
     fn fill_gaps(&mut self) {
-        let mut wanted: Vec<&'a str> = Vec::new();
-        for doc in self.docs.iter().filter(|d| !d.fills_gaps) {
-            references(&doc.value, &mut wanted);
-        }
-        while let Some(name) = wanted.pop() {
-            if self.schemas.contains_key(name) {
-                continue;
-            }
-            let found = self.docs.iter().enumerate().filter(|(_, d)| d.fills_gaps).find_map(|(doc, d)| {
-                d.value.pointer("/components/schemas").and_then(|s| s.get(name)).map(|value| (doc, value))
-            });
-            if let Some((doc, value)) = found {
-                let (key, _) = self.docs[doc].value["components"]["schemas"].as_object().and_then(|s| s.get_key_value(name)).expect("found above");
-                self.schemas.insert(key, SchemaSource { doc, value });
-                references(value, &mut wanted);
-            }
+        let docs = self.docs;
+        let roots = docs.iter().filter(|d| !d.fills_gaps).map(|d| &d.value);
+        let fillers = || docs.iter().enumerate().filter(|(_, d)| d.fills_gaps);
+        let found = missing_schemas(roots, |name| self.schemas.contains_key(name), |name| {
+            fillers().find_map(|(doc, d)| schema(&d.value, name).map(|value| (doc, value)))
+        });
+        for (name, doc, value) in found {
+            self.schemas.insert(name, SchemaSource { doc, value });
         }
     }
 
@@ -344,6 +336,37 @@ impl<'a> Builder<'a> {
             self.api.types[id].file = file;
         }
     }
+}
+
+/// The schemas `roots` refer to that `defined` does not know, as `find` finds them, with
+/// the ones those refer to in turn: what a set of documents needs from elsewhere.
+/// `find` answers where a schema is (a tag, such as its document) and the schema.
+fn missing_schemas<'v, T>(
+    roots: impl IntoIterator<Item = &'v Value>,
+    defined: impl Fn(&str) -> bool,
+    find: impl Fn(&str) -> Option<(T, &'v Value)>,
+) -> Vec<(&'v str, T, &'v Value)> {
+    let mut wanted = Vec::new();
+    for root in roots {
+        references(root, &mut wanted);
+    }
+    let mut seen = BTreeSet::new();
+    let mut found = Vec::new();
+    while let Some(name) = wanted.pop() {
+        if defined(name) || !seen.insert(name) {
+            continue;
+        }
+        if let Some((tag, value)) = find(name) {
+            references(value, &mut wanted);
+            found.push((name, tag, value));
+        }
+    }
+    found
+}
+
+/// A schema of a document's `components.schemas`.
+fn schema<'v>(document: &'v Value, name: &str) -> Option<&'v Value> {
+    document.pointer("/components/schemas").and_then(|schemas| schemas.get(name))
 }
 
 /// Adds the schema names `value` refers to (`#/components/schemas/<name>`) to `out`.

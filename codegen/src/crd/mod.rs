@@ -83,33 +83,27 @@ pub fn expand(documents: &[Document]) -> Result<Vec<Document>> {
     let mut crds = crds.into_iter();
     for document in documents {
         if !is_crd(document) {
-            out.push(clone_document(document, document.value.clone(), Vec::new()));
+            out.push(document.clone());
             continue;
         }
         let crd = crds.next().expect("read above");
         for version in &crd.versions {
             let names = taken.get_mut(&(crd.group.clone(), version.name.clone())).expect("filled above");
             let (value, derived) = crd.openapi(version, names);
-            let mut openapi = clone_document(document, value, derived);
-            openapi.structural = true;
-            out.push(openapi);
+            out.push(Document {
+                display_path: document.display_path.clone(),
+                index_in_file: document.index_in_file,
+                source: document.source.clone(),
+                is_yaml: document.is_yaml,
+                value,
+                derived,
+                fills_gaps: false,
+                structural: true,
+            });
         }
     }
-    out.push(clone_document(&BUILTIN, BUILTIN.value.clone(), Vec::new()));
+    out.push(BUILTIN.clone());
     Ok(out)
-}
-
-fn clone_document(document: &Document, value: Value, derived: Vec<(String, String)>) -> Document {
-    Document {
-        display_path: document.display_path.clone(),
-        index_in_file: document.index_in_file,
-        source: document.source.clone(),
-        is_yaml: document.is_yaml,
-        value,
-        derived,
-        fills_gaps: document.fills_gaps,
-        structural: document.structural,
-    }
 }
 
 /// The facts of a manifest the documents are written from.
