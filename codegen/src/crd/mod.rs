@@ -35,6 +35,8 @@ const DELETE_OPTIONS: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions
 const PATCH: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.Patch";
 const SCALE: &str = "io.k8s.api.autoscaling.v1.Scale";
 
+/// Body types of creates, replaces and deletes.
+const BODY_TYPES: &[&str] = &["application/json", "application/yaml"];
 /// Patch types the API server accepts for custom resources: no strategic merge patch.
 const PATCH_TYPES: &[&str] = &["application/apply-patch+yaml", "application/json-patch+json", "application/merge-patch+json"];
 
@@ -308,7 +310,11 @@ impl Crd {
         } else {
             (format!("{base}/{}", self.plural), Vec::new())
         };
-        let ops = Operations { crd: self, version, item: item.to_owned() };
+        let ops = Operations {
+            crd: self,
+            version,
+            gvk: json!({"group": self.group, "version": version.name, "kind": self.kind}),
+        };
         let with = |first: Vec<Value>| -> Value { Value::Array(first.into_iter().chain([parameter("pretty")]).collect()) };
         let mut name_and_scope = vec![self.name_parameter()];
         name_and_scope.extend(scope_parameters.iter().cloned());
@@ -319,8 +325,8 @@ impl Crd {
             json!({
                 "parameters": with(scope_parameters.clone()),
                 "get": ops.operation("list", "", "list", LIST_PARAMETERS, None, &[(200, list)]),
-                "post": ops.operation("create", "", "post", WRITE_PARAMETERS, Some((&["application/json", "application/yaml"], item)), &[(200, item), (201, item), (202, item)]),
-                "delete": ops.operation("deletecollection", "", "deletecollection", DELETE_COLLECTION_PARAMETERS, Some((&["application/json", "application/yaml"], &format!("#/components/schemas/{DELETE_OPTIONS}"))), &[(200, &format!("#/components/schemas/{STATUS}"))]),
+                "post": ops.operation("create", "", "post", WRITE_PARAMETERS, Some((BODY_TYPES, item)), &[(200, item), (201, item), (202, item)]),
+                "delete": ops.operation("deletecollection", "", "deletecollection", DELETE_COLLECTION_PARAMETERS, Some((BODY_TYPES, &format!("#/components/schemas/{DELETE_OPTIONS}"))), &[(200, &format!("#/components/schemas/{STATUS}"))]),
             }),
         );
         let object_path = format!("{collection}/{{name}}");
@@ -330,7 +336,7 @@ impl Crd {
         }
         if version.scale.is_some() {
             let scale = format!("#/components/schemas/{SCALE}");
-            let scale_ops = Operations { item: scale.clone(), ..ops };
+            let scale_ops = Operations { gvk: json!({"group": "autoscaling", "version": "v1", "kind": "Scale"}), ..ops };
             paths.insert(format!("{object_path}/scale"), self.object_operations(&scale_ops, "Scale", &scale, with(name_and_scope), false));
         }
         if self.namespaced {
@@ -347,11 +353,10 @@ impl Crd {
 
     /// Read, replace and patch (and delete, for the object itself) of an object path.
     fn object_operations(&self, ops: &Operations, suffix: &str, item: &str, parameters: Value, delete: bool) -> Value {
-        let bodies: &[&str] = &["application/json", "application/yaml"];
         let mut path = json!({
             "parameters": parameters,
             "get": ops.operation("read", suffix, "get", &[], None, &[(200, item)]),
-            "put": ops.operation("replace", suffix, "put", WRITE_PARAMETERS, Some((bodies, item)), &[(200, item), (201, item)]),
+            "put": ops.operation("replace", suffix, "put", WRITE_PARAMETERS, Some((BODY_TYPES, item)), &[(200, item), (201, item)]),
             "patch": ops.operation("patch", suffix, "patch", PATCH_PARAMETERS, Some((PATCH_TYPES, &format!("#/components/schemas/{PATCH}"))), &[(200, item), (201, item)]),
         });
         if delete {
@@ -361,7 +366,7 @@ impl Crd {
                 suffix,
                 "delete",
                 DELETE_PARAMETERS,
-                Some((bodies, &format!("#/components/schemas/{DELETE_OPTIONS}"))),
+                Some((BODY_TYPES, &format!("#/components/schemas/{DELETE_OPTIONS}"))),
                 &[(200, &status), (202, &status)],
             );
         }
@@ -379,8 +384,8 @@ impl Crd {
 struct Operations<'a> {
     crd: &'a Crd,
     version: &'a Version,
-    /// Reference to the schema the operations are about (the resource, or Scale).
-    item: String,
+    /// The kind the operations speak (the resource's, or `autoscaling/v1` Scale).
+    gvk: Value,
 }
 
 impl Operations<'_> {
@@ -421,11 +426,6 @@ impl Operations<'_> {
             .map(|(code, schema)| (code.to_string(), json!({"description": response_description(*code), "content": content(response_types, schema)})))
             .collect();
         responses.insert("401".to_owned(), json!({"description": "Unauthorized"}));
-        let gvk = if self.item.ends_with(&format!("/{SCALE}")) {
-            json!({"group": "autoscaling", "version": "v1", "kind": "Scale"})
-        } else {
-            json!({"group": crd.group, "version": self.version.name, "kind": crd.kind})
-        };
         let mut operation = json!({
             "description": description,
             "operationId": id,
@@ -433,7 +433,7 @@ impl Operations<'_> {
             "parameters": parameters.iter().map(|p| parameter(p)).collect::<Vec<_>>(),
             "responses": responses,
             "x-kubernetes-action": action,
-            "x-kubernetes-group-version-kind": gvk,
+            "x-kubernetes-group-version-kind": self.gvk,
         });
         if let Some((types, schema)) = body {
             operation["requestBody"] = json!({"content": content(types, schema), "required": verb != "deletecollection" && verb != "delete"});
