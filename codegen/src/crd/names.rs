@@ -51,10 +51,10 @@ struct Group {
 pub fn extract(kind: &str, root: &mut Value, taken: &mut BTreeSet<String>, reference: &dyn Fn(&str) -> String) -> Vec<Extracted> {
     let mut walk = Walk::default();
     walk.children(root, &[], "");
-    let names = walk.assign_names(kind, taken);
+    walk.assign_names(kind, taken);
     let mut extracted: BTreeMap<usize, Extracted> = BTreeMap::new();
     let mut index = 0;
-    rewrite_children(root, &walk, &names, &mut index, &mut extracted, reference);
+    rewrite_children(root, &walk, &mut index, &mut extracted, reference);
     extracted.into_values().collect()
 }
 
@@ -104,7 +104,7 @@ impl Walk {
 
     /// Names every group: its last segment first, more of its path while the name is
     /// contested, a number when the path runs out.
-    fn assign_names(&mut self, kind: &str, taken: &mut BTreeSet<String>) -> Vec<String> {
+    fn assign_names(&mut self, kind: &str, taken: &mut BTreeSet<String>) {
         let candidate = |group: &Group, occurrences: &[Occurrence]| {
             let segments = &occurrences[group.first].segments;
             let start = segments.len().saturating_sub(group.depth);
@@ -136,7 +136,6 @@ impl Walk {
             let name = unique(candidate(&self.groups[index], &self.occurrences), taken, "");
             self.groups[index].name = name;
         }
-        self.groups.iter().map(|g| g.name.clone()).collect()
     }
 }
 
@@ -145,19 +144,18 @@ impl Walk {
 fn rewrite_children(
     schema: &mut Value,
     walk: &Walk,
-    names: &[String],
     index: &mut usize,
     extracted: &mut BTreeMap<usize, Extracted>,
     reference: &dyn Fn(&str) -> String,
 ) {
     if let Some(properties) = schema.get_mut("properties").and_then(Value::as_object_mut) {
         for property in properties.values_mut() {
-            rewrite_position(property, walk, names, index, extracted, reference);
+            rewrite_position(property, walk, index, extracted, reference);
         }
     }
     for keyword in ["items", "additionalProperties"] {
         if let Some(inner @ Value::Object(_)) = schema.get_mut(keyword) {
-            rewrite_position(inner, walk, names, index, extracted, reference);
+            rewrite_position(inner, walk, index, extracted, reference);
         }
     }
 }
@@ -165,12 +163,11 @@ fn rewrite_children(
 fn rewrite_position(
     schema: &mut Value,
     walk: &Walk,
-    names: &[String],
     index: &mut usize,
     extracted: &mut BTreeMap<usize, Extracted>,
     reference: &dyn Fn(&str) -> String,
 ) {
-    rewrite_children(schema, walk, names, index, extracted, reference);
+    rewrite_children(schema, walk, index, extracted, reference);
     if !is_object(schema) {
         return;
     }
@@ -178,7 +175,7 @@ fn rewrite_position(
     *index += 1;
     let Value::Object(object) = std::mem::take(schema) else { unreachable!("is_object checked it") };
     let mut wrapper = Map::new();
-    wrapper.insert("allOf".to_owned(), Value::Array(vec![serde_json::json!({"$ref": reference(&names[occurrence.group])})]));
+    wrapper.insert("allOf".to_owned(), Value::Array(vec![serde_json::json!({"$ref": reference(&walk.groups[occurrence.group].name)})]));
     // The description stays with the use only: `kubectl explain` lists a field with its
     // property's description, and would print a type's own one a second time.
     let (uses, named): (Map<String, Value>, Map<String, Value>) =
@@ -186,7 +183,7 @@ fn rewrite_position(
     wrapper.extend(uses);
     *schema = Value::Object(wrapper);
     extracted.entry(occurrence.group).or_insert_with(|| Extracted {
-        name: names[occurrence.group].clone(),
+        name: walk.groups[occurrence.group].name.clone(),
         schema: Value::Object(named),
         pointer: occurrence.pointer.clone(),
     });
