@@ -43,19 +43,33 @@ impl Number for f64 {}
 
 /// `minimum` (or `exclusiveMinimum` when `exclusive`).
 pub fn minimum<T: Number>(path: &Path<'_>, value: T, bound: T, exclusive: bool, errors: &mut ErrorList) {
-    if exclusive && value <= bound {
-        errors.push(FieldError::invalid(path, value, format!("must be greater than {bound}")));
-    } else if value < bound {
-        errors.push(FieldError::invalid(path, value, format!("must be greater than or equal to {bound}")));
+    if let Some(relation) = below_minimum(value, bound, exclusive) {
+        errors.push(FieldError::invalid(path, value, format!("must be {relation} {bound}")));
     }
 }
 
 /// `maximum` (or `exclusiveMaximum` when `exclusive`).
 pub fn maximum<T: Number>(path: &Path<'_>, value: T, bound: T, exclusive: bool, errors: &mut ErrorList) {
-    if exclusive && value >= bound {
-        errors.push(FieldError::invalid(path, value, format!("must be less than {bound}")));
-    } else if value > bound {
-        errors.push(FieldError::invalid(path, value, format!("must be less than or equal to {bound}")));
+    if let Some(relation) = above_maximum(value, bound, exclusive) {
+        errors.push(FieldError::invalid(path, value, format!("must be {relation} {bound}")));
+    }
+}
+
+/// The relation to the bound `value` fails to have, if it breaks a `minimum`.
+fn below_minimum<T: Number>(value: T, bound: T, exclusive: bool) -> Option<&'static str> {
+    match exclusive {
+        true if value <= bound => Some("greater than"),
+        false if value < bound => Some("greater than or equal to"),
+        _ => None,
+    }
+}
+
+/// The relation to the bound `value` fails to have, if it breaks a `maximum`.
+fn above_maximum<T: Number>(value: T, bound: T, exclusive: bool) -> Option<&'static str> {
+    match exclusive {
+        true if value >= bound => Some("less than"),
+        false if value > bound => Some("less than or equal to"),
+        _ => None,
     }
 }
 
@@ -292,24 +306,20 @@ pub fn patch_options(force: Option<bool>, field_manager: Option<&str>, is_apply:
 /// `maxItems`, `maxProperties`, `required`) read the same for every resource and are not
 /// repeated here.
 pub mod schema {
-    use super::{Number, Pattern};
+    use super::{Number, Pattern, above_maximum, below_minimum};
     use crate::validation::{ErrorList, FieldError, Path};
 
     /// `minimum` (or `exclusiveMinimum` when `exclusive`).
     pub fn minimum<T: Number>(path: &Path<'_>, value: T, bound: T, exclusive: bool, errors: &mut ErrorList) {
-        if exclusive && value <= bound {
-            errors.push(FieldError::invalid(path, value, format!("{path} in body should be greater than {bound}")));
-        } else if value < bound {
-            errors.push(FieldError::invalid(path, value, format!("{path} in body should be greater than or equal to {bound}")));
+        if let Some(relation) = below_minimum(value, bound, exclusive) {
+            errors.push(FieldError::invalid(path, value, format!("{path} in body should be {relation} {bound}")));
         }
     }
 
     /// `maximum` (or `exclusiveMaximum` when `exclusive`).
     pub fn maximum<T: Number>(path: &Path<'_>, value: T, bound: T, exclusive: bool, errors: &mut ErrorList) {
-        if exclusive && value >= bound {
-            errors.push(FieldError::invalid(path, value, format!("{path} in body should be less than {bound}")));
-        } else if value > bound {
-            errors.push(FieldError::invalid(path, value, format!("{path} in body should be less than or equal to {bound}")));
+        if let Some(relation) = above_maximum(value, bound, exclusive) {
+            errors.push(FieldError::invalid(path, value, format!("{path} in body should be {relation} {bound}")));
         }
     }
 
