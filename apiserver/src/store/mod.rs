@@ -317,24 +317,11 @@ fn in_version(resource: &'static ResourceInfo, response: Response) -> Response {
         }
         Response::Watch(events) => {
             use futures::StreamExt;
-            use support::http::watch::Event;
             Response::Watch(Box::pin(events.map(move |event| {
-                let version = api_version.as_str();
-                match event {
-                    Event::Added(mut v) => {
-                        convert(resource, version, &mut v);
-                        Event::Added(v)
-                    }
-                    Event::Modified(mut v) => {
-                        convert(resource, version, &mut v);
-                        Event::Modified(v)
-                    }
-                    Event::Deleted(mut v) => {
-                        convert(resource, version, &mut v);
-                        Event::Deleted(v)
-                    }
-                    other => other,
-                }
+                event.map(|mut object| {
+                    convert(resource, &api_version, &mut object);
+                    object
+                })
             })))
         }
     }
