@@ -13,8 +13,8 @@ use support::http::ResourceInfo;
 use support::{ListMeta, Status, StatusCause, StatusDetails};
 
 use super::object::{self, meta_str};
-use super::write::get_object;
-use super::{Inner, ObjKey, State, key_of, reply};
+use super::write::stored;
+use super::{Inner, ObjKey, State, reply};
 use crate::selector::{FieldSelector, LabelSelector, SelectableFields, selectable_fields};
 
 /// What a list or watch selects: a namespace (or all), labels, fields.
@@ -161,12 +161,7 @@ pub(crate) fn parse_rv(value: &str) -> Result<u64, Status> {
 
 impl Inner {
     pub(super) fn get(&self, request: &Request) -> Result<Response, Status> {
-        let resource = request.resource;
-        let name = request.name.as_deref().unwrap_or("");
-        let state = self.lock();
-        let key = key_of(resource, request.namespace.as_deref(), name);
-        let object = get_object(&state, resource, &key)
-            .ok_or_else(|| Status::not_found(resource.group, resource.plural, name))?;
+        let (_, object) = stored(&self.lock(), request)?;
         Ok(reply(200, (*object).clone()))
     }
 

@@ -31,10 +31,10 @@ use support::validation::{FieldError, Path};
 
 use super::object::{meta_str, now, set_meta};
 use super::write::{
-    Mode, NAMESPACE_MISMATCH, check_name, get_object, require_apply_manager, strict_unknown_fields,
+    Mode, NAMESPACE_MISMATCH, check_name, require_apply_manager, stored, strict_unknown_fields,
     undecodable,
 };
-use super::{Inner, key_of, reply};
+use super::{Inner, reply};
 use crate::patch;
 use crate::patch::gofmt::json_kind;
 
@@ -68,12 +68,7 @@ impl Inner {
     }
 
     fn get_scale(&self, request: &Request, paths: ScalePaths) -> Result<Response, Status> {
-        let resource = request.resource;
-        let name = request.name.as_deref().unwrap_or("");
-        let state = self.lock();
-        let key = key_of(resource, request.namespace.as_deref(), name);
-        let object = get_object(&state, resource, &key)
-            .ok_or_else(|| Status::not_found(resource.group, resource.plural, name))?;
+        let (_, object) = stored(&self.lock(), request)?;
         Ok(reply(200, scale_of(&object, paths)?.0))
     }
 
@@ -102,9 +97,7 @@ impl Inner {
         }
         let manager = Self::manager(context, &request);
         let mut state = self.lock();
-        let key = key_of(resource, request.namespace.as_deref(), &name);
-        let old = get_object(&state, resource, &key)
-            .ok_or_else(|| Status::not_found(resource.group, resource.plural, &name))?;
+        let (key, old) = stored(&state, &request)?;
         let new = scaled(&old, paths, replicas, meta_str(&scale, "resourceVersion"))?;
         let response = self.update_locked(
             &mut state,
@@ -135,10 +128,8 @@ impl Inner {
             require_apply_manager(context, &request)?;
         }
         let manager = Self::manager(context, &request);
-        let key = key_of(resource, request.namespace.as_deref(), &name);
         let mut state = self.lock();
-        let old = get_object(&state, resource, &key)
-            .ok_or_else(|| Status::not_found(resource.group, resource.plural, &name))?;
+        let (key, old) = stored(&state, &request)?;
         let (mut current, found) = scale_of(&old, paths)?;
         if !found {
             current["spec"]["replicas"] = json!(UNSET_REPLICAS);

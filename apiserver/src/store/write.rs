@@ -222,7 +222,6 @@ impl Inner {
     // ---------------------------------------------------------------------------------
 
     pub(super) fn update(&self, context: &Context, request: Request) -> Result<Response, Status> {
-        let resource = request.resource;
         let body = request
             .body
             .clone()
@@ -231,9 +230,7 @@ impl Inner {
         check_name(&body, &name)?;
         let manager = Self::manager(context, &request);
         let mut state = self.lock();
-        let key = key_of(resource, request.namespace.as_deref(), &name);
-        let old = get_object(&state, resource, &key)
-            .ok_or_else(|| Status::not_found(resource.group, resource.plural, &name))?;
+        let (key, old) = stored(&state, &request)?;
         self.update_locked(
             &mut state,
             context,
@@ -521,12 +518,9 @@ impl Inner {
 
     pub(super) fn delete(&self, context: &Context, request: Request) -> Result<Response, Status> {
         let resource = request.resource;
-        let name = request.name.clone().unwrap_or_default();
         let options = DeleteOptions::from_request(context, &request);
-        let key = key_of(resource, request.namespace.as_deref(), &name);
         let mut state = self.lock();
-        let old = get_object(&state, resource, &key)
-            .ok_or_else(|| Status::not_found(resource.group, resource.plural, &name))?;
+        let (key, old) = stored(&state, &request)?;
         let (code, status) = self.delete_locked(&mut state, resource, key, &old, &options)?;
         Ok(reply(
             code,
@@ -686,6 +680,16 @@ pub(super) fn require_apply_manager(context: &Context, request: &Request) -> Res
             "is required for apply patch",
         )],
     ))
+}
+
+/// The key of the object a request names, and the object; 404 `NotFound` when there is
+/// none.
+pub(super) fn stored(state: &State, request: &Request) -> Result<(ObjKey, Arc<Value>), Status> {
+    let resource = request.resource;
+    let name = request.name.as_deref().unwrap_or("");
+    let key = key_of(resource, request.namespace.as_deref(), name);
+    let object = get_object(state, resource, &key).ok_or_else(|| Status::not_found(resource.group, resource.plural, name))?;
+    Ok((key, object))
 }
 
 /// The stored object at `key`.
