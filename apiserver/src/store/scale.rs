@@ -36,7 +36,7 @@ use super::write::{
 };
 use super::{Inner, reply};
 use crate::patch;
-use crate::patch::gofmt::json_kind;
+use crate::patch::gofmt::{self, json_kind};
 
 /// What the API server puts in a Scale's `spec.replicas` for the patch to see when the
 /// object has no value at `specReplicasPath` (the smallest int32).
@@ -460,7 +460,7 @@ fn lookup<'a>(object: &'a Value, path: &str) -> Result<Option<&'a Value>, Status
         let Some(map) = current.as_object() else {
             return Err(Status::bad_request(format!(
                 "{walked} accessor error: {} is of the type {}, expected map[string]interface{{}}",
-                go_v(current),
+                gofmt::v(current),
                 go_type(current)
             )));
         };
@@ -481,7 +481,7 @@ fn int_at(object: &Value, path: &str) -> Result<Option<i64>, Status> {
         Some(value) => value.as_i64().map(Some).ok_or_else(|| {
             Status::bad_request(format!(
                 "{path} accessor error: {} is of the type {}, expected int64",
-                go_v(value),
+                gofmt::v(value),
                 go_type(value)
             ))
         }),
@@ -495,7 +495,7 @@ fn string_at(object: &Value, path: &str) -> Result<Option<String>, Status> {
         Some(Value::String(s)) => Ok(Some(s.clone())),
         Some(value) => Err(Status::bad_request(format!(
             "{path} accessor error: {} is of the type {}, expected string",
-            go_v(value),
+            gofmt::v(value),
             go_type(value)
         ))),
     }
@@ -544,15 +544,6 @@ fn go_type(value: &Value) -> &'static str {
         Value::String(_) => "string",
         Value::Array(_) => "[]interface {}",
         Value::Object(_) => "map[string]interface {}",
-    }
-}
-
-/// Roughly Go's `%v` of a decoded JSON value (strings bare, the rest as JSON).
-fn go_v(value: &Value) -> String {
-    match value {
-        Value::String(s) => s.clone(),
-        Value::Null => "<nil>".to_owned(),
-        other => other.to_string(),
     }
 }
 
