@@ -63,9 +63,7 @@ impl Server {
                 }
             }
         });
-        let addr = rx
-            .recv_timeout(Duration::from_secs(30))
-            .expect("the server's `listening on` line");
+        let addr = rx.recv_timeout(Duration::from_secs(30)).expect("the server's `listening on` line");
         Server { child, addr }
     }
 }
@@ -90,51 +88,30 @@ impl Drop for Server {
 async fn connect(addr: &str) -> SendRequest<Full<Bytes>> {
     let stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
     stream.set_nodelay(true).expect("TCP_NODELAY");
-    let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
-        .await
-        .expect("handshake");
+    let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.expect("handshake");
     tokio::spawn(async move {
         let _ = connection.await;
     });
     sender
 }
 
-fn request(
-    addr: &str,
-    method: &str,
-    path: &str,
-    body: Option<&Value>,
-) -> hyper::Request<Full<Bytes>> {
-    let builder = hyper::Request::builder()
-        .method(method)
-        .uri(path)
-        .header("host", addr)
-        .header("accept", "application/json");
+fn request(addr: &str, method: &str, path: &str, body: Option<&Value>) -> hyper::Request<Full<Bytes>> {
+    let builder =
+        hyper::Request::builder().method(method).uri(path).header("host", addr).header("accept", "application/json");
     match body {
-        Some(body) => builder
-            .header("content-type", "application/json")
-            .body(Full::new(Bytes::from(body.to_string()))),
+        Some(body) => builder.header("content-type", "application/json").body(Full::new(Bytes::from(body.to_string()))),
         None => builder.body(Full::new(Bytes::new())),
     }
     .expect("a valid request")
 }
 
 /// Sends one request and reads the whole answer; panics on an unexpected status.
-async fn call(
-    sender: &mut SendRequest<Full<Bytes>>,
-    req: hyper::Request<Full<Bytes>>,
-    expect: u16,
-) -> Bytes {
+async fn call(sender: &mut SendRequest<Full<Bytes>>, req: hyper::Request<Full<Bytes>>, expect: u16) -> Bytes {
     sender.ready().await.expect("connection ready");
     let what = format!("{} {}", req.method(), req.uri());
     let response = sender.send_request(req).await.expect("an answer");
     let status = response.status().as_u16();
-    let body = response
-        .into_body()
-        .collect()
-        .await
-        .expect("the body")
-        .to_bytes();
+    let body = response.into_body().collect().await.expect("the body").to_bytes();
     assert_eq!(status, expect, "{what}: {}", String::from_utf8_lossy(&body));
     body
 }
@@ -190,12 +167,7 @@ where
                     break;
                 }
                 let (method, path, body) = make(c, i);
-                call(
-                    &mut sender,
-                    request(&addr, &method, &path, body.as_ref()),
-                    expect,
-                )
-                .await;
+                call(&mut sender, request(&addr, &method, &path, body.as_ref()), expect).await;
                 if begun >= measure_from {
                     latencies.push(begun.elapsed());
                 }
@@ -222,26 +194,14 @@ where
 async fn fanout(addr: &str) -> Vec<Duration> {
     let namespace = "bench-watch";
     let mut setup = connect(addr).await;
-    let list = call(
-        &mut setup,
-        request(
-            addr,
-            "GET",
-            &format!("{NS_PATH}/{namespace}/horizontalpodautoscalers"),
-            None,
-        ),
-        200,
-    )
-    .await;
+    let list =
+        call(&mut setup, request(addr, "GET", &format!("{NS_PATH}/{namespace}/horizontalpodautoscalers"), None), 200)
+            .await;
     let list: Value = serde_json::from_slice(&list).expect("list JSON");
-    let rv = list["metadata"]["resourceVersion"]
-        .as_str()
-        .expect("list resourceVersion")
-        .to_owned();
+    let rv = list["metadata"]["resourceVersion"].as_str().expect("list resourceVersion").to_owned();
 
     let (ready_tx, mut ready_rx) = tokio::sync::mpsc::channel::<()>(WATCHERS);
-    let (seen_tx, mut seen_rx) =
-        tokio::sync::mpsc::unbounded_channel::<(usize, tokio::time::Instant)>();
+    let (seen_tx, mut seen_rx) = tokio::sync::mpsc::unbounded_channel::<(usize, tokio::time::Instant)>();
     let mut watchers = Vec::new();
     for _ in 0..WATCHERS {
         let addr = addr.to_owned();
@@ -252,10 +212,7 @@ async fn fanout(addr: &str) -> Vec<Duration> {
         let seen_tx = seen_tx.clone();
         watchers.push(tokio::spawn(async move {
             let mut sender = connect(&addr).await;
-            let response = sender
-                .send_request(request(&addr, "GET", &path, None))
-                .await
-                .expect("watch");
+            let response = sender.send_request(request(&addr, "GET", &path, None)).await.expect("watch");
             assert_eq!(response.status().as_u16(), 200, "watch status");
             ready_tx.send(()).await.expect("ready");
             let mut body = response.into_body();
@@ -270,9 +227,7 @@ async fn fanout(addr: &str) -> Vec<Duration> {
                     let now = tokio::time::Instant::now();
                     let event: Value = serde_json::from_slice(&line).expect("event JSON");
                     if event["type"] == "ADDED"
-                        && let Some(k) = event["object"]["metadata"]["name"]
-                            .as_str()
-                            .and_then(|n| n.strip_prefix("w"))
+                        && let Some(k) = event["object"]["metadata"]["name"].as_str().and_then(|n| n.strip_prefix("w"))
                     {
                         let _ = seen_tx.send((k.parse().expect("write number"), now));
                     }
@@ -282,9 +237,7 @@ async fn fanout(addr: &str) -> Vec<Duration> {
     }
     drop(seen_tx);
     for _ in 0..WATCHERS {
-        tokio::time::timeout(Duration::from_secs(60), ready_rx.recv())
-            .await
-            .expect("watches open in 60 s");
+        tokio::time::timeout(Duration::from_secs(60), ready_rx.recv()).await.expect("watches open in 60 s");
     }
     tokio::time::sleep(Duration::from_millis(500)).await;
 
@@ -363,18 +316,9 @@ async fn run(measure: Duration) {
     let addr = server.addr.clone();
     let mut setup = connect(&addr).await;
     let path = format!("{NS_PATH}/bench-get/horizontalpodautoscalers");
-    call(
-        &mut setup,
-        request(&addr, "POST", &path, Some(&hpa("web"))),
-        201,
-    )
-    .await;
+    call(&mut setup, request(&addr, "POST", &path, Some(&hpa("web"))), 201).await;
     let get = closed_loop(&addr, measure, 200, |_, _| {
-        (
-            "GET".into(),
-            format!("{NS_PATH}/bench-get/horizontalpodautoscalers/web"),
-            None,
-        )
+        ("GET".into(), format!("{NS_PATH}/bench-get/horizontalpodautoscalers/web"), None)
     })
     .await;
     rows.push(("get (one object)".to_owned(), get));
@@ -386,49 +330,24 @@ async fn run(measure: Duration) {
     let list_path = format!("{NS_PATH}/bench-list/horizontalpodautoscalers");
     for i in 0..LIST_SIZE {
         let body = hpa(&format!("item-{i:03}"));
-        call(
-            &mut setup,
-            request(&addr, "POST", &list_path, Some(&body)),
-            201,
-        )
-        .await;
+        call(&mut setup, request(&addr, "POST", &list_path, Some(&body)), 201).await;
     }
     let listed = call(&mut setup, request(&addr, "GET", &list_path, None), 200).await;
     let list_bytes = listed.len();
     let path = list_path.clone();
-    let list = closed_loop(&addr, measure, 200, move |_, _| {
-        ("GET".into(), path.clone(), None)
-    })
-    .await;
-    rows.push((
-        format!("list (a namespace of {LIST_SIZE} objects, {list_bytes} bytes)"),
-        list,
-    ));
+    let list = closed_loop(&addr, measure, 200, move |_, _| ("GET".into(), path.clone(), None)).await;
+    rows.push((format!("list (a namespace of {LIST_SIZE} objects, {list_bytes} bytes)"), list));
     // The same list with many more objects of the kind in other namespaces.
     populate(&addr, "other", OTHER_OBJECTS).await;
     let path = list_path.clone();
-    let list = closed_loop(&addr, measure, 200, move |_, _| {
-        ("GET".into(), path.clone(), None)
-    })
-    .await;
-    rows.push((
-        format!("list (the same {LIST_SIZE}, with {OTHER_OBJECTS} more in 10 other namespaces)"),
-        list,
-    ));
+    let list = closed_loop(&addr, measure, 200, move |_, _| ("GET".into(), path.clone(), None)).await;
+    rows.push((format!("list (the same {LIST_SIZE}, with {OTHER_OBJECTS} more in 10 other namespaces)"), list));
     drop(server);
 
-    println!(
-        "| operation ({CONNECTIONS} connections) | requests/s | p50 | p99 | requests measured |"
-    );
+    println!("| operation ({CONNECTIONS} connections) | requests/s | p50 | p99 | requests measured |");
     println!("|---|---:|---:|---:|---:|");
     for (name, f) in &rows {
-        println!(
-            "| {name} | {:.0} | {} | {} | {} |",
-            f.requests as f64 / f.seconds,
-            ms(f.p50),
-            ms(f.p99),
-            f.requests
-        );
+        println!("| {name} | {:.0} | {} | {} | {} |", f.requests as f64 / f.seconds, ms(f.p50), ms(f.p99), f.requests);
     }
 
     let server = Server::start();
@@ -446,14 +365,8 @@ async fn run(measure: Duration) {
 }
 
 fn main() {
-    let seconds: u64 = std::env::var("BENCH_SECONDS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(5);
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("tokio runtime");
+    let seconds: u64 = std::env::var("BENCH_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(5);
+    let runtime =
+        tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("tokio runtime");
     runtime.block_on(run(Duration::from_secs(seconds)));
 }

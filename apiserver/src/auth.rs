@@ -29,8 +29,8 @@ pub struct TokenFile {
 impl TokenFile {
     /// Reads and parses a token file.
     pub fn load(path: &Path) -> Result<Self, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read token file {}: {e}", path.display()))?;
+        let text =
+            std::fs::read_to_string(path).map_err(|e| format!("cannot read token file {}: {e}", path.display()))?;
         Self::parse(&text).map_err(|e| format!("token file {}: {e}", path.display()))
     }
 
@@ -55,13 +55,7 @@ impl TokenFile {
             }
             let mut groups: Vec<String> = record
                 .get(3)
-                .map(|g| {
-                    g.split(',')
-                        .map(str::trim)
-                        .filter(|g| !g.is_empty())
-                        .map(str::to_owned)
-                        .collect()
-                })
+                .map(|g| g.split(',').map(str::trim).filter(|g| !g.is_empty()).map(str::to_owned).collect())
                 .unwrap_or_default();
             if !groups.iter().any(|g| g == AUTHENTICATED_GROUP) {
                 groups.push(AUTHENTICATED_GROUP.to_owned());
@@ -98,10 +92,7 @@ impl Authenticator for TokenFile {
             .and_then(|v| v.to_str().ok())
             .and_then(bearer_token)
             .ok_or_else(authentication_failed)?;
-        self.user(token)
-            .cloned()
-            .map(Some)
-            .ok_or_else(authentication_failed)
+        self.user(token).cloned().map(Some).ok_or_else(authentication_failed)
     }
 }
 
@@ -171,31 +162,20 @@ mod tests {
 
     #[test]
     fn parses_records_with_and_without_groups() {
-        let file = TokenFile::parse(
-            "t1,alice,uid-alice,\"devs,testers\"\n\nt2,bob,uid-bob\nt3,carol,,system:masters\n",
-        )
-        .unwrap();
+        let file =
+            TokenFile::parse("t1,alice,uid-alice,\"devs,testers\"\n\nt2,bob,uid-bob\nt3,carol,,system:masters\n")
+                .unwrap();
         assert_eq!(file.len(), 3);
         let alice = file.user("t1").unwrap();
         assert_eq!(alice.username, "alice");
-        assert_eq!(
-            alice.groups,
-            vec!["devs", "testers", "system:authenticated"]
-        );
-        assert_eq!(
-            file.user("t2").unwrap().groups,
-            vec!["system:authenticated"]
-        );
+        assert_eq!(alice.groups, vec!["devs", "testers", "system:authenticated"]);
+        assert_eq!(file.user("t2").unwrap().groups, vec!["system:authenticated"]);
         assert_eq!(file.user("t3").unwrap().uid, "");
     }
 
     #[test]
     fn rejects_short_records() {
-        assert!(
-            TokenFile::parse("t1,alice\n")
-                .unwrap_err()
-                .contains("at least 3 columns")
-        );
+        assert!(TokenFile::parse("t1,alice\n").unwrap_err().contains("at least 3 columns"));
     }
 
     #[test]

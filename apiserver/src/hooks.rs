@@ -45,11 +45,7 @@ fn dropped(original: &Value, normalized: &Value, path: String, out: &mut Vec<Str
     match (original, normalized) {
         (Value::Object(a), Value::Object(b)) => {
             for (key, value) in a {
-                let child = if path.is_empty() {
-                    key.clone()
-                } else {
-                    format!("{path}.{key}")
-                };
+                let child = if path.is_empty() { key.clone() } else { format!("{path}.{key}") };
                 match b.get(key) {
                     Some(other) => dropped(value, other, child, out),
                     None if value.is_null() => {}
@@ -75,9 +71,6 @@ mod tests {
     fn reports_dropped_fields_but_not_nulls() {
         let original = json!({"spec": {"a": 1, "b": null, "c": [{"x": 1, "y": 2}]}, "extra": true});
         let normalized = json!({"spec": {"a": 1, "c": [{"x": 1}]}});
-        assert_eq!(
-            dropped_fields(&original, &normalized),
-            vec!["extra", "spec.c[0].y"]
-        );
+        assert_eq!(dropped_fields(&original, &normalized), vec!["extra", "spec.c[0].y"]);
     }
 }

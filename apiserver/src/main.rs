@@ -80,52 +80,36 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> 
             continue;
         }
         let (flag, inline) = match arg.split_once('=') {
-            Some((flag, value)) if flag.starts_with("--") => {
-                (flag.to_owned(), Some(value.to_owned()))
-            }
+            Some((flag, value)) if flag.starts_with("--") => (flag.to_owned(), Some(value.to_owned())),
             _ => (arg.clone(), None),
         };
         let mut value = |name: &str| -> Result<String, String> {
-            inline
-                .clone()
-                .or_else(|| args.next())
-                .ok_or_else(|| format!("{name} needs a value"))
+            inline.clone().or_else(|| args.next()).ok_or_else(|| format!("{name} needs a value"))
         };
         match flag.as_str() {
             "--listen" => {
                 let text = value("--listen")?;
-                parsed.listen = text.parse().map_err(|e| {
-                    format!("--listen {text}: not an address (e.g. 127.0.0.1:8080): {e}")
-                })?;
+                parsed.listen =
+                    text.parse().map_err(|e| format!("--listen {text}: not an address (e.g. 127.0.0.1:8080): {e}"))?;
             }
             "--token-file" => parsed.token_file = Some(PathBuf::from(value("--token-file")?)),
-            "--tls-cert-file" => {
-                parsed.tls_cert_file = Some(PathBuf::from(value("--tls-cert-file")?))
-            }
+            "--tls-cert-file" => parsed.tls_cert_file = Some(PathBuf::from(value("--tls-cert-file")?)),
             "--tls-private-key-file" => {
                 parsed.tls_private_key_file = Some(PathBuf::from(value("--tls-private-key-file")?))
             }
             "--max-body-bytes" => {
                 let text = value("--max-body-bytes")?;
-                parsed.max_body_bytes = text
-                    .parse()
-                    .map_err(|e| format!("--max-body-bytes {text}: {e}"))?;
+                parsed.max_body_bytes = text.parse().map_err(|e| format!("--max-body-bytes {text}: {e}"))?;
             }
             "--watch-history" => {
                 let text = value("--watch-history")?;
-                parsed.watch_history = text
-                    .parse()
-                    .map_err(|e| format!("--watch-history {text}: {e}"))?;
+                parsed.watch_history = text.parse().map_err(|e| format!("--watch-history {text}: {e}"))?;
             }
             "--bookmark-interval" => {
                 let text = value("--bookmark-interval")?;
-                let seconds: f64 = text
-                    .parse()
-                    .map_err(|e| format!("--bookmark-interval {text}: {e}"))?;
+                let seconds: f64 = text.parse().map_err(|e| format!("--bookmark-interval {text}: {e}"))?;
                 if !(seconds.is_finite() && seconds > 0.0) {
-                    return Err(format!(
-                        "--bookmark-interval {text}: must be a positive number"
-                    ));
+                    return Err(format!("--bookmark-interval {text}: must be a positive number"));
                 }
                 parsed.bookmark_interval = Duration::from_secs_f64(seconds);
             }
@@ -137,9 +121,7 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> 
             return Err("--tls-cert-file and --tls-private-key-file go together".to_owned());
         }
         (Some(_), Some(_)) if parsed.tls_self_signed => {
-            return Err(
-                "--tls-self-signed excludes --tls-cert-file and --tls-private-key-file".to_owned(),
-            );
+            return Err("--tls-self-signed excludes --tls-cert-file and --tls-private-key-file".to_owned());
         }
         _ => {}
     }
@@ -168,10 +150,7 @@ fn main() -> ExitCode {
             }
         },
     };
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(runtime) => runtime,
         Err(e) => {
             eprintln!("apiserver: cannot start the runtime: {e}");

@@ -29,10 +29,7 @@ mod tests {
 
     #[test]
     fn user_agent_prefix() {
-        assert_eq!(
-            manager_from_user_agent("kubectl/v1.32.0 (linux/amd64) kubernetes/abc"),
-            "kubectl"
-        );
+        assert_eq!(manager_from_user_agent("kubectl/v1.32.0 (linux/amd64) kubernetes/abc"), "kubectl");
         assert_eq!(manager_from_user_agent("curl/8.5.0"), "curl");
         assert_eq!(manager_from_user_agent("no-slash"), "no-slash");
         assert_eq!(manager_from_user_agent(""), "");

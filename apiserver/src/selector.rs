@@ -59,10 +59,7 @@ pub enum Operator {
 impl LabelSelector {
     /// Parses `selector`; an empty or all-blank string is the empty selector.
     pub fn parse(selector: &str) -> Result<Self, String> {
-        let mut parser = Parser {
-            items: lex(selector),
-            position: 0,
-        };
+        let mut parser = Parser { items: lex(selector), position: 0 };
         let mut requirements = parser.parse()?;
         requirements.sort_by(|a, b| a.key.cmp(&b.key));
         Ok(LabelSelector { requirements })
@@ -88,13 +85,9 @@ impl Requirement {
     }
 
     fn matches(&self, labels: Option<&serde_json::Map<String, Value>>) -> bool {
-        let value = labels
-            .and_then(|l| l.get(&self.key))
-            .map(|v| v.as_str().unwrap_or(""));
+        let value = labels.and_then(|l| l.get(&self.key)).map(|v| v.as_str().unwrap_or(""));
         match self.operator {
-            Operator::In | Operator::Equals | Operator::DoubleEquals => {
-                value.is_some_and(|v| self.has_value(v))
-            }
+            Operator::In | Operator::Equals | Operator::DoubleEquals => value.is_some_and(|v| self.has_value(v)),
             Operator::NotIn | Operator::NotEquals => value.is_none_or(|v| !self.has_value(v)),
             Operator::Exists => value.is_some(),
             Operator::DoesNotExist => value.is_none(),
@@ -105,11 +98,7 @@ impl Requirement {
                 let Some(bound) = self.values.first().and_then(|v| v.parse::<i64>().ok()) else {
                     return false;
                 };
-                if self.operator == Operator::GreaterThan {
-                    actual > bound
-                } else {
-                    actual < bound
-                }
+                if self.operator == Operator::GreaterThan { actual > bound } else { actual < bound }
             }
         }
     }
@@ -120,37 +109,27 @@ impl Requirement {
         let mut errors = Vec::new();
         let key_errors = is_qualified_name(&key);
         if !key_errors.is_empty() {
-            errors.push(FieldError::invalid(
-                &Path::ROOT.field("key"),
-                key.as_str(),
-                key_errors.join("; "),
-            ));
+            errors.push(FieldError::invalid(&Path::ROOT.field("key"), key.as_str(), key_errors.join("; ")));
         }
         let values_path = Path::ROOT.field("values");
         match operator {
-            Operator::In | Operator::NotIn if values.is_empty() => {
-                errors.push(FieldError::invalid(
-                    &values_path,
-                    values.clone(),
-                    "for 'in', 'notin' operators, values set can't be empty",
-                ))
-            }
-            Operator::Equals | Operator::DoubleEquals | Operator::NotEquals
-                if values.len() != 1 =>
-            {
+            Operator::In | Operator::NotIn if values.is_empty() => errors.push(FieldError::invalid(
+                &values_path,
+                values.clone(),
+                "for 'in', 'notin' operators, values set can't be empty",
+            )),
+            Operator::Equals | Operator::DoubleEquals | Operator::NotEquals if values.len() != 1 => {
                 errors.push(FieldError::invalid(
                     &values_path,
                     values.clone(),
                     "exact-match compatibility requires one single value",
                 ))
             }
-            Operator::Exists | Operator::DoesNotExist if !values.is_empty() => {
-                errors.push(FieldError::invalid(
-                    &values_path,
-                    values.clone(),
-                    "values set must be empty for exists and does not exist",
-                ))
-            }
+            Operator::Exists | Operator::DoesNotExist if !values.is_empty() => errors.push(FieldError::invalid(
+                &values_path,
+                values.clone(),
+                "values set must be empty for exists and does not exist",
+            )),
             Operator::GreaterThan | Operator::LessThan => {
                 if values.len() != 1 {
                     errors.push(FieldError::invalid(
@@ -174,28 +153,13 @@ impl Requirement {
         for (i, value) in values.iter().enumerate() {
             let value_errors = is_valid_label_value(value);
             if !value_errors.is_empty() {
-                errors.push(FieldError::invalid(
-                    &values_path.index(i),
-                    value.as_str(),
-                    value_errors.join("; "),
-                ));
+                errors.push(FieldError::invalid(&values_path.index(i), value.as_str(), value_errors.join("; ")));
             }
         }
         match errors.len() {
-            0 => Ok(Requirement {
-                key,
-                operator,
-                values,
-            }),
+            0 => Ok(Requirement { key, operator, values }),
             1 => Err(errors[0].to_string()),
-            _ => Err(format!(
-                "[{}]",
-                errors
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )),
+            _ => Err(format!("[{}]", errors.iter().map(ToString::to_string).collect::<Vec<_>>().join(", "))),
         }
     }
 }
@@ -273,10 +237,7 @@ fn lex(selector: &str) -> Vec<(Token, String)> {
             }
             match last {
                 Some(item) => items.push(item),
-                None => items.push((
-                    Token::Error,
-                    format!("error expected: keyword found '{buffer}'"),
-                )),
+                None => items.push((Token::Error, format!("error expected: keyword found '{buffer}'"))),
             }
         } else {
             let start = i;
@@ -307,11 +268,7 @@ enum Context {
 
 impl Parser {
     fn item(&self, index: usize, context: Context) -> (Token, String) {
-        let (token, literal) = self
-            .items
-            .get(index)
-            .cloned()
-            .unwrap_or((Token::End, String::new()));
+        let (token, literal) = self.items.get(index).cloned().unwrap_or((Token::End, String::new()));
         match token {
             Token::In | Token::NotIn if context == Context::Values => (Token::Identifier, literal),
             token => (token, literal),
@@ -334,9 +291,7 @@ impl Parser {
             let (token, literal) = self.lookahead(Context::Values);
             match token {
                 Token::Identifier | Token::DoesNotExist => {
-                    let requirement = self
-                        .requirement()
-                        .map_err(|e| format!("unable to parse requirement: {e}"))?;
+                    let requirement = self.requirement().map_err(|e| format!("unable to parse requirement: {e}"))?;
                     requirements.push(requirement);
                     let (token, literal) = self.consume(Context::Values);
                     match token {
@@ -344,23 +299,17 @@ impl Parser {
                         Token::Comma => {
                             let (next, next_literal) = self.lookahead(Context::Values);
                             if next != Token::Identifier && next != Token::DoesNotExist {
-                                return Err(format!(
-                                    "found '{next_literal}', expected: identifier after ','"
-                                ));
+                                return Err(format!("found '{next_literal}', expected: identifier after ','"));
                             }
                         }
                         _ => {
-                            return Err(format!(
-                                "found '{literal}', expected: ',' or 'end of string'"
-                            ));
+                            return Err(format!("found '{literal}', expected: ',' or 'end of string'"));
                         }
                     }
                 }
                 Token::End => return Ok(requirements),
                 _ => {
-                    return Err(format!(
-                        "found '{literal}', expected: !, identifier, or 'end of string'"
-                    ));
+                    return Err(format!("found '{literal}', expected: !, identifier, or 'end of string'"));
                 }
             }
         }
@@ -391,9 +340,7 @@ impl Parser {
         }
         let key_errors = is_qualified_name(&literal);
         if !key_errors.is_empty() {
-            return Err(
-                FieldError::invalid(&Path::ROOT, literal.as_str(), key_errors.join("; ")).body(),
-            );
+            return Err(FieldError::invalid(&Path::ROOT, literal.as_str(), key_errors.join("; ")).body());
         }
         let (next, _) = self.lookahead(Context::Values);
         if (next == Token::End || next == Token::Comma) && operator.is_none() {
@@ -413,9 +360,7 @@ impl Parser {
             Token::NotIn => Operator::NotIn,
             Token::NotEquals => Operator::NotEquals,
             _ => {
-                return Err(format!(
-                    "found '{literal}', expected: in, notin, =, ==, !=, gt, lt"
-                ));
+                return Err(format!("found '{literal}', expected: in, notin, =, ==, !=, gt, lt"));
             }
         })
     }
@@ -439,9 +384,7 @@ impl Parser {
                 self.consume(Context::Values);
                 Ok(BTreeSet::from([String::new()]))
             }
-            _ => Err(format!(
-                "found '{literal}', expected: ',', ')' or identifier"
-            )),
+            _ => Err(format!("found '{literal}', expected: ',', ')' or identifier")),
         }
     }
 
@@ -528,10 +471,7 @@ pub struct SelectableFields {
 }
 
 const DEFAULT_FIELDS: SelectableFields = SelectableFields {
-    fields: &[
-        ("metadata.name", "/metadata/name"),
-        ("metadata.namespace", "/metadata/namespace"),
-    ],
+    fields: &[("metadata.name", "/metadata/name"), ("metadata.namespace", "/metadata/namespace")],
     unknown: UnknownField::Default,
 };
 
@@ -542,10 +482,7 @@ const FIELD_TABLE: &[(&str, &str, SelectableFields)] = &[(
     "certificates.k8s.io",
     "certificatesigningrequests",
     SelectableFields {
-        fields: &[
-            ("metadata.name", "/metadata/name"),
-            ("spec.signerName", "/spec/signerName"),
-        ],
+        fields: &[("metadata.name", "/metadata/name"), ("spec.signerName", "/spec/signerName")],
         unknown: UnknownField::NotSupported,
     },
 )];
@@ -568,16 +505,10 @@ impl FieldSelector {
                 continue;
             }
             let Some((field, op, value)) = split_term(&part) else {
-                return Err(format!(
-                    "invalid selector: '{selector}'; can't understand '{part}'"
-                ));
+                return Err(format!("invalid selector: '{selector}'; can't understand '{part}'"));
             };
             let value = unescape(value)?;
-            terms.push(FieldTerm {
-                field: field.to_owned(),
-                value,
-                negated: op == "!=",
-            });
+            terms.push(FieldTerm { field: field.to_owned(), value, negated: op == "!=" });
         }
         for term in &terms {
             if !fields.fields.iter().any(|(name, _)| *name == term.field) {
@@ -606,12 +537,8 @@ impl FieldSelector {
     /// Whether `object` is selected; a missing field has the value `""`.
     pub fn matches(&self, object: &Value, fields: &SelectableFields) -> bool {
         self.terms.iter().all(|term| {
-            let pointer = fields
-                .fields
-                .iter()
-                .find(|(name, _)| *name == term.field)
-                .map(|(_, pointer)| *pointer)
-                .unwrap_or("");
+            let pointer =
+                fields.fields.iter().find(|(name, _)| *name == term.field).map(|(_, pointer)| *pointer).unwrap_or("");
             let actual = match object.pointer(pointer) {
                 Some(Value::String(s)) => s.clone(),
                 Some(Value::Null) | None => String::new(),
@@ -623,10 +550,7 @@ impl FieldSelector {
 
     /// The value an `=`/`==` term requires of `field`, if any.
     pub fn requires_exact(&self, field: &str) -> Option<&str> {
-        self.terms
-            .iter()
-            .find(|t| t.field == field && !t.negated)
-            .map(|t| t.value.as_str())
+        self.terms.iter().find(|t| t.field == field && !t.negated).map(|t| t.value.as_str())
     }
 }
 
@@ -682,9 +606,7 @@ fn unescape(value: &str) -> Result<String, String> {
             '\\' => match chars.next() {
                 Some(e @ ('\\' | ',' | '=')) => out.push(e),
                 Some(e) => {
-                    return Err(format!(
-                        "invalid field selector: invalid escape sequence: \\{e}"
-                    ));
+                    return Err(format!("invalid field selector: invalid escape sequence: \\{e}"));
                 }
                 None => return Err("invalid field selector: invalid escape sequence: \\".into()),
             },
@@ -708,10 +630,7 @@ mod tests {
 
     #[test]
     fn lexes_operators_greedily() {
-        let tokens: Vec<Token> = lex("a!=b,!c,d in (x)")
-            .into_iter()
-            .map(|(t, _)| t)
-            .collect();
+        let tokens: Vec<Token> = lex("a!=b,!c,d in (x)").into_iter().map(|(t, _)| t).collect();
         assert_eq!(
             tokens,
             vec![
@@ -743,10 +662,6 @@ mod tests {
     fn empty_values_are_allowed() {
         let selector = LabelSelector::parse("x in (,a)").unwrap();
         assert_eq!(selector.requirements()[0].values, vec!["", "a"]);
-        assert!(
-            LabelSelector::parse("x=")
-                .unwrap()
-                .matches(Some(&labels(json!({"x": ""}))))
-        );
+        assert!(LabelSelector::parse("x=").unwrap().matches(Some(&labels(json!({"x": ""})))));
     }
 }

@@ -20,10 +20,7 @@ pub fn router(store: Store, config: Config) -> Router {
 /// The HTTP configuration: a body size limit, and who may call (`None`: everyone, as an
 /// anonymous administrator).
 pub fn config(max_body_bytes: usize, authenticator: Option<Arc<dyn Authenticator>>) -> Config {
-    Config {
-        max_body_bytes,
-        authenticator: authenticator.unwrap_or_else(|| Arc::new(Anonymous)),
-    }
+    Config { max_body_bytes, authenticator: authenticator.unwrap_or_else(|| Arc::new(Anonymous)) }
 }
 
 /// Serves `store` on `listener` (a `tokio::net::TcpListener`, or a

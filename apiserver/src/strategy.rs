@@ -59,13 +59,7 @@ pub fn prepare_create(resource: &ResourceInfo, object: &mut Value, user: &UserIn
 
 /// Adjusts `new` for an update of `old` through `subresource` (`None` for the resource
 /// itself), after the generic rules (status kept or taken) have been applied.
-pub fn prepare_update(
-    resource: &ResourceInfo,
-    subresource: Option<&str>,
-    old: &Value,
-    new: &mut Value,
-    now: &str,
-) {
+pub fn prepare_update(resource: &ResourceInfo, subresource: Option<&str>, old: &Value, new: &mut Value, now: &str) {
     if !is_csr(resource) {
         return;
     }
@@ -99,23 +93,16 @@ pub fn validate_update(
     let path = status.field("conditions");
     for kind in ["Approved", "Denied", "Failed"] {
         if count(new, kind) < count(old, kind) {
-            errors.push(FieldError::forbidden(
-                &path,
-                format!("updates may not remove a condition of type \"{kind}\""),
-            ));
+            errors.push(FieldError::forbidden(&path, format!("updates may not remove a condition of type \"{kind}\"")));
         }
     }
     if subresource != Some("approval") {
         for kind in ["Approved", "Denied"] {
             let (old_conditions, new_conditions) = (of_type(old, kind), of_type(new, kind));
             if new_conditions.len() > old_conditions.len() {
-                errors.push(FieldError::forbidden(
-                    &path,
-                    format!("updates may not add a condition of type \"{kind}\""),
-                ));
-            } else if new_conditions.len() == old_conditions.len()
-                && new_conditions != old_conditions
-            {
+                errors
+                    .push(FieldError::forbidden(&path, format!("updates may not add a condition of type \"{kind}\"")));
+            } else if new_conditions.len() == old_conditions.len() && new_conditions != old_conditions {
                 errors.push(FieldError::forbidden(
                     &path,
                     format!("updates may not modify a condition of type \"{kind}\""),
@@ -130,9 +117,7 @@ pub fn validate_update(
 pub fn approval_object(old: &Value, body: &Value) -> Value {
     let mut new = old.clone();
     let conditions = body.pointer("/status/conditions").cloned();
-    let status = new
-        .as_object_mut()
-        .map(|root| root.entry("status").or_insert_with(|| json!({})));
+    let status = new.as_object_mut().map(|root| root.entry("status").or_insert_with(|| json!({})));
     if let Some(status) = status {
         if !status.is_object() {
             *status = json!({});
@@ -165,18 +150,11 @@ fn set_or_remove(object: &mut Value, key: &str, value: Option<&Value>) {
 }
 
 fn conditions(object: &Value) -> &[Value] {
-    object
-        .pointer("/status/conditions")
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or(&[])
+    object.pointer("/status/conditions").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[])
 }
 
 fn of_type<'a>(object: &'a Value, kind: &str) -> Vec<&'a Value> {
-    conditions(object)
-        .iter()
-        .filter(|c| c.get("type").and_then(Value::as_str) == Some(kind))
-        .collect()
+    conditions(object).iter().filter(|c| c.get("type").and_then(Value::as_str) == Some(kind)).collect()
 }
 
 fn count(object: &Value, kind: &str) -> usize {
@@ -187,10 +165,7 @@ fn count(object: &Value, kind: &str) -> usize {
 /// number did not change (the API server's `preserveConditionInstances`).
 fn preserve_conditions(new: &mut Value, old: &Value, kind: &str) {
     let old_instances: Vec<Value> = of_type(old, kind).into_iter().cloned().collect();
-    let Some(list) = new
-        .pointer_mut("/status/conditions")
-        .and_then(Value::as_array_mut)
-    else {
+    let Some(list) = new.pointer_mut("/status/conditions").and_then(Value::as_array_mut) else {
         return;
     };
     let indices: Vec<usize> = list
@@ -209,10 +184,7 @@ fn preserve_conditions(new: &mut Value, old: &Value, kind: &str) {
 
 fn populate_timestamps(new: &mut Value, old: &Value, now: &str) {
     let old_conditions: Vec<Value> = conditions(old).to_vec();
-    let Some(list) = new
-        .pointer_mut("/status/conditions")
-        .and_then(Value::as_array_mut)
-    else {
+    let Some(list) = new.pointer_mut("/status/conditions").and_then(Value::as_array_mut) else {
         return;
     };
     for condition in list.iter_mut() {
@@ -227,17 +199,9 @@ fn populate_timestamps(new: &mut Value, old: &Value, now: &str) {
             let status = fields.get("status").cloned();
             let previous = old_conditions.iter().find_map(|c| {
                 let same = c.get("type") == kind.as_ref() && c.get("status") == status.as_ref();
-                same.then(|| {
-                    c.get("lastTransitionTime")
-                        .filter(|t| !t.is_null())
-                        .cloned()
-                })
-                .flatten()
+                same.then(|| c.get("lastTransitionTime").filter(|t| !t.is_null()).cloned()).flatten()
             });
-            fields.insert(
-                "lastTransitionTime".into(),
-                previous.unwrap_or_else(|| json!(now)),
-            );
+            fields.insert("lastTransitionTime".into(), previous.unwrap_or_else(|| json!(now)));
         }
     }
 }

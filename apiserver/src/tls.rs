@@ -37,42 +37,23 @@ impl Identity {
     pub fn from_pem_files(certificate: &Path, key: &Path) -> Result<Self, String> {
         let certificates = CertificateDer::pem_file_iter(certificate)
             .and_then(|certs| certs.collect::<Result<Vec<_>, _>>())
-            .map_err(|e| {
-                format!(
-                    "cannot read certificates from {}: {e}",
-                    certificate.display()
-                )
-            })?;
+            .map_err(|e| format!("cannot read certificates from {}: {e}", certificate.display()))?;
         if certificates.is_empty() {
             return Err(format!("no certificate in {}", certificate.display()));
         }
         let key = PrivateKeyDer::from_pem_file(key)
             .map_err(|e| format!("cannot read a private key from {}: {e}", key.display()))?;
-        Ok(Identity {
-            certificates,
-            key,
-            certificate_pem: None,
-        })
+        Ok(Identity { certificates, key, certificate_pem: None })
     }
 
     /// A self-signed certificate for `localhost`, `127.0.0.1` and `::1`.
     pub fn self_signed() -> Result<Self, String> {
-        let names = vec![
-            "localhost".to_owned(),
-            "127.0.0.1".to_owned(),
-            "::1".to_owned(),
-        ];
-        let generated = rcgen::generate_simple_self_signed(names)
-            .map_err(|e| format!("cannot generate a certificate: {e}"))?;
+        let names = vec!["localhost".to_owned(), "127.0.0.1".to_owned(), "::1".to_owned()];
+        let generated =
+            rcgen::generate_simple_self_signed(names).map_err(|e| format!("cannot generate a certificate: {e}"))?;
         let certificate_pem = generated.cert.pem();
-        let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(
-            generated.signing_key.serialize_der(),
-        ));
-        Ok(Identity {
-            certificates: vec![generated.cert.der().clone()],
-            key,
-            certificate_pem: Some(certificate_pem),
-        })
+        let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(generated.signing_key.serialize_der()));
+        Ok(Identity { certificates: vec![generated.cert.der().clone()], key, certificate_pem: Some(certificate_pem) })
     }
 
     fn acceptor(self) -> Result<TlsAcceptor, String> {
@@ -116,9 +97,7 @@ impl TlsListener {
                 let acceptor = acceptor.clone();
                 let sender = sender.clone();
                 tokio::spawn(async move {
-                    if let Ok(Ok(tls)) =
-                        tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(stream)).await
-                    {
+                    if let Ok(Ok(tls)) = tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(stream)).await {
                         let _ = sender.send((tls, peer)).await;
                     }
                 });

@@ -30,9 +30,7 @@ impl Server {
             .expect("the binary starts");
         let stdout = child.stdout.take().unwrap();
         let mut line = String::new();
-        BufReader::new(stdout)
-            .read_line(&mut line)
-            .expect("a first line");
+        BufReader::new(stdout).read_line(&mut line).expect("a first line");
         let address = line
             .trim()
             .strip_prefix("listening on http://")
@@ -55,10 +53,7 @@ impl Server {
             if let Some(status) = self.child.try_wait().unwrap() {
                 return status.code();
             }
-            assert!(
-                std::time::Instant::now() < deadline,
-                "the server did not exit within {limit:?}"
-            );
+            assert!(std::time::Instant::now() < deadline, "the server did not exit within {limit:?}");
             std::thread::sleep(Duration::from_millis(20));
         }
     }
@@ -73,22 +68,14 @@ impl Drop for Server {
     }
 }
 
-fn request_text(
-    method: &str,
-    path: &str,
-    headers: &[(&str, &str)],
-    body: Option<&Value>,
-) -> String {
+fn request_text(method: &str, path: &str, headers: &[(&str, &str)], body: Option<&Value>) -> String {
     let body = body.map(Value::to_string).unwrap_or_default();
     let mut text = format!("{method} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n");
     for (name, value) in headers {
         text.push_str(&format!("{name}: {value}\r\n"));
     }
     if !body.is_empty() {
-        text.push_str(&format!(
-            "Content-Type: application/json\r\nContent-Length: {}\r\n",
-            body.len()
-        ));
+        text.push_str(&format!("Content-Type: application/json\r\nContent-Length: {}\r\n", body.len()));
     }
     text.push_str("\r\n");
     text.push_str(&body);
@@ -102,8 +89,7 @@ fn dechunk(mut raw: &[u8]) -> (Vec<u8>, bool) {
         let Some(end) = raw.windows(2).position(|w| w == b"\r\n") else {
             return (out, false);
         };
-        let size =
-            usize::from_str_radix(std::str::from_utf8(&raw[..end]).unwrap().trim(), 16).unwrap();
+        let size = usize::from_str_radix(std::str::from_utf8(&raw[..end]).unwrap().trim(), 16).unwrap();
         raw = &raw[end + 2..];
         if size == 0 {
             return (out, raw.starts_with(b"\r\n"));
@@ -126,30 +112,17 @@ async fn http(
     body: Option<&Value>,
 ) -> (u16, Value) {
     let mut stream = TcpStream::connect(address).await.unwrap();
-    stream
-        .write_all(request_text(method, path, headers, body).as_bytes())
-        .await
-        .unwrap();
+    stream.write_all(request_text(method, path, headers, body).as_bytes()).await.unwrap();
     let mut raw = Vec::new();
     stream.read_to_end(&mut raw).await.unwrap();
-    let split = raw
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .expect("a header block");
+    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").expect("a header block");
     let head = String::from_utf8_lossy(&raw[..split]).to_string();
     let mut body = raw[split + 4..].to_vec();
-    if head
-        .to_ascii_lowercase()
-        .contains("transfer-encoding: chunked")
-    {
+    if head.to_ascii_lowercase().contains("transfer-encoding: chunked") {
         body = dechunk(&body).0;
     }
     let code = head.split(' ').nth(1).unwrap().parse().unwrap();
-    let value = if body.is_empty() {
-        Value::Null
-    } else {
-        serde_json::from_slice(&body).unwrap()
-    };
+    let value = if body.is_empty() { Value::Null } else { serde_json::from_slice(&body).unwrap() };
     (code, value)
 }
 
@@ -158,22 +131,13 @@ fn help_and_bad_arguments() {
     let output = Command::new(BIN).arg("--help").output().unwrap();
     assert!(output.status.success());
     let text = String::from_utf8(output.stdout).unwrap();
-    for flag in [
-        "--listen",
-        "--token-file",
-        "--max-body-bytes",
-        "--watch-history",
-        "--bookmark-interval",
-    ] {
+    for flag in ["--listen", "--token-file", "--max-body-bytes", "--watch-history", "--bookmark-interval"] {
         assert!(text.contains(flag), "{flag} in --help");
     }
     let output = Command::new(BIN).arg("--bogus").output().unwrap();
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("unknown argument --bogus"));
-    let output = Command::new(BIN)
-        .args(["--token-file", "/nonexistent/tokens.csv"])
-        .output()
-        .unwrap();
+    let output = Command::new(BIN).args(["--token-file", "/nonexistent/tokens.csv"]).output().unwrap();
     assert_eq!(output.status.code(), Some(1));
 }
 
@@ -195,18 +159,10 @@ async fn serves_discovery_and_resources() {
     )
     .await;
     assert_eq!(code, 201, "{created}");
-    assert_eq!(
-        created["metadata"]["managedFields"][0]["manager"],
-        "kubectl"
-    );
-    let (code, read) = http(
-        server.address,
-        "GET",
-        "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers/web",
-        &[],
-        None,
-    )
-    .await;
+    assert_eq!(created["metadata"]["managedFields"][0]["manager"], "kubectl");
+    let (code, read) =
+        http(server.address, "GET", "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers/web", &[], None)
+            .await;
     assert_eq!(code, 200);
     assert_eq!(read, created);
 }
@@ -237,59 +193,26 @@ async fn bearer_tokens_authenticate() {
         "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
         "message": "Unauthorized", "reason": "Unauthorized", "code": 401
     });
+    assert_eq!(http(server.address, "GET", csrs, &[], None).await, (401, unauthorized.clone()));
     assert_eq!(
-        http(server.address, "GET", csrs, &[], None).await,
+        http(server.address, "GET", csrs, &[("Authorization", "Bearer nope")], None).await,
         (401, unauthorized.clone())
     );
     assert_eq!(
-        http(
-            server.address,
-            "GET",
-            csrs,
-            &[("Authorization", "Bearer nope")],
-            None
-        )
-        .await,
-        (401, unauthorized.clone())
-    );
-    assert_eq!(
-        http(
-            server.address,
-            "GET",
-            csrs,
-            &[("Authorization", "Basic dG9rZW4tYWxpY2U6")],
-            None
-        )
-        .await,
+        http(server.address, "GET", csrs, &[("Authorization", "Basic dG9rZW4tYWxpY2U6")], None).await,
         (401, unauthorized)
     );
     let request = json!({
         "metadata": {"name": "alice-req"},
         "spec": {"request": "cmVxdWVzdA==", "signerName": "example.com/signer", "username": "root"}
     });
-    let (code, created) = http(
-        server.address,
-        "POST",
-        csrs,
-        &[("Authorization", "Bearer token-alice")],
-        Some(&request),
-    )
-    .await;
+    let (code, created) =
+        http(server.address, "POST", csrs, &[("Authorization", "Bearer token-alice")], Some(&request)).await;
     assert_eq!(code, 201, "{created}");
     assert_eq!(created["spec"]["username"], "alice");
     assert_eq!(created["spec"]["uid"], "uid-alice");
-    assert_eq!(
-        created["spec"]["groups"],
-        json!(["devs", "testers", "system:authenticated"])
-    );
-    let (code, list) = http(
-        server.address,
-        "GET",
-        csrs,
-        &[("Authorization", "bearer token-bob")],
-        None,
-    )
-    .await;
+    assert_eq!(created["spec"]["groups"], json!(["devs", "testers", "system:authenticated"]));
+    let (code, list) = http(server.address, "GET", csrs, &[("Authorization", "bearer token-bob")], None).await;
     assert_eq!(code, 200);
     assert_eq!(list["items"][0]["spec"]["username"], "alice");
 }
@@ -309,49 +232,27 @@ async fn sigterm_ends_open_watches_and_exits_zero() {
     assert_eq!(code, 201);
     let mut watch = TcpStream::connect(server.address).await.unwrap();
     let path = format!("{hpas}?watch=true&allowWatchBookmarks=true");
-    watch
-        .write_all(request_text("GET", &path, &[], None).as_bytes())
-        .await
-        .unwrap();
+    watch.write_all(request_text("GET", &path, &[], None).as_bytes()).await.unwrap();
     // Read until the first event has arrived.
     let mut raw = Vec::new();
     let mut chunk = [0u8; 4096];
     while !String::from_utf8_lossy(&raw).contains("\"ADDED\"") {
-        let n = tokio::time::timeout(Duration::from_secs(5), watch.read(&mut chunk))
-            .await
-            .unwrap()
-            .unwrap();
+        let n = tokio::time::timeout(Duration::from_secs(5), watch.read(&mut chunk)).await.unwrap().unwrap();
         assert!(n > 0, "the watch ended early");
         raw.extend_from_slice(&chunk[..n]);
     }
     server.terminate();
-    tokio::time::timeout(Duration::from_secs(10), watch.read_to_end(&mut raw))
-        .await
-        .unwrap()
-        .unwrap();
+    tokio::time::timeout(Duration::from_secs(10), watch.read_to_end(&mut raw)).await.unwrap().unwrap();
     let text = String::from_utf8_lossy(&raw).to_string();
     assert!(text.starts_with("HTTP/1.1 200 OK\r\n"), "{text}");
-    assert!(
-        text.to_ascii_lowercase()
-            .contains("content-type: application/json;stream=watch"),
-        "{text}"
-    );
+    assert!(text.to_ascii_lowercase().contains("content-type: application/json;stream=watch"), "{text}");
     let split = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
     let (body, complete) = dechunk(&raw[split + 4..]);
-    assert!(
-        complete,
-        "the watch ends with the terminating chunk: {text}"
-    );
-    let lines: Vec<Value> = String::from_utf8(body)
-        .unwrap()
-        .lines()
-        .map(|line| serde_json::from_str(line).unwrap())
-        .collect();
+    assert!(complete, "the watch ends with the terminating chunk: {text}");
+    let lines: Vec<Value> =
+        String::from_utf8(body).unwrap().lines().map(|line| serde_json::from_str(line).unwrap()).collect();
     assert_eq!(lines[0]["type"], "ADDED");
-    assert!(
-        lines.iter().skip(1).all(|e| e["type"] == "BOOKMARK"),
-        "{lines:?}"
-    );
+    assert!(lines.iter().skip(1).all(|e| e["type"] == "BOOKMARK"), "{lines:?}");
     assert_eq!(server.wait(Duration::from_secs(10)), Some(0));
 }
 
@@ -374,31 +275,17 @@ async fn https(
         .with_no_client_auth();
     let connector = tokio_rustls::TlsConnector::from(std::sync::Arc::new(config));
     let tcp = TcpStream::connect(address).await.unwrap();
-    let mut tls = connector
-        .connect(ServerName::try_from("localhost").unwrap(), tcp)
-        .await
-        .map_err(|e| e.to_string())?;
-    tls.write_all(request_text(method, path, headers, body).as_bytes())
-        .await
-        .unwrap();
+    let mut tls =
+        connector.connect(ServerName::try_from("localhost").unwrap(), tcp).await.map_err(|e| e.to_string())?;
+    tls.write_all(request_text(method, path, headers, body).as_bytes()).await.unwrap();
     let mut raw = Vec::new();
     // A peer closing without close_notify is an error for rustls; the bytes are there.
     let _ = tls.read_to_end(&mut raw).await;
-    let split = raw
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .expect("a header block");
+    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").expect("a header block");
     let head = String::from_utf8_lossy(&raw[..split]).to_string();
     let code = head.split(' ').nth(1).unwrap().parse().unwrap();
     let body = &raw[split + 4..];
-    Ok((
-        code,
-        if body.is_empty() {
-            Value::Null
-        } else {
-            serde_json::from_slice(body).unwrap()
-        },
-    ))
+    Ok((code, if body.is_empty() { Value::Null } else { serde_json::from_slice(body).unwrap() }))
 }
 
 #[tokio::test]
@@ -415,49 +302,25 @@ async fn serves_https_with_given_certificates_and_checks_tokens() {
     roots.add(generated.cert.der().clone()).unwrap();
 
     let mut child = Command::new(BIN)
-        .args([
-            "--listen",
-            "127.0.0.1:0",
-            "--token-file",
-            tokens.to_str().unwrap(),
-        ])
-        .args([
-            "--tls-cert-file",
-            cert.to_str().unwrap(),
-            "--tls-private-key-file",
-            key.to_str().unwrap(),
-        ])
+        .args(["--listen", "127.0.0.1:0", "--token-file", tokens.to_str().unwrap()])
+        .args(["--tls-cert-file", cert.to_str().unwrap(), "--tls-private-key-file", key.to_str().unwrap()])
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
     let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let address: SocketAddr = line
-        .trim()
-        .strip_prefix("listening on https://")
-        .expect(&line)
-        .parse()
-        .unwrap();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let address: SocketAddr = line.trim().strip_prefix("listening on https://").expect(&line).parse().unwrap();
     let server = Server { child, address };
 
     let csrs = "/apis/certificates.k8s.io/v1/certificatesigningrequests";
-    let (code, body) = https(server.address, roots.clone(), "GET", csrs, &[], None)
-        .await
-        .unwrap();
+    let (code, body) = https(server.address, roots.clone(), "GET", csrs, &[], None).await.unwrap();
     assert_eq!((code, body["reason"].as_str()), (401, Some("Unauthorized")));
-    let request = json!({"metadata": {"name": "r"}, "spec": {"request": "cmVxdWVzdA==", "signerName": "example.com/s"}});
-    let (code, created) = https(
-        server.address,
-        roots,
-        "POST",
-        csrs,
-        &[("Authorization", "Bearer token-alice")],
-        Some(&request),
-    )
-    .await
-    .unwrap();
+    let request =
+        json!({"metadata": {"name": "r"}, "spec": {"request": "cmVxdWVzdA==", "signerName": "example.com/s"}});
+    let (code, created) =
+        https(server.address, roots, "POST", csrs, &[("Authorization", "Bearer token-alice")], Some(&request))
+            .await
+            .unwrap();
     assert_eq!(code, 201, "{created}");
     assert_eq!(created["spec"]["username"], "alice");
 }
@@ -470,34 +333,14 @@ async fn serves_https_with_a_self_signed_certificate() {
         .spawn()
         .unwrap();
     let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let address: SocketAddr = line
-        .trim()
-        .strip_prefix("listening on https://")
-        .expect(&line)
-        .parse()
-        .unwrap();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let address: SocketAddr = line.trim().strip_prefix("listening on https://").expect(&line).parse().unwrap();
     let server = Server { child, address };
     // The certificate is nobody's: a verifying client refuses it, which shows TLS is spoken.
-    let refused = https(
-        server.address,
-        tokio_rustls::rustls::RootCertStore::empty(),
-        "GET",
-        "/version",
-        &[],
-        None,
-    )
-    .await;
+    let refused =
+        https(server.address, tokio_rustls::rustls::RootCertStore::empty(), "GET", "/version", &[], None).await;
     let error = refused.expect_err("an unknown issuer");
-    assert!(
-        error.contains("UnknownIssuer") || error.contains("unknown issuer"),
-        "{error}"
-    );
-    let output = Command::new(BIN)
-        .args(["--tls-cert-file", "x.crt"])
-        .output()
-        .unwrap();
+    assert!(error.contains("UnknownIssuer") || error.contains("unknown issuer"), "{error}");
+    let output = Command::new(BIN).args(["--tls-cert-file", "x.crt"]).output().unwrap();
     assert_eq!(output.status.code(), Some(2));
 }

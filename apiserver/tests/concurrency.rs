@@ -125,13 +125,10 @@ struct Reply {
 }
 
 async fn handshake(addr: &str) -> SendRequest<Full<Bytes>> {
-    let stream = tokio::net::TcpStream::connect(addr)
-        .await
-        .expect("connect to the server");
+    let stream = tokio::net::TcpStream::connect(addr).await.expect("connect to the server");
     stream.set_nodelay(true).expect("TCP_NODELAY");
-    let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
-        .await
-        .expect("HTTP/1.1 handshake");
+    let (sender, connection) =
+        hyper::client::conn::http1::handshake(TokioIo::new(stream)).await.expect("HTTP/1.1 handshake");
     tokio::spawn(async move {
         let _ = connection.await;
     });
@@ -145,34 +142,20 @@ fn request(
     content_type: Option<&str>,
     body: Vec<u8>,
 ) -> hyper::Request<Full<Bytes>> {
-    let mut builder = hyper::Request::builder()
-        .method(method)
-        .uri(path)
-        .header("host", addr)
-        .header("accept", "application/json");
+    let mut builder =
+        hyper::Request::builder().method(method).uri(path).header("host", addr).header("accept", "application/json");
     if let Some(content_type) = content_type {
         builder = builder.header("content-type", content_type);
     }
-    builder
-        .body(Full::new(Bytes::from(body)))
-        .expect("a valid request")
+    builder.body(Full::new(Bytes::from(body))).expect("a valid request")
 }
 
 impl Conn {
     async fn open(addr: &str) -> Conn {
-        Conn {
-            addr: addr.to_owned(),
-            sender: handshake(addr).await,
-        }
+        Conn { addr: addr.to_owned(), sender: handshake(addr).await }
     }
 
-    async fn send(
-        &mut self,
-        method: &str,
-        path: &str,
-        content_type: Option<&str>,
-        body: Vec<u8>,
-    ) -> Reply {
+    async fn send(&mut self, method: &str, path: &str, content_type: Option<&str>, body: Vec<u8>) -> Reply {
         // A connection the server closed (it may after an error) is replaced before sending;
         // nothing is ever sent twice.
         if self.sender.ready().await.is_err() {
@@ -184,12 +167,8 @@ impl Conn {
             .await
             .unwrap_or_else(|e| panic!("{method} {path}: {e}"));
         let status = response.status().as_u16();
-        let content_type = response
-            .headers()
-            .get("content-type")
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("")
-            .to_owned();
+        let content_type =
+            response.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
         let bytes = response
             .into_body()
             .collect()
@@ -198,22 +177,11 @@ impl Conn {
             .to_bytes();
         let text = String::from_utf8_lossy(&bytes).into_owned();
         let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
-        Reply {
-            status,
-            content_type,
-            body,
-            text,
-        }
+        Reply { status, content_type, body, text }
     }
 
     async fn json(&mut self, method: &str, path: &str, content_type: &str, body: &Value) -> Reply {
-        self.send(
-            method,
-            path,
-            Some(content_type),
-            body.to_string().into_bytes(),
-        )
-        .await
+        self.send(method, path, Some(content_type), body.to_string().into_bytes()).await
     }
 }
 
@@ -270,10 +238,7 @@ struct Writer {
 
 impl Writer {
     fn collection(&self) -> String {
-        format!(
-            "{HPA_PATH}/namespaces/{}/horizontalpodautoscalers",
-            self.namespace
-        )
+        format!("{HPA_PATH}/namespaces/{}/horizontalpodautoscalers", self.namespace)
     }
 
     fn item(&self, name: &str) -> String {
@@ -281,45 +246,24 @@ impl Writer {
     }
 
     async fn fail(&self, message: String) {
-        self.log
-            .lock()
-            .await
-            .failures
-            .push(format!("writer {}: {message}", self.id));
+        self.log.lock().await.failures.push(format!("writer {}: {message}", self.id));
     }
 
     /// Records a successful write answered with the object; checks the status code.
-    async fn ack(
-        &self,
-        event: &'static str,
-        what: String,
-        reply: &Reply,
-        expected_status: u16,
-    ) -> Option<Value> {
+    async fn ack(&self, event: &'static str, what: String, reply: &Reply, expected_status: u16) -> Option<Value> {
         self.done.fetch_add(1, Ordering::Relaxed);
         if reply.status != expected_status {
-            self.fail(format!(
-                "{what}: expected {expected_status}, got {} {}",
-                reply.status, reply.text
-            ))
-            .await;
+            self.fail(format!("{what}: expected {expected_status}, got {} {}", reply.status, reply.text)).await;
             return None;
         }
         let Some(rv) = rv_of(&reply.body) else {
-            self.fail(format!(
-                "{what}: no numeric resourceVersion in {}",
-                reply.text
-            ))
-            .await;
+            self.fail(format!("{what}: no numeric resourceVersion in {}", reply.text)).await;
             return None;
         };
         let ack = Ack {
             event,
             namespace: self.namespace.clone(),
-            name: reply.body["metadata"]["name"]
-                .as_str()
-                .unwrap_or("")
-                .to_owned(),
+            name: reply.body["metadata"]["name"].as_str().unwrap_or("").to_owned(),
             uid: uid_of(&reply.body),
             rv: Some(rv),
             object: reply.body.clone(),
@@ -333,31 +277,18 @@ impl Writer {
     async fn rejected(&self, what: String, reply: &Reply, status: u16, reason: &str) {
         self.done.fetch_add(1, Ordering::Relaxed);
         let body = &reply.body;
-        let ok = reply.status == status
-            && body["kind"] == "Status"
-            && body["code"] == status
-            && body["reason"] == reason;
+        let ok =
+            reply.status == status && body["kind"] == "Status" && body["code"] == status && body["reason"] == reason;
         if !ok {
-            self.fail(format!(
-                "{what}: expected {status} {reason}, got {} {}",
-                reply.status, reply.text
-            ))
-            .await;
+            self.fail(format!("{what}: expected {status} {reason}, got {} {}", reply.status, reply.text)).await;
         }
     }
 
     async fn delete(&mut self, name: &str, uid: &str, what: String) {
-        let reply = self
-            .conn
-            .send("DELETE", &self.item(name), None, Vec::new())
-            .await;
+        let reply = self.conn.send("DELETE", &self.item(name), None, Vec::new()).await;
         self.done.fetch_add(1, Ordering::Relaxed);
         if reply.status != 200 {
-            self.fail(format!(
-                "{what}: expected 200, got {} {}",
-                reply.status, reply.text
-            ))
-            .await;
+            self.fail(format!("{what}: expected 200, got {} {}", reply.status, reply.text)).await;
             return;
         }
         // The API server answers the deleted object, or a Success Status for kinds that
@@ -370,8 +301,7 @@ impl Writer {
             (None, Value::Null)
         } else {
             if uid_of(&reply.body) != uid {
-                self.fail(format!("{what}: answered another object: {}", reply.text))
-                    .await;
+                self.fail(format!("{what}: answered another object: {}", reply.text)).await;
                 return;
             }
             (rv_of(&reply.body), reply.body.clone())
@@ -394,19 +324,8 @@ impl Writer {
             let name = format!("w{w}-r{round}");
             let max = 3 + round as i64;
             // create
-            let reply = self
-                .conn
-                .json(
-                    "POST",
-                    &self.collection(),
-                    "application/json",
-                    &hpa(&name, max),
-                )
-                .await;
-            let Some(created) = self
-                .ack("ADDED", format!("create {name}"), &reply, 201)
-                .await
-            else {
+            let reply = self.conn.json("POST", &self.collection(), "application/json", &hpa(&name, max)).await;
+            let Some(created) = self.ack("ADDED", format!("create {name}"), &reply, 201).await else {
                 continue;
             };
             let uid = uid_of(&created);
@@ -414,43 +333,21 @@ impl Writer {
             // replace with the fresh resourceVersion
             let mut changed = created.clone();
             changed["spec"]["maxReplicas"] = json!(max + 10);
-            let reply = self
-                .conn
-                .json("PUT", &self.item(&name), "application/json", &changed)
-                .await;
-            if self
-                .ack("MODIFIED", format!("replace {name}"), &reply, 200)
-                .await
-                .is_none()
-            {
+            let reply = self.conn.json("PUT", &self.item(&name), "application/json", &changed).await;
+            if self.ack("MODIFIED", format!("replace {name}"), &reply, 200).await.is_none() {
                 continue;
             }
 
             // replace with the stale one: 409, no event
             let mut stale = created.clone();
             stale["spec"]["maxReplicas"] = json!(max + 20);
-            let reply = self
-                .conn
-                .json("PUT", &self.item(&name), "application/json", &stale)
-                .await;
-            self.rejected(format!("stale replace {name}"), &reply, 409, "Conflict")
-                .await;
+            let reply = self.conn.json("PUT", &self.item(&name), "application/json", &stale).await;
+            self.rejected(format!("stale replace {name}"), &reply, 409, "Conflict").await;
 
             // merge patch
             let patch = json!({"spec": {"maxReplicas": max + 30}});
-            let reply = self
-                .conn
-                .json(
-                    "PATCH",
-                    &self.item(&name),
-                    "application/merge-patch+json",
-                    &patch,
-                )
-                .await;
-            let Some(merged) = self
-                .ack("MODIFIED", format!("merge-patch {name}"), &reply, 200)
-                .await
-            else {
+            let reply = self.conn.json("PATCH", &self.item(&name), "application/merge-patch+json", &patch).await;
+            let Some(merged) = self.ack("MODIFIED", format!("merge-patch {name}"), &reply, 200).await else {
                 continue;
             };
 
@@ -459,20 +356,8 @@ impl Writer {
                 {"op": "test", "path": "/metadata/resourceVersion", "value": merged["metadata"]["resourceVersion"]},
                 {"op": "replace", "path": "/spec/minReplicas", "value": 1},
             ]);
-            let reply = self
-                .conn
-                .json(
-                    "PATCH",
-                    &self.item(&name),
-                    "application/json-patch+json",
-                    &patch,
-                )
-                .await;
-            if self
-                .ack("MODIFIED", format!("json-patch {name}"), &reply, 200)
-                .await
-                .is_none()
-            {
+            let reply = self.conn.json("PATCH", &self.item(&name), "application/json-patch+json", &patch).await;
+            if self.ack("MODIFIED", format!("json-patch {name}"), &reply, 200).await.is_none() {
                 continue;
             }
 
@@ -480,15 +365,8 @@ impl Writer {
             let mut applied = hpa(&name, max + 40);
             applied["metadata"]["annotations"] = json!({"applied-by": format!("w{w}")});
             let path = format!("{}?fieldManager=w{w}&force=true", self.item(&name));
-            let reply = self
-                .conn
-                .json("PATCH", &path, "application/apply-patch+yaml", &applied)
-                .await;
-            if self
-                .ack("MODIFIED", format!("apply {name}"), &reply, 200)
-                .await
-                .is_none()
-            {
+            let reply = self.conn.json("PATCH", &path, "application/apply-patch+yaml", &applied).await;
+            if self.ack("MODIFIED", format!("apply {name}"), &reply, 200).await.is_none() {
                 continue;
             }
 
@@ -501,49 +379,21 @@ impl Writer {
                 next["metadata"]["annotations"] = json!({"last-writer": format!("w{w}-r{round}")});
                 let reply = self.conn.json("PUT", &hot, "application/json", &next).await;
                 if reply.status == 409 {
-                    self.rejected(
-                        format!("contended replace of hot by w{w}"),
-                        &reply,
-                        409,
-                        "Conflict",
-                    )
-                    .await;
+                    self.rejected(format!("contended replace of hot by w{w}"), &reply, 409, "Conflict").await;
                 } else {
-                    self.ack(
-                        "MODIFIED",
-                        format!("contended replace of hot by w{w}"),
-                        &reply,
-                        200,
-                    )
-                    .await;
+                    self.ack("MODIFIED", format!("contended replace of hot by w{w}"), &reply, 200).await;
                 }
             } else {
-                self.fail(format!("GET hot: {} {}", current.status, current.text))
-                    .await;
+                self.fail(format!("GET hot: {} {}", current.status, current.text)).await;
             }
 
             // Everyone in the namespace races to create the same name once.
             if round == 1 {
-                let reply = self
-                    .conn
-                    .json(
-                        "POST",
-                        &self.collection(),
-                        "application/json",
-                        &hpa("race", 5),
-                    )
-                    .await;
+                let reply = self.conn.json("POST", &self.collection(), "application/json", &hpa("race", 5)).await;
                 if reply.status == 409 {
-                    self.rejected(
-                        format!("racing create by w{w}"),
-                        &reply,
-                        409,
-                        "AlreadyExists",
-                    )
-                    .await;
+                    self.rejected(format!("racing create by w{w}"), &reply, 409, "AlreadyExists").await;
                 } else {
-                    self.ack("ADDED", format!("racing create by w{w}"), &reply, 201)
-                        .await;
+                    self.ack("ADDED", format!("racing create by w{w}"), &reply, 201).await;
                 }
             }
 
@@ -564,35 +414,18 @@ struct Seen {
 }
 
 /// Reads one watch until the sentinel's ADDED event; records every non-BOOKMARK event.
-async fn watch(
-    addr: String,
-    path: String,
-    label: String,
-    sentinel: &'static str,
-) -> Result<Vec<Seen>, String> {
+async fn watch(addr: String, path: String, label: String, sentinel: &'static str) -> Result<Vec<Seen>, String> {
     let mut sender = handshake(&addr).await;
     let response = sender
         .send_request(request(&addr, "GET", &path, None, Vec::new()))
         .await
         .map_err(|e| format!("{label}: GET {path}: {e}"))?;
     let status = response.status().as_u16();
-    let content_type = response
-        .headers()
-        .get("content-type")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("")
-        .to_owned();
+    let content_type = response.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or("").to_owned();
     let mut body = response.into_body();
     if status != 200 {
-        let bytes = body
-            .collect()
-            .await
-            .map(|b| b.to_bytes())
-            .unwrap_or_default();
-        return Err(format!(
-            "{label}: GET {path}: {status} {}",
-            String::from_utf8_lossy(&bytes)
-        ));
+        let bytes = body.collect().await.map(|b| b.to_bytes()).unwrap_or_default();
+        return Err(format!("{label}: GET {path}: {status} {}", String::from_utf8_lossy(&bytes)));
     }
     if content_type != "application/json;stream=watch" {
         return Err(format!("{label}: Content-Type {content_type:?}"));
@@ -603,16 +436,10 @@ async fn watch(
     loop {
         let frame = match tokio::time::timeout(READ_TIMEOUT, body.frame()).await {
             Err(_) => {
-                return Err(format!(
-                    "{label}: no event for {READ_TIMEOUT:?} after {} events",
-                    seen.len()
-                ));
+                return Err(format!("{label}: no event for {READ_TIMEOUT:?} after {} events", seen.len()));
             }
             Ok(None) => {
-                return Err(format!(
-                    "{label}: the server ended the watch after {} events",
-                    seen.len()
-                ));
+                return Err(format!("{label}: the server ended the watch after {} events", seen.len()));
             }
             Ok(Some(Err(e))) => return Err(format!("{label}: reading the watch: {e}")),
             Ok(Some(Ok(frame))) => frame,
@@ -627,34 +454,25 @@ async fn watch(
             if line.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            let event: Value = serde_json::from_slice(line).map_err(|e| {
-                format!("{label}: not JSON ({e}): {}", String::from_utf8_lossy(line))
-            })?;
+            let event: Value = serde_json::from_slice(line)
+                .map_err(|e| format!("{label}: not JSON ({e}): {}", String::from_utf8_lossy(line)))?;
             let kind = event["type"].as_str().unwrap_or("").to_owned();
             let object = event["object"].clone();
             if kind == "ERROR" {
                 return Err(format!("{label}: ERROR event {object}"));
             }
-            let rv = rv_of(&object).ok_or_else(|| {
-                format!("{label}: event without a numeric resourceVersion: {event}")
-            })?;
+            let rv =
+                rv_of(&object).ok_or_else(|| format!("{label}: event without a numeric resourceVersion: {event}"))?;
             if kind == "BOOKMARK" {
                 let last_event = seen.last().map_or(0, |s: &Seen| s.rv);
                 if rv < last_bookmark.max(last_event) {
-                    return Err(format!(
-                        "{label}: BOOKMARK at {rv} after {}",
-                        last_bookmark.max(last_event)
-                    ));
+                    return Err(format!("{label}: BOOKMARK at {rv} after {}", last_bookmark.max(last_event)));
                 }
                 last_bookmark = rv;
                 continue;
             }
             let is_sentinel = kind == "ADDED" && object["metadata"]["name"] == sentinel;
-            seen.push(Seen {
-                event: kind,
-                rv,
-                object,
-            });
+            seen.push(Seen { event: kind, rv, object });
             if is_sentinel {
                 return Ok(seen);
             }
@@ -675,17 +493,9 @@ fn check_watcher(label: &str, seen: &[Seen], acks: &[Ack], start_rv: u64) -> Vec
         }
         previous = s.rv;
     }
-    let by_rv: HashMap<u64, usize> = acks
-        .iter()
-        .enumerate()
-        .filter_map(|(i, a)| Some((a.rv?, i)))
-        .collect();
-    let by_deleted_uid: HashMap<&str, usize> = acks
-        .iter()
-        .enumerate()
-        .filter(|(_, a)| a.rv.is_none())
-        .map(|(i, a)| (a.uid.as_str(), i))
-        .collect();
+    let by_rv: HashMap<u64, usize> = acks.iter().enumerate().filter_map(|(i, a)| Some((a.rv?, i))).collect();
+    let by_deleted_uid: HashMap<&str, usize> =
+        acks.iter().enumerate().filter(|(_, a)| a.rv.is_none()).map(|(i, a)| (a.uid.as_str(), i)).collect();
     let mut count = vec![0usize; acks.len()];
     for s in seen {
         let index = match by_rv.get(&s.rv) {
@@ -703,10 +513,7 @@ fn check_watcher(label: &str, seen: &[Seen], acks: &[Ack], start_rv: u64) -> Vec
         count[i] += 1;
         let ack = &acks[i];
         if s.event != ack.event {
-            problems.push(format!(
-                "{label}: {} at {} is {} in the watch",
-                ack.what, s.rv, s.event
-            ));
+            problems.push(format!("{label}: {} at {} is {} in the watch", ack.what, s.rv, s.event));
         } else if ack.event == "DELETED" {
             let identity = (
                 s.object["metadata"]["namespace"].as_str().unwrap_or(""),
@@ -714,10 +521,7 @@ fn check_watcher(label: &str, seen: &[Seen], acks: &[Ack], start_rv: u64) -> Vec
                 uid_of(&s.object),
             );
             if identity != (ack.namespace.as_str(), ack.name.as_str(), ack.uid.clone()) {
-                problems.push(format!(
-                    "{label}: {}: DELETED event of {identity:?}",
-                    ack.what
-                ));
+                problems.push(format!("{label}: {}: DELETED event of {identity:?}", ack.what));
             }
         } else if s.object != ack.object {
             problems.push(format!(
@@ -728,10 +532,7 @@ fn check_watcher(label: &str, seen: &[Seen], acks: &[Ack], start_rv: u64) -> Vec
     }
     for (ack, n) in acks.iter().zip(&count) {
         if *n != 1 {
-            problems.push(format!(
-                "{label}: {} (resourceVersion {:?}) seen {n} times",
-                ack.what, ack.rv
-            ));
+            problems.push(format!("{label}: {} (resourceVersion {:?}) seen {n} times", ack.what, ack.rv));
         }
     }
     problems
@@ -764,14 +565,7 @@ async fn run(addr: String) {
         .await;
     assert_eq!(before.status, 201, "{}", before.text);
     let before_rv = rv_of(&before.body).expect("a numeric resourceVersion");
-    let list = setup
-        .send(
-            "GET",
-            &format!("{HPA_PATH}/horizontalpodautoscalers"),
-            None,
-            Vec::new(),
-        )
-        .await;
+    let list = setup.send("GET", &format!("{HPA_PATH}/horizontalpodautoscalers"), None, Vec::new()).await;
     assert_eq!(list.status, 200, "{}", list.text);
     assert_eq!(list.content_type, "application/json", "list Content-Type");
     let start_rv: u64 = list.body["metadata"]["resourceVersion"]
@@ -782,11 +576,7 @@ async fn run(addr: String) {
 
     let sentinel: &'static str = "sentinel";
     let watch_path = |i: usize| {
-        let bookmarks = if i.is_multiple_of(2) {
-            "&allowWatchBookmarks=true"
-        } else {
-            ""
-        };
+        let bookmarks = if i.is_multiple_of(2) { "&allowWatchBookmarks=true" } else { "" };
         if (i / 2).is_multiple_of(2) {
             format!(
                 "{HPA_PATH}/horizontalpodautoscalers?watch=true&resourceVersion={start_rv}&timeoutSeconds=110{bookmarks}"
@@ -800,10 +590,7 @@ async fn run(addr: String) {
     let mut watchers = Vec::new();
     for i in 0..EARLY_WATCHERS {
         let label = format!("watcher {i} ({})", watch_path(i));
-        watchers.push((
-            label.clone(),
-            tokio::spawn(watch(addr.clone(), watch_path(i), label, sentinel)),
-        ));
+        watchers.push((label.clone(), tokio::spawn(watch(addr.clone(), watch_path(i), label, sentinel))));
     }
     // Let the early watches be established before the first write (they would see every
     // write anyway: they start from start_rv).
@@ -814,24 +601,10 @@ async fn run(addr: String) {
     // The shared objects, one per namespace: acknowledged writes like any other.
     for n in 0..NAMESPACES {
         let namespace = format!("ns-{n}");
-        let writer = Writer {
-            conn: Conn::open(&addr).await,
-            namespace,
-            id: usize::MAX,
-            log: log.clone(),
-            done: done.clone(),
-        };
-        let reply = setup
-            .json(
-                "POST",
-                &writer.collection(),
-                "application/json",
-                &hpa("hot", 5),
-            )
-            .await;
-        writer
-            .ack("ADDED", format!("create ns-{n}/hot"), &reply, 201)
-            .await;
+        let writer =
+            Writer { conn: Conn::open(&addr).await, namespace, id: usize::MAX, log: log.clone(), done: done.clone() };
+        let reply = setup.json("POST", &writer.collection(), "application/json", &hpa("hot", 5)).await;
+        writer.ack("ADDED", format!("create ns-{n}/hot"), &reply, 201).await;
     }
 
     let mut writers = Vec::new();
@@ -852,14 +625,8 @@ async fn run(addr: String) {
     }
     let late_at = done.load(Ordering::Relaxed);
     for i in 0..LATE_WATCHERS {
-        let label = format!(
-            "late watcher {i} (after {late_at} operations; {})",
-            watch_path(i)
-        );
-        watchers.push((
-            label.clone(),
-            tokio::spawn(watch(addr.clone(), watch_path(i), label, sentinel)),
-        ));
+        let label = format!("late watcher {i} (after {late_at} operations; {})", watch_path(i));
+        watchers.push((label.clone(), tokio::spawn(watch(addr.clone(), watch_path(i), label, sentinel))));
     }
     for writer in writers {
         writer.await.expect("a writer panicked");
@@ -872,17 +639,8 @@ async fn run(addr: String) {
         log: log.clone(),
         done: done.clone(),
     };
-    let reply = setup
-        .json(
-            "POST",
-            &sentinel_writer.collection(),
-            "application/json",
-            &hpa(sentinel, 5),
-        )
-        .await;
-    sentinel_writer
-        .ack("ADDED", "create the sentinel".to_owned(), &reply, 201)
-        .await;
+    let reply = setup.json("POST", &sentinel_writer.collection(), "application/json", &hpa(sentinel, 5)).await;
+    sentinel_writer.ack("ADDED", "create the sentinel".to_owned(), &reply, 201).await;
 
     let log = std::mem::take(&mut *log.lock().await);
     let mut problems = log.failures.clone();
@@ -897,10 +655,7 @@ async fn run(addr: String) {
             last.insert(key, ack);
         }
     }
-    let races: Vec<_> = acks
-        .iter()
-        .filter(|a| a.what.starts_with("racing create"))
-        .collect();
+    let races: Vec<_> = acks.iter().filter(|a| a.what.starts_with("racing create")).collect();
     if races.len() != NAMESPACES {
         problems.push(format!(
             "{} racing creates succeeded, expected one per namespace: {:?}",
@@ -921,22 +676,12 @@ async fn run(addr: String) {
     }
 
     // The final state agrees with the last acknowledged write of every object.
-    let list = setup
-        .send(
-            "GET",
-            &format!("{HPA_PATH}/horizontalpodautoscalers"),
-            None,
-            Vec::new(),
-        )
-        .await;
+    let list = setup.send("GET", &format!("{HPA_PATH}/horizontalpodautoscalers"), None, Vec::new()).await;
     assert_eq!(list.status, 200, "{}", list.text);
     let mut listed: BTreeMap<(String, String), Value> = BTreeMap::new();
     for item in list.body["items"].as_array().expect("items") {
         let key = (
-            item["metadata"]["namespace"]
-                .as_str()
-                .unwrap_or("")
-                .to_owned(),
+            item["metadata"]["namespace"].as_str().unwrap_or("").to_owned(),
             item["metadata"]["name"].as_str().unwrap_or("").to_owned(),
         );
         listed.insert(key, item.clone());
@@ -946,10 +691,9 @@ async fn run(addr: String) {
             ("DELETED", None) => {}
             ("DELETED", Some(_)) => problems.push(format!("{key:?} was deleted but is listed")),
             (_, None) => problems.push(format!("{key:?} is missing from the final list")),
-            (_, Some(item)) if item != ack.object => problems.push(format!(
-                "{key:?}: listed {item}, last written {}",
-                ack.object
-            )),
+            (_, Some(item)) if item != ack.object => {
+                problems.push(format!("{key:?}: listed {item}, last written {}", ack.object))
+            }
             _ => {}
         }
     }
@@ -969,11 +713,7 @@ async fn run(addr: String) {
             "{} problems (first {}):\n{}",
             problems.len(),
             shown.len(),
-            shown
-                .iter()
-                .map(|s| s.as_str())
-                .collect::<Vec<_>>()
-                .join("\n")
+            shown.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n")
         );
     }
 }
@@ -986,12 +726,7 @@ async fn sigterm_ends_open_watches_and_exits() {
     let addr = server.addr.clone();
     let mut conn = Conn::open(&addr).await;
     let reply = conn
-        .json(
-            "POST",
-            &format!("{HPA_PATH}/namespaces/a/horizontalpodautoscalers"),
-            "application/json",
-            &hpa("x", 3),
-        )
+        .json("POST", &format!("{HPA_PATH}/namespaces/a/horizontalpodautoscalers"), "application/json", &hpa("x", 3))
         .await;
     assert_eq!(reply.status, 201, "{}", reply.text);
 
@@ -1013,9 +748,7 @@ async fn sigterm_ends_open_watches_and_exits() {
     }
     // Each watch starts with the existing object.
     for (_, body) in &mut bodies {
-        let frame = tokio::time::timeout(READ_TIMEOUT, body.frame())
-            .await
-            .expect("first event in time");
+        let frame = tokio::time::timeout(READ_TIMEOUT, body.frame()).await.expect("first event in time");
         assert!(frame.is_some(), "a first event");
     }
     let status = tokio::task::spawn_blocking(move || {

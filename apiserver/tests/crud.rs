@@ -22,10 +22,7 @@ async fn create_fills_system_metadata() {
     assert_eq!(uid.len(), 36);
     assert_eq!(&uid[14..15], "4", "a version 4 UUID: {uid}");
     let created_at = meta["creationTimestamp"].as_str().unwrap();
-    assert!(
-        created_at.ends_with('Z') && created_at.len() == 20,
-        "{created_at}"
-    );
+    assert!(created_at.ends_with('Z') && created_at.len() == 20, "{created_at}");
     // The manager is the User-Agent's prefix when no fieldManager is given.
     assert_eq!(
         meta["managedFields"],
@@ -53,16 +50,8 @@ async fn create_fills_system_metadata() {
 #[tokio::test]
 async fn field_manager_parameter_names_the_manager() {
     let api = Api::new();
-    let created = api
-        .create(
-            &format!("{HPAS}?fieldManager=kubectl-create"),
-            &hpa("web", json!({})),
-        )
-        .await;
-    assert_eq!(
-        created["metadata"]["managedFields"][0]["manager"],
-        "kubectl-create"
-    );
+    let created = api.create(&format!("{HPAS}?fieldManager=kubectl-create"), &hpa("web", json!({}))).await;
+    assert_eq!(created["metadata"]["managedFields"][0]["manager"], "kubectl-create");
 }
 
 #[tokio::test]
@@ -70,12 +59,7 @@ async fn one_resource_version_counter_for_the_whole_store() {
     let api = Api::new();
     let a = api.create(HPAS, &hpa("a", json!({}))).await;
     let b = api.create(CSRS, &csr("b", "example.com/signer")).await;
-    let c = api
-        .create(
-            "/apis/autoscaling/v2/namespaces/other/horizontalpodautoscalers",
-            &hpa("c", json!({})),
-        )
-        .await;
+    let c = api.create("/apis/autoscaling/v2/namespaces/other/horizontalpodautoscalers", &hpa("c", json!({}))).await;
     assert_eq!((rv(&a), rv(&b), rv(&c)), (1, 2, 3));
     let (_, list) = api.get(HPAS).await;
     assert_eq!(list["metadata"]["resourceVersion"], "3");
@@ -100,11 +84,7 @@ async fn already_exists_is_409() {
         })
     );
     // The same name in another namespace is another object.
-    api.create(
-        "/apis/autoscaling/v2/namespaces/other/horizontalpodautoscalers",
-        &hpa("web", json!({})),
-    )
-    .await;
+    api.create("/apis/autoscaling/v2/namespaces/other/horizontalpodautoscalers", &hpa("web", json!({}))).await;
 }
 
 #[tokio::test]
@@ -117,33 +97,19 @@ async fn not_found_is_404() {
         "details": {"name": "nope", "group": "autoscaling", "kind": "horizontalpodautoscalers"},
         "code": 404
     });
+    assert_eq!(api.get(&format!("{HPAS}/nope")).await, (StatusCode::NOT_FOUND, expected.clone()));
     assert_eq!(
-        api.get(&format!("{HPAS}/nope")).await,
+        api.put(&format!("{HPAS}/nope"), &hpa("nope", json!({}))).await,
         (StatusCode::NOT_FOUND, expected.clone())
     );
     assert_eq!(
-        api.put(&format!("{HPAS}/nope"), &hpa("nope", json!({})))
-            .await,
+        api.merge_patch(&format!("{HPAS}/nope"), &json!({"spec": {"maxReplicas": 4}})).await,
         (StatusCode::NOT_FOUND, expected.clone())
     );
-    assert_eq!(
-        api.merge_patch(
-            &format!("{HPAS}/nope"),
-            &json!({"spec": {"maxReplicas": 4}})
-        )
-        .await,
-        (StatusCode::NOT_FOUND, expected.clone())
-    );
-    assert_eq!(
-        api.delete(&format!("{HPAS}/nope"), None).await,
-        (StatusCode::NOT_FOUND, expected)
-    );
+    assert_eq!(api.delete(&format!("{HPAS}/nope"), None).await, (StatusCode::NOT_FOUND, expected));
     let (status, body) = api.get(&format!("{CSRS}/nope")).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
-    assert_eq!(
-        body["message"],
-        "certificatesigningrequests.certificates.k8s.io \"nope\" not found"
-    );
+    assert_eq!(body["message"], "certificatesigningrequests.certificates.k8s.io \"nope\" not found");
 }
 
 #[tokio::test]
@@ -176,9 +142,7 @@ async fn namespace_of_the_body_must_match_the_url() {
 async fn replace_with_another_name_is_400() {
     let api = Api::new();
     api.create(HPAS, &hpa("web", json!({}))).await;
-    let (status, body) = api
-        .put(&format!("{HPAS}/web"), &hpa("api", json!({})))
-        .await;
+    let (status, body) = api.put(&format!("{HPAS}/web"), &hpa("api", json!({}))).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert_eq!(
         body,
@@ -214,20 +178,14 @@ async fn replace_checks_the_resource_version() {
     );
     // Without a resourceVersion the update is unconditional.
     let mut unconditional = update.clone();
-    unconditional["metadata"]
-        .as_object_mut()
-        .unwrap()
-        .remove("resourceVersion");
+    unconditional["metadata"].as_object_mut().unwrap().remove("resourceVersion");
     unconditional["spec"]["maxReplicas"] = json!(7);
     let (status, body) = api.put(&format!("{HPAS}/web"), &unconditional).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(body["spec"]["maxReplicas"], 7);
     // A merge patch carrying a stale resourceVersion is a conflict too.
     let (status, body) = api
-        .merge_patch(
-            &format!("{HPAS}/web"),
-            &json!({"metadata": {"resourceVersion": "1"}, "spec": {"maxReplicas": 2}}),
-        )
+        .merge_patch(&format!("{HPAS}/web"), &json!({"metadata": {"resourceVersion": "1"}, "spec": {"maxReplicas": 2}}))
         .await;
     assert_eq!(status, StatusCode::CONFLICT);
     assert_eq!(body["reason"], "Conflict");
@@ -239,21 +197,14 @@ async fn generation_counts_spec_changes_only() {
     let created = api.create(HPAS, &hpa("web", json!({}))).await;
     assert_eq!(created["metadata"]["generation"], 1);
     let uri = format!("{HPAS}/web");
-    let (_, labelled) = api
-        .merge_patch(&uri, &json!({"metadata": {"labels": {"tier": "front"}}}))
-        .await;
+    let (_, labelled) = api.merge_patch(&uri, &json!({"metadata": {"labels": {"tier": "front"}}})).await;
     assert_eq!(labelled["metadata"]["generation"], 1);
     assert_eq!(rv(&labelled), rv(&created) + 1);
     let (_, status_only) = api
-        .merge_patch(
-            &format!("{uri}/status"),
-            &json!({"status": {"currentReplicas": 2, "desiredReplicas": 2}}),
-        )
+        .merge_patch(&format!("{uri}/status"), &json!({"status": {"currentReplicas": 2, "desiredReplicas": 2}}))
         .await;
     assert_eq!(status_only["metadata"]["generation"], 1);
-    let (_, spec) = api
-        .merge_patch(&uri, &json!({"spec": {"maxReplicas": 9}}))
-        .await;
+    let (_, spec) = api.merge_patch(&uri, &json!({"spec": {"maxReplicas": 9}})).await;
     assert_eq!(spec["metadata"]["generation"], 2);
     // Server-set fields are immutable: a client cannot change uid or creationTimestamp.
     let mut replace = spec.clone();
@@ -263,10 +214,7 @@ async fn generation_counts_spec_changes_only() {
     let (status, replaced) = api.put(&uri, &replace).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(replaced["metadata"]["uid"], created["metadata"]["uid"]);
-    assert_eq!(
-        replaced["metadata"]["creationTimestamp"],
-        created["metadata"]["creationTimestamp"]
-    );
+    assert_eq!(replaced["metadata"]["creationTimestamp"], created["metadata"]["creationTimestamp"]);
     assert_eq!(replaced["metadata"]["generation"], 2);
 }
 
@@ -291,12 +239,7 @@ async fn generate_name_appends_five_characters() {
         let name = created["metadata"]["name"].as_str().unwrap().to_owned();
         assert_eq!(name.len(), 9, "{name}");
         assert!(name.starts_with("web-"));
-        assert!(
-            name[4..]
-                .chars()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit()),
-            "{name}"
-        );
+        assert!(name[4..].chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit()), "{name}");
         assert_eq!(created["metadata"]["generateName"], "web-");
         seen.insert(name);
     }
@@ -310,10 +253,7 @@ async fn resource_version_on_create_is_refused() {
     object["metadata"]["resourceVersion"] = json!("12");
     let (status, body) = api.post(HPAS, &object).await;
     assert_eq!(status, StatusCode::INTERNAL_SERVER_ERROR);
-    assert_eq!(
-        body["message"],
-        "Internal error occurred: resourceVersion should not be set on objects to be created"
-    );
+    assert_eq!(body["message"], "Internal error occurred: resourceVersion should not be set on objects to be created");
 }
 
 #[tokio::test]
@@ -322,11 +262,7 @@ async fn writes_to_the_resource_keep_the_stored_status() {
     let mut object = hpa("web", json!({}));
     object["status"] = json!({"currentReplicas": 5, "desiredReplicas": 5});
     let created = api.create(HPAS, &object).await;
-    assert_eq!(
-        created.get("status"),
-        None,
-        "status cannot be set on create"
-    );
+    assert_eq!(created.get("status"), None, "status cannot be set on create");
     let uri = format!("{HPAS}/web");
     let (status, with_status) = api
         .put(&format!("{uri}/status"), &{
@@ -338,18 +274,9 @@ async fn writes_to_the_resource_keep_the_stored_status() {
         })
         .await;
     assert_eq!(status, StatusCode::OK, "{with_status}");
-    assert_eq!(
-        with_status["status"],
-        json!({"currentReplicas": 2, "desiredReplicas": 3})
-    );
-    assert_eq!(
-        with_status["spec"]["maxReplicas"], 3,
-        "a status write changes only the status"
-    );
-    assert_eq!(
-        with_status["metadata"]["labels"],
-        created["metadata"]["labels"]
-    );
+    assert_eq!(with_status["status"], json!({"currentReplicas": 2, "desiredReplicas": 3}));
+    assert_eq!(with_status["spec"]["maxReplicas"], 3, "a status write changes only the status");
+    assert_eq!(with_status["metadata"]["labels"], created["metadata"]["labels"]);
     assert_eq!(
         with_status["metadata"]["managedFields"][1],
         json!({
@@ -370,9 +297,7 @@ async fn writes_to_the_resource_keep_the_stored_status() {
         json!({"currentReplicas": 2, "desiredReplicas": 3}),
         "the resource keeps the status"
     );
-    let (_, patched) = api
-        .merge_patch(&uri, &json!({"status": {"desiredReplicas": 8}}))
-        .await;
+    let (_, patched) = api.merge_patch(&uri, &json!({"status": {"desiredReplicas": 8}})).await;
     assert_eq!(patched["status"]["desiredReplicas"], 3);
     let (_, read) = api.get(&format!("{uri}/status")).await;
     assert_eq!(read, patched);
@@ -381,40 +306,22 @@ async fn writes_to_the_resource_keep_the_stored_status() {
 #[tokio::test]
 async fn dry_run_persists_nothing() {
     let api = Api::new();
-    let (status, dry) = api
-        .post(&format!("{HPAS}?dryRun=All"), &hpa("web", json!({})))
-        .await;
+    let (status, dry) = api.post(&format!("{HPAS}?dryRun=All"), &hpa("web", json!({}))).await;
     assert_eq!(status, StatusCode::CREATED);
     assert_eq!(dry["metadata"]["name"], "web");
     assert!(dry["metadata"]["uid"].is_string());
     assert_eq!(dry["metadata"].get("resourceVersion"), None);
-    assert_eq!(
-        api.get(&format!("{HPAS}/web")).await.0,
-        StatusCode::NOT_FOUND
-    );
+    assert_eq!(api.get(&format!("{HPAS}/web")).await.0, StatusCode::NOT_FOUND);
     assert_eq!(api.store.resource_version(), 0);
 
     let created = api.create(HPAS, &hpa("web", json!({}))).await;
     // Validation still runs.
-    let (status, body) = api
-        .merge_patch(
-            &format!("{HPAS}/web?dryRun=All"),
-            &json!({"spec": {"maxReplicas": 0}}),
-        )
-        .await;
+    let (status, body) = api.merge_patch(&format!("{HPAS}/web?dryRun=All"), &json!({"spec": {"maxReplicas": 0}})).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
-    let (status, dry) = api
-        .merge_patch(
-            &format!("{HPAS}/web?dryRun=All"),
-            &json!({"spec": {"maxReplicas": 6}}),
-        )
-        .await;
+    let (status, dry) = api.merge_patch(&format!("{HPAS}/web?dryRun=All"), &json!({"spec": {"maxReplicas": 6}})).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(dry["spec"]["maxReplicas"], 6);
-    assert_eq!(
-        dry["metadata"]["resourceVersion"],
-        created["metadata"]["resourceVersion"]
-    );
+    assert_eq!(dry["metadata"]["resourceVersion"], created["metadata"]["resourceVersion"]);
     let mut replace = created.clone();
     replace["spec"]["maxReplicas"] = json!(7);
     let (status, _) = api.put(&format!("{HPAS}/web?dryRun=All"), &replace).await;
@@ -426,9 +333,7 @@ async fn dry_run_persists_nothing() {
     assert_eq!(read, created);
     assert_eq!(api.store.resource_version(), 1);
     // dryRun in the DeleteOptions body counts too.
-    let (status, _) = api
-        .delete(&format!("{HPAS}/web"), Some(&json!({"dryRun": ["All"]})))
-        .await;
+    let (status, _) = api.delete(&format!("{HPAS}/web"), Some(&json!({"dryRun": ["All"]}))).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(api.get(&format!("{HPAS}/web")).await.0, StatusCode::OK);
 }
@@ -437,54 +342,30 @@ async fn dry_run_persists_nothing() {
 async fn patched_objects_are_validated() {
     let api = Api::new();
     api.create(HPAS, &hpa("web", json!({}))).await;
-    let (status, body) = api
-        .merge_patch(&format!("{HPAS}/web"), &json!({"spec": {"maxReplicas": 0}}))
-        .await;
+    let (status, body) = api.merge_patch(&format!("{HPAS}/web"), &json!({"spec": {"maxReplicas": 0}})).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(body["reason"], "Invalid");
     assert_eq!(body["details"]["kind"], "HorizontalPodAutoscaler");
     assert_eq!(body["details"]["group"], "autoscaling");
     assert_eq!(body["details"]["name"], "web");
     let message = body["message"].as_str().unwrap();
-    assert!(
-        message.starts_with("HorizontalPodAutoscaler.autoscaling \"web\" is invalid: "),
-        "{message}"
-    );
+    assert!(message.starts_with("HorizontalPodAutoscaler.autoscaling \"web\" is invalid: "), "{message}");
     assert!(message.contains("spec.maxReplicas"), "{message}");
     // A patch producing something the model cannot decode.
-    let (status, body) = api
-        .merge_patch(
-            &format!("{HPAS}/web"),
-            &json!({"spec": {"maxReplicas": "many"}}),
-        )
-        .await;
+    let (status, body) = api.merge_patch(&format!("{HPAS}/web"), &json!({"spec": {"maxReplicas": "many"}})).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
     let message = body["message"].as_str().unwrap();
-    assert!(
-        message.starts_with(" \"\" is invalid: patch: Invalid value: \"{"),
-        "{message}"
-    );
+    assert!(message.starts_with(" \"\" is invalid: patch: Invalid value: \"{"), "{message}");
     // JSON patch.
     let (status, body) = api
-        .json_patch(
-            &format!("{HPAS}/web"),
-            &json!([{"op": "replace", "path": "/spec/minReplicas", "value": 2}]),
-        )
+        .json_patch(&format!("{HPAS}/web"), &json!([{"op": "replace", "path": "/spec/minReplicas", "value": 2}]))
         .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body["spec"]["minReplicas"], 2);
     // Renaming through a patch is refused.
-    let (status, body) = api
-        .merge_patch(
-            &format!("{HPAS}/web"),
-            &json!({"metadata": {"name": "other"}}),
-        )
-        .await;
+    let (status, body) = api.merge_patch(&format!("{HPAS}/web"), &json!({"metadata": {"name": "other"}})).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
-    assert_eq!(
-        body["message"],
-        "the name of the object (other) does not match the name on the URL (web)"
-    );
+    assert_eq!(body["message"], "the name of the object (other) does not match the name on the URL (web)");
 }
 
 #[tokio::test]
@@ -492,18 +373,11 @@ async fn strict_field_validation_rejects_unknown_fields_of_patches() {
     let api = Api::new();
     api.create(HPAS, &hpa("web", json!({}))).await;
     let uri = format!("{HPAS}/web");
-    let (status, body) = api
-        .merge_patch(
-            &format!("{uri}?fieldValidation=Strict"),
-            &json!({"spec": {"bogus": 1}}),
-        )
-        .await;
+    let (status, body) =
+        api.merge_patch(&format!("{uri}?fieldValidation=Strict"), &json!({"spec": {"bogus": 1}})).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
     let message = body["message"].as_str().unwrap();
-    assert!(
-        message.ends_with("strict decoding error: unknown field \"spec.bogus\""),
-        "{message}"
-    );
+    assert!(message.ends_with("strict decoding error: unknown field \"spec.bogus\""), "{message}");
     // Otherwise unknown fields are dropped.
     let (status, body) = api.merge_patch(&uri, &json!({"spec": {"bogus": 1}})).await;
     assert_eq!(status, StatusCode::OK);
@@ -523,22 +397,12 @@ async fn delete_answers_a_success_status() {
             "details": {"name": "web", "group": "autoscaling", "kind": "horizontalpodautoscalers", "uid": created["metadata"]["uid"]}
         })
     );
-    assert_eq!(
-        api.get(&format!("{HPAS}/web")).await.0,
-        StatusCode::NOT_FOUND
-    );
-    assert_eq!(
-        api.store.resource_version(),
-        2,
-        "a delete takes a resourceVersion"
-    );
+    assert_eq!(api.get(&format!("{HPAS}/web")).await.0, StatusCode::NOT_FOUND);
+    assert_eq!(api.store.resource_version(), 2, "a delete takes a resourceVersion");
     // Propagation policies and grace periods are accepted.
     api.create(HPAS, &hpa("web", json!({}))).await;
     let (status, _) = api
-        .delete(
-            &format!("{HPAS}/web?gracePeriodSeconds=0"),
-            Some(&json!({"propagationPolicy": "Foreground"})),
-        )
+        .delete(&format!("{HPAS}/web?gracePeriodSeconds=0"), Some(&json!({"propagationPolicy": "Foreground"})))
         .await;
     assert_eq!(status, StatusCode::OK);
 }
@@ -548,12 +412,8 @@ async fn delete_preconditions() {
     let api = Api::new();
     let created = api.create(HPAS, &hpa("web", json!({}))).await;
     let uid = created["metadata"]["uid"].as_str().unwrap();
-    let (status, body) = api
-        .delete(
-            &format!("{HPAS}/web"),
-            Some(&json!({"preconditions": {"uid": "not-the-uid"}})),
-        )
-        .await;
+    let (status, body) =
+        api.delete(&format!("{HPAS}/web"), Some(&json!({"preconditions": {"uid": "not-the-uid"}}))).await;
     assert_eq!(status, StatusCode::CONFLICT);
     assert_eq!(
         body,
@@ -565,23 +425,15 @@ async fn delete_preconditions() {
             "code": 409
         })
     );
-    let (status, body) = api
-        .delete(
-            &format!("{HPAS}/web"),
-            Some(&json!({"preconditions": {"resourceVersion": "99"}})),
-        )
-        .await;
+    let (status, body) =
+        api.delete(&format!("{HPAS}/web"), Some(&json!({"preconditions": {"resourceVersion": "99"}}))).await;
     assert_eq!(status, StatusCode::CONFLICT);
     assert_eq!(
         body["message"],
         "Operation cannot be fulfilled on HorizontalPodAutoscaler.autoscaling \"web\": the ResourceVersion in the precondition (99) does not match the ResourceVersion in record (1). The object might have been modified"
     );
-    let (status, _) = api
-        .delete(
-            &format!("{HPAS}/web"),
-            Some(&json!({"preconditions": {"uid": uid, "resourceVersion": "1"}})),
-        )
-        .await;
+    let (status, _) =
+        api.delete(&format!("{HPAS}/web"), Some(&json!({"preconditions": {"uid": uid, "resourceVersion": "1"}}))).await;
     assert_eq!(status, StatusCode::OK);
 }
 
@@ -596,17 +448,9 @@ async fn finalizers_hold_a_deleted_object_until_removed() {
     assert_eq!(body["status"], "Success");
     let (_, held) = api.get(&format!("{HPAS}/web")).await;
     assert!(held["metadata"]["deletionTimestamp"].is_string());
-    let (status, _) = api
-        .merge_patch(
-            &format!("{HPAS}/web"),
-            &json!({"metadata": {"finalizers": null}}),
-        )
-        .await;
+    let (status, _) = api.merge_patch(&format!("{HPAS}/web"), &json!({"metadata": {"finalizers": null}})).await;
     assert_eq!(status, StatusCode::OK);
-    assert_eq!(
-        api.get(&format!("{HPAS}/web")).await.0,
-        StatusCode::NOT_FOUND
-    );
+    assert_eq!(api.get(&format!("{HPAS}/web")).await.0, StatusCode::NOT_FOUND);
 }
 
 #[tokio::test]
@@ -615,24 +459,14 @@ async fn delete_collection_with_selectors() {
     api.create(HPAS, &hpa("a", json!({"tier": "front"}))).await;
     api.create(HPAS, &hpa("b", json!({"tier": "back"}))).await;
     api.create(HPAS, &hpa("c", json!({"tier": "front"}))).await;
-    api.create(
-        "/apis/autoscaling/v2/namespaces/other/horizontalpodautoscalers",
-        &hpa("d", json!({"tier": "front"})),
-    )
-    .await;
-    let (status, body) = api
-        .delete(&format!("{HPAS}?labelSelector=tier%3Dfront"), None)
+    api.create("/apis/autoscaling/v2/namespaces/other/horizontalpodautoscalers", &hpa("d", json!({"tier": "front"})))
         .await;
+    let (status, body) = api.delete(&format!("{HPAS}?labelSelector=tier%3Dfront"), None).await;
     assert_eq!(status, StatusCode::OK);
-    assert_eq!(
-        body,
-        json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success"})
-    );
+    assert_eq!(body, json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success"}));
     let (_, list) = api.get(harness::HPAS_ALL).await;
     assert_eq!(names(&list), vec!["b", "d"]);
-    let (status, _) = api
-        .delete(&format!("{CSRS}?fieldSelector=metadata.name%3Dx"), None)
-        .await;
+    let (status, _) = api.delete(&format!("{CSRS}?fieldSelector=metadata.name%3Dx"), None).await;
     assert_eq!(status, StatusCode::OK);
 }
 
@@ -640,17 +474,12 @@ async fn delete_collection_with_selectors() {
 async fn lists_sort_by_namespace_and_name_and_filter_by_namespace() {
     let api = Api::new();
     for (ns, name) in [("b", "z"), ("a", "y"), ("b", "a"), ("a", "x")] {
-        api.create(
-            &format!("/apis/autoscaling/v2/namespaces/{ns}/horizontalpodautoscalers"),
-            &hpa(name, json!({})),
-        )
-        .await;
+        api.create(&format!("/apis/autoscaling/v2/namespaces/{ns}/horizontalpodautoscalers"), &hpa(name, json!({})))
+            .await;
     }
     let (_, all) = api.get(harness::HPAS_ALL).await;
     assert_eq!(names(&all), vec!["x", "y", "a", "z"]);
-    let (_, b) = api
-        .get("/apis/autoscaling/v2/namespaces/b/horizontalpodautoscalers")
-        .await;
+    let (_, b) = api.get("/apis/autoscaling/v2/namespaces/b/horizontalpodautoscalers").await;
     assert_eq!(names(&b), vec!["a", "z"]);
     let (_, none) = api.get(HPAS).await;
     assert_eq!(none["items"], json!([]));
@@ -659,17 +488,9 @@ async fn lists_sort_by_namespace_and_name_and_filter_by_namespace() {
 #[tokio::test]
 async fn managed_fields_move_between_managers() {
     let api = Api::new();
-    api.create(
-        &format!("{HPAS}?fieldManager=alice"),
-        &hpa("web", json!({})),
-    )
-    .await;
-    let (_, patched) = api
-        .merge_patch(
-            &format!("{HPAS}/web?fieldManager=bob"),
-            &json!({"spec": {"maxReplicas": 5}}),
-        )
-        .await;
+    api.create(&format!("{HPAS}?fieldManager=alice"), &hpa("web", json!({}))).await;
+    let (_, patched) =
+        api.merge_patch(&format!("{HPAS}/web?fieldManager=bob"), &json!({"spec": {"maxReplicas": 5}})).await;
     let entries = patched["metadata"]["managedFields"].as_array().unwrap();
     assert_eq!(entries.len(), 2);
     assert_eq!(entries[0]["manager"], "alice");
@@ -678,10 +499,7 @@ async fn managed_fields_move_between_managers() {
         json!({"f:metadata": {"f:labels": {}}, "f:spec": {"f:minReplicas": {}, "f:scaleTargetRef": {"f:apiVersion": {}, "f:kind": {}, "f:name": {}}}})
     );
     assert_eq!(entries[1]["manager"], "bob");
-    assert_eq!(
-        entries[1]["fieldsV1"],
-        json!({"f:spec": {"f:maxReplicas": {}}})
-    );
+    assert_eq!(entries[1]["fieldsV1"], json!({"f:spec": {"f:maxReplicas": {}}}));
 }
 
 #[tokio::test]
@@ -689,35 +507,18 @@ async fn server_side_apply_creates_then_updates() {
     let api = Api::new();
     let uri = format!("{HPAS}/web?fieldManager=ssa");
     let applied = hpa("web", json!({"app": "web"}));
-    let (status, created) = api
-        .call(
-            support::axum::http::Method::PATCH,
-            &uri,
-            "application/apply-patch+yaml",
-            Some(&applied),
-        )
-        .await;
+    let (status, created) =
+        api.call(support::axum::http::Method::PATCH, &uri, "application/apply-patch+yaml", Some(&applied)).await;
     assert_eq!(status, StatusCode::CREATED, "{created}");
     assert_eq!(created["metadata"]["namespace"], "default");
     assert_eq!(created["metadata"]["generation"], 1);
     assert!(created["metadata"]["uid"].is_string());
     let entries = created["metadata"]["managedFields"].as_array().unwrap();
-    assert!(
-        entries
-            .iter()
-            .any(|e| e["manager"] == "ssa" && e["operation"] == "Apply"),
-        "{entries:?}"
-    );
+    assert!(entries.iter().any(|e| e["manager"] == "ssa" && e["operation"] == "Apply"), "{entries:?}");
     let mut changed = applied.clone();
     changed["spec"]["maxReplicas"] = json!(6);
-    let (status, updated) = api
-        .call(
-            support::axum::http::Method::PATCH,
-            &uri,
-            "application/apply-patch+yaml",
-            Some(&changed),
-        )
-        .await;
+    let (status, updated) =
+        api.call(support::axum::http::Method::PATCH, &uri, "application/apply-patch+yaml", Some(&changed)).await;
     assert_eq!(status, StatusCode::OK, "{updated}");
     assert_eq!(updated["spec"]["maxReplicas"], 6);
     assert_eq!(updated["metadata"]["generation"], 2);
@@ -737,9 +538,7 @@ async fn server_side_apply_creates_then_updates() {
         "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for apply patch"
     );
     // Other patches of a missing object are 404.
-    let (status, _) = api
-        .merge_patch(&format!("{HPAS}/missing"), &json!({}))
-        .await;
+    let (status, _) = api.merge_patch(&format!("{HPAS}/missing"), &json!({})).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
 }
 
@@ -789,23 +588,13 @@ async fn csr_approval_changes_only_approval_conditions() {
     assert_eq!(conditions.len(), 1);
     assert_eq!(conditions[0]["type"], "Approved");
     assert!(conditions[0]["lastUpdateTime"].is_string());
-    assert_eq!(
-        conditions[0]["lastTransitionTime"],
-        conditions[0]["lastUpdateTime"]
-    );
-    assert_eq!(
-        approved["status"].get("certificate"),
-        None,
-        "approval does not issue"
-    );
+    assert_eq!(conditions[0]["lastTransitionTime"], conditions[0]["lastUpdateTime"]);
+    assert_eq!(approved["status"].get("certificate"), None, "approval does not issue");
     assert_eq!(approved["spec"], created["spec"]);
 
     // Approved and Denied are exclusive (the schema's rule).
     let mut deny = approved.clone();
-    deny["status"]["conditions"]
-        .as_array_mut()
-        .unwrap()
-        .push(condition("Denied"));
+    deny["status"]["conditions"].as_array_mut().unwrap().push(condition("Denied"));
     let (status, body) = api.put(&format!("{CSRS}/req/approval"), &deny).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
 
@@ -825,10 +614,7 @@ async fn csr_approval_changes_only_approval_conditions() {
     let (status, issued) = api.put(&format!("{CSRS}/req/status"), &issue).await;
     assert_eq!(status, StatusCode::OK, "{issued}");
     assert_eq!(issued["status"]["certificate"], "Y2VydA==");
-    assert_eq!(
-        issued["status"]["conditions"],
-        approved["status"]["conditions"]
-    );
+    assert_eq!(issued["status"]["conditions"], approved["status"]["conditions"]);
 }
 
 #[tokio::test]
@@ -856,12 +642,8 @@ async fn csr_status_cannot_add_approval_conditions() {
         )
         .await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    let types: Vec<&str> = body["status"]["conditions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["type"].as_str().unwrap())
-        .collect();
+    let types: Vec<&str> =
+        body["status"]["conditions"].as_array().unwrap().iter().map(|c| c["type"].as_str().unwrap()).collect();
     assert_eq!(types, vec!["Failed", "Denied"]);
 }
 
@@ -881,25 +663,11 @@ async fn server_side_apply_conflicts_and_force() {
     let api = Api::new();
     let apply = "application/apply-patch+yaml";
     let alice = hpa("web", json!({}));
-    let (status, _) = api
-        .call(
-            Method::PATCH,
-            &format!("{HPAS}/web?fieldManager=alice"),
-            apply,
-            Some(&alice),
-        )
-        .await;
+    let (status, _) = api.call(Method::PATCH, &format!("{HPAS}/web?fieldManager=alice"), apply, Some(&alice)).await;
     assert_eq!(status, StatusCode::CREATED);
     let mut bob = hpa("web", json!({}));
     bob["spec"]["maxReplicas"] = json!(5);
-    let (status, body) = api
-        .call(
-            Method::PATCH,
-            &format!("{HPAS}/web?fieldManager=bob"),
-            apply,
-            Some(&bob),
-        )
-        .await;
+    let (status, body) = api.call(Method::PATCH, &format!("{HPAS}/web?fieldManager=bob"), apply, Some(&bob)).await;
     assert_eq!(status, StatusCode::CONFLICT);
     assert_eq!(
         body,
@@ -911,53 +679,27 @@ async fn server_side_apply_conflicts_and_force() {
             "code": 409
         })
     );
-    let (status, body) = api
-        .call(
-            Method::PATCH,
-            &format!("{HPAS}/web?fieldManager=bob&force=true"),
-            apply,
-            Some(&bob),
-        )
-        .await;
+    let (status, body) =
+        api.call(Method::PATCH, &format!("{HPAS}/web?fieldManager=bob&force=true"), apply, Some(&bob)).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body["spec"]["maxReplicas"], 5);
     // force is for apply only.
     let (status, _) = api
-        .call(
-            Method::PATCH,
-            &format!("{HPAS}/web?force=true"),
-            "application/merge-patch+json",
-            Some(&json!({})),
-        )
+        .call(Method::PATCH, &format!("{HPAS}/web?force=true"), "application/merge-patch+json", Some(&json!({})))
         .await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
     // An apply through the resource does not write the status; through /status only the status.
     let mut with_status = bob.clone();
     with_status["status"] = json!({"desiredReplicas": 4, "currentReplicas": 4});
-    let (status, body) = api
-        .call(
-            Method::PATCH,
-            &format!("{HPAS}/web?fieldManager=bob"),
-            apply,
-            Some(&with_status),
-        )
-        .await;
+    let (status, body) =
+        api.call(Method::PATCH, &format!("{HPAS}/web?fieldManager=bob"), apply, Some(&with_status)).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body.get("status"), None);
     with_status["spec"]["maxReplicas"] = json!(50);
-    let (status, body) = api
-        .call(
-            Method::PATCH,
-            &format!("{HPAS}/web/status?fieldManager=controller"),
-            apply,
-            Some(&with_status),
-        )
-        .await;
+    let (status, body) =
+        api.call(Method::PATCH, &format!("{HPAS}/web/status?fieldManager=controller"), apply, Some(&with_status)).await;
     assert_eq!(status, StatusCode::OK, "{body}");
-    assert_eq!(
-        body["status"],
-        json!({"desiredReplicas": 4, "currentReplicas": 4})
-    );
+    assert_eq!(body["status"], json!({"desiredReplicas": 4, "currentReplicas": 4}));
     assert_eq!(body["spec"]["maxReplicas"], 5);
     let entry = body["metadata"]["managedFields"]
         .as_array()
@@ -991,9 +733,7 @@ async fn strategic_merge_patch() {
 #[tokio::test]
 async fn unknown_routes_and_methods_answer_status_objects() {
     let api = Api::new();
-    let (status, body) = api
-        .get("/apis/autoscaling/v2/namespaces/default/widgets")
-        .await;
+    let (status, body) = api.get("/apis/autoscaling/v2/namespaces/default/widgets").await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     assert_eq!(
         body,
@@ -1002,17 +742,10 @@ async fn unknown_routes_and_methods_answer_status_objects() {
             "message": "the server could not find the requested resource", "reason": "NotFound", "details": {}, "code": 404
         })
     );
-    let (status, body) = api
-        .post(&format!("{HPAS}/web"), &hpa("web", json!({})))
-        .await;
+    let (status, body) = api.post(&format!("{HPAS}/web"), &hpa("web", json!({}))).await;
     assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED);
-    assert_eq!(
-        body["message"],
-        "the server does not allow this method on the requested resource"
-    );
-    let (status, body) = api
-        .get("/apis/autoscaling/v2/namespaces/%FF/horizontalpodautoscalers")
-        .await;
+    assert_eq!(body["message"], "the server does not allow this method on the requested resource");
+    let (status, body) = api.get("/apis/autoscaling/v2/namespaces/%FF/horizontalpodautoscalers").await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert_eq!(body["kind"], "Status");
     assert_eq!(body["reason"], "BadRequest");

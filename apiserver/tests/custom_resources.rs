@@ -37,17 +37,11 @@ async fn every_version_answers_in_its_own_api_version() {
     )
     .await;
 
-    for (collection, api_version) in [
-        (V1, "crd.example.com/v1"),
-        (V1BETA1, "crd.example.com/v1beta1"),
-    ] {
+    for (collection, api_version) in [(V1, "crd.example.com/v1"), (V1BETA1, "crd.example.com/v1beta1")] {
         for name in ["new", "old"] {
             let (status, object) = api.get(&format!("{collection}/{name}")).await;
             assert_eq!(status, StatusCode::OK, "{object}");
-            assert_eq!(
-                object["apiVersion"], api_version,
-                "{collection}/{name}: {object}"
-            );
+            assert_eq!(object["apiVersion"], api_version, "{collection}/{name}: {object}");
         }
         let (status, list) = api.get(collection).await;
         assert_eq!(status, StatusCode::OK, "{list}");
@@ -58,19 +52,12 @@ async fn every_version_answers_in_its_own_api_version() {
     }
 
     // Watches too.
-    let mut watch = api
-        .watch(&format!(
-            "{V1BETA1}?watch=true&resourceVersion={}",
-            rv(&created)
-        ))
-        .await;
+    let mut watch = api.watch(&format!("{V1BETA1}?watch=true&resourceVersion={}", rv(&created))).await;
     let event = watch.next_change().await;
     assert_eq!(event["type"], "ADDED");
     assert_eq!(event["object"]["metadata"]["name"], "old");
     assert_eq!(event["object"]["apiVersion"], "crd.example.com/v1beta1");
-    let (status, _) = api
-        .merge_patch(&format!("{V1}/new"), &json!({"spec": {"replicas": 3}}))
-        .await;
+    let (status, _) = api.merge_patch(&format!("{V1}/new"), &json!({"spec": {"replicas": 3}})).await;
     assert_eq!(status, StatusCode::OK);
     let event = watch.next_change().await;
     assert_eq!(event["type"], "MODIFIED");

@@ -117,13 +117,7 @@ struct Req {
 
 impl Req {
     fn get(path: &str) -> Req {
-        Req {
-            method: "GET".into(),
-            path: path.into(),
-            content_type: None,
-            accept: None,
-            body: Vec::new(),
-        }
+        Req { method: "GET".into(), path: path.into(), content_type: None, accept: None, body: Vec::new() }
     }
 
     fn describe(&self) -> String {
@@ -162,9 +156,7 @@ struct Answer {
 /// sends before reading the whole body (413, 404, ...) is read all the same, as a real
 /// client reads it.
 async fn send(addr: &str, req: &Req) -> Result<Answer, String> {
-    let stream = tokio::net::TcpStream::connect(addr)
-        .await
-        .map_err(|e| format!("connect: {e}"))?;
+    let stream = tokio::net::TcpStream::connect(addr).await.map_err(|e| format!("connect: {e}"))?;
     let (mut reader, mut writer) = stream.into_split();
     let mut head = format!(
         "{} {} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n",
@@ -201,30 +193,23 @@ async fn send(addr: &str, req: &Req) -> Result<Answer, String> {
         None
     };
     match (answer, written) {
-        (Err(e), Some(write_error)) => Err(format!(
-            "{e} (after the server stopped reading the {}-byte body: {write_error})",
-            req.body.len()
-        )),
+        (Err(e), Some(write_error)) => {
+            Err(format!("{e} (after the server stopped reading the {}-byte body: {write_error})", req.body.len()))
+        }
         (answer, _) => answer,
     }
 }
 
 /// Reads one HTTP/1.1 answer: status line, headers, then a body by Content-Length, chunked
 /// encoding or connection close. An open watch is read for `WATCH_READ`, then dropped.
-async fn read_answer(
-    reader: &mut tokio::net::tcp::OwnedReadHalf,
-    method: &str,
-) -> Result<Answer, String> {
+async fn read_answer(reader: &mut tokio::net::tcp::OwnedReadHalf, method: &str) -> Result<Answer, String> {
     let mut buffer: Vec<u8> = Vec::new();
     let header_end = loop {
         if let Some(at) = buffer.windows(4).position(|w| w == b"\r\n\r\n") {
             break at;
         }
         if !fill(reader, &mut buffer).await? {
-            return Err(format!(
-                "no answer: connection closed after {} bytes",
-                buffer.len()
-            ));
+            return Err(format!("no answer: connection closed after {} bytes", buffer.len()));
         }
     };
     let head = String::from_utf8_lossy(&buffer[..header_end]).into_owned();
@@ -256,12 +241,7 @@ async fn read_answer(
         // An open watch: read what comes quickly, then hang up.
         let until = tokio::time::Instant::now() + WATCH_READ;
         while let Ok(Ok(true)) = tokio::time::timeout_at(until, fill(reader, &mut rest)).await {}
-        return Ok(Answer {
-            status,
-            content_type,
-            body: Bytes::from(rest),
-            watch,
-        });
+        return Ok(Answer { status, content_type, body: Bytes::from(rest), watch });
     }
     let body = if method == "HEAD" || status == 204 || status == 304 || status < 200 {
         Vec::new()
@@ -294,10 +274,7 @@ async fn read_answer(
     } else if let Some(length) = length {
         while rest.len() < length {
             if !fill(reader, &mut rest).await? {
-                return Err(format!(
-                    "body: connection closed after {} of {length} bytes",
-                    rest.len()
-                ));
+                return Err(format!("body: connection closed after {} of {length} bytes", rest.len()));
             }
         }
         rest.truncate(length);
@@ -306,19 +283,11 @@ async fn read_answer(
         while fill(reader, &mut rest).await? {}
         rest
     };
-    Ok(Answer {
-        status,
-        content_type,
-        body: Bytes::from(body),
-        watch,
-    })
+    Ok(Answer { status, content_type, body: Bytes::from(body), watch })
 }
 
 /// Reads more bytes into `buffer`; `false` at the end of the stream.
-async fn fill(
-    reader: &mut tokio::net::tcp::OwnedReadHalf,
-    buffer: &mut Vec<u8>,
-) -> Result<bool, String> {
+async fn fill(reader: &mut tokio::net::tcp::OwnedReadHalf, buffer: &mut Vec<u8>) -> Result<bool, String> {
     let mut chunk = [0u8; 16 * 1024];
     match reader.read(&mut chunk).await {
         Ok(0) => Ok(false),
@@ -338,11 +307,7 @@ struct Violation {
 
 fn preview(bytes: &[u8], max: usize) -> String {
     let text = String::from_utf8_lossy(&bytes[..bytes.len().min(max)]);
-    if bytes.len() > max {
-        format!("{text}... ({} bytes)", bytes.len())
-    } else {
-        text.into_owned()
-    }
+    if bytes.len() > max { format!("{text}... ({} bytes)", bytes.len()) } else { text.into_owned() }
 }
 
 /// The one 5xx the API server answers by design: a list or get at a resourceVersion newer
@@ -352,21 +317,15 @@ fn too_large_resource_version(status: u16, body: &[u8]) -> bool {
     let Ok(json) = serde_json::from_slice::<Value>(body) else {
         return false;
     };
-    status == 504
-        && json["reason"] == "Timeout"
-        && json["details"]["causes"][0]["reason"] == "ResourceVersionTooLarge"
+    status == 504 && json["reason"] == "Timeout" && json["details"]["causes"][0]["reason"] == "ResourceVersionTooLarge"
 }
 
 /// What is wrong with an answer, if anything.
 fn check(req: &Req, answer: &Answer) -> Option<Violation> {
     let status = answer.status;
     let body = preview(&answer.body, 300);
-    let violation = |kind: String| {
-        Some(Violation {
-            kind,
-            detail: format!("{status} {:?}: {body}", answer.content_type),
-        })
-    };
+    let violation =
+        |kind: String| Some(Violation { kind, detail: format!("{status} {:?}: {body}", answer.content_type) });
     if status >= 500 && !too_large_resource_version(status, &answer.body) {
         return violation(format!("{status} answer"));
     }
@@ -386,15 +345,10 @@ fn check(req: &Req, answer: &Answer) -> Option<Violation> {
             && json["status"] == "Failure"
             && json["code"].as_u64() == Some(u64::from(status));
         if !ok {
-            return violation(format!(
-                "{status} whose JSON body is no Status with code {status}"
-            ));
+            return violation(format!("{status} whose JSON body is no Status with code {status}"));
         }
         if !answer.content_type.starts_with("application/json") {
-            return violation(format!(
-                "{status} Status with Content-Type {:?}",
-                answer.content_type
-            ));
+            return violation(format!("{status} Status with Content-Type {:?}", answer.content_type));
         }
         return None;
     }
@@ -461,12 +415,9 @@ fn percent_encode(bytes: &[u8]) -> String {
 }
 
 fn random_text(rng: &mut StdRng, max: usize) -> String {
-    const ALPHABET: &[u8] =
-        b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~:@!$&'()*+,;=";
+    const ALPHABET: &[u8] = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~:@!$&'()*+,;=";
     let len = rng.random_range(0..=max);
-    (0..len)
-        .map(|_| *ALPHABET.choose(rng).expect("alphabet") as char)
-        .collect()
+    (0..len).map(|_| *ALPHABET.choose(rng).expect("alphabet") as char).collect()
 }
 
 fn random_segment(rng: &mut StdRng) -> String {
@@ -475,11 +426,7 @@ fn random_segment(rng: &mut StdRng) -> String {
         1 => "..".into(),
         2 => ".".into(),
         3 => "a".repeat(rng.random_range(250..400)),
-        4 => percent_encode(
-            &(0..rng.random_range(1..12))
-                .map(|_| rng.random::<u8>())
-                .collect::<Vec<_>>(),
-        ),
+        4 => percent_encode(&(0..rng.random_range(1..12)).map(|_| rng.random::<u8>()).collect::<Vec<_>>()),
         5 => "%C3%A9t%C3%A9".into(),
         6 => "%2F".into(),
         7 => "%00".into(),
@@ -491,57 +438,29 @@ fn random_segment(rng: &mut StdRng) -> String {
 }
 
 fn namespace(rng: &mut StdRng) -> String {
-    if rng.random_bool(0.8) {
-        (*NAMESPACES.choose(rng).expect("ns")).into()
-    } else {
-        random_segment(rng)
-    }
+    if rng.random_bool(0.8) { (*NAMESPACES.choose(rng).expect("ns")).into() } else { random_segment(rng) }
 }
 
 fn name(rng: &mut StdRng) -> String {
-    if rng.random_bool(0.7) {
-        (*NAMES.choose(rng).expect("name")).into()
-    } else {
-        random_segment(rng)
-    }
+    if rng.random_bool(0.7) { (*NAMES.choose(rng).expect("name")).into() } else { random_segment(rng) }
 }
 
 fn path(rng: &mut StdRng) -> String {
     let hpa = "/apis/autoscaling/v2";
     let csr = "/apis/certificates.k8s.io/v1";
     let mut path = match rng.random_range(0..20) {
-        0..=2 => format!(
-            "{hpa}/namespaces/{}/horizontalpodautoscalers",
-            namespace(rng)
-        ),
-        3..=6 => format!(
-            "{hpa}/namespaces/{}/horizontalpodautoscalers/{}",
-            namespace(rng),
-            name(rng)
-        ),
-        7 => format!(
-            "{hpa}/namespaces/{}/horizontalpodautoscalers/{}/status",
-            namespace(rng),
-            name(rng)
-        ),
+        0..=2 => format!("{hpa}/namespaces/{}/horizontalpodautoscalers", namespace(rng)),
+        3..=6 => format!("{hpa}/namespaces/{}/horizontalpodautoscalers/{}", namespace(rng), name(rng)),
+        7 => format!("{hpa}/namespaces/{}/horizontalpodautoscalers/{}/status", namespace(rng), name(rng)),
         8 => format!("{hpa}/horizontalpodautoscalers"),
-        9 => format!(
-            "{hpa}/watch/namespaces/{}/horizontalpodautoscalers",
-            namespace(rng)
-        ),
-        10 => format!(
-            "{hpa}/watch/namespaces/{}/horizontalpodautoscalers/{}",
-            namespace(rng),
-            name(rng)
-        ),
+        9 => format!("{hpa}/watch/namespaces/{}/horizontalpodautoscalers", namespace(rng)),
+        10 => format!("{hpa}/watch/namespaces/{}/horizontalpodautoscalers/{}", namespace(rng), name(rng)),
         11 => format!("{csr}/certificatesigningrequests"),
         12 | 13 => format!("{csr}/certificatesigningrequests/{}", name(rng)),
         14 => format!(
             "{csr}/certificatesigningrequests/{}/{}",
             name(rng),
-            ["status", "approval", "scale", "x"]
-                .choose(rng)
-                .expect("sub")
+            ["status", "approval", "scale", "x"].choose(rng).expect("sub")
         ),
         15 => format!("{csr}/watch/certificatesigningrequests/{}", name(rng)),
         16 => (*[
@@ -649,11 +568,7 @@ fn param_value(rng: &mut StdRng) -> String {
         "!!!",
     ];
     match rng.random_range(0..10) {
-        0 => percent_encode(
-            &(0..rng.random_range(0..30))
-                .map(|_| rng.random::<u8>())
-                .collect::<Vec<_>>(),
-        ),
+        0 => percent_encode(&(0..rng.random_range(0..30)).map(|_| rng.random::<u8>()).collect::<Vec<_>>()),
         1 => "x".repeat(rng.random_range(100..3000)),
         2 => rng.random::<i64>().to_string(),
         3 => random_text(rng, 30).replace(['&', '='], ""),
@@ -671,25 +586,13 @@ fn query(rng: &mut StdRng) -> String {
     for _ in 0..count {
         match rng.random_range(0..10) {
             0 => pairs.push(random_text(rng, 12).replace(['&', '=', '#'], "")),
-            1 => pairs.push(format!(
-                "{}={}",
-                random_text(rng, 12).replace(['&', '=', '#'], ""),
-                param_value(rng)
-            )),
+            1 => pairs.push(format!("{}={}", random_text(rng, 12).replace(['&', '=', '#'], ""), param_value(rng))),
             2 => pairs.push((*PARAMS.choose(rng).expect("param")).into()),
             3 => pairs.push(String::new()),
-            _ => pairs.push(format!(
-                "{}={}",
-                PARAMS.choose(rng).expect("param"),
-                param_value(rng)
-            )),
+            _ => pairs.push(format!("{}={}", PARAMS.choose(rng).expect("param"), param_value(rng))),
         }
     }
-    if pairs.is_empty() {
-        String::new()
-    } else {
-        format!("?{}", pairs.join("&"))
-    }
+    if pairs.is_empty() { String::new() } else { format!("?{}", pairs.join("&")) }
 }
 
 fn method(rng: &mut StdRng) -> String {
@@ -772,11 +675,7 @@ fn accept(rng: &mut StdRng) -> Option<String> {
         "application/json;as=Nope",
         "application/vnd.kubernetes.protobuf, application/json",
     ];
-    if rng.random_bool(0.6) {
-        None
-    } else {
-        Some((*accepts.choose(rng).expect("accept")).into())
-    }
+    if rng.random_bool(0.6) { None } else { Some((*accepts.choose(rng).expect("accept")).into()) }
 }
 
 fn random_value(rng: &mut StdRng, depth: u32) -> Value {
@@ -789,11 +688,7 @@ fn random_value(rng: &mut StdRng, depth: u32) -> Value {
         5 => json!(random_text(rng, 20)),
         6 => json!(""),
         7 => json!("ümlaut \u{0} \u{1F600}"),
-        8 => Value::Array(
-            (0..rng.random_range(0..4))
-                .map(|_| random_value(rng, depth + 1))
-                .collect(),
-        ),
+        8 => Value::Array((0..rng.random_range(0..4)).map(|_| random_value(rng, depth + 1)).collect()),
         _ => {
             let mut map = serde_json::Map::new();
             for _ in 0..rng.random_range(0..4) {
@@ -870,9 +765,8 @@ fn nested(open: &str, inner: &str, close: &str, depth: usize) -> Vec<u8> {
 
 /// A YAML "billion laughs": 9 levels of 10 aliases each.
 fn alias_bomb() -> Vec<u8> {
-    let mut yaml = String::from(
-        "a0: &a0 [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n",
-    );
+    let mut yaml =
+        String::from("a0: &a0 [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n");
     for level in 1..10 {
         let prev = level - 1;
         let refs = vec![format!("*a{prev}"); 10].join(",");
@@ -883,11 +777,8 @@ fn alias_bomb() -> Vec<u8> {
 }
 
 fn body(rng: &mut StdRng, path: &str) -> Vec<u8> {
-    let valid = if path.contains("certificatesigningrequests") {
-        csr_object(&name(rng))
-    } else {
-        hpa_object(&name(rng))
-    };
+    let valid =
+        if path.contains("certificatesigningrequests") { csr_object(&name(rng)) } else { hpa_object(&name(rng)) };
     match rng.random_range(0..40) {
         0..=2 => Vec::new(),
         3..=8 => valid.to_string().into_bytes(),
@@ -902,15 +793,12 @@ fn body(rng: &mut StdRng, path: &str) -> Vec<u8> {
             let text = valid.to_string();
             text.as_bytes()[..rng.random_range(0..text.len())].to_vec()
         }
-        19 | 20 => (0..rng.random_range(0..2000))
-            .map(|_| rng.random::<u8>())
-            .collect(),
+        19 | 20 => (0..rng.random_range(0..2000)).map(|_| rng.random::<u8>()).collect(),
         21 => nested("[", "", "]", rng.random_range(100..200_000)),
         22 => nested("{\"a\":", "1", "}", rng.random_range(100..100_000)),
-        23 => nested("- ", "x", "", 1)
-            .into_iter()
-            .chain(nested("[", "", "]", rng.random_range(1000..100_000)))
-            .collect(),
+        23 => {
+            nested("- ", "x", "", 1).into_iter().chain(nested("[", "", "]", rng.random_range(1000..100_000))).collect()
+        }
         24 => {
             // Deep block-style YAML.
             let depth = rng.random_range(100..2_000);
@@ -937,10 +825,7 @@ fn body(rng: &mut StdRng, path: &str) -> Vec<u8> {
             valid
                 .to_string()
                 .replace("\"maxReplicas\":5", &format!("\"maxReplicas\":{number}"))
-                .replace(
-                    "\"expirationSeconds\":3600",
-                    &format!("\"expirationSeconds\":{number}"),
-                )
+                .replace("\"expirationSeconds\":3600", &format!("\"expirationSeconds\":{number}"))
                 .into_bytes()
         }
         27 => alias_bomb(),
@@ -972,19 +857,12 @@ fn body(rng: &mut StdRng, path: &str) -> Vec<u8> {
                 .collect();
             Value::Array(patch).to_string().into_bytes()
         }
-        29 => json!({"spec": random_value(rng, 0), "metadata": random_value(rng, 0)})
-            .to_string()
-            .into_bytes(),
+        29 => json!({"spec": random_value(rng, 0), "metadata": random_value(rng, 0)}).to_string().into_bytes(),
         30 => random_value(rng, 0).to_string().into_bytes(),
         31 => {
             // Duplicate keys and unknown fields, as text.
             let text = valid.to_string();
-            text.replacen(
-                "{\"apiVersion\"",
-                "{\"unknown\":1,\"spec\":{\"foo\":1},\"apiVersion\"",
-                1,
-            )
-            .into_bytes()
+            text.replacen("{\"apiVersion\"", "{\"unknown\":1,\"spec\":{\"foo\":1},\"apiVersion\"", 1).into_bytes()
         }
         32 => {
             // Invalid UTF-8 inside a JSON string.
@@ -1002,19 +880,10 @@ fn body(rng: &mut StdRng, path: &str) -> Vec<u8> {
             bytes
         }
         34 => b"--- \n---\n".to_vec(),
-        35 => {
-            b"apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n\tname: tab\n"
-                .to_vec()
-        }
+        35 => b"apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n\tname: tab\n".to_vec(),
         36 => b"!!binary AAAA\n".to_vec(),
-        37 => {
-            b"apiVersion: !!python/object:os.system autoscaling/v2\nkind: HorizontalPodAutoscaler\n"
-                .to_vec()
-        }
-        38 => "\u{feff}"
-            .bytes()
-            .chain(valid.to_string().into_bytes())
-            .collect(),
+        37 => b"apiVersion: !!python/object:os.system autoscaling/v2\nkind: HorizontalPodAutoscaler\n".to_vec(),
+        38 => "\u{feff}".bytes().chain(valid.to_string().into_bytes()).collect(),
         _ => b"null".to_vec(),
     }
 }
@@ -1024,13 +893,9 @@ fn body(rng: &mut StdRng, path: &str) -> Vec<u8> {
 fn fitting_method(rng: &mut StdRng, path: &str) -> Option<String> {
     let methods: &[&str] = if path.contains("/watch/") {
         &["GET"]
-    } else if path.ends_with("horizontalpodautoscalers")
-        || path.ends_with("certificatesigningrequests")
-    {
+    } else if path.ends_with("horizontalpodautoscalers") || path.ends_with("certificatesigningrequests") {
         &["GET", "POST", "DELETE"]
-    } else if path.contains("horizontalpodautoscalers/")
-        || path.contains("certificatesigningrequests/")
-    {
+    } else if path.contains("horizontalpodautoscalers/") || path.contains("certificatesigningrequests/") {
         &["GET", "PUT", "PATCH", "PATCH", "DELETE"]
     } else {
         return None;
@@ -1049,19 +914,9 @@ fn request(rng: &mut StdRng) -> Req {
         "POST" | "PUT" | "PATCH" => rng.random_bool(0.95),
         _ => rng.random_bool(0.1),
     };
-    let body = if with_body {
-        body(rng, &path)
-    } else {
-        Vec::new()
-    };
+    let body = if with_body { body(rng, &path) } else { Vec::new() };
     let content_type = content_type(rng, &method);
-    Req {
-        method,
-        content_type,
-        accept: accept(rng),
-        body,
-        path,
-    }
+    Req { method, content_type, accept: accept(rng), body, path }
 }
 
 // ---- The tests ----
@@ -1107,12 +962,7 @@ fn report(run: &FuzzRun, violations: &[(usize, Req, Violation)], what: &str) -> 
     for (kind, list) in &kinds {
         let _ = writeln!(report, "\n{} x {kind}", list.len());
         for (index, req, violation) in list.iter().take(3) {
-            let _ = writeln!(
-                report,
-                "  #{index}: {}\n    -> {}",
-                req.describe(),
-                violation.detail
-            );
+            let _ = writeln!(report, "  #{index}: {}\n    -> {}", req.describe(), violation.detail);
         }
     }
     report
@@ -1123,11 +973,7 @@ fn report(run: &FuzzRun, violations: &[(usize, Req, Violation)], what: &str) -> 
 #[test]
 fn fuzzed_requests_never_crash_hang_or_fail_with_5xx() {
     let run = fuzz_run();
-    assert!(
-        run.broken.is_empty(),
-        "{}",
-        report(run, &run.broken, "broke the server")
-    );
+    assert!(run.broken.is_empty(), "{}", report(run, &run.broken, "broke the server"));
 }
 
 /// Every 4xx is a `Status` JSON whose `code` is the HTTP status; every `application/json`
@@ -1135,43 +981,21 @@ fn fuzzed_requests_never_crash_hang_or_fail_with_5xx() {
 #[test]
 fn fuzzed_error_answers_are_status_objects() {
     let run = fuzz_run();
-    assert!(
-        run.misshapen.is_empty(),
-        "{}",
-        report(run, &run.misshapen, "got a misshapen answer")
-    );
+    assert!(run.misshapen.is_empty(), "{}", report(run, &run.misshapen, "got a misshapen answer"));
 }
 
 async fn run_fuzz() -> FuzzRun {
-    let seed = std::env::var("FUZZ_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(DEFAULT_SEED);
-    let count = std::env::var("FUZZ_REQUESTS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(DEFAULT_REQUESTS);
+    let seed = std::env::var("FUZZ_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(DEFAULT_SEED);
+    let count = std::env::var("FUZZ_REQUESTS").ok().and_then(|s| s.parse().ok()).unwrap_or(DEFAULT_REQUESTS);
     let mut server = TestServer::start();
     let addr = server.addr.clone();
 
     // Objects for the fuzzed paths to find.
     for (path, object) in [
-        (
-            "/apis/autoscaling/v2/namespaces/fuzz/horizontalpodautoscalers",
-            hpa_object("web"),
-        ),
-        (
-            "/apis/autoscaling/v2/namespaces/fuzz/horizontalpodautoscalers",
-            hpa_object("api"),
-        ),
-        (
-            "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers",
-            hpa_object("web"),
-        ),
-        (
-            "/apis/certificates.k8s.io/v1/certificatesigningrequests",
-            csr_object("csr-1"),
-        ),
+        ("/apis/autoscaling/v2/namespaces/fuzz/horizontalpodautoscalers", hpa_object("web")),
+        ("/apis/autoscaling/v2/namespaces/fuzz/horizontalpodautoscalers", hpa_object("api")),
+        ("/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers", hpa_object("web")),
+        ("/apis/certificates.k8s.io/v1/certificatesigningrequests", csr_object("csr-1")),
     ] {
         let mut object = object;
         if let Some(metadata) = object["metadata"].as_object_mut() {
@@ -1185,13 +1009,7 @@ async fn run_fuzz() -> FuzzRun {
             body: object.to_string().into_bytes(),
         };
         let answer = send(&addr, &req).await.expect("setup request");
-        assert_eq!(
-            answer.status,
-            201,
-            "setup {}: {}",
-            req.describe(),
-            String::from_utf8_lossy(&answer.body)
-        );
+        assert_eq!(answer.status, 201, "setup {}: {}", req.describe(), String::from_utf8_lossy(&answer.body));
     }
 
     let mut rng = StdRng::seed_from_u64(seed);
@@ -1225,71 +1043,31 @@ async fn run_fuzz() -> FuzzRun {
                 broken.push((index, req, Violation { kind, detail: e }));
                 if let Some(status) = server.exited() {
                     let detail = format!("the server exited ({status})");
-                    broken.push((
-                        index,
-                        Req::get("-"),
-                        Violation {
-                            kind: "exited".into(),
-                            detail,
-                        },
-                    ));
+                    broken.push((index, Req::get("-"), Violation { kind: "exited".into(), detail }));
                     break;
                 }
             }
         }
     }
-    eprintln!(
-        "fuzz: seed {seed:#x}, {sent} requests in {:?}; statuses {statuses:?}",
-        started.elapsed()
-    );
+    eprintln!("fuzz: seed {seed:#x}, {sent} requests in {:?}; statuses {statuses:?}", started.elapsed());
 
     // Still alive and answering.
     if let Some(status) = server.exited() {
         let detail = format!("the server exited ({status})");
-        broken.push((
-            sent,
-            Req::get("-"),
-            Violation {
-                kind: "exited".into(),
-                detail,
-            },
-        ));
+        broken.push((sent, Req::get("-"), Violation { kind: "exited".into(), detail }));
     }
-    for path in [
-        "/version",
-        "/apis/autoscaling/v2/horizontalpodautoscalers",
-        "/apis",
-    ] {
+    for path in ["/version", "/apis/autoscaling/v2/horizontalpodautoscalers", "/apis"] {
         let req = Req::get(path);
         match send(&addr, &req).await {
             Ok(answer) if answer.status == 200 => {}
             Ok(answer) => {
                 let detail = format!("{}: {}", answer.status, preview(&answer.body, 300));
-                broken.push((
-                    sent,
-                    req,
-                    Violation {
-                        kind: "not 200 after fuzzing".into(),
-                        detail,
-                    },
-                ));
+                broken.push((sent, req, Violation { kind: "not 200 after fuzzing".into(), detail }));
             }
             Err(detail) => {
-                broken.push((
-                    sent,
-                    req,
-                    Violation {
-                        kind: "no answer after fuzzing".into(),
-                        detail,
-                    },
-                ));
+                broken.push((sent, req, Violation { kind: "no answer after fuzzing".into(), detail }));
             }
         }
     }
-    FuzzRun {
-        seed,
-        sent,
-        broken,
-        misshapen,
-    }
+    FuzzRun { seed, sent, broken, misshapen }
 }

@@ -16,16 +16,14 @@ use futures::{Stream, StreamExt};
 use generated::com::coreos::monitoring::v1::Probe;
 use k8s_openapi::ByteString;
 use k8s_openapi::api::autoscaling::v2::{
-    CrossVersionObjectReference, HorizontalPodAutoscaler, HorizontalPodAutoscalerSpec, MetricSpec,
-    MetricTarget, ResourceMetricSource,
+    CrossVersionObjectReference, HorizontalPodAutoscaler, HorizontalPodAutoscalerSpec, MetricSpec, MetricTarget,
+    ResourceMetricSource,
 };
-use k8s_openapi::api::certificates::v1::{
-    CertificateSigningRequest, CertificateSigningRequestSpec,
-};
+use k8s_openapi::api::certificates::v1::{CertificateSigningRequest, CertificateSigningRequestSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::api::{
-    Api, ApiResource, DeleteParams, DynamicObject, ListParams, Patch, PatchParams, PostParams,
-    ResourceExt, WatchEvent, WatchParams,
+    Api, ApiResource, DeleteParams, DynamicObject, ListParams, Patch, PatchParams, PostParams, ResourceExt, WatchEvent,
+    WatchParams,
 };
 use kube::core::response::StatusCause;
 use kube::core::{GroupVersionKind, Status, TypeMeta};
@@ -134,11 +132,8 @@ fn hpa(name: &str, max_replicas: i32) -> HorizontalPodAutoscaler {
 
 /// `metadata.resourceVersion` as a number: the reference server's versions are a counter.
 fn rv<K: ResourceExt>(object: &K) -> u64 {
-    let text = object
-        .resource_version()
-        .unwrap_or_else(|| panic!("{} has no resourceVersion", object.name_any()));
-    text.parse()
-        .unwrap_or_else(|_| panic!("resourceVersion {text:?} is not a number"))
+    let text = object.resource_version().unwrap_or_else(|| panic!("{} has no resourceVersion", object.name_any()));
+    text.parse().unwrap_or_else(|_| panic!("resourceVersion {text:?} is not a number"))
 }
 
 /// The Status inside a `kube::Error::Api`, or a panic naming what came instead.
@@ -152,23 +147,12 @@ fn api_error<T: std::fmt::Debug>(result: kube::Result<T>) -> Status {
 
 #[track_caller]
 fn assert_status(status: &Status, code: u16, reason: &str, message: &str) {
-    assert_eq!(
-        (status.code, status.reason.as_str(), status.message.as_str()),
-        (code, reason, message),
-        "{status:#?}"
-    );
-    assert!(
-        status.is_failure(),
-        "status: Failure expected in {status:#?}"
-    );
+    assert_eq!((status.code, status.reason.as_str(), status.message.as_str()), (code, reason, message), "{status:#?}");
+    assert!(status.is_failure(), "status: Failure expected in {status:#?}");
 }
 
 fn cause(reason: &str, message: &str, field: &str) -> StatusCause {
-    StatusCause {
-        reason: reason.to_owned(),
-        message: message.to_owned(),
-        field: field.to_owned(),
-    }
+    StatusCause { reason: reason.to_owned(), message: message.to_owned(), field: field.to_owned() }
 }
 
 /// The next event of a watcher, failing after 10 s.
@@ -208,18 +192,8 @@ async fn hpa_create_get_replace_delete() {
     let created = api.create(&pp, &hpa("web", 5)).await.expect("create");
     assert_eq!(created.metadata.name.as_deref(), Some("web"));
     assert_eq!(created.metadata.namespace.as_deref(), Some("default"));
-    assert!(
-        created
-            .metadata
-            .uid
-            .as_deref()
-            .is_some_and(|u| !u.is_empty()),
-        "uid set"
-    );
-    assert!(
-        created.metadata.creation_timestamp.is_some(),
-        "creationTimestamp set"
-    );
+    assert!(created.metadata.uid.as_deref().is_some_and(|u| !u.is_empty()), "uid set");
+    assert!(created.metadata.creation_timestamp.is_some(), "creationTimestamp set");
     assert_eq!(created.labels().get("app").map(String::as_str), Some("web"));
     assert_eq!(created.spec, hpa("web", 5).spec);
     let created_rv = rv(&created);
@@ -231,15 +205,9 @@ async fn hpa_create_get_replace_delete() {
     changed.spec.max_replicas = 10;
     let replaced = api.replace("web", &pp, &changed).await.expect("replace");
     assert_eq!(replaced.spec.max_replicas, 10);
-    assert!(
-        rv(&replaced) > created_rv,
-        "replace moves the resourceVersion forward"
-    );
+    assert!(rv(&replaced) > created_rv, "replace moves the resourceVersion forward");
     assert_eq!(replaced.metadata.uid, created.metadata.uid);
-    assert_eq!(
-        replaced.metadata.creation_timestamp,
-        created.metadata.creation_timestamp
-    );
+    assert_eq!(replaced.metadata.creation_timestamp, created.metadata.creation_timestamp);
     assert_eq!(api.get("web").await.expect("get after replace"), replaced);
 
     // `changed` still carries the old resourceVersion.
@@ -251,56 +219,26 @@ async fn hpa_create_get_replace_delete() {
         r#"Operation cannot be fulfilled on horizontalpodautoscalers.autoscaling "web": the object has been modified; please apply your changes to the latest version and try again"#,
     );
     let duplicate = api_error(api.create(&pp, &hpa("web", 5)).await);
-    assert_status(
-        &duplicate,
-        409,
-        "AlreadyExists",
-        r#"horizontalpodautoscalers.autoscaling "web" already exists"#,
-    );
+    assert_status(&duplicate, 409, "AlreadyExists", r#"horizontalpodautoscalers.autoscaling "web" already exists"#);
 
     // The API server answers the deleted object or a Success Status.
-    let deleted = api
-        .delete("web", &DeleteParams::default())
-        .await
-        .expect("delete");
+    let deleted = api.delete("web", &DeleteParams::default()).await.expect("delete");
     if let Some(object) = deleted.as_ref().left() {
-        assert_eq!(
-            object.metadata.uid, created.metadata.uid,
-            "the deleted object"
-        );
+        assert_eq!(object.metadata.uid, created.metadata.uid, "the deleted object");
     }
     if let Some(status) = deleted.as_ref().right() {
         assert!(status.is_success(), "{status:?}");
     }
     let missing = api_error(api.get("web").await);
-    assert_status(
-        &missing,
-        404,
-        "NotFound",
-        r#"horizontalpodautoscalers.autoscaling "web" not found"#,
-    );
+    assert_status(&missing, 404, "NotFound", r#"horizontalpodautoscalers.autoscaling "web" not found"#);
     let details = missing.details.as_ref().expect("NotFound details");
     assert_eq!(
-        (
-            details.name.as_str(),
-            details.group.as_str(),
-            details.kind.as_str()
-        ),
+        (details.name.as_str(), details.group.as_str(), details.kind.as_str()),
         ("web", "autoscaling", "horizontalpodautoscalers")
     );
     let again = api_error(api.delete("web", &DeleteParams::default()).await);
-    assert_eq!(
-        (again.code, again.reason.as_str()),
-        (404, "NotFound"),
-        "{again:?}"
-    );
-    assert!(
-        api.list(&ListParams::default())
-            .await
-            .expect("list")
-            .items
-            .is_empty()
-    );
+    assert_eq!((again.code, again.reason.as_str()), (404, "NotFound"), "{again:?}");
+    assert!(api.list(&ListParams::default()).await.expect("list").items.is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -317,21 +255,14 @@ async fn list_pages_with_limit_and_continue() {
     }
     // Another namespace's object is no part of the namespaced list.
     let other: Api<HorizontalPodAutoscaler> = Api::namespaced(client, "elsewhere");
-    other
-        .create(&pp, &hpa("hpa-x", 3))
-        .await
-        .expect("create elsewhere");
+    other.create(&pp, &hpa("hpa-x", 3)).await.expect("create elsewhere");
 
     let mut seen = Vec::new();
     let mut pages = Vec::new();
     let mut params = ListParams::default().limit(2);
     loop {
         let page = api.list(&params).await.expect("list page");
-        assert!(
-            page.items.len() <= 2,
-            "a page of {} items despite limit=2",
-            page.items.len()
-        );
+        assert!(page.items.len() <= 2, "a page of {} items despite limit=2", page.items.len());
         pages.push(page.items.len());
         seen.extend(page.items.iter().map(|o| o.name_any()));
         assert!(pages.len() <= 5, "more pages than objects: {pages:?}");
@@ -349,11 +280,7 @@ async fn list_pages_with_limit_and_continue() {
     let mut sorted = seen.clone();
     sorted.sort();
     sorted.dedup();
-    assert_eq!(
-        sorted.len(),
-        seen.len(),
-        "an object was listed twice: {seen:?}"
-    );
+    assert_eq!(sorted.len(), seen.len(), "an object was listed twice: {seen:?}");
     assert_eq!(sorted, expected, "every object exactly once");
 }
 
@@ -365,31 +292,14 @@ async fn continued_list_pages_are_a_consistent_snapshot() {
     let api: Api<HorizontalPodAutoscaler> = Api::namespaced(server.client(), "snapshot");
     let pp = PostParams::default();
     for i in 0..5 {
-        api.create(&pp, &hpa(&format!("hpa-{i}"), 3))
-            .await
-            .expect("create");
+        api.create(&pp, &hpa(&format!("hpa-{i}"), 3)).await.expect("create");
     }
-    let first = api
-        .list(&ListParams::default().limit(2))
-        .await
-        .expect("first page");
-    let token = first
-        .metadata
-        .continue_
-        .clone()
-        .expect("a continue token after 2 of 5");
-    let snapshot_rv = first
-        .metadata
-        .resource_version
-        .clone()
-        .expect("list resourceVersion");
+    let first = api.list(&ListParams::default().limit(2)).await.expect("first page");
+    let token = first.metadata.continue_.clone().expect("a continue token after 2 of 5");
+    let snapshot_rv = first.metadata.resource_version.clone().expect("list resourceVersion");
     // Between pages: a new object that sorts last and the deletion of one not yet listed.
-    api.create(&pp, &hpa("hpa-9", 3))
-        .await
-        .expect("create between pages");
-    api.delete("hpa-4", &DeleteParams::default())
-        .await
-        .expect("delete between pages");
+    api.create(&pp, &hpa("hpa-9", 3)).await.expect("create between pages");
+    api.delete("hpa-4", &DeleteParams::default()).await.expect("delete between pages");
 
     let mut names: Vec<String> = first.items.iter().map(|o| o.name_any()).collect();
     let mut params = ListParams::default().limit(2).continue_token(&token);
@@ -402,9 +312,7 @@ async fn continued_list_pages_are_a_consistent_snapshot() {
         );
         names.extend(page.items.iter().map(|o| o.name_any()));
         match page.metadata.continue_.as_deref() {
-            Some(token) if !token.is_empty() => {
-                params = ListParams::default().limit(2).continue_token(token)
-            }
+            Some(token) if !token.is_empty() => params = ListParams::default().limit(2).continue_token(token),
             _ => break,
         }
     }
@@ -419,10 +327,7 @@ async fn watcher_sees_every_write_in_order() {
     let noise: Api<HorizontalPodAutoscaler> = Api::namespaced(client, "elsewhere");
     let pp = PostParams::default();
     let pre = api.create(&pp, &hpa("pre", 3)).await.expect("create pre");
-    let mut noisy = noise
-        .create(&pp, &hpa("noise", 3))
-        .await
-        .expect("create noise");
+    let mut noisy = noise.create(&pp, &hpa("noise", 3)).await.expect("create noise");
 
     // The default configuration: list (pages of 500) then watch from the list's
     // resourceVersion with allowWatchBookmarks=true.
@@ -432,27 +337,14 @@ async fn watcher_sees_every_write_in_order() {
         Event::InitApply(object) => assert_eq!(object, pre),
         other => panic!("expected InitApply(pre), got {other:?}"),
     }
-    assert!(matches!(
-        next_event(&mut stream, "InitDone").await,
-        Event::InitDone
-    ));
+    assert!(matches!(next_event(&mut stream, "InitDone").await, Event::InitDone));
 
     let mut last_rv = rv(&pre);
     let mut expect_apply =
-        async |stream: &mut _, written: &HorizontalPodAutoscaler, what: &str| match next_event(
-            stream, what,
-        )
-        .await
-        {
+        async |stream: &mut _, written: &HorizontalPodAutoscaler, what: &str| match next_event(stream, what).await {
             Event::Apply(object) => {
-                assert_eq!(
-                    &object, written,
-                    "{what}: the event carries the written object"
-                );
-                assert!(
-                    rv(&object) > last_rv,
-                    "{what}: resourceVersion goes forward"
-                );
+                assert_eq!(&object, written, "{what}: the event carries the written object");
+                assert!(rv(&object) > last_rv, "{what}: resourceVersion goes forward");
                 last_rv = rv(&object);
             }
             other => panic!("{what}: expected Apply, got {other:?}"),
@@ -465,20 +357,13 @@ async fn watcher_sees_every_write_in_order() {
     expect_apply(&mut stream, &b1, "create b").await;
     // Writes elsewhere are not this watch's business.
     noisy.spec.max_replicas = 9;
-    noise
-        .replace("noise", &pp, &noisy)
-        .await
-        .expect("replace noise");
+    noise.replace("noise", &pp, &noisy).await.expect("replace noise");
     let mut a1_changed = a1.clone();
     a1_changed.spec.max_replicas = 6;
     let a2 = api.replace("a", &pp, &a1_changed).await.expect("replace a");
     expect_apply(&mut stream, &a2, "replace a").await;
     let a3 = api
-        .patch(
-            "a",
-            &PatchParams::default(),
-            &Patch::Merge(json!({"spec": {"maxReplicas": 7}})),
-        )
+        .patch("a", &PatchParams::default(), &Patch::Merge(json!({"spec": {"maxReplicas": 7}})))
         .await
         .expect("merge-patch a");
     assert_eq!(a3.spec.max_replicas, 7);
@@ -486,16 +371,11 @@ async fn watcher_sees_every_write_in_order() {
 
     let mut last_rv_after_deletes = last_rv;
     for (name, uid) in [("b", b1.uid()), ("pre", pre.uid())] {
-        api.delete(name, &DeleteParams::default())
-            .await
-            .expect("delete");
+        api.delete(name, &DeleteParams::default()).await.expect("delete");
         match next_event(&mut stream, &format!("delete {name}")).await {
             Event::Delete(object) => {
                 assert_eq!((object.name_any(), object.uid()), (name.to_owned(), uid));
-                assert!(
-                    rv(&object) > last_rv_after_deletes,
-                    "delete {name}: RV goes forward"
-                );
+                assert!(rv(&object) > last_rv_after_deletes, "delete {name}: RV goes forward");
                 last_rv_after_deletes = rv(&object);
             }
             other => panic!("delete {name}: expected Delete, got {other:?}"),
@@ -503,11 +383,7 @@ async fn watcher_sees_every_write_in_order() {
     }
     let deleted_rv = last_rv_after_deletes;
     let a4 = api
-        .patch(
-            "a",
-            &PatchParams::default(),
-            &Patch::Merge(json!({"metadata": {"labels": {"step": "4"}}})),
-        )
+        .patch("a", &PatchParams::default(), &Patch::Merge(json!({"metadata": {"labels": {"step": "4"}}})))
         .await
         .expect("label a");
     assert!(rv(&a4) > deleted_rv);
@@ -515,9 +391,7 @@ async fn watcher_sees_every_write_in_order() {
         Event::Apply(object) => assert_eq!(object, a4),
         other => panic!("label a: expected Apply, got {other:?}"),
     }
-    api.delete("a", &DeleteParams::default())
-        .await
-        .expect("delete a");
+    api.delete("a", &DeleteParams::default()).await.expect("delete a");
     match next_event(&mut stream, "delete a").await {
         Event::Delete(object) => {
             assert_eq!(object.uid(), a1.uid());
@@ -540,17 +414,13 @@ async fn watcher_with_streaming_list() {
     let api: Api<HorizontalPodAutoscaler> = Api::namespaced(server.client(), "streamed");
     let pp = PostParams::default();
     let pre = api.create(&pp, &hpa("pre", 3)).await.expect("create pre");
-    let mut stream =
-        watcher::watcher(api.clone(), watcher::Config::default().streaming_lists()).boxed();
+    let mut stream = watcher::watcher(api.clone(), watcher::Config::default().streaming_lists()).boxed();
     assert!(matches!(next_event(&mut stream, "Init").await, Event::Init));
     match next_event(&mut stream, "InitApply(pre)").await {
         Event::InitApply(object) => assert_eq!(object, pre),
         other => panic!("expected InitApply(pre), got {other:?}"),
     }
-    assert!(matches!(
-        next_event(&mut stream, "InitDone").await,
-        Event::InitDone
-    ));
+    assert!(matches!(next_event(&mut stream, "InitDone").await, Event::InitDone));
     let a = api.create(&pp, &hpa("a", 4)).await.expect("create a");
     match next_event(&mut stream, "create a").await {
         Event::Apply(object) => assert_eq!(object, a),
@@ -577,45 +447,26 @@ async fn server_side_apply_creates_then_changes() {
     let api: Api<HorizontalPodAutoscaler> = Api::namespaced(server.client(), "ssa");
     let mgr = PatchParams::apply("mgr");
 
-    let created = api
-        .patch("web", &mgr, &Patch::Apply(applied("web", 2, 5)))
-        .await
-        .expect("apply");
+    let created = api.patch("web", &mgr, &Patch::Apply(applied("web", 2, 5))).await.expect("apply");
     assert_eq!(created.metadata.namespace.as_deref(), Some("ssa"));
-    assert_eq!(
-        (created.spec.min_replicas, created.spec.max_replicas),
-        (Some(2), 5)
-    );
+    assert_eq!((created.spec.min_replicas, created.spec.max_replicas), (Some(2), 5));
     assert_eq!(created.labels().get("team").map(String::as_str), Some("a"));
     assert_eq!(api.get("web").await.expect("get"), created);
 
     // Another manager's field, set with a merge patch, survives the next apply.
-    api.patch(
-        "web",
-        &PatchParams::default(),
-        &Patch::Merge(json!({"metadata": {"annotations": {"owner": "other"}}})),
-    )
-    .await
-    .expect("merge-patch an annotation");
-
-    let changed = api
-        .patch("web", &mgr, &Patch::Apply(applied("web", 2, 8)))
+    api.patch("web", &PatchParams::default(), &Patch::Merge(json!({"metadata": {"annotations": {"owner": "other"}}})))
         .await
-        .expect("re-apply");
+        .expect("merge-patch an annotation");
+
+    let changed = api.patch("web", &mgr, &Patch::Apply(applied("web", 2, 8))).await.expect("re-apply");
     assert_eq!(changed.spec.max_replicas, 8);
     assert_eq!(changed.uid(), created.uid());
     assert!(rv(&changed) > rv(&created));
-    assert_eq!(
-        changed.annotations().get("owner").map(String::as_str),
-        Some("other")
-    );
+    assert_eq!(changed.annotations().get("owner").map(String::as_str), Some("other"));
     assert_eq!(api.get("web").await.expect("get"), changed);
 
     // Applying the same configuration again changes nothing.
-    let same = api
-        .patch("web", &mgr, &Patch::Apply(applied("web", 2, 8)))
-        .await
-        .expect("no-op");
+    let same = api.patch("web", &mgr, &Patch::Apply(applied("web", 2, 8))).await.expect("no-op");
     assert_eq!(same, changed, "a no-op apply writes nothing");
 }
 
@@ -624,15 +475,10 @@ async fn server_side_apply_422_carries_the_causes() {
     let server = TestServer::start();
     let api: Api<HorizontalPodAutoscaler> = Api::namespaced(server.client(), "ssa");
     let mgr = PatchParams::apply("mgr");
-    api.patch("web", &mgr, &Patch::Apply(applied("web", 2, 5)))
-        .await
-        .expect("apply");
+    api.patch("web", &mgr, &Patch::Apply(applied("web", 2, 5))).await.expect("apply");
 
     // A CEL rule of the spec: maxReplicas >= minReplicas.
-    let status = api_error(
-        api.patch("web", &mgr, &Patch::Apply(applied("web", 3, 2)))
-            .await,
-    );
+    let status = api_error(api.patch("web", &mgr, &Patch::Apply(applied("web", 3, 2))).await);
     assert_status(
         &status,
         422,
@@ -641,11 +487,7 @@ async fn server_side_apply_422_carries_the_causes() {
     );
     let details = status.details.expect("details");
     assert_eq!(
-        (
-            details.name.as_str(),
-            details.group.as_str(),
-            details.kind.as_str()
-        ),
+        (details.name.as_str(), details.group.as_str(), details.kind.as_str()),
         ("web", "autoscaling", "HorizontalPodAutoscaler")
     );
     assert_eq!(
@@ -658,10 +500,7 @@ async fn server_side_apply_422_carries_the_causes() {
     );
 
     // Two errors at once, on an object that does not exist yet: both are reported.
-    let status = api_error(
-        api.patch("new", &mgr, &Patch::Apply(applied("new", 0, 0)))
-            .await,
-    );
+    let status = api_error(api.patch("new", &mgr, &Patch::Apply(applied("new", 0, 0))).await);
     assert_status(
         &status,
         422,
@@ -671,16 +510,8 @@ async fn server_side_apply_422_carries_the_causes() {
     assert_eq!(
         status.details.expect("details").causes,
         [
-            cause(
-                "FieldValueInvalid",
-                "Invalid value: 0: must be greater than or equal to 1",
-                "spec.maxReplicas"
-            ),
-            cause(
-                "FieldValueInvalid",
-                "Invalid value: 0: must be greater than or equal to 1",
-                "spec.minReplicas"
-            ),
+            cause("FieldValueInvalid", "Invalid value: 0: must be greater than or equal to 1", "spec.maxReplicas"),
+            cause("FieldValueInvalid", "Invalid value: 0: must be greater than or equal to 1", "spec.minReplicas"),
         ]
     );
     // Neither invalid apply wrote anything.
@@ -696,25 +527,14 @@ async fn server_side_apply_422_carries_the_causes() {
 async fn server_side_apply_tracks_field_ownership() {
     let server = TestServer::start();
     let api: Api<HorizontalPodAutoscaler> = Api::namespaced(server.client(), "ssa");
-    let created = api
-        .patch(
-            "web",
-            &PatchParams::apply("mgr"),
-            &Patch::Apply(applied("web", 2, 5)),
-        )
-        .await
-        .expect("apply");
+    let created =
+        api.patch("web", &PatchParams::apply("mgr"), &Patch::Apply(applied("web", 2, 5))).await.expect("apply");
     let managers: Vec<(&str, &str)> = created
         .metadata
         .managed_fields
         .iter()
         .flatten()
-        .map(|m| {
-            (
-                m.manager.as_deref().unwrap_or(""),
-                m.operation.as_deref().unwrap_or(""),
-            )
-        })
+        .map(|m| (m.manager.as_deref().unwrap_or(""), m.operation.as_deref().unwrap_or("")))
         .collect();
     assert_eq!(managers, [("mgr", "Apply")], "managedFields");
 
@@ -725,46 +545,20 @@ async fn server_side_apply_tracks_field_ownership() {
         "metadata": {"name": "web"},
         "spec": {"maxReplicas": 7},
     });
-    let status = api_error(
-        api.patch(
-            "web",
-            &PatchParams::apply("other"),
-            &Patch::Apply(&only_max),
-        )
-        .await,
-    );
-    assert_status(
-        &status,
-        409,
-        "Conflict",
-        r#"Apply failed with 1 conflict: conflict with "mgr": .spec.maxReplicas"#,
-    );
-    let forced = api
-        .patch(
-            "web",
-            &PatchParams::apply("other").force(),
-            &Patch::Apply(&only_max),
-        )
-        .await
-        .expect("forced apply");
+    let status = api_error(api.patch("web", &PatchParams::apply("other"), &Patch::Apply(&only_max)).await);
+    assert_status(&status, 409, "Conflict", r#"Apply failed with 1 conflict: conflict with "mgr": .spec.maxReplicas"#);
+    let forced =
+        api.patch("web", &PatchParams::apply("other").force(), &Patch::Apply(&only_max)).await.expect("forced apply");
     assert_eq!(forced.spec.max_replicas, 7);
     assert_eq!(forced.spec.min_replicas, Some(2), "mgr's other fields stay");
 
     // "mgr" stops applying minReplicas and its label, which it alone owns: both are
     // removed. It applies maxReplicas with the value "other" set: shared, no conflict.
     let mut without = applied("web", 2, 7);
-    without["spec"]
-        .as_object_mut()
-        .expect("spec")
-        .remove("minReplicas");
-    without["metadata"]
-        .as_object_mut()
-        .expect("metadata")
-        .remove("labels");
-    let dropped = api
-        .patch("web", &PatchParams::apply("mgr"), &Patch::Apply(without))
-        .await
-        .expect("apply without minReplicas");
+    without["spec"].as_object_mut().expect("spec").remove("minReplicas");
+    without["metadata"].as_object_mut().expect("metadata").remove("labels");
+    let dropped =
+        api.patch("web", &PatchParams::apply("mgr"), &Patch::Apply(without)).await.expect("apply without minReplicas");
     assert_eq!(dropped.spec.max_replicas, 7);
     assert_eq!(dropped.spec.min_replicas, None, "minReplicas removed");
     assert!(dropped.labels().get("team").is_none(), "label removed");
@@ -775,35 +569,22 @@ async fn csr_create_and_get_with_a_pem_request() {
     let server = TestServer::start();
     let api: Api<CertificateSigningRequest> = Api::all(server.client());
     let csr = CertificateSigningRequest {
-        metadata: ObjectMeta {
-            name: Some("node-csr-worker-1".to_owned()),
-            ..ObjectMeta::default()
-        },
+        metadata: ObjectMeta { name: Some("node-csr-worker-1".to_owned()), ..ObjectMeta::default() },
         spec: CertificateSigningRequestSpec {
             request: ByteString(PEM_REQUEST.as_bytes().to_vec()),
             signer_name: "kubernetes.io/kube-apiserver-client-kubelet".to_owned(),
             expiration_seconds: Some(86_400),
-            usages: Some(vec![
-                "digital signature".to_owned(),
-                "client auth".to_owned(),
-            ]),
+            usages: Some(vec!["digital signature".to_owned(), "client auth".to_owned()]),
             ..CertificateSigningRequestSpec::default()
         },
         status: None,
     };
-    let created = api
-        .create(&PostParams::default(), &csr)
-        .await
-        .expect("create CSR");
+    let created = api.create(&PostParams::default(), &csr).await.expect("create CSR");
     assert_eq!(created.metadata.name.as_deref(), Some("node-csr-worker-1"));
     assert_eq!(created.metadata.namespace, None, "cluster-scoped");
     assert!(created.metadata.uid.is_some());
     rv(&created);
-    assert_eq!(
-        created.spec.request.0,
-        PEM_REQUEST.as_bytes(),
-        "the PEM request round-trips"
-    );
+    assert_eq!(created.spec.request.0, PEM_REQUEST.as_bytes(), "the PEM request round-trips");
     assert_eq!(created.spec.signer_name, csr.spec.signer_name);
     assert_eq!(created.spec.usages, csr.spec.usages);
     assert_eq!(created.spec.expiration_seconds, Some(86_400));
@@ -833,11 +614,7 @@ async fn discovery_finds_both_resources() {
     let version = client.apiserver_version().await.expect("/version");
     let expected = &generated::server::CATALOG.version;
     assert_eq!(
-        (
-            version.major.as_str(),
-            version.minor.as_str(),
-            version.git_version.as_str()
-        ),
+        (version.major.as_str(), version.minor.as_str(), version.git_version.as_str()),
         (expected.major, expected.minor, expected.git_version)
     );
 
@@ -847,45 +624,24 @@ async fn discovery_finds_both_resources() {
         .await
         .expect("discovery of /apis");
     let (hpa_resource, hpa_caps) = discovery
-        .resolve_gvk(&GroupVersionKind::gvk(
-            "autoscaling",
-            "v2",
-            "HorizontalPodAutoscaler",
-        ))
+        .resolve_gvk(&GroupVersionKind::gvk("autoscaling", "v2", "HorizontalPodAutoscaler"))
         .expect("HorizontalPodAutoscaler discovered");
     assert_eq!(hpa_resource.plural, "horizontalpodautoscalers");
     assert_eq!(hpa_caps.scope, Scope::Namespaced);
-    for verb in [
-        verbs::CREATE,
-        verbs::GET,
-        verbs::LIST,
-        verbs::WATCH,
-        verbs::PATCH,
-        verbs::DELETE,
-    ] {
+    for verb in [verbs::CREATE, verbs::GET, verbs::LIST, verbs::WATCH, verbs::PATCH, verbs::DELETE] {
         assert!(hpa_caps.supports_operation(verb), "HPA verb {verb}");
     }
     let (csr_resource, csr_caps) = discovery
-        .resolve_gvk(&GroupVersionKind::gvk(
-            "certificates.k8s.io",
-            "v1",
-            "CertificateSigningRequest",
-        ))
+        .resolve_gvk(&GroupVersionKind::gvk("certificates.k8s.io", "v1", "CertificateSigningRequest"))
         .expect("CertificateSigningRequest discovered");
     assert_eq!(csr_resource.plural, "certificatesigningrequests");
     assert_eq!(csr_caps.scope, Scope::Cluster);
 
     // The discovered resource drives a dynamic client.
     let typed: Api<HorizontalPodAutoscaler> = Api::namespaced(client.clone(), "dyn");
-    typed
-        .create(&PostParams::default(), &hpa("web", 3))
-        .await
-        .expect("create");
+    typed.create(&PostParams::default(), &hpa("web", 3)).await.expect("create");
     let dynamic: Api<DynamicObject> = Api::namespaced_with(client, "dyn", &hpa_resource);
-    let listed = dynamic
-        .list(&ListParams::default())
-        .await
-        .expect("dynamic list");
+    let listed = dynamic.list(&ListParams::default()).await.expect("dynamic list");
     assert_eq!(listed.items.len(), 1);
     assert_eq!(listed.items[0].data["spec"]["maxReplicas"], json!(3));
 }
@@ -917,30 +673,18 @@ fn probe_resource() -> ApiResource {
 /// not model in `other` (`metadata` and `spec`); `apiVersion` and `kind` are its own
 /// fields. A few leaves are checked so that a reader losing something is noticed.
 fn probe_fixture() -> serde_json::Value {
-    let parsed = kube::config::Kubeconfig::from_yaml(include_str!("fixtures/kubectl/probe.yaml"))
-        .expect("probe.yaml is YAML");
+    let parsed =
+        kube::config::Kubeconfig::from_yaml(include_str!("fixtures/kubectl/probe.yaml")).expect("probe.yaml is YAML");
     let mut object: serde_json::Map<String, serde_json::Value> = parsed.other.into_iter().collect();
     object.insert("apiVersion".to_owned(), json!(parsed.api_version));
     object.insert("kind".to_owned(), json!(parsed.kind));
     let object = serde_json::Value::Object(object);
     assert_eq!(object["apiVersion"], "monitoring.coreos.com/v1");
-    assert_eq!(
-        object["metadata"],
-        json!({"name": "blackbox-http", "labels": {"team": "web"}})
-    );
+    assert_eq!(object["metadata"], json!({"name": "blackbox-http", "labels": {"team": "web"}}));
     let spec = object["spec"].as_object().expect("spec");
     assert_eq!(
         spec.keys().map(String::as_str).collect::<Vec<_>>(),
-        [
-            "interval",
-            "jobName",
-            "metricRelabelings",
-            "module",
-            "prober",
-            "scrapeTimeout",
-            "targets",
-            "tlsConfig"
-        ]
+        ["interval", "jobName", "metricRelabelings", "module", "prober", "scrapeTimeout", "targets", "tlsConfig"]
     );
     assert_eq!(spec["prober"]["path"], "/probe");
     assert_eq!(
@@ -955,10 +699,7 @@ fn probe_fixture() -> serde_json::Value {
 fn probe(name: &str) -> DynamicObject {
     let mut object = probe_fixture();
     object["metadata"]["name"] = json!(name);
-    object["spec"]["prober"]
-        .as_object_mut()
-        .expect("prober")
-        .remove("path");
+    object["spec"]["prober"].as_object_mut().expect("prober").remove("path");
     serde_json::from_value(object).expect("the fixture is a DynamicObject")
 }
 
@@ -967,8 +708,8 @@ fn probe(name: &str) -> DynamicObject {
 #[track_caller]
 fn typed(object: &DynamicObject) -> Probe {
     let value = serde_json::to_value(object).expect("a DynamicObject serializes");
-    let probe: Probe = serde_json::from_value(value.clone())
-        .unwrap_or_else(|e| panic!("not a generated Probe: {e}\n{value:#}"));
+    let probe: Probe =
+        serde_json::from_value(value.clone()).unwrap_or_else(|e| panic!("not a generated Probe: {e}\n{value:#}"));
     assert_eq!(
         serde_json::to_value(&probe).expect("a Probe serializes"),
         value,
@@ -980,10 +721,7 @@ fn typed(object: &DynamicObject) -> Probe {
 /// `spec.prober.path` of the typed view.
 #[track_caller]
 fn typed_path(object: &DynamicObject) -> Option<String> {
-    typed(object)
-        .spec
-        .and_then(|s| s.prober)
-        .and_then(|p| p.path)
+    typed(object).spec.and_then(|s| s.prober).and_then(|p| p.path)
 }
 
 fn names(items: &[DynamicObject]) -> Vec<String> {
@@ -997,12 +735,7 @@ fn managers(object: &DynamicObject) -> Vec<(String, String)> {
         .managed_fields
         .iter()
         .flatten()
-        .map(|m| {
-            (
-                m.manager.clone().unwrap_or_default(),
-                m.operation.clone().unwrap_or_default(),
-            )
-        })
+        .map(|m| (m.manager.clone().unwrap_or_default(), m.operation.clone().unwrap_or_default()))
         .collect()
 }
 
@@ -1010,17 +743,13 @@ fn managers(object: &DynamicObject) -> Vec<(String, String)> {
 async fn probe_create_get_list_replace_patch_delete() {
     let server = TestServer::start();
     let client = server.client();
-    let api: Api<DynamicObject> =
-        Api::namespaced_with(client.clone(), "monitoring", &probe_resource());
+    let api: Api<DynamicObject> = Api::namespaced_with(client.clone(), "monitoring", &probe_resource());
     let pp = PostParams::default();
 
     let written = probe("blackbox-http");
     assert!(written.data["spec"]["prober"].get("path").is_none());
     // A dry run answers the object as it would be stored, and stores nothing.
-    let dry = PostParams {
-        dry_run: true,
-        ..PostParams::default()
-    };
+    let dry = PostParams { dry_run: true, ..PostParams::default() };
     let dry_created = api.create(&dry, &written).await.expect("dry-run create");
     assert_eq!(dry_created.data["spec"]["prober"]["path"], "/probe");
     let not_stored = api_error(api.get("blackbox-http").await);
@@ -1028,27 +757,14 @@ async fn probe_create_get_list_replace_patch_delete() {
     let created = api.create(&pp, &written).await.expect("create");
     assert_eq!(
         created.types,
-        Some(TypeMeta {
-            api_version: "monitoring.coreos.com/v1".to_owned(),
-            kind: "Probe".to_owned()
-        })
+        Some(TypeMeta { api_version: "monitoring.coreos.com/v1".to_owned(), kind: "Probe".to_owned() })
     );
     assert_eq!(created.metadata.name.as_deref(), Some("blackbox-http"));
     assert_eq!(created.metadata.namespace.as_deref(), Some("monitoring"));
-    assert!(
-        created
-            .metadata
-            .uid
-            .as_deref()
-            .is_some_and(|u| !u.is_empty()),
-        "uid set"
-    );
+    assert!(created.metadata.uid.as_deref().is_some_and(|u| !u.is_empty()), "uid set");
     assert!(created.metadata.creation_timestamp.is_some());
     assert_eq!(created.metadata.generation, Some(1));
-    assert_eq!(
-        created.labels().get("team").map(String::as_str),
-        Some("web")
-    );
+    assert_eq!(created.labels().get("team").map(String::as_str), Some("web"));
     // The server applied the CRD default: the stored spec is the fixture's, path included.
     assert_eq!(created.data["spec"]["prober"]["path"], "/probe", "default");
     assert_eq!(created.data["spec"], probe_fixture()["spec"]);
@@ -1062,29 +778,16 @@ async fn probe_create_get_list_replace_patch_delete() {
     let spec = model.spec.as_ref().expect("spec");
     let prober = spec.prober.as_ref().expect("prober");
     assert_eq!(prober.path.as_deref(), Some("/probe"));
-    assert_eq!(
-        prober.url.as_deref(),
-        Some("blackbox-exporter.monitoring.svc:9115")
-    );
+    assert_eq!(prober.url.as_deref(), Some("blackbox-exporter.monitoring.svc:9115"));
     assert_eq!(prober.scheme.as_ref().map(|s| s.as_str()), Some("http"));
     assert!(prober.scheme.as_ref().is_some_and(|s| s.is_known()));
     assert_eq!(spec.module.as_deref(), Some("http_2xx"));
     assert_eq!(spec.interval.as_deref(), Some("30s"));
-    let statics = spec
-        .targets
-        .as_ref()
-        .and_then(|t| t.static_config.as_ref())
-        .and_then(|c| c.static_.clone());
-    assert_eq!(
-        statics.as_deref(),
-        Some(&["https://example.com", "https://example.org/healthz"].map(String::from)[..])
-    );
+    let statics = spec.targets.as_ref().and_then(|t| t.static_config.as_ref()).and_then(|c| c.static_.clone());
+    assert_eq!(statics.as_deref(), Some(&["https://example.com", "https://example.org/healthz"].map(String::from)[..]));
     let relabeling = &spec.metric_relabelings.as_deref().expect("relabelings")[0];
     assert_eq!(relabeling.action.as_ref().map(|a| a.as_str()), Some("drop"));
-    assert!(
-        support::Validate::validate(&model).is_empty(),
-        "the stored Probe passes the generated validation"
-    );
+    assert!(support::Validate::validate(&model).is_empty(), "the stored Probe passes the generated validation");
 
     let got = api.get("blackbox-http").await.expect("get");
     assert_eq!(got, created, "get returns what create returned");
@@ -1093,12 +796,8 @@ async fn probe_create_get_list_replace_patch_delete() {
     let mut db = probe("blackbox-db");
     db.labels_mut().insert("team".to_owned(), "db".to_owned());
     api.create(&pp, &db).await.expect("create blackbox-db");
-    let elsewhere: Api<DynamicObject> =
-        Api::namespaced_with(client.clone(), "elsewhere", &probe_resource());
-    elsewhere
-        .create(&pp, &probe("blackbox-http"))
-        .await
-        .expect("create elsewhere");
+    let elsewhere: Api<DynamicObject> = Api::namespaced_with(client.clone(), "elsewhere", &probe_resource());
+    elsewhere.create(&pp, &probe("blackbox-http")).await.expect("create elsewhere");
     let list = async |api: &Api<DynamicObject>, selector: &str| {
         api.list(&ListParams::default().labels(selector))
             .await
@@ -1110,28 +809,17 @@ async fn probe_create_get_list_replace_patch_delete() {
     assert_eq!(web[0].data, created.data, "a listed item is the object");
     assert_eq!(web[0].metadata, created.metadata);
     assert_eq!(names(&list(&api, "team!=web").await), ["blackbox-db"]);
-    assert_eq!(
-        names(&list(&api, "team in (db,web)").await),
-        ["blackbox-db", "blackbox-http"]
-    );
+    assert_eq!(names(&list(&api, "team in (db,web)").await), ["blackbox-db", "blackbox-http"]);
     assert!(list(&api, "team=none").await.is_empty());
-    let by_name = api
-        .list(&ListParams::default().fields("metadata.name=blackbox-db"))
-        .await
-        .expect("list by field selector");
+    let by_name =
+        api.list(&ListParams::default().fields("metadata.name=blackbox-db")).await.expect("list by field selector");
     assert_eq!(names(&by_name.items), ["blackbox-db"]);
     let all: Api<DynamicObject> = Api::all_with(client, &probe_resource());
-    let everywhere: Vec<(String, String)> = list(&all, "team=web")
-        .await
-        .iter()
-        .map(|o| (o.namespace().unwrap_or_default(), o.name_any()))
-        .collect();
+    let everywhere: Vec<(String, String)> =
+        list(&all, "team=web").await.iter().map(|o| (o.namespace().unwrap_or_default(), o.name_any())).collect();
     assert_eq!(
         everywhere,
-        [
-            ("elsewhere".to_owned(), "blackbox-http".to_owned()),
-            ("monitoring".to_owned(), "blackbox-http".to_owned())
-        ]
+        [("elsewhere".to_owned(), "blackbox-http".to_owned()), ("monitoring".to_owned(), "blackbox-http".to_owned())]
     );
 
     // Replace: another interval and a third target.
@@ -1141,22 +829,13 @@ async fn probe_create_get_list_replace_patch_delete() {
         .as_array_mut()
         .expect("static")
         .push(json!("https://example.net"));
-    let replaced = api
-        .replace("blackbox-http", &pp, &changed)
-        .await
-        .expect("replace");
+    let replaced = api.replace("blackbox-http", &pp, &changed).await.expect("replace");
     assert_eq!(replaced.data["spec"], changed.data["spec"]);
     assert!(rv(&replaced) > created_rv);
     assert_eq!(replaced.metadata.generation, Some(2), "a spec change");
     assert_eq!(replaced.metadata.uid, created.metadata.uid);
-    assert_eq!(
-        replaced.metadata.creation_timestamp,
-        created.metadata.creation_timestamp
-    );
-    assert_eq!(
-        typed(&replaced).spec.and_then(|s| s.interval).as_deref(),
-        Some("60s")
-    );
+    assert_eq!(replaced.metadata.creation_timestamp, created.metadata.creation_timestamp);
+    assert_eq!(typed(&replaced).spec.and_then(|s| s.interval).as_deref(), Some("60s"));
     assert_eq!(api.get("blackbox-http").await.expect("get"), replaced);
     // `changed` still carries the old resourceVersion.
     let stale = api_error(api.replace("blackbox-http", &pp, &changed).await);
@@ -1167,12 +846,7 @@ async fn probe_create_get_list_replace_patch_delete() {
         r#"Operation cannot be fulfilled on probes.monitoring.coreos.com "blackbox-http": the object has been modified; please apply your changes to the latest version and try again"#,
     );
     let duplicate = api_error(api.create(&pp, &probe("blackbox-http")).await);
-    assert_status(
-        &duplicate,
-        409,
-        "AlreadyExists",
-        r#"probes.monitoring.coreos.com "blackbox-http" already exists"#,
-    );
+    assert_status(&duplicate, 409, "AlreadyExists", r#"probes.monitoring.coreos.com "blackbox-http" already exists"#);
 
     // Merge patches: another path, then `path: null`, which removes it: the default is
     // applied again.
@@ -1189,65 +863,34 @@ async fn probe_create_get_list_replace_patch_delete() {
         .expect("merge patch");
     assert_eq!(patched.data["spec"]["module"], "http_post_2xx");
     assert_eq!(typed_path(&patched).as_deref(), Some("/blackbox/probe"));
-    assert_eq!(
-        patched.labels().get("tier").map(String::as_str),
-        Some("edge")
-    );
-    assert_eq!(
-        patched.labels().get("team").map(String::as_str),
-        Some("web")
-    );
+    assert_eq!(patched.labels().get("tier").map(String::as_str), Some("edge"));
+    assert_eq!(patched.labels().get("team").map(String::as_str), Some("web"));
     assert_eq!(patched.metadata.generation, Some(3));
     assert!(rv(&patched) > rv(&replaced));
     let reset = api
-        .patch(
-            "blackbox-http",
-            &PatchParams::default(),
-            &Patch::Merge(json!({"spec": {"prober": {"path": null}}})),
-        )
+        .patch("blackbox-http", &PatchParams::default(), &Patch::Merge(json!({"spec": {"prober": {"path": null}}})))
         .await
         .expect("merge patch path: null");
-    assert_eq!(
-        reset.data["spec"]["prober"]["path"], "/probe",
-        "default again"
-    );
+    assert_eq!(reset.data["spec"]["prober"]["path"], "/probe", "default again");
     assert_eq!(typed_path(&reset).as_deref(), Some("/probe"));
     assert_eq!(api.get("blackbox-http").await.expect("get"), reset);
 
     // Delete: the deleted object or a Success Status.
-    let deleted = api
-        .delete("blackbox-http", &DeleteParams::default())
-        .await
-        .expect("delete");
+    let deleted = api.delete("blackbox-http", &DeleteParams::default()).await.expect("delete");
     if let Some(object) = deleted.as_ref().left() {
-        assert_eq!(
-            object.metadata.uid, created.metadata.uid,
-            "the deleted object"
-        );
+        assert_eq!(object.metadata.uid, created.metadata.uid, "the deleted object");
     }
     if let Some(status) = deleted.as_ref().right() {
         assert!(status.is_success(), "{status:?}");
     }
     let missing = api_error(api.get("blackbox-http").await);
-    assert_status(
-        &missing,
-        404,
-        "NotFound",
-        r#"probes.monitoring.coreos.com "blackbox-http" not found"#,
-    );
+    assert_status(&missing, 404, "NotFound", r#"probes.monitoring.coreos.com "blackbox-http" not found"#);
     let details = missing.details.as_ref().expect("NotFound details");
     assert_eq!(
-        (
-            details.name.as_str(),
-            details.group.as_str(),
-            details.kind.as_str()
-        ),
+        (details.name.as_str(), details.group.as_str(), details.kind.as_str()),
         ("blackbox-http", "monitoring.coreos.com", "probes")
     );
-    assert_eq!(
-        names(&api.list(&ListParams::default()).await.expect("list").items),
-        ["blackbox-db"]
-    );
+    assert_eq!(names(&api.list(&ListParams::default()).await.expect("list").items), ["blackbox-db"]);
 }
 
 /// A Probe built with the generated types goes through `Api<DynamicObject>` as JSON, and
@@ -1255,19 +898,14 @@ async fn probe_create_get_list_replace_patch_delete() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn probe_from_the_generated_model() {
     use generated::apimachinery::pkg::apis::meta::v1::ObjectMeta as GeneratedMeta;
-    use generated::com::coreos::monitoring::v1::{
-        ProbeProber, ProbeSpec, ProbeStaticConfig, ProbeTargets,
-    };
+    use generated::com::coreos::monitoring::v1::{ProbeProber, ProbeSpec, ProbeStaticConfig, ProbeTargets};
 
     let server = TestServer::start();
     let api: Api<DynamicObject> = Api::namespaced_with(server.client(), "typed", &probe_resource());
     let model = |name: &str, interval: &str, targets: ProbeTargets| Probe {
         api_version: Some("monitoring.coreos.com/v1".to_owned()),
         kind: Some("Probe".to_owned()),
-        metadata: Some(GeneratedMeta {
-            name: Some(name.to_owned()),
-            ..GeneratedMeta::default()
-        }),
+        metadata: Some(GeneratedMeta { name: Some(name.to_owned()), ..GeneratedMeta::default() }),
         spec: Some(ProbeSpec {
             prober: Some(ProbeProber {
                 url: Some("blackbox-exporter.monitoring.svc:9115".to_owned()),
@@ -1287,21 +925,14 @@ async fn probe_from_the_generated_model() {
         ..ProbeTargets::default()
     };
     let as_dynamic = |probe: &Probe| -> DynamicObject {
-        serde_json::from_value(serde_json::to_value(probe).expect("serialize"))
-            .expect("a Probe is a DynamicObject")
+        serde_json::from_value(serde_json::to_value(probe).expect("serialize")).expect("a Probe is a DynamicObject")
     };
 
     let valid = model("typed", "1m30s", static_targets);
     assert!(support::Validate::validate(&valid).is_empty());
     let written = as_dynamic(&valid);
-    assert!(
-        written.data["spec"]["prober"].get("path").is_none(),
-        "a None path is not sent"
-    );
-    let created = api
-        .create(&PostParams::default(), &written)
-        .await
-        .expect("create");
+    assert!(written.data["spec"]["prober"].get("path").is_none(), "a None path is not sent");
+    let created = api.create(&PostParams::default(), &written).await.expect("create");
     let back = typed(&created);
     let mut expected = valid.spec.clone().expect("spec");
     expected.prober.as_mut().expect("prober").path = Some("/probe".to_owned());
@@ -1310,19 +941,11 @@ async fn probe_from_the_generated_model() {
     // Both rules broken: the generated validation and the server agree.
     let invalid = model("typed-invalid", "30sec", ProbeTargets::default());
     let errors = support::Validate::validate(&invalid);
-    let predicted =
-        support::Status::invalid("Probe", "monitoring.coreos.com", "typed-invalid", &errors);
-    let status = api_error(
-        api.create(&PostParams::default(), &as_dynamic(&invalid))
-            .await,
-    );
-    let predicted: Status =
-        serde_json::from_value(serde_json::to_value(&predicted).expect("serialize"))
-            .expect("support's Status is kube's");
-    assert_eq!(
-        status, predicted,
-        "the server's 422 is the generated validation's"
-    );
+    let predicted = support::Status::invalid("Probe", "monitoring.coreos.com", "typed-invalid", &errors);
+    let status = api_error(api.create(&PostParams::default(), &as_dynamic(&invalid)).await);
+    let predicted: Status = serde_json::from_value(serde_json::to_value(&predicted).expect("serialize"))
+        .expect("support's Status is kube's");
+    assert_eq!(status, predicted, "the server's 422 is the generated validation's");
     assert_eq!(status.code, 422, "{status:?}");
     assert_eq!(status.details.map(|d| d.causes.len()), Some(2));
 }
@@ -1336,38 +959,23 @@ async fn probe_server_side_apply_and_conflicts() {
     // The configuration has no `spec.prober.path`: the default is not the operator's.
     let config = serde_json::to_value(probe(name)).expect("configuration");
 
-    let created = api
-        .patch(name, &operator, &Patch::Apply(&config))
-        .await
-        .expect("apply creates");
+    let created = api.patch(name, &operator, &Patch::Apply(&config)).await.expect("apply creates");
     assert_eq!(created.metadata.namespace.as_deref(), Some("ssa"));
     assert_eq!(created.metadata.generation, Some(1));
     assert_eq!(created.data["spec"], probe_fixture()["spec"], "defaulted");
     assert_eq!(typed_path(&created).as_deref(), Some("/probe"));
-    assert_eq!(
-        managers(&created),
-        [("probe-operator".to_owned(), "Apply".to_owned())]
-    );
+    assert_eq!(managers(&created), [("probe-operator".to_owned(), "Apply".to_owned())]);
     assert_eq!(api.get(name).await.expect("get"), created);
-    let same = api
-        .patch(name, &operator, &Patch::Apply(&config))
-        .await
-        .expect("apply again");
+    let same = api.patch(name, &operator, &Patch::Apply(&config)).await.expect("apply again");
     assert_eq!(same, created, "a no-op apply writes nothing");
 
     // A changed configuration: another interval, one target fewer.
     let mut config = config;
     config["spec"]["interval"] = json!("60s");
     config["spec"]["targets"]["staticConfig"]["static"] = json!(["https://example.com"]);
-    let changed = api
-        .patch(name, &operator, &Patch::Apply(&config))
-        .await
-        .expect("apply a change");
+    let changed = api.patch(name, &operator, &Patch::Apply(&config)).await.expect("apply a change");
     assert_eq!(changed.data["spec"]["interval"], "60s");
-    assert_eq!(
-        changed.data["spec"]["targets"]["staticConfig"]["static"],
-        json!(["https://example.com"])
-    );
+    assert_eq!(changed.data["spec"]["targets"]["staticConfig"]["static"], json!(["https://example.com"]));
     assert_eq!(changed.data["spec"]["prober"]["path"], "/probe");
     assert_eq!(changed.uid(), created.uid());
     assert!(rv(&changed) > rv(&created));
@@ -1380,14 +988,7 @@ async fn probe_server_side_apply_and_conflicts() {
         "metadata": {"name": name},
         "spec": {"module": "http_post_2xx"},
     });
-    let status = api_error(
-        api.patch(
-            name,
-            &PatchParams::apply("oncall"),
-            &Patch::Apply(&module_only),
-        )
-        .await,
-    );
+    let status = api_error(api.patch(name, &PatchParams::apply("oncall"), &Patch::Apply(&module_only)).await);
     assert_status(
         &status,
         409,
@@ -1396,58 +997,29 @@ async fn probe_server_side_apply_and_conflicts() {
     );
     assert_eq!(
         status.details.expect("details").causes,
-        [cause(
-            "FieldManagerConflict",
-            r#"conflict with "probe-operator""#,
-            ".spec.module"
-        )]
+        [cause("FieldManagerConflict", r#"conflict with "probe-operator""#, ".spec.module")]
     );
-    assert_eq!(
-        api.get(name).await.expect("get"),
-        changed,
-        "nothing written"
-    );
+    assert_eq!(api.get(name).await.expect("get"), changed, "nothing written");
     let forced = api
-        .patch(
-            name,
-            &PatchParams::apply("oncall").force(),
-            &Patch::Apply(&module_only),
-        )
+        .patch(name, &PatchParams::apply("oncall").force(), &Patch::Apply(&module_only))
         .await
         .expect("forced apply");
     assert_eq!(forced.data["spec"]["module"], "http_post_2xx");
-    assert_eq!(
-        forced.data["spec"]["interval"], "60s",
-        "the operator's fields stay"
-    );
+    assert_eq!(forced.data["spec"]["interval"], "60s", "the operator's fields stay");
     // Entries sort by operation, time (seconds), then manager, as in Kubernetes.
     let mut forced_managers = managers(&forced);
     forced_managers.sort();
     assert_eq!(
         forced_managers,
-        [
-            ("oncall".to_owned(), "Apply".to_owned()),
-            ("probe-operator".to_owned(), "Apply".to_owned())
-        ]
+        [("oncall".to_owned(), "Apply".to_owned()), ("probe-operator".to_owned(), "Apply".to_owned())]
     );
 
     // Now the operator's old module conflicts with "oncall"; once the operator stops
     // applying the module, oncall's value stays.
     let status = api_error(api.patch(name, &operator, &Patch::Apply(&config)).await);
-    assert_status(
-        &status,
-        409,
-        "Conflict",
-        r#"Apply failed with 1 conflict: conflict with "oncall": .spec.module"#,
-    );
-    config["spec"]
-        .as_object_mut()
-        .expect("spec")
-        .remove("module");
-    let released = api
-        .patch(name, &operator, &Patch::Apply(&config))
-        .await
-        .expect("apply without module");
+    assert_status(&status, 409, "Conflict", r#"Apply failed with 1 conflict: conflict with "oncall": .spec.module"#);
+    config["spec"].as_object_mut().expect("spec").remove("module");
+    let released = api.patch(name, &operator, &Patch::Apply(&config)).await.expect("apply without module");
     assert_eq!(released.data["spec"]["module"], "http_post_2xx");
 
     // A field changed by an update (a merge patch with its own field manager) moves to
@@ -1455,20 +1027,13 @@ async fn probe_server_side_apply_and_conflicts() {
     let edited = api
         .patch(
             name,
-            &PatchParams {
-                field_manager: Some("kubectl-edit".to_owned()),
-                ..PatchParams::default()
-            },
+            &PatchParams { field_manager: Some("kubectl-edit".to_owned()), ..PatchParams::default() },
             &Patch::Merge(json!({"spec": {"scrapeTimeout": "15s"}})),
         )
         .await
         .expect("merge patch by kubectl-edit");
     assert_eq!(edited.data["spec"]["scrapeTimeout"], "15s");
-    assert!(
-        managers(&edited).contains(&("kubectl-edit".to_owned(), "Update".to_owned())),
-        "{:?}",
-        managers(&edited)
-    );
+    assert!(managers(&edited).contains(&("kubectl-edit".to_owned(), "Update".to_owned())), "{:?}", managers(&edited));
     let status = api_error(api.patch(name, &operator, &Patch::Apply(&config)).await);
     assert_status(
         &status,
@@ -1476,10 +1041,8 @@ async fn probe_server_side_apply_and_conflicts() {
         "Conflict",
         r#"Apply failed with 1 conflict: conflict with "kubectl-edit" using monitoring.coreos.com/v1: .spec.scrapeTimeout"#,
     );
-    let taken = api
-        .patch(name, &operator.clone().force(), &Patch::Apply(&config))
-        .await
-        .expect("forced apply by the operator");
+    let taken =
+        api.patch(name, &operator.clone().force(), &Patch::Apply(&config)).await.expect("forced apply by the operator");
     assert_eq!(taken.data["spec"]["scrapeTimeout"], "10s");
     assert_eq!(typed_path(&taken).as_deref(), Some("/probe"));
 }
@@ -1506,8 +1069,7 @@ where
 async fn probe_watch_sees_added_modified_deleted_in_order() {
     let server = TestServer::start();
     let client = server.client();
-    let api: Api<DynamicObject> =
-        Api::namespaced_with(client.clone(), "watched", &probe_resource());
+    let api: Api<DynamicObject> = Api::namespaced_with(client.clone(), "watched", &probe_resource());
     let noise: Api<DynamicObject> = Api::namespaced_with(client, "elsewhere", &probe_resource());
     let pp = PostParams::default();
     let pre = api.create(&pp, &probe("pre")).await.expect("create pre");
@@ -1518,40 +1080,21 @@ async fn probe_watch_sees_added_modified_deleted_in_order() {
         Event::InitApply(object) => assert_eq!(object, pre),
         other => panic!("expected InitApply(pre), got {other:?}"),
     }
-    assert!(matches!(
-        next_event(&mut stream, "InitDone").await,
-        Event::InitDone
-    ));
+    assert!(matches!(next_event(&mut stream, "InitDone").await, Event::InitDone));
     let listed = api.list(&ListParams::default()).await.expect("list");
-    let from = listed
-        .metadata
-        .resource_version
-        .expect("list resourceVersion");
-    let mut raw = api
-        .watch(&WatchParams::default().timeout(60), &from)
-        .await
-        .expect("watch")
-        .boxed();
+    let from = listed.metadata.resource_version.expect("list resourceVersion");
+    let mut raw = api.watch(&WatchParams::default().timeout(60), &from).await.expect("watch").boxed();
 
     let a1 = api.create(&pp, &probe("a")).await.expect("create a");
-    noise
-        .create(&pp, &probe("noise"))
-        .await
-        .expect("create noise");
+    noise.create(&pp, &probe("noise")).await.expect("create noise");
     let mut a1_changed = a1.clone();
     a1_changed.data["spec"]["interval"] = json!("60s");
     let a2 = api.replace("a", &pp, &a1_changed).await.expect("replace a");
     let a3 = api
-        .patch(
-            "a",
-            &PatchParams::default(),
-            &Patch::Merge(json!({"spec": {"module": "tcp_connect"}})),
-        )
+        .patch("a", &PatchParams::default(), &Patch::Merge(json!({"spec": {"module": "tcp_connect"}})))
         .await
         .expect("merge-patch a");
-    api.delete("a", &DeleteParams::default())
-        .await
-        .expect("delete a");
+    api.delete("a", &DeleteParams::default()).await.expect("delete a");
 
     // The raw watch: the event types.
     match next_watch_event(&mut raw, "ADDED a").await {
@@ -1575,11 +1118,7 @@ async fn probe_watch_sees_added_modified_deleted_in_order() {
     }
 
     // The watcher: the same writes.
-    for (written, what) in [
-        (&a1, "create a"),
-        (&a2, "replace a"),
-        (&a3, "merge-patch a"),
-    ] {
+    for (written, what) in [(&a1, "create a"), (&a2, "replace a"), (&a3, "merge-patch a")] {
         match next_event(&mut stream, what).await {
             Event::Apply(object) => {
                 assert_eq!(&object, written, "{what}");
@@ -1603,13 +1142,10 @@ async fn probe_watch_sees_added_modified_deleted_in_order() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn invalid_probes_are_422_with_the_causes() {
     let server = TestServer::start();
-    let api: Api<DynamicObject> =
-        Api::namespaced_with(server.client(), "invalid", &probe_resource());
+    let api: Api<DynamicObject> = Api::namespaced_with(server.client(), "invalid", &probe_resource());
     let pp = PostParams::default();
     let cel = r#"Invalid value: "object": targets must set staticConfig or ingress"#;
-    let pattern = format!(
-        r#"Invalid value: "30sec": spec.interval in body should match '{DURATION_PATTERN}'"#
-    );
+    let pattern = format!(r#"Invalid value: "30sec": spec.interval in body should match '{DURATION_PATTERN}'"#);
     #[track_caller]
     fn check(status: Status, name: &str, message: &str, causes: &[StatusCause]) {
         assert_status(
@@ -1620,11 +1156,7 @@ async fn invalid_probes_are_422_with_the_causes() {
         );
         let details = status.details.expect("details");
         assert_eq!(
-            (
-                details.name.as_str(),
-                details.group.as_str(),
-                details.kind.as_str()
-            ),
+            (details.name.as_str(), details.group.as_str(), details.kind.as_str()),
             (name, "monitoring.coreos.com", "Probe")
         );
         assert_eq!(details.causes, causes);
@@ -1656,42 +1188,21 @@ async fn invalid_probes_are_422_with_the_causes() {
         api_error(api.create(&pp, &both).await),
         "both",
         &format!("[spec.interval: {pattern}, spec.targets: {cel}]"),
-        &[
-            cause("FieldValueInvalid", &pattern, "spec.interval"),
-            cause("FieldValueInvalid", cel, "spec.targets"),
-        ],
+        &[cause("FieldValueInvalid", &pattern, "spec.interval"), cause("FieldValueInvalid", cel, "spec.targets")],
     );
     // Server-side apply of a new invalid object.
     check(
-        api_error(
-            api.patch(
-                "both",
-                &PatchParams::apply("probe-operator"),
-                &Patch::Apply(&both),
-            )
-            .await,
-        ),
+        api_error(api.patch("both", &PatchParams::apply("probe-operator"), &Patch::Apply(&both)).await),
         "both",
         &format!("[spec.interval: {pattern}, spec.targets: {cel}]"),
-        &[
-            cause("FieldValueInvalid", &pattern, "spec.interval"),
-            cause("FieldValueInvalid", cel, "spec.targets"),
-        ],
+        &[cause("FieldValueInvalid", &pattern, "spec.interval"), cause("FieldValueInvalid", cel, "spec.targets")],
     );
 
     // Updates that break a valid Probe: a merge patch, a replace.
-    let valid = api
-        .create(&pp, &probe("valid"))
-        .await
-        .expect("create valid");
+    let valid = api.create(&pp, &probe("valid")).await.expect("create valid");
     check(
         api_error(
-            api.patch(
-                "valid",
-                &PatchParams::default(),
-                &Patch::Merge(json!({"spec": {"interval": "30sec"}})),
-            )
-            .await,
+            api.patch("valid", &PatchParams::default(), &Patch::Merge(json!({"spec": {"interval": "30sec"}}))).await,
         ),
         "valid",
         &format!("spec.interval: {pattern}"),
@@ -1708,29 +1219,19 @@ async fn invalid_probes_are_422_with_the_causes() {
 
     // Nothing invalid was written.
     assert_eq!(api.get("valid").await.expect("get"), valid);
-    assert_eq!(
-        names(&api.list(&ListParams::default()).await.expect("list").items),
-        ["valid"]
-    );
+    assert_eq!(names(&api.list(&ListParams::default()).await.expect("list").items), ["valid"]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn discovery_finds_probes() {
     let server = TestServer::start();
     let client = server.client();
-    let discovery = Discovery::new(client.clone())
-        .filter(&["monitoring.coreos.com"])
-        .run()
-        .await
-        .expect("discovery of /apis");
-    let group = discovery
-        .get("monitoring.coreos.com")
-        .expect("monitoring.coreos.com discovered");
+    let discovery =
+        Discovery::new(client.clone()).filter(&["monitoring.coreos.com"]).run().await.expect("discovery of /apis");
+    let group = discovery.get("monitoring.coreos.com").expect("monitoring.coreos.com discovered");
     assert_eq!(group.versions().collect::<Vec<_>>(), ["v1"]);
     assert_eq!(group.preferred_version(), Some("v1"));
-    let (resource, caps) = discovery
-        .resolve_gvk(&probe_gvk())
-        .expect("Probe discovered");
+    let (resource, caps) = discovery.resolve_gvk(&probe_gvk()).expect("Probe discovered");
     assert_eq!(resource, probe_resource());
     assert_eq!(caps.scope, Scope::Namespaced);
     for verb in [
@@ -1748,51 +1249,24 @@ async fn discovery_finds_probes() {
     assert!(caps.subresources.is_empty(), "no status or scale");
     // A manifest's apiVersion and kind are all a generic client needs.
     let manifest = probe("from-discovery");
-    let (from_manifest, _) = discovery
-        .resolve_object(&manifest)
-        .expect("the manifest's resource");
+    let (from_manifest, _) = discovery.resolve_object(&manifest).expect("the manifest's resource");
     assert_eq!(from_manifest, resource);
-    let (pinned, pinned_caps) = pinned_kind(&client, &probe_gvk())
-        .await
-        .expect("pinned_kind");
+    let (pinned, pinned_caps) = pinned_kind(&client, &probe_gvk()).await.expect("pinned_kind");
     assert_eq!(pinned, resource);
     assert_eq!(pinned_caps.scope, Scope::Namespaced);
-    let one_group = kube::discovery::group(&client, "monitoring.coreos.com")
-        .await
-        .expect("discovery of one group");
-    let (recommended, _) = one_group
-        .recommended_kind("Probe")
-        .expect("Probe in its group");
+    let one_group = kube::discovery::group(&client, "monitoring.coreos.com").await.expect("discovery of one group");
+    let (recommended, _) = one_group.recommended_kind("Probe").expect("Probe in its group");
     assert_eq!(recommended, resource);
 
     // kube's ApiResource has no short names or categories; the APIResourceList has.
-    let list = client
-        .list_api_group_resources("monitoring.coreos.com/v1")
-        .await
-        .expect("/apis/monitoring.coreos.com/v1");
+    let list =
+        client.list_api_group_resources("monitoring.coreos.com/v1").await.expect("/apis/monitoring.coreos.com/v1");
     assert_eq!(list.group_version, "monitoring.coreos.com/v1");
-    assert_eq!(
-        list.resources
-            .iter()
-            .map(|r| r.name.as_str())
-            .collect::<Vec<_>>(),
-        ["probes"],
-        "no subresources"
-    );
+    assert_eq!(list.resources.iter().map(|r| r.name.as_str()).collect::<Vec<_>>(), ["probes"], "no subresources");
     let probes = &list.resources[0];
-    assert_eq!(
-        (
-            probes.kind.as_str(),
-            probes.singular_name.as_str(),
-            probes.namespaced
-        ),
-        ("Probe", "probe", true)
-    );
+    assert_eq!((probes.kind.as_str(), probes.singular_name.as_str(), probes.namespaced), ("Probe", "probe", true));
     assert_eq!(probes.short_names, Some(vec!["prb".to_owned()]));
-    assert_eq!(
-        probes.categories,
-        Some(vec!["prometheus-operator".to_owned()])
-    );
+    assert_eq!(probes.categories, Some(vec!["prometheus-operator".to_owned()]));
 
     // Aggregated discovery (`apidiscovery.k8s.io/v2`): one request to `/apis`, the same
     // answers.
@@ -1801,14 +1275,11 @@ async fn discovery_finds_probes() {
         .run_aggregated()
         .await
         .expect("aggregated discovery of /apis");
-    let group = aggregated
-        .get("monitoring.coreos.com")
-        .expect("monitoring.coreos.com in aggregated discovery");
+    let group = aggregated.get("monitoring.coreos.com").expect("monitoring.coreos.com in aggregated discovery");
     assert_eq!(group.versions().collect::<Vec<_>>(), ["v1"]);
     assert_eq!(group.preferred_version(), Some("v1"));
-    let (from_aggregated, aggregated_caps) = aggregated
-        .resolve_gvk(&probe_gvk())
-        .expect("Probe in aggregated discovery");
+    let (from_aggregated, aggregated_caps) =
+        aggregated.resolve_gvk(&probe_gvk()).expect("Probe in aggregated discovery");
     assert_eq!(from_aggregated, resource);
     assert_eq!(aggregated_caps.scope, Scope::Namespaced);
     assert_eq!(aggregated_caps.operations, caps.operations);
@@ -1816,17 +1287,11 @@ async fn discovery_finds_probes() {
     assert!(!aggregated.has_group(""), "the core group is filtered out");
 
     // kube's capabilities have no short names or categories; the aggregated document has.
-    let document = client
-        .list_api_groups_aggregated()
-        .await
-        .expect("aggregated /apis");
+    let document = client.list_api_groups_aggregated().await.expect("aggregated /apis");
     let monitoring = document
         .items
         .iter()
-        .find(|group| {
-            group.metadata.as_ref().and_then(|meta| meta.name.as_deref())
-                == Some("monitoring.coreos.com")
-        })
+        .find(|group| group.metadata.as_ref().and_then(|meta| meta.name.as_deref()) == Some("monitoring.coreos.com"))
         .expect("monitoring.coreos.com in the aggregated /apis");
     let [v1] = monitoring.versions.as_slice() else {
         panic!("one version: {monitoring:#?}");
@@ -1841,11 +1306,7 @@ async fn discovery_finds_probes() {
     assert_eq!(probes.scope.as_deref(), Some("Namespaced"));
     let kind = probes.response_kind.as_ref().expect("responseKind");
     assert_eq!(
-        (
-            kind.group.as_deref(),
-            kind.version.as_deref(),
-            kind.kind.as_deref()
-        ),
+        (kind.group.as_deref(), kind.version.as_deref(), kind.kind.as_deref()),
         (Some("monitoring.coreos.com"), Some("v1"), Some("Probe"))
     );
     assert_eq!(probes.short_names, ["prb"]);
@@ -1854,31 +1315,19 @@ async fn discovery_finds_probes() {
 
     // Unfiltered, `/api` is asked too: without a core group it lists nothing, and the
     // groups of `/apis` are all there, as the per-group-version documents describe them.
-    let core = client
-        .list_core_api_versions_aggregated()
-        .await
-        .expect("aggregated /api");
+    let core = client.list_core_api_versions_aggregated().await.expect("aggregated /api");
     assert!(core.items.is_empty(), "{core:#?}");
-    let everything = Discovery::new(client.clone())
-        .run_aggregated()
-        .await
-        .expect("aggregated discovery of /api and /apis");
+    let everything =
+        Discovery::new(client.clone()).run_aggregated().await.expect("aggregated discovery of /api and /apis");
     let plain = Discovery::new(client.clone())
         .exclude(&[""])
         .run()
         .await
         .expect("discovery of /apis, group-version by group-version");
     let names = |discovery: &Discovery| -> Vec<String> {
-        discovery
-            .groups_alphabetical()
-            .iter()
-            .map(|group| group.name().to_owned())
-            .collect()
+        discovery.groups_alphabetical().iter().map(|group| group.name().to_owned()).collect()
     };
-    assert_eq!(
-        names(&everything),
-        ["autoscaling", "certificates.k8s.io", "monitoring.coreos.com"]
-    );
+    assert_eq!(names(&everything), ["autoscaling", "certificates.k8s.io", "monitoring.coreos.com"]);
     assert_eq!(names(&everything), names(&plain));
     for group in plain.groups() {
         let from_aggregated = everything.get(group.name()).expect("the same groups");
@@ -1890,28 +1339,14 @@ async fn discovery_finds_probes() {
         );
     }
     let (hpa, hpa_caps) = everything
-        .resolve_gvk(&GroupVersionKind::gvk(
-            "autoscaling",
-            "v2",
-            "HorizontalPodAutoscaler",
-        ))
+        .resolve_gvk(&GroupVersionKind::gvk("autoscaling", "v2", "HorizontalPodAutoscaler"))
         .expect("HorizontalPodAutoscaler in aggregated discovery");
     assert_eq!(hpa.plural, "horizontalpodautoscalers");
-    assert_eq!(
-        hpa_caps
-            .subresources
-            .iter()
-            .map(|(sub, _)| sub.plural.as_str())
-            .collect::<Vec<_>>(),
-        ["status"]
-    );
+    assert_eq!(hpa_caps.subresources.iter().map(|(sub, _)| sub.plural.as_str()).collect::<Vec<_>>(), ["status"]);
 
     // The discovered resource drives the dynamic client.
     let api: Api<DynamicObject> = Api::namespaced_with(client, "discovered", &resource);
-    let created = api
-        .create(&PostParams::default(), &manifest)
-        .await
-        .expect("create");
+    let created = api.create(&PostParams::default(), &manifest).await.expect("create");
     assert_eq!(created.data["spec"]["prober"]["path"], "/probe");
     let listed = api.list(&ListParams::default()).await.expect("list");
     assert_eq!(listed.items, [created]);

@@ -88,7 +88,13 @@ fn kubectl_against_anonymous_server() {
     report.step("api-resources lists both resources", || {
         let out = k.run(&["api-resources"]).ok()?;
         let hpa = api_resource(&out, "horizontalpodautoscalers", "autoscaling/v2", true, "HorizontalPodAutoscaler")?;
-        let csr = api_resource(&out, "certificatesigningrequests", "certificates.k8s.io/v1", false, "CertificateSigningRequest")?;
+        let csr = api_resource(
+            &out,
+            "certificatesigningrequests",
+            "certificates.k8s.io/v1",
+            false,
+            "CertificateSigningRequest",
+        )?;
         // Short names must be the Kubernetes ones if the spec declares any.
         if !hpa.is_empty() {
             ensure(hpa.iter().any(|s| s == "hpa"), &out, "HPA short names lack `hpa`")?;
@@ -117,11 +123,7 @@ fn kubectl_against_anonymous_server() {
         out.stdout_line_matches(&["FIELD:", "spec", "<HorizontalPodAutoscalerSpec>"])?;
         out.stdout_line_matches(&["maxReplicas", "<integer>", "-required-"])?;
         out.stdout_line_matches(&["minReplicas", "<integer>"])?;
-        out.stdout_line_matches(&[
-            "scaleTargetRef",
-            "<CrossVersionObjectReference>",
-            "-required-",
-        ])?;
+        out.stdout_line_matches(&["scaleTargetRef", "<CrossVersionObjectReference>", "-required-"])?;
         out.stdout_line_matches(&["metrics", "<[]MetricSpec>"])?;
         Ok(())
     });
@@ -177,19 +179,13 @@ fn kubectl_against_anonymous_server() {
         let out = k.run(&["get", hpa, "web"]).ok()?;
         ensure(out.rows().iter().skip(1).any(|r| r[0] == "web"), &out, "no row for web")?;
         let out = k.run(&["get", csr]).ok()?;
-        ensure(
-            out.rows().iter().skip(1).any(|r| r[0] == "e2e-client"),
-            &out,
-            "no row for e2e-client",
-        )?;
+        ensure(out.rows().iter().skip(1).any(|r| r[0] == "e2e-client"), &out, "no row for e2e-client")?;
         Ok(())
     });
 
     report.step("get of a missing object: NotFound", || {
         let out = k.run(&["get", hpa, "missing"]).fails()?;
-        out.stderr_is(
-            "Error from server (NotFound): horizontalpodautoscalers.autoscaling \"missing\" not found\n",
-        )?;
+        out.stderr_is("Error from server (NotFound): horizontalpodautoscalers.autoscaling \"missing\" not found\n")?;
         Ok(())
     });
 
@@ -224,11 +220,7 @@ fn kubectl_against_anonymous_server() {
             "header is not NAMESPACE NAME ...",
         )?;
         for ns in ["default", "other"] {
-            ensure(
-                rows.iter().skip(1).any(|r| r.starts_with(&[ns, "web"])),
-                &out,
-                &format!("no row for {ns}/web"),
-            )?;
+            ensure(rows.iter().skip(1).any(|r| r.starts_with(&[ns, "web"])), &out, &format!("no row for {ns}/web"))?;
         }
         let out = k.run(&["get", hpa, "-n", "other"]).ok()?;
         ensure(out.rows().len() == 2, &out, "namespace other should list exactly web")?;
@@ -271,8 +263,7 @@ fn kubectl_against_anonymous_server() {
         out.stdout_is("horizontalpodautoscaler.autoscaling/ssa serverside-applied\n")?;
         let managers = k.jsonpath(&["get", hpa, "ssa"], "{.metadata.managedFields[*].manager}")?;
         ensure_eq(&managers, "kubectl", "managedFields managers after the first apply")?;
-        let operations =
-            k.jsonpath(&["get", hpa, "ssa"], "{.metadata.managedFields[*].operation}")?;
+        let operations = k.jsonpath(&["get", hpa, "ssa"], "{.metadata.managedFields[*].operation}")?;
         ensure_eq(&operations, "Apply", "managedFields operations after the first apply")?;
         Ok(())
     });
@@ -288,9 +279,7 @@ fn kubectl_against_anonymous_server() {
 
     report.step("apply --server-side by another manager: conflict", || {
         let out = apply_other(false).fails()?;
-        out.stderr_has(
-            "Apply failed with 1 conflict: conflict with \"kubectl\": .spec.maxReplicas",
-        )?;
+        out.stderr_has("Apply failed with 1 conflict: conflict with \"kubectl\": .spec.maxReplicas")?;
         let max = k.jsonpath(&["get", hpa, "ssa"], "{.spec.maxReplicas}")?;
         ensure_eq(&max, "3", "maxReplicas after the refused apply")?;
         Ok(())
@@ -311,17 +300,13 @@ fn kubectl_against_anonymous_server() {
         ensure(
             managers.split(' ').any(|m| m == "kubectl"),
             &out,
-            &format!(
-                "managedFields managers {managers:?} lack `kubectl` (it still owns minReplicas)"
-            ),
+            &format!("managedFields managers {managers:?} lack `kubectl` (it still owns minReplicas)"),
         )?;
         Ok(())
     });
 
     report.step("patch --type=merge", || {
-        let out = k
-            .run(&["patch", hpa, "web", "--type=merge", "-p", r#"{"spec":{"maxReplicas":7}}"#])
-            .ok()?;
+        let out = k.run(&["patch", hpa, "web", "--type=merge", "-p", r#"{"spec":{"maxReplicas":7}}"#]).ok()?;
         out.stdout_is("horizontalpodautoscaler.autoscaling/web patched\n")?;
         ensure_eq(&k.jsonpath(&["get", hpa, "web"], "{.spec.maxReplicas}")?, "7", "maxReplicas")?;
         Ok(())
@@ -405,9 +390,7 @@ fn kubectl_against_anonymous_server() {
         let out = k.run(&["delete", hpa, "web"]).ok()?;
         out.stdout_is("horizontalpodautoscaler.autoscaling \"web\" deleted\n")?;
         let out = k.run(&["get", hpa, "web"]).fails()?;
-        out.stderr_is(
-            "Error from server (NotFound): horizontalpodautoscalers.autoscaling \"web\" not found\n",
-        )?;
+        out.stderr_is("Error from server (NotFound): horizontalpodautoscalers.autoscaling \"web\" not found\n")?;
         Ok(())
     });
 
@@ -446,17 +429,8 @@ fn kubectl_against_anonymous_server() {
     });
 
     report.step("patch --subresource=approval (JSON route)", || {
-        let out = k
-            .run(&[
-                "patch",
-                csr,
-                "e2e-client",
-                "--subresource=approval",
-                "--type=merge",
-                "-p",
-                approval,
-            ])
-            .ok()?;
+        let out =
+            k.run(&["patch", csr, "e2e-client", "--subresource=approval", "--type=merge", "-p", approval]).ok()?;
         out.stdout_is("certificatesigningrequest.certificates.k8s.io/e2e-client patched\n")?;
         let types = k.jsonpath(&["get", csr, "e2e-client"], "{.status.conditions[*].type}")?;
         ensure_eq(&types, "Approved", "condition types")?;
@@ -538,9 +512,7 @@ fn probe_steps(k: &Kubectl, report: &mut Report) {
                 "the header should be NAME PROBER MODULE AGE (INTERVAL has priority 1)",
             )?;
             ensure(
-                rows.len() == 2
-                    && rows[1].len() == 4
-                    && rows[1][..3] == ["blackbox-http", prober, "http_2xx"],
+                rows.len() == 2 && rows[1].len() == 4 && rows[1][..3] == ["blackbox-http", prober, "http_2xx"],
                 &out,
                 "one row: blackbox-http, its prober and module, an age",
             )?;
@@ -557,8 +529,7 @@ fn probe_steps(k: &Kubectl, report: &mut Report) {
             "the wide header should add INTERVAL",
         )?;
         ensure(
-            rows.len() == 2
-                && rows[1][..4] == ["blackbox-http", prober, "http_2xx", expected_interval],
+            rows.len() == 2 && rows[1][..4] == ["blackbox-http", prober, "http_2xx", expected_interval],
             &out,
             &format!("the wide row should show interval {expected_interval}"),
         )
@@ -598,18 +569,10 @@ fn probe_steps(k: &Kubectl, report: &mut Report) {
             .replace("name: blackbox-http\n", "name: defaulted\n")
             .replace("    path: /probe\n", "")
             .replace("    action: drop\n", "");
-        ensure(
-            !manifest.contains("path:") && !manifest.contains("action:"),
-            &Out::note(&manifest),
-            "the manifest",
-        )?;
+        ensure(!manifest.contains("path:") && !manifest.contains("action:"), &Out::note(&manifest), "the manifest")?;
         let out = k.run_stdin(&["create", "-f", "-"], &manifest).ok()?;
         out.stdout_is("probe.monitoring.coreos.com/defaulted created\n")?;
-        ensure_eq(
-            &k.jsonpath(&["get", "probe", "defaulted"], "{.spec.prober.path}")?,
-            "/probe",
-            "spec.prober.path",
-        )?;
+        ensure_eq(&k.jsonpath(&["get", "probe", "defaulted"], "{.spec.prober.path}")?, "/probe", "spec.prober.path")?;
         ensure_eq(
             &k.jsonpath(&["get", "probe", "defaulted"], "{.spec.metricRelabelings[0].action}")?,
             "replace",
@@ -625,8 +588,7 @@ fn probe_steps(k: &Kubectl, report: &mut Report) {
         // Created by `create`: kubectl warns that the annotation is missing, then adds it.
         out.stderr_has("missing the kubectl.kubernetes.io/last-applied-configuration annotation")?;
         wide_row("60s")?;
-        let targets =
-            k.jsonpath(&["get", "prb", "blackbox-http"], "{.spec.targets.staticConfig.static[*]}")?;
+        let targets = k.jsonpath(&["get", "prb", "blackbox-http"], "{.spec.targets.staticConfig.static[*]}")?;
         ensure_eq(
             &targets,
             "https://example.com https://example.org/healthz https://example.net/status",
@@ -731,8 +693,8 @@ fn kubectl_against_custom_resources() {
 
     report.step("get --raw .../scale: the autoscaling/v1 Scale", || {
         let out = k.run(&["get", "--raw", scale_path]).ok()?;
-        let scale: serde_json::Value = serde_json::from_str(&out.stdout)
-            .map_err(|e| format!("not JSON ({e})\n{}", out.show()))?;
+        let scale: serde_json::Value =
+            serde_json::from_str(&out.stdout).map_err(|e| format!("not JSON ({e})\n{}", out.show()))?;
         ensure(
             scale["apiVersion"] == "autoscaling/v1"
                 && scale["kind"] == "Scale"
@@ -749,8 +711,7 @@ fn kubectl_against_custom_resources() {
         // With a precondition kubectl GETs the Scale and PUTs it back with the new
         // replicas (its resourceVersion set: a precondition too), as JSON but without a
         // Content-Type header (the API server then decodes its first media type, JSON).
-        let out =
-            k.run(&["scale", "gizmo", "tool", "--current-replicas=3", "--replicas=4"]).ok()?;
+        let out = k.run(&["scale", "gizmo", "tool", "--current-replicas=3", "--replicas=4"]).ok()?;
         out.stdout_is("gizmo.crd.example.com/tool scaled\n")?;
         ensure_eq(&replicas()?, "4", "spec.replicas")?;
         server.ensure_request(&format!("GET {scale_path}  -> 200"))?;
@@ -758,8 +719,7 @@ fn kubectl_against_custom_resources() {
     });
 
     report.step("scale with a wrong --current-replicas: precondition failed", || {
-        let out =
-            k.run(&["scale", "gizmo", "tool", "--current-replicas=1", "--replicas=2"]).fails()?;
+        let out = k.run(&["scale", "gizmo", "tool", "--current-replicas=1", "--replicas=2"]).fails()?;
         out.stderr_has("Expected replicas to be 1, was 4")?;
         ensure_eq(&replicas()?, "4", "spec.replicas")
     });
@@ -778,8 +738,7 @@ fn kubectl_against_custom_resources() {
         out.stderr_has("Warning: crd.example.com/v1beta1 Gizmo is deprecated\n")?;
         ensure(out.rows().iter().any(|r| r.first() == Some(&"tool")), &out, "the list has tool")?;
         // Written through v1, read through v1beta1: in v1beta1.
-        let version =
-            k.jsonpath(&["get", "gizmos.v1beta1.crd.example.com", "tool"], "{.apiVersion}")?;
+        let version = k.jsonpath(&["get", "gizmos.v1beta1.crd.example.com", "tool"], "{.apiVersion}")?;
         ensure_eq(&version, "crd.example.com/v1beta1", "apiVersion through v1beta1")?;
         let out = k.run(&["get", "knobs"]).ok()?;
         out.stderr_has("Warning: crd.example.com/v1alpha1 Knob is going away; use a Gizmo\n")
@@ -961,21 +920,11 @@ fn ensure(condition: bool, out: &Out, what: &str) -> StepResult {
 }
 
 fn ensure_eq(actual: &str, expected: &str, what: &str) -> StepResult {
-    if actual == expected {
-        Ok(())
-    } else {
-        Err(format!("{what}: expected {expected:?}, got {actual:?}"))
-    }
+    if actual == expected { Ok(()) } else { Err(format!("{what}: expected {expected:?}, got {actual:?}")) }
 }
 
 /// Checks the `kubectl api-resources` row of `name`; returns its short names.
-fn api_resource(
-    out: &Out,
-    name: &str,
-    api_version: &str,
-    namespaced: bool,
-    kind: &str,
-) -> Result<Vec<String>, String> {
+fn api_resource(out: &Out, name: &str, api_version: &str, namespaced: bool, kind: &str) -> Result<Vec<String>, String> {
     let rows = out.rows();
     let Some(row) = rows.iter().find(|r| r.first() == Some(&name)) else {
         return Err(format!("no row for {name}\n{}", out.show()));
@@ -984,10 +933,7 @@ fn api_resource(
     let n = row.len();
     let expected = [api_version, if namespaced { "true" } else { "false" }, kind];
     if n < 4 || row[n - 3..] != expected {
-        return Err(format!(
-            "row of {name} is {row:?}, expected to end with {expected:?}\n{}",
-            out.show()
-        ));
+        return Err(format!("row of {name} is {row:?}, expected to end with {expected:?}\n{}", out.show()));
     }
     Ok(row[1..n - 3].iter().flat_map(|s| s.split(',')).map(str::to_owned).collect())
 }
@@ -1040,8 +986,7 @@ impl Kubectl {
             Some(token) => format!("  user:\n    token: {token}\n"),
             None => "  user: {}\n".to_owned(),
         };
-        let tls =
-            if url.starts_with("https://") { "    insecure-skip-tls-verify: true\n" } else { "" };
+        let tls = if url.starts_with("https://") { "    insecure-skip-tls-verify: true\n" } else { "" };
         let config = format!(
             "apiVersion: v1\n\
              kind: Config\n\
@@ -1193,11 +1138,7 @@ impl Out {
 
     /// The command must have exited 0.
     fn ok(self) -> Result<Out, String> {
-        if self.code == Some(0) {
-            Ok(self)
-        } else {
-            Err(format!("expected success\n{}", self.show()))
-        }
+        if self.code == Some(0) { Ok(self) } else { Err(format!("expected success\n{}", self.show())) }
     }
 
     /// The command must have exited non-zero (not by a timeout).
@@ -1244,11 +1185,7 @@ impl Out {
 
     /// Stdout as whitespace-separated words per line (a table).
     fn rows(&self) -> Vec<Vec<&str>> {
-        self.stdout
-            .lines()
-            .map(|l| l.split_whitespace().collect())
-            .filter(|r: &Vec<_>| !r.is_empty())
-            .collect()
+        self.stdout.lines().map(|l| l.split_whitespace().collect()).filter(|r: &Vec<_>| !r.is_empty()).collect()
     }
 }
 
@@ -1279,19 +1216,14 @@ impl Background {
                     Some(status) => format!("the watch exited ({status})"),
                     None => format!("not within {WATCH_TIMEOUT:?}"),
                 };
-                return Err(format!(
-                    "{} did not print {what}: {how}\n{}",
-                    self.command,
-                    self.show()
-                ));
+                return Err(format!("{} did not print {what}: {how}\n{}", self.command, self.show()));
             }
             thread::sleep(Duration::from_millis(10));
         }
     }
 
     fn show(&self) -> String {
-        let mut text =
-            format!("$ {} &\nstdout:\n{}", self.command, indent(&self.stdout.lock().unwrap()));
+        let mut text = format!("$ {} &\nstdout:\n{}", self.command, indent(&self.stdout.lock().unwrap()));
         let stderr = self.stderr.lock().unwrap();
         if !stderr.is_empty() {
             text += &format!("stderr:\n{}", indent(&stderr));
@@ -1321,9 +1253,7 @@ impl Drop for Background {
 fn shell_words(args: &[&str]) -> String {
     args.iter()
         .map(|a| {
-            if !a.is_empty()
-                && a.chars().all(|c| c.is_ascii_alphanumeric() || "-_=./:,@".contains(c))
-            {
+            if !a.is_empty() && a.chars().all(|c| c.is_ascii_alphanumeric() || "-_=./:,@".contains(c)) {
                 (*a).to_owned()
             } else {
                 format!("'{}'", a.replace('\'', r"'\''"))
@@ -1392,10 +1322,7 @@ impl Server {
                 Ok(url) => break url,
                 Err(mpsc::RecvTimeoutError::Timeout) if Instant::now() < deadline => {
                     if let Some(status) = child.try_wait().ok().flatten() {
-                        panic!(
-                            "apiserver {args:?} exited ({status}) before listening:\n{}",
-                            tail(&output)
-                        );
+                        panic!("apiserver {args:?} exited ({status}) before listening:\n{}", tail(&output));
                     }
                 }
                 Err(_) => {
@@ -1432,10 +1359,7 @@ impl Server {
         let started = Instant::now();
         while started.elapsed() < SHUTDOWN_TIMEOUT {
             if let Some(status) = child.try_wait().ok().flatten() {
-                log(format!(
-                    "apiserver exited after SIGTERM in {:.0?}: {status}",
-                    started.elapsed()
-                ));
+                log(format!("apiserver exited after SIGTERM in {:.0?}: {status}", started.elapsed()));
                 return Ok(());
             }
             thread::sleep(Duration::from_millis(10));
@@ -1496,10 +1420,7 @@ impl InProcessServer {
         let (shutdown, stop) = tokio::sync::oneshot::channel::<()>();
         let (ready, listening) = mpsc::channel();
         let thread = thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(2)
-                .enable_all()
-                .build()?;
+            let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
             runtime.block_on(async move {
                 let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
                 let _ = ready.send(listener.local_addr()?);
@@ -1520,12 +1441,9 @@ impl InProcessServer {
                             .and_then(|v| v.to_str().ok())
                             .unwrap_or("")
                             .to_owned();
-                        let line =
-                            format!("{} {} {content_type}", request.method(), request.uri().path());
+                        let line = format!("{} {} {content_type}", request.method(), request.uri().path());
                         let response = next.run(request).await;
-                        log.lock()
-                            .unwrap()
-                            .push(format!("{line} -> {}", response.status().as_u16()));
+                        log.lock().unwrap().push(format!("{line} -> {}", response.status().as_u16()));
                         response
                     }
                 }));
@@ -1540,12 +1458,7 @@ impl InProcessServer {
             .unwrap_or_else(|e| panic!("the in-process server did not start: {e}"));
         let url = format!("http://{address}");
         log(format!("in-process fixture server listening on {url}"));
-        InProcessServer {
-            url,
-            requests,
-            shutdown: Mutex::new(Some(shutdown)),
-            thread: Mutex::new(Some(thread)),
-        }
+        InProcessServer { url, requests, shutdown: Mutex::new(Some(shutdown)), thread: Mutex::new(Some(thread)) }
     }
 
     /// Some request answered so far is `line` (`METHOD PATH CONTENT-TYPE -> CODE`).
@@ -1649,8 +1562,7 @@ impl TempDir {
     fn new(label: &str) -> TempDir {
         static COUNTER: AtomicUsize = AtomicUsize::new(0);
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let path =
-            std::env::temp_dir().join(format!("kubectl-e2e-{}-{label}-{n}", std::process::id()));
+        let path = std::env::temp_dir().join(format!("kubectl-e2e-{}-{label}-{n}", std::process::id()));
         let _ = std::fs::remove_dir_all(&path);
         std::fs::create_dir_all(&path).expect("create a temporary directory");
         TempDir { path }

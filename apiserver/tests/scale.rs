@@ -103,16 +103,10 @@ async fn get_scale_reads_the_scale_paths() {
     let (status, body) = api.put(&format!("{GIZMOS}/web/status"), &with_status).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     let (_, body) = api.get(&scale_uri("web")).await;
-    assert_eq!(
-        body["status"],
-        json!({"replicas": 1, "selector": "app=web"})
-    );
+    assert_eq!(body["status"], json!({"replicas": 1, "selector": "app=web"}));
     assert_eq!(body["spec"], json!({"replicas": 2}));
     let (_, object) = api.get(&format!("{GIZMOS}/web")).await;
-    assert_eq!(
-        body["metadata"]["resourceVersion"],
-        object["metadata"]["resourceVersion"]
-    );
+    assert_eq!(body["metadata"]["resourceVersion"], object["metadata"]["resourceVersion"]);
 
     // Zero replicas: `spec.replicas` is omitted, as Go's omitempty does.
     let (status, _) = api.put(&scale_uri("web"), &scale("web", 0)).await;
@@ -125,12 +119,7 @@ async fn get_scale_reads_the_scale_paths() {
 async fn put_scale_writes_spec_replicas_as_an_update() {
     let api = Api::fixture();
     let created = api.create(GIZMOS, &gizmo("web", 2, 5)).await;
-    let mut watch = api
-        .watch(&format!(
-            "{GIZMOS}?watch=true&resourceVersion={}",
-            rv(&created)
-        ))
-        .await;
+    let mut watch = api.watch(&format!("{GIZMOS}?watch=true&resourceVersion={}", rv(&created))).await;
 
     let (status, body) = api.put(&scale_uri("web"), &scale("web", 4)).await;
     assert_eq!(status, StatusCode::OK, "{body}");
@@ -140,17 +129,11 @@ async fn put_scale_writes_spec_replicas_as_an_update() {
 
     let (_, object) = api.get(&format!("{GIZMOS}/web")).await;
     assert_eq!(object["spec"]["replicas"], 4);
-    assert_eq!(
-        object["spec"]["maxReplicas"], 5,
-        "the rest of the spec is kept"
-    );
+    assert_eq!(object["spec"]["maxReplicas"], 5, "the rest of the spec is kept");
     assert_eq!(object["spec"]["mode"], "Always");
     assert_eq!(object["metadata"]["labels"], json!({"app": "web"}));
     assert_eq!(object["metadata"]["generation"], 2, "the spec changed");
-    assert_eq!(
-        object["metadata"]["resourceVersion"],
-        body["metadata"]["resourceVersion"]
-    );
+    assert_eq!(object["metadata"]["resourceVersion"], body["metadata"]["resourceVersion"]);
 
     // Watchers see the object, MODIFIED.
     let event = watch.next_change().await;
@@ -161,10 +144,7 @@ async fn put_scale_writes_spec_replicas_as_an_update() {
     // The same replicas again: nothing changes.
     let (status, again) = api.put(&scale_uri("web"), &scale("web", 4)).await;
     assert_eq!(status, StatusCode::OK);
-    assert_eq!(
-        again["metadata"]["resourceVersion"],
-        body["metadata"]["resourceVersion"]
-    );
+    assert_eq!(again["metadata"]["resourceVersion"], body["metadata"]["resourceVersion"]);
     watch.expect_quiet(Duration::from_millis(100)).await;
 
     // Only spec.replicas is written: the Scale's status is not the object's.
@@ -203,10 +183,7 @@ async fn put_scale_honours_the_resource_version_precondition() {
     // A Scale naming another object is 400.
     let (status, body) = api.put(&scale_uri("web"), &scale("other", 1)).await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
-    assert_eq!(
-        body["message"],
-        "the name of the object (other) does not match the name on the URL (web)"
-    );
+    assert_eq!(body["message"], "the name of the object (other) does not match the name on the URL (web)");
 }
 
 #[tokio::test]
@@ -224,21 +201,12 @@ async fn scale_writes_run_the_kinds_validation() {
             && message.ends_with("replicas must not exceed maxReplicas"),
         "{message}"
     );
-    let (status, body) = api
-        .merge_patch(&scale_uri("web"), &json!({"spec": {"replicas": 7}}))
-        .await;
+    let (status, body) = api.merge_patch(&scale_uri("web"), &json!({"spec": {"replicas": 7}})).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
-    assert!(
-        body["message"]
-            .as_str()
-            .unwrap()
-            .ends_with("replicas must not exceed maxReplicas")
-    );
+    assert!(body["message"].as_str().unwrap().ends_with("replicas must not exceed maxReplicas"));
 
     // The Scale's own rule: no negative replicas.
-    let (status, body) = api
-        .merge_patch(&scale_uri("web"), &json!({"spec": {"replicas": -1}}))
-        .await;
+    let (status, body) = api.merge_patch(&scale_uri("web"), &json!({"spec": {"replicas": -1}})).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
     assert_eq!(
         body["message"],
@@ -258,9 +226,7 @@ async fn patch_scale_applies_to_the_scale() {
     let api = Api::fixture();
     api.create(GIZMOS, &gizmo("web", 2, 5)).await;
 
-    let (status, body) = api
-        .merge_patch(&scale_uri("web"), &json!({"spec": {"replicas": 3}}))
-        .await;
+    let (status, body) = api.merge_patch(&scale_uri("web"), &json!({"spec": {"replicas": 3}})).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body["spec"], json!({"replicas": 3}));
 
@@ -282,10 +248,7 @@ async fn patch_scale_applies_to_the_scale() {
 
     // A stale resourceVersion in the patch is a precondition too.
     let (status, body) = api
-        .merge_patch(
-            &scale_uri("web"),
-            &json!({"metadata": {"resourceVersion": "1"}, "spec": {"replicas": 1}}),
-        )
+        .merge_patch(&scale_uri("web"), &json!({"metadata": {"resourceVersion": "1"}, "spec": {"replicas": 1}}))
         .await;
     assert_eq!(status, StatusCode::CONFLICT, "{body}");
 
@@ -298,20 +261,13 @@ async fn patch_scale_applies_to_the_scale() {
         .await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
     assert!(
-        body["message"]
-            .as_str()
-            .unwrap()
-            .ends_with("strict decoding error: unknown field \"spec.maxReplicas\""),
+        body["message"].as_str().unwrap().ends_with("strict decoding error: unknown field \"spec.maxReplicas\""),
         "{body}"
     );
 
     // dryRun: answered, not written.
-    let (status, body) = api
-        .merge_patch(
-            &format!("{}?dryRun=All", scale_uri("web")),
-            &json!({"spec": {"replicas": 1}}),
-        )
-        .await;
+    let (status, body) =
+        api.merge_patch(&format!("{}?dryRun=All", scale_uri("web")), &json!({"spec": {"replicas": 1}})).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body["spec"], json!({"replicas": 1}));
     let (_, object) = api.get(&format!("{GIZMOS}/web")).await;
@@ -331,25 +287,14 @@ async fn scale_writes_record_managed_fields_of_the_scale_subresource() {
     assert_eq!(
         managers(&object),
         vec![
-            (
-                "apiserver-tests".to_owned(),
-                "Update".to_owned(),
-                String::new()
-            ),
-            (
-                "apiserver-tests".to_owned(),
-                "Update".to_owned(),
-                "scale".to_owned()
-            ),
+            ("apiserver-tests".to_owned(), "Update".to_owned(), String::new()),
+            ("apiserver-tests".to_owned(), "Update".to_owned(), "scale".to_owned()),
         ],
         "{object}"
     );
     let scale_entry = &object["metadata"]["managedFields"][1];
     assert_eq!(scale_entry["apiVersion"], "crd.example.com/v1");
-    assert_eq!(
-        scale_entry["fieldsV1"],
-        json!({"f:spec": {"f:replicas": {}}})
-    );
+    assert_eq!(scale_entry["fieldsV1"], json!({"f:spec": {"f:replicas": {}}}));
 }
 
 #[tokio::test]
@@ -365,52 +310,25 @@ async fn apply_to_scale_owns_the_replicas() {
     let uri = format!("{}?fieldManager=autoscaler", scale_uri("web"));
 
     // The creator owns spec.replicas: a conflict, unless forced.
-    let (status, body) = api
-        .call(
-            Method::PATCH,
-            &uri,
-            "application/apply-patch+yaml",
-            Some(&config),
-        )
-        .await;
+    let (status, body) = api.call(Method::PATCH, &uri, "application/apply-patch+yaml", Some(&config)).await;
     assert_eq!(status, StatusCode::CONFLICT, "{body}");
     assert_eq!(
         body["message"],
         "Apply failed with 1 conflict: conflict with \"apiserver-tests\" using crd.example.com/v1: \
          .spec.replicas"
     );
-    let (status, body) = api
-        .call(
-            Method::PATCH,
-            &format!("{uri}&force=true"),
-            "application/apply-patch+yaml",
-            Some(&config),
-        )
-        .await;
+    let (status, body) =
+        api.call(Method::PATCH, &format!("{uri}&force=true"), "application/apply-patch+yaml", Some(&config)).await;
     assert_eq!(status, StatusCode::OK, "{body}");
     assert_eq!(body["spec"], json!({"replicas": 4}));
     let object = stored(&api, "web").await;
     assert_eq!(object["spec"]["replicas"], 4);
-    assert!(
-        managers(&object).contains(&(
-            "autoscaler".to_owned(),
-            "Apply".to_owned(),
-            "scale".to_owned()
-        )),
-        "{object}"
-    );
+    assert!(managers(&object).contains(&("autoscaler".to_owned(), "Apply".to_owned(), "scale".to_owned())), "{object}");
 
     // The configuration must be a Scale.
     let mut wrong = config.clone();
     wrong["kind"] = json!("Gizmo");
-    let (status, body) = api
-        .call(
-            Method::PATCH,
-            &uri,
-            "application/apply-patch+yaml",
-            Some(&wrong),
-        )
-        .await;
+    let (status, body) = api.call(Method::PATCH, &uri, "application/apply-patch+yaml", Some(&wrong)).await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
 }
 
@@ -420,20 +338,14 @@ async fn scale_of_a_missing_object_or_a_resource_without_one() {
     for (status, body) in [
         api.get(&scale_uri("missing")).await,
         api.put(&scale_uri("missing"), &scale("missing", 1)).await,
-        api.merge_patch(&scale_uri("missing"), &json!({"spec": {"replicas": 1}}))
-            .await,
+        api.merge_patch(&scale_uri("missing"), &json!({"spec": {"replicas": 1}})).await,
     ] {
         assert_eq!(status, StatusCode::NOT_FOUND, "{body}");
-        assert_eq!(
-            body["message"],
-            "gizmos.crd.example.com \"missing\" not found"
-        );
+        assert_eq!(body["message"], "gizmos.crd.example.com \"missing\" not found");
     }
 
     // No scale paths, no route: the Widget.
-    let (status, _) = api
-        .get("/apis/fixture.example.com/v1/namespaces/default/widgets/w/scale")
-        .await;
+    let (status, _) = api.get("/apis/fixture.example.com/v1/namespaces/default/widgets/w/scale").await;
     assert_eq!(status, StatusCode::NOT_FOUND);
 
     // And through the store, 405.

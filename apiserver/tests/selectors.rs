@@ -17,11 +17,8 @@ async fn seeded() -> Api {
     ] {
         api.create(HPAS, &hpa(name, labels)).await;
     }
-    api.create(
-        "/apis/autoscaling/v2/namespaces/other/horizontalpodautoscalers",
-        &hpa("e", json!({"app": "web"})),
-    )
-    .await;
+    api.create("/apis/autoscaling/v2/namespaces/other/horizontalpodautoscalers", &hpa("e", json!({"app": "web"})))
+        .await;
     api
 }
 
@@ -49,15 +46,11 @@ async fn label_selectors_select() {
         ("app=nothing", &[]),
     ];
     for (selector, expected) in cases {
-        let (status, list) = api
-            .get(&format!("{HPAS}?labelSelector={}", q(selector)))
-            .await;
+        let (status, list) = api.get(&format!("{HPAS}?labelSelector={}", q(selector))).await;
         assert_eq!(status, StatusCode::OK, "{selector:?}: {list}");
         assert_eq!(names(&list), *expected, "labelSelector {selector:?}");
     }
-    let (_, all) = api
-        .get(&format!("{HPAS_ALL}?labelSelector={}", q("app=web")))
-        .await;
+    let (_, all) = api.get(&format!("{HPAS_ALL}?labelSelector={}", q("app=web"))).await;
     assert_eq!(names(&all), vec!["a", "b", "e"]);
 }
 
@@ -65,31 +58,13 @@ async fn label_selectors_select() {
 async fn malformed_label_selectors_are_400() {
     let api = seeded().await;
     let cases: &[(&str, &str)] = &[
-        (
-            "app in web",
-            "unable to parse requirement: found 'web' expected: '('",
-        ),
-        (
-            "app in (web",
-            "unable to parse requirement: found '', expected: ',' or ')'",
-        ),
+        ("app in web", "unable to parse requirement: found 'web' expected: '('"),
+        ("app in (web", "unable to parse requirement: found '', expected: ',' or ')'"),
         ("app=web,", "found '', expected: identifier after ','"),
-        (
-            "app=web tier=front",
-            "found 'tier', expected: ',' or 'end of string'",
-        ),
-        (
-            "=web",
-            "found '=', expected: !, identifier, or 'end of string'",
-        ),
-        (
-            "app ~ web",
-            "unable to parse requirement: found '~', expected: in, notin, =, ==, !=, gt, lt",
-        ),
-        (
-            "app=(web)",
-            "unable to parse requirement: found '(', expected: identifier",
-        ),
+        ("app=web tier=front", "found 'tier', expected: ',' or 'end of string'"),
+        ("=web", "found '=', expected: !, identifier, or 'end of string'"),
+        ("app ~ web", "unable to parse requirement: found '~', expected: in, notin, =, ==, !=, gt, lt"),
+        ("app=(web)", "unable to parse requirement: found '(', expected: identifier"),
         ("!app=web", "found '=', expected: ',' or 'end of string'"),
         (
             "replicas>many",
@@ -106,9 +81,7 @@ async fn malformed_label_selectors_are_400() {
         ),
     ];
     for (selector, message) in cases {
-        let (status, body) = api
-            .get(&format!("{HPAS}?labelSelector={}", q(selector)))
-            .await;
+        let (status, body) = api.get(&format!("{HPAS}?labelSelector={}", q(selector))).await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{selector:?}: {body}");
         assert_eq!(
             body,
@@ -135,20 +108,13 @@ async fn field_selectors_select() {
         (HPAS, "", &["a", "b", "c", "d"]),
     ];
     for (collection, selector, expected) in cases {
-        let (status, list) = api
-            .get(&format!("{collection}?fieldSelector={}", q(selector)))
-            .await;
+        let (status, list) = api.get(&format!("{collection}?fieldSelector={}", q(selector))).await;
         assert_eq!(status, StatusCode::OK, "{selector:?}: {list}");
         assert_eq!(names(&list), *expected, "fieldSelector {selector:?}");
     }
     // Labels and fields together.
-    let (_, list) = api
-        .get(&format!(
-            "{HPAS}?labelSelector={}&fieldSelector={}",
-            q("app=web"),
-            q("metadata.name!=a")
-        ))
-        .await;
+    let (_, list) =
+        api.get(&format!("{HPAS}?labelSelector={}&fieldSelector={}", q("app=web"), q("metadata.name!=a"))).await;
     assert_eq!(names(&list), vec!["b"]);
 }
 
@@ -158,31 +124,13 @@ async fn csr_field_selectors_include_the_signer() {
     api.create(CSRS, &csr("one", "example.com/a")).await;
     api.create(CSRS, &csr("two", "example.com/b")).await;
     api.create(CSRS, &csr("three", "example.com/a")).await;
-    let (_, list) = api
-        .get(&format!(
-            "{CSRS}?fieldSelector={}",
-            q("spec.signerName=example.com/a")
-        ))
-        .await;
+    let (_, list) = api.get(&format!("{CSRS}?fieldSelector={}", q("spec.signerName=example.com/a"))).await;
     assert_eq!(names(&list), vec!["one", "three"]);
-    let (_, list) = api
-        .get(&format!(
-            "{CSRS}?fieldSelector={}",
-            q("spec.signerName!=example.com/a")
-        ))
-        .await;
+    let (_, list) = api.get(&format!("{CSRS}?fieldSelector={}", q("spec.signerName!=example.com/a"))).await;
     assert_eq!(names(&list), vec!["two"]);
-    let (status, body) = api
-        .get(&format!(
-            "{CSRS}?fieldSelector={}",
-            q("metadata.namespace=x")
-        ))
-        .await;
+    let (status, body) = api.get(&format!("{CSRS}?fieldSelector={}", q("metadata.namespace=x"))).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
-    assert_eq!(
-        body["message"],
-        "field label not supported: metadata.namespace"
-    );
+    assert_eq!(body["message"], "field label not supported: metadata.namespace");
 }
 
 #[tokio::test]
@@ -193,34 +141,18 @@ async fn malformed_field_selectors_are_400() {
             "spec.maxReplicas=3",
             "\"spec.maxReplicas\" is not a known field selector: only \"metadata.name\", \"metadata.namespace\"",
         ),
-        (
-            "metadata.name",
-            "invalid selector: 'metadata.name'; can't understand 'metadata.name'",
-        ),
-        (
-            "metadata.name=a,bogus",
-            "invalid selector: 'metadata.name=a,bogus'; can't understand 'bogus'",
-        ),
-        (
-            "metadata.name=a\\b",
-            "invalid field selector: invalid escape sequence: \\b",
-        ),
+        ("metadata.name", "invalid selector: 'metadata.name'; can't understand 'metadata.name'"),
+        ("metadata.name=a,bogus", "invalid selector: 'metadata.name=a,bogus'; can't understand 'bogus'"),
+        ("metadata.name=a\\b", "invalid field selector: invalid escape sequence: \\b"),
     ];
     for (selector, message) in cases {
-        let (status, body) = api
-            .get(&format!("{HPAS}?fieldSelector={}", q(selector)))
-            .await;
+        let (status, body) = api.get(&format!("{HPAS}?fieldSelector={}", q(selector))).await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{selector:?}: {body}");
         assert_eq!(body["message"], *message, "fieldSelector {selector:?}");
         assert_eq!(body["reason"], "BadRequest");
     }
     // Escaped separators are part of the value.
-    let (status, list) = api
-        .get(&format!(
-            "{HPAS}?fieldSelector={}",
-            q("metadata.name=a\\,b")
-        ))
-        .await;
+    let (status, list) = api.get(&format!("{HPAS}?fieldSelector={}", q("metadata.name=a\\,b"))).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(names(&list), Vec::<String>::new());
 }

@@ -8,6 +8,7 @@ pub mod build;
 pub mod crd;
 pub mod emit;
 pub mod error;
+pub mod format;
 pub mod ir;
 pub mod load;
 pub mod write;
@@ -81,11 +82,8 @@ pub fn generate(options: &Options) -> Result<Summary> {
     let api = build::build(&documents)?;
     let crate_options = crate_options(options)?;
     let files = emit::emit_crate(&api, &crate_options)?;
-    let changes = if options.check {
-        write::compare(&options.out, &files)?
-    } else {
-        write::write(&options.out, &files)?
-    };
+    let changes =
+        if options.check { write::compare(&options.out, &files)? } else { write::write(&options.out, &files)? };
     let inline = |t: &&ir::TypeDef| t.schema_name.contains('#');
     Ok(Summary {
         documents: documents.len(),

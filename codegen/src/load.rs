@@ -35,9 +35,11 @@ impl Document {
     /// An error at `pointer` in this document, with its line and column when they can be found.
     pub fn error(&self, pointer: &str, message: impl Into<String>) -> Error {
         let pointer = self.source_pointer(pointer);
-        Error::in_file(&self.display_path, message)
-            .at(pointer.as_str())
-            .with_position(locate(&self.source, self.index_in_file, &pointer))
+        Error::in_file(&self.display_path, message).at(pointer.as_str()).with_position(locate(
+            &self.source,
+            self.index_in_file,
+            &pointer,
+        ))
     }
 
     /// Where `pointer` of this document is in the file it was read from.
@@ -71,8 +73,7 @@ pub fn load_dir(dir: &Path) -> Result<Vec<Document>> {
     for file in files {
         let relative = file.strip_prefix(dir).unwrap_or(&file);
         let display_path = label.join(relative);
-        let text = fs::read_to_string(&file)
-            .map_err(|e| Error::in_file(&display_path, format!("cannot read: {e}")))?;
+        let text = fs::read_to_string(&file).map_err(|e| Error::in_file(&display_path, format!("cannot read: {e}")))?;
         documents.extend(parse(&display_path, text)?);
     }
     Ok(documents)
@@ -89,17 +90,12 @@ pub fn label(dir: &Path) -> PathBuf {
 }
 
 fn collect_files(dir: &Path, files: &mut Vec<PathBuf>) -> Result<()> {
-    let entries =
-        fs::read_dir(dir).map_err(|e| Error::in_file(dir, format!("cannot read folder: {e}")))?;
+    let entries = fs::read_dir(dir).map_err(|e| Error::in_file(dir, format!("cannot read folder: {e}")))?;
     for entry in entries {
         let path = entry.map_err(|e| Error::in_file(dir, e.to_string()))?.path();
         if path.is_dir() {
             collect_files(&path, files)?;
-        } else if path
-            .extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| EXTENSIONS.contains(&e))
-        {
+        } else if path.extension().and_then(|e| e.to_str()).is_some_and(|e| EXTENSIONS.contains(&e)) {
             files.push(path);
         }
     }
@@ -124,8 +120,7 @@ pub fn parse(display_path: &Path, text: String) -> Result<Vec<Document>> {
         let value = serde_json::from_str::<Value>(&source).map_err(|e| {
             let message = e.to_string();
             let message = without_position(&message, e.line(), e.column());
-            Error::in_file(display_path, format!("invalid JSON: {message}"))
-                .with_position(Some((e.line(), e.column())))
+            Error::in_file(display_path, format!("invalid JSON: {message}")).with_position(Some((e.line(), e.column())))
         })?;
         vec![value]
     };

@@ -205,7 +205,8 @@ fn detach_from_own_workspace(manifest: &Path) -> Result<(), String> {
     let Some(start) = lines.iter().position(|l| l.trim() == "[workspace]") else {
         return Ok(());
     };
-    let end = lines[start + 1..].iter().position(|l| l.trim_start().starts_with('[')).map_or(lines.len(), |n| start + 1 + n);
+    let end =
+        lines[start + 1..].iter().position(|l| l.trim_start().starts_with('[')).map_or(lines.len(), |n| start + 1 + n);
     if lines[start + 1..end].iter().any(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#')) {
         return Err("the generated [workspace] table is not empty".to_owned());
     }
@@ -264,9 +265,10 @@ impl BuildReport {
             match (text("reason"), member) {
                 (Some("build-finished"), _) => report.success = message.get("success") == Some(&Value::Bool(true)),
                 (Some("compiler-artifact"), Some(member)) => {
-                    let is_lib = message.pointer("/target/kind").and_then(Value::as_array).is_some_and(|kinds| {
-                        kinds.iter().any(|k| matches!(k.as_str(), Some("lib" | "rlib")))
-                    });
+                    let is_lib = message
+                        .pointer("/target/kind")
+                        .and_then(Value::as_array)
+                        .is_some_and(|kinds| kinds.iter().any(|k| matches!(k.as_str(), Some("lib" | "rlib"))));
                     if is_lib {
                         report.members.entry(member).or_default().built = true;
                     }

@@ -124,13 +124,19 @@ fn upstream_corpus() {
         ("compile-time facts about the combined output hold (facts/lib.rs)", compile_time_facts_hold),
         ("a document alone has no merge notes", a_document_alone_has_no_merge_notes),
         ("merge notes name the schemas that differ between documents", merge_notes_name_the_differing_schemas),
-        ("ObjectMeta is one type; JSONSchemaProps holds itself through a Box", object_meta_is_one_type_and_props_are_boxed),
+        (
+            "ObjectMeta is one type; JSONSchemaProps holds itself through a Box",
+            object_meta_is_one_type_and_props_are_boxed,
+        ),
         ("every resource of every document gets a support::Resource impl", every_resource_gets_a_resource_impl),
         ("every CRD alone generates and builds clippy-clean", every_crd_alone_builds_clippy_clean),
         ("all CRDs together generate and build clippy-clean", all_crds_together_build_clippy_clean),
         ("all CRDs and all documents together generate and build clippy-clean", mixed_builds_clippy_clean),
         ("CRDs add no merge notes, alone, together or beside the documents", crds_add_no_merge_notes),
-        ("every CRD's resource gets a support::Resource impl, alone and together", every_crd_resource_gets_a_resource_impl),
+        (
+            "every CRD's resource gets a support::Resource impl, alone and together",
+            every_crd_resource_gets_a_resource_impl,
+        ),
         ("realistic objects round-trip and validate as expected (objects/)", objects_round_trip_and_validate),
     ];
     let mut failed = Vec::new();
@@ -168,7 +174,8 @@ fn run(v3: &Path, crds: &Path) -> Corpus {
     let crds_alone = each_alone(&crd_files);
     let all = Output { name: ALL.to_owned(), summary: scratch.generate(ALL, v3) };
     let crd_paths: Vec<&Path> = crd_files.iter().map(PathBuf::as_path).collect();
-    let all_crds = Output { name: ALL_CRDS.to_owned(), summary: scratch.generate_copies(ALL_CRDS, ALL_CRDS, &crd_paths) };
+    let all_crds =
+        Output { name: ALL_CRDS.to_owned(), summary: scratch.generate_copies(ALL_CRDS, ALL_CRDS, &crd_paths) };
     let everything: Vec<&Path> = documents.iter().chain(&crd_files).map(PathBuf::as_path).collect();
     let mixed = Output { name: MIXED.to_owned(), summary: scratch.generate_copies(MIXED, MIXED, &everything) };
 
@@ -262,7 +269,8 @@ fn merge_notes_name_the_differing_schemas(corpus: &Corpus) -> Vec<String> {
     // DeleteOptions gained a field in the 1.33-era documents (autoscaling/v1 is the first
     // of them in load order): one note naming it, the chosen document, the documents with
     // fewer fields and the added field.
-    let delete_options: Vec<&String> = notes.iter().filter(|n| n.starts_with(&format!("schema {DELETE_OPTIONS} "))).collect();
+    let delete_options: Vec<&String> =
+        notes.iter().filter(|n| n.starts_with(&format!("schema {DELETE_OPTIONS} "))).collect();
     expect(delete_options.len() == 1, format!("expected one note on DeleteOptions: {shown}"));
     if let [note] = delete_options.as_slice() {
         for part in [
@@ -294,9 +302,15 @@ fn merge_notes_name_the_differing_schemas(corpus: &Corpus) -> Vec<String> {
         );
         for name in ["io.k8s.apimachinery.pkg.apis.meta.v1.Status", "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent"] {
             expect(summary.contains(name), format!("the summary note lacks {name}: {summary}"));
-            expect(!notes.iter().any(|n| n.starts_with(&format!("schema {name} "))), format!("{name} has a note of its own: {shown}"));
+            expect(
+                !notes.iter().any(|n| n.starts_with(&format!("schema {name} "))),
+                format!("{name} has a note of its own: {shown}"),
+            );
         }
-        expect(!summary.contains(DELETE_OPTIONS), format!("DeleteOptions differs in fields, not only descriptions: {summary}"));
+        expect(
+            !summary.contains(DELETE_OPTIONS),
+            format!("DeleteOptions differs in fields, not only descriptions: {summary}"),
+        );
     }
     expect(notes.len() == 2, format!("expected exactly these two notes: {shown}"));
     problems
@@ -312,9 +326,12 @@ fn object_meta_is_one_type_and_props_are_boxed(corpus: &Corpus) -> Vec<String> {
         files.iter().filter(|(_, text)| text.contains("pub struct ObjectMeta ")).map(|(path, _)| path).collect();
     match object_meta.as_slice() {
         [path] if path.ends_with("apimachinery/pkg/apis/meta/v1/object_meta.rs") => {}
-        paths => problems.push(format!("expected one ObjectMeta, in apimachinery/pkg/apis/meta/v1/object_meta.rs: {paths:?}")),
+        paths => problems
+            .push(format!("expected one ObjectMeta, in apimachinery/pkg/apis/meta/v1/object_meta.rs: {paths:?}")),
     }
-    let props = files.iter().find(|(path, _)| path.ends_with("apiextensions_apiserver/pkg/apis/apiextensions/v1/json_schema_props.rs"));
+    let props = files
+        .iter()
+        .find(|(path, _)| path.ends_with("apiextensions_apiserver/pkg/apis/apiextensions/v1/json_schema_props.rs"));
     match props {
         Some((_, text)) if text.contains("Box<super::JSONSchemaProps>") => {}
         Some((path, _)) => problems.push(format!("{}: JSONSchemaProps holds itself without a Box", path.display())),
@@ -354,7 +371,9 @@ fn resource_impls_match(
             problems.push(format!("{}: {} resources, but impls for {impls:?}", output.name, summary.resources));
         }
         match expected.get(output.name.as_str()) {
-            Some(kinds) if impls != *kinds => problems.push(format!("{}: impls for {impls:?}, expected {kinds:?}", output.name)),
+            Some(kinds) if impls != *kinds => {
+                problems.push(format!("{}: impls for {impls:?}, expected {kinds:?}", output.name))
+            }
             None if impls.is_empty() => problems.push(format!("{}: no resource impls", output.name)),
             _ => {}
         }
@@ -365,7 +384,8 @@ fn resource_impls_match(
             problems.push(format!("{combined}: {} resource impls, the files alone have {total}: {all:?}", all.len()));
         }
         Ok(all) if expected_total.is_some_and(|n| all.len() != n) => {
-            problems.push(format!("{combined}: expected {expected_total:?} resource impls, found {}: {all:?}", all.len()));
+            problems
+                .push(format!("{combined}: expected {expected_total:?} resource impls, found {}: {all:?}", all.len()));
         }
         Ok(_) => {}
         Err(e) => problems.push(format!("{combined}: cannot read the output: {e}")),
@@ -432,7 +452,8 @@ fn crds_add_no_merge_notes(corpus: &Corpus) -> Vec<String> {
 
 fn every_crd_resource_gets_a_resource_impl(corpus: &Corpus) -> Vec<String> {
     let expected_total = (corpus.crds_alone.len() == EXPECTED_CRD_RESOURCES.len()).then_some(3);
-    let mut problems = resource_impls_match(corpus, &corpus.crds_alone, ALL_CRDS, EXPECTED_CRD_RESOURCES, expected_total);
+    let mut problems =
+        resource_impls_match(corpus, &corpus.crds_alone, ALL_CRDS, EXPECTED_CRD_RESOURCES, expected_total);
     // The mixed output has every resource of the documents and of the CRDs.
     let everything: Vec<&Output> = corpus.alone.iter().chain(&corpus.crds_alone).collect();
     let total: usize = everything.iter().filter_map(|o| o.summary.as_ref().ok()).map(|s| s.resources).sum();

@@ -58,12 +58,10 @@ impl ListParams {
                 "continue" if params.continue_.is_none() && !value.is_empty() => {
                     params.continue_ = Some(value.to_owned());
                 }
-                "fieldSelector" if params.field_selector.is_none()
-                    && !value.is_empty() => {
+                "fieldSelector" if params.field_selector.is_none() && !value.is_empty() => {
                     params.field_selector = Some(value.to_owned());
                 }
-                "labelSelector" if params.label_selector.is_none()
-                    && !value.is_empty() => {
+                "labelSelector" if params.label_selector.is_none() && !value.is_empty() => {
                     params.label_selector = Some(value.to_owned());
                 }
                 "limit" if params.limit.is_none() && !value.is_empty() => {
@@ -72,26 +70,20 @@ impl ListParams {
                 "pretty" if params.pretty.is_none() && !value.is_empty() => {
                     params.pretty = Some(value.to_owned());
                 }
-                "resourceVersion" if params.resource_version.is_none()
-                    && !value.is_empty() => {
+                "resourceVersion" if params.resource_version.is_none() && !value.is_empty() => {
                     params.resource_version = Some(value.to_owned());
                 }
-                "resourceVersionMatch" if params.resource_version_match.is_none()
-                    && !value.is_empty() => {
+                "resourceVersionMatch" if params.resource_version_match.is_none() && !value.is_empty() => {
                     params.resource_version_match = Some(value.to_owned());
                 }
                 "sendInitialEvents" if params.send_initial_events.is_none() => {
                     params.send_initial_events = Some(support::http::parse_bool(value));
                 }
-                "shardSelector" if params.shard_selector.is_none()
-                    && !value.is_empty() => {
+                "shardSelector" if params.shard_selector.is_none() && !value.is_empty() => {
                     params.shard_selector = Some(value.to_owned());
                 }
-                "timeoutSeconds" if params.timeout_seconds.is_none()
-                    && !value.is_empty() => {
-                    params.timeout_seconds = Some(
-                        support::http::parse_int("timeoutSeconds", value)?,
-                    );
+                "timeoutSeconds" if params.timeout_seconds.is_none() && !value.is_empty() => {
+                    params.timeout_seconds = Some(support::http::parse_int("timeoutSeconds", value)?);
                 }
                 "watch" if params.watch.is_none() => {
                     params.watch = Some(support::http::parse_bool(value));
@@ -101,6 +93,7 @@ impl ListParams {
         }
         Ok(params)
     }
+
     /// The parameters' rules from the spec and the combinations Kubernetes forbids.
     pub fn validate(&self) -> support::validation::ErrorList {
         let mut list = support::validation::ErrorList::new();
@@ -109,12 +102,7 @@ impl ListParams {
         if let Some(value) = &self.resource_version_match {
             let path = path.field("resourceVersionMatch");
             if !["NotOlderThan", "Exact"].contains(&value.as_str()) {
-                support::rules::not_supported(
-                    &path,
-                    value,
-                    &["NotOlderThan", "Exact"],
-                    errors,
-                );
+                support::rules::not_supported(&path, value, &["NotOlderThan", "Exact"], errors);
             }
         }
         support::rules::list_options(
@@ -165,8 +153,7 @@ impl CreateOrReplaceParams {
                 "fieldManager" if params.field_manager.is_none() && !value.is_empty() => {
                     params.field_manager = Some(value.to_owned());
                 }
-                "fieldValidation" if params.field_validation.is_none()
-                    && !value.is_empty() => {
+                "fieldValidation" if params.field_validation.is_none() && !value.is_empty() => {
                     params.field_validation = Some(value.to_owned());
                 }
                 "pretty" if params.pretty.is_none() && !value.is_empty() => {
@@ -177,6 +164,7 @@ impl CreateOrReplaceParams {
         }
         Ok(params)
     }
+
     /// The parameters' rules from the spec and the combinations Kubernetes forbids.
     pub fn validate(&self) -> support::validation::ErrorList {
         let mut list = support::validation::ErrorList::new();
@@ -191,20 +179,15 @@ impl CreateOrReplaceParams {
         if let Some(value) = &self.field_manager {
             let path = path.field("fieldManager");
             support::rules::max_length(&path, value, 128usize, errors);
-            static PATTERN: support::rules::Pattern = support::rules::Pattern::new(
-                "^[\\p{L}\\p{M}\\p{N}\\p{P}\\p{S} ]*$",
-            );
+
+            static PATTERN: support::rules::Pattern =
+                support::rules::Pattern::new("^[\\p{L}\\p{M}\\p{N}\\p{P}\\p{S} ]*$");
             PATTERN.check(&path, value, errors);
         }
         if let Some(value) = &self.field_validation {
             let path = path.field("fieldValidation");
             if !["Ignore", "Warn", "Strict"].contains(&value.as_str()) {
-                support::rules::not_supported(
-                    &path,
-                    value,
-                    &["Ignore", "Warn", "Strict"],
-                    errors,
-                );
+                support::rules::not_supported(&path, value, &["Ignore", "Warn", "Strict"], errors);
             }
         }
         list
@@ -231,10 +214,7 @@ pub struct DeleteCollectionParams {
     #[serde(rename = "gracePeriodSeconds", skip_serializing_if = "Option::is_none")]
     pub grace_period_seconds: Option<i64>,
     /// Remove objects that cannot be read from storage, skipping finalizers and preconditions; may break the cluster, defaults to false.
-    #[serde(
-        rename = "ignoreStoreReadErrorWithClusterBreakingPotential",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "ignoreStoreReadErrorWithClusterBreakingPotential", skip_serializing_if = "Option::is_none")]
     pub ignore_store_read_error_with_cluster_breaking_potential: Option<bool>,
     /// Return only objects whose labels match this selector; matches everything when unset.
     #[serde(rename = "labelSelector", skip_serializing_if = "Option::is_none")]
@@ -280,25 +260,19 @@ impl DeleteCollectionParams {
                 "dryRun" if params.dry_run.is_none() && !value.is_empty() => {
                     params.dry_run = Some(value.to_owned());
                 }
-                "fieldSelector" if params.field_selector.is_none()
-                    && !value.is_empty() => {
+                "fieldSelector" if params.field_selector.is_none() && !value.is_empty() => {
                     params.field_selector = Some(value.to_owned());
                 }
-                "gracePeriodSeconds" if params.grace_period_seconds.is_none()
-                    && !value.is_empty() => {
-                    params.grace_period_seconds = Some(
-                        support::http::parse_int("gracePeriodSeconds", value)?,
-                    );
+                "gracePeriodSeconds" if params.grace_period_seconds.is_none() && !value.is_empty() => {
+                    params.grace_period_seconds = Some(support::http::parse_int("gracePeriodSeconds", value)?);
                 }
-                "ignoreStoreReadErrorWithClusterBreakingPotential" if params
-                    .ignore_store_read_error_with_cluster_breaking_potential
-                    .is_none() => {
-                    params.ignore_store_read_error_with_cluster_breaking_potential = Some(
-                        support::http::parse_bool(value),
-                    );
+                "ignoreStoreReadErrorWithClusterBreakingPotential"
+                    if params.ignore_store_read_error_with_cluster_breaking_potential.is_none() =>
+                {
+                    params.ignore_store_read_error_with_cluster_breaking_potential =
+                        Some(support::http::parse_bool(value));
                 }
-                "labelSelector" if params.label_selector.is_none()
-                    && !value.is_empty() => {
+                "labelSelector" if params.label_selector.is_none() && !value.is_empty() => {
                     params.label_selector = Some(value.to_owned());
                 }
                 "limit" if params.limit.is_none() && !value.is_empty() => {
@@ -310,36 +284,30 @@ impl DeleteCollectionParams {
                 "pretty" if params.pretty.is_none() && !value.is_empty() => {
                     params.pretty = Some(value.to_owned());
                 }
-                "propagationPolicy" if params.propagation_policy.is_none()
-                    && !value.is_empty() => {
+                "propagationPolicy" if params.propagation_policy.is_none() && !value.is_empty() => {
                     params.propagation_policy = Some(value.to_owned());
                 }
-                "resourceVersion" if params.resource_version.is_none()
-                    && !value.is_empty() => {
+                "resourceVersion" if params.resource_version.is_none() && !value.is_empty() => {
                     params.resource_version = Some(value.to_owned());
                 }
-                "resourceVersionMatch" if params.resource_version_match.is_none()
-                    && !value.is_empty() => {
+                "resourceVersionMatch" if params.resource_version_match.is_none() && !value.is_empty() => {
                     params.resource_version_match = Some(value.to_owned());
                 }
                 "sendInitialEvents" if params.send_initial_events.is_none() => {
                     params.send_initial_events = Some(support::http::parse_bool(value));
                 }
-                "shardSelector" if params.shard_selector.is_none()
-                    && !value.is_empty() => {
+                "shardSelector" if params.shard_selector.is_none() && !value.is_empty() => {
                     params.shard_selector = Some(value.to_owned());
                 }
-                "timeoutSeconds" if params.timeout_seconds.is_none()
-                    && !value.is_empty() => {
-                    params.timeout_seconds = Some(
-                        support::http::parse_int("timeoutSeconds", value)?,
-                    );
+                "timeoutSeconds" if params.timeout_seconds.is_none() && !value.is_empty() => {
+                    params.timeout_seconds = Some(support::http::parse_int("timeoutSeconds", value)?);
                 }
                 _ => {}
             }
         }
         Ok(params)
     }
+
     /// The parameters' rules from the spec and the combinations Kubernetes forbids.
     pub fn validate(&self) -> support::validation::ErrorList {
         let mut list = support::validation::ErrorList::new();
@@ -358,23 +326,13 @@ impl DeleteCollectionParams {
         if let Some(value) = &self.propagation_policy {
             let path = path.field("propagationPolicy");
             if !["Orphan", "Background", "Foreground"].contains(&value.as_str()) {
-                support::rules::not_supported(
-                    &path,
-                    value,
-                    &["Orphan", "Background", "Foreground"],
-                    errors,
-                );
+                support::rules::not_supported(&path, value, &["Orphan", "Background", "Foreground"], errors);
             }
         }
         if let Some(value) = &self.resource_version_match {
             let path = path.field("resourceVersionMatch");
             if !["NotOlderThan", "Exact"].contains(&value.as_str()) {
-                support::rules::not_supported(
-                    &path,
-                    value,
-                    &["NotOlderThan", "Exact"],
-                    errors,
-                );
+                support::rules::not_supported(&path, value, &["NotOlderThan", "Exact"], errors);
             }
         }
         list
@@ -407,6 +365,7 @@ impl ReadParams {
         }
         Ok(params)
     }
+
     /// The parameters' rules from the spec and the combinations Kubernetes forbids.
     pub fn validate(&self) -> support::validation::ErrorList {
         support::validation::ErrorList::new()
@@ -427,10 +386,7 @@ pub struct DeleteParams {
     #[serde(rename = "gracePeriodSeconds", skip_serializing_if = "Option::is_none")]
     pub grace_period_seconds: Option<i64>,
     /// Remove objects that cannot be read from storage, skipping finalizers and preconditions; may break the cluster, defaults to false.
-    #[serde(
-        rename = "ignoreStoreReadErrorWithClusterBreakingPotential",
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "ignoreStoreReadErrorWithClusterBreakingPotential", skip_serializing_if = "Option::is_none")]
     pub ignore_store_read_error_with_cluster_breaking_potential: Option<bool>,
     /// Deprecated: use propagationPolicy. Whether dependents are orphaned; cannot be combined with propagationPolicy.
     #[serde(rename = "orphanDependents", skip_serializing_if = "Option::is_none")]
@@ -452,18 +408,14 @@ impl DeleteParams {
                 "dryRun" if params.dry_run.is_none() && !value.is_empty() => {
                     params.dry_run = Some(value.to_owned());
                 }
-                "gracePeriodSeconds" if params.grace_period_seconds.is_none()
-                    && !value.is_empty() => {
-                    params.grace_period_seconds = Some(
-                        support::http::parse_int("gracePeriodSeconds", value)?,
-                    );
+                "gracePeriodSeconds" if params.grace_period_seconds.is_none() && !value.is_empty() => {
+                    params.grace_period_seconds = Some(support::http::parse_int("gracePeriodSeconds", value)?);
                 }
-                "ignoreStoreReadErrorWithClusterBreakingPotential" if params
-                    .ignore_store_read_error_with_cluster_breaking_potential
-                    .is_none() => {
-                    params.ignore_store_read_error_with_cluster_breaking_potential = Some(
-                        support::http::parse_bool(value),
-                    );
+                "ignoreStoreReadErrorWithClusterBreakingPotential"
+                    if params.ignore_store_read_error_with_cluster_breaking_potential.is_none() =>
+                {
+                    params.ignore_store_read_error_with_cluster_breaking_potential =
+                        Some(support::http::parse_bool(value));
                 }
                 "orphanDependents" if params.orphan_dependents.is_none() => {
                     params.orphan_dependents = Some(support::http::parse_bool(value));
@@ -471,8 +423,7 @@ impl DeleteParams {
                 "pretty" if params.pretty.is_none() && !value.is_empty() => {
                     params.pretty = Some(value.to_owned());
                 }
-                "propagationPolicy" if params.propagation_policy.is_none()
-                    && !value.is_empty() => {
+                "propagationPolicy" if params.propagation_policy.is_none() && !value.is_empty() => {
                     params.propagation_policy = Some(value.to_owned());
                 }
                 _ => {}
@@ -480,6 +431,7 @@ impl DeleteParams {
         }
         Ok(params)
     }
+
     /// The parameters' rules from the spec and the combinations Kubernetes forbids.
     pub fn validate(&self) -> support::validation::ErrorList {
         let mut list = support::validation::ErrorList::new();
@@ -498,12 +450,7 @@ impl DeleteParams {
         if let Some(value) = &self.propagation_policy {
             let path = path.field("propagationPolicy");
             if !["Orphan", "Background", "Foreground"].contains(&value.as_str()) {
-                support::rules::not_supported(
-                    &path,
-                    value,
-                    &["Orphan", "Background", "Foreground"],
-                    errors,
-                );
+                support::rules::not_supported(&path, value, &["Orphan", "Background", "Foreground"], errors);
             }
         }
         list
@@ -546,8 +493,7 @@ impl PatchParams {
                 "fieldManager" if params.field_manager.is_none() && !value.is_empty() => {
                     params.field_manager = Some(value.to_owned());
                 }
-                "fieldValidation" if params.field_validation.is_none()
-                    && !value.is_empty() => {
+                "fieldValidation" if params.field_validation.is_none() && !value.is_empty() => {
                     params.field_validation = Some(value.to_owned());
                 }
                 "force" if params.force.is_none() => {
@@ -561,6 +507,7 @@ impl PatchParams {
         }
         Ok(params)
     }
+
     /// The parameters' rules from the spec and the combinations Kubernetes forbids.
     pub fn validate(&self) -> support::validation::ErrorList {
         let mut list = support::validation::ErrorList::new();
@@ -575,20 +522,15 @@ impl PatchParams {
         if let Some(value) = &self.field_manager {
             let path = path.field("fieldManager");
             support::rules::max_length(&path, value, 128usize, errors);
-            static PATTERN: support::rules::Pattern = support::rules::Pattern::new(
-                "^[\\p{L}\\p{M}\\p{N}\\p{P}\\p{S} ]*$",
-            );
+
+            static PATTERN: support::rules::Pattern =
+                support::rules::Pattern::new("^[\\p{L}\\p{M}\\p{N}\\p{P}\\p{S} ]*$");
             PATTERN.check(&path, value, errors);
         }
         if let Some(value) = &self.field_validation {
             let path = path.field("fieldValidation");
             if !["Ignore", "Warn", "Strict"].contains(&value.as_str()) {
-                support::rules::not_supported(
-                    &path,
-                    value,
-                    &["Ignore", "Warn", "Strict"],
-                    errors,
-                );
+                support::rules::not_supported(&path, value, &["Ignore", "Warn", "Strict"], errors);
             }
         }
         list

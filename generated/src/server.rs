@@ -2,12 +2,19 @@
 
 //! A complete API server's trait, router and discovery catalog.
 /// Implemented by a server for every resource of these specs.
-pub trait Server: crate::api::autoscaling::v2::HorizontalPodAutoscalerApi + crate::api::certificates::v1::CertificateSigningRequestApi + crate::com::coreos::monitoring::v1::ProbeApi {}
+pub trait Server:
+    crate::api::autoscaling::v2::HorizontalPodAutoscalerApi
+    + crate::api::certificates::v1::CertificateSigningRequestApi
+    + crate::com::coreos::monitoring::v1::ProbeApi
+{
+}
 impl<
     T: crate::api::autoscaling::v2::HorizontalPodAutoscalerApi
         + crate::api::certificates::v1::CertificateSigningRequestApi
         + crate::com::coreos::monitoring::v1::ProbeApi,
-> Server for T {}
+> Server for T
+{
+}
 /// Discovery information of every group/version, and the version reported at `/version`.
 pub static CATALOG: support::discovery::ApiCatalog = support::discovery::ApiCatalog {
     groups: &[
@@ -15,12 +22,9 @@ pub static CATALOG: support::discovery::ApiCatalog = support::discovery::ApiCata
         crate::api::certificates::v1::routes::GROUP_VERSION,
         crate::com::coreos::monitoring::v1::routes::GROUP_VERSION,
     ],
-    version: support::discovery::VersionInfo {
-        major: "1",
-        minor: "33",
-        git_version: "v1.33.0",
-    },
+    version: support::discovery::VersionInfo { major: "1", minor: "33", git_version: "v1.33.0" },
 };
+
 /// The typed check (decode and validate) of every resource, by group, version and
 /// kind, for servers that work with JSON (`support::dynamic`).
 pub static TYPED_CHECKS: &[(&str, &str, &str, support::dynamic::TypedCheck)] = &[
@@ -34,28 +38,16 @@ pub static TYPED_CHECKS: &[(&str, &str, &str, support::dynamic::TypedCheck)] = &
         "certificates.k8s.io",
         "v1",
         "CertificateSigningRequest",
-        support::dynamic::typed::<
-            crate::api::certificates::v1::CertificateSigningRequest,
-        >,
+        support::dynamic::typed::<crate::api::certificates::v1::CertificateSigningRequest>,
     ),
-    (
-        "monitoring.coreos.com",
-        "v1",
-        "Probe",
-        support::dynamic::typed::<crate::com::coreos::monitoring::v1::Probe>,
-    ),
+    ("monitoring.coreos.com", "v1", "Probe", support::dynamic::typed::<crate::com::coreos::monitoring::v1::Probe>),
 ];
+
 /// Every path of every resource, plus discovery (`/version`, `/api`, `/apis`, ...) and
 /// the OpenAPI documents, served by `api` with `config`. Requests no route serves get
 /// Kubernetes `Status` errors too.
-pub fn router<S: Server>(
-    api: S,
-    config: support::http::Config,
-) -> support::axum::Router {
-    let state = support::http::ApiState {
-        api: std::sync::Arc::new(api),
-        config: std::sync::Arc::new(config),
-    };
+pub fn router<S: Server>(api: S, config: support::http::Config) -> support::axum::Router {
+    let state = support::http::ApiState { api: std::sync::Arc::new(api), config: std::sync::Arc::new(config) };
     let routes = support::axum::Router::new()
         .merge(crate::api::autoscaling::v2::routes::router::<S>())
         .merge(crate::api::certificates::v1::routes::router::<S>())

@@ -105,8 +105,8 @@ use std::sync::{Arc, LazyLock, Mutex};
 
 use cel::common::ast::{EntryExpr, Expr, IdedExpr};
 use cel::common::types::{
-    CelBool, CelDouble, CelInt, CelList, CelMap, CelMapKey, CelNull, CelString, CelUInt, DYN_TYPE,
-    INT_TYPE, LIST_TYPE, STRING_TYPE,
+    CelBool, CelDouble, CelInt, CelList, CelMap, CelMapKey, CelNull, CelString, CelUInt, DYN_TYPE, INT_TYPE, LIST_TYPE,
+    STRING_TYPE,
 };
 use cel::common::value::{CowVal, Val};
 use cel::context::VariableResolver;
@@ -128,12 +128,8 @@ mod url;
 pub const MAX_EVALUATED_MESSAGE_EXPRESSION_SIZE: usize = 5 * 1024;
 
 /// The `reason`s a rule may give, as in `apiextensions/v1` `FieldValueErrorReason`.
-pub const SUPPORTED_REASONS: [&str; 4] = [
-    "FieldValueDuplicate",
-    "FieldValueForbidden",
-    "FieldValueInvalid",
-    "FieldValueRequired",
-];
+pub const SUPPORTED_REASONS: [&str; 4] =
+    ["FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"];
 
 /// One entry of `x-kubernetes-validations`, as written in the spec. All fields borrow, so
 /// generated code can write one in a `const` and the generator can build one from the
@@ -158,13 +154,7 @@ pub struct CelRuleSpec<'a> {
 impl<'a> CelRuleSpec<'a> {
     /// A rule with no message, field path or reason.
     pub const fn new(rule: &'a str) -> Self {
-        CelRuleSpec {
-            rule,
-            message: None,
-            message_expression: None,
-            field_path: None,
-            reason: None,
-        }
+        CelRuleSpec { rule, message: None, message_expression: None, field_path: None, reason: None }
     }
 
     pub const fn with_message(mut self, message: &'a str) -> Self {
@@ -243,18 +233,10 @@ impl CelRule {
     pub fn new(spec: &CelRuleSpec<'_>) -> CelRule {
         let compiled = compile(spec);
         let uses_old_self = match &compiled {
-            Ok(Compiled {
-                program: Some(program),
-                ..
-            }) => uses_variable(program, OLD_SELF),
+            Ok(Compiled { program: Some(program), .. }) => uses_variable(program, OLD_SELF),
             _ => spec.rule.contains(OLD_SELF),
         };
-        CelRule {
-            rule: spec.rule.into(),
-            message: spec.message.map(Into::into),
-            uses_old_self,
-            compiled,
-        }
+        CelRule { rule: spec.rule.into(), message: spec.message.map(Into::into), uses_old_self, compiled }
     }
 
     /// The rule's source.
@@ -276,20 +258,8 @@ impl CelRule {
     /// the node at `path`, pushing at most one error. The bad value shown for errors is
     /// the JSON type of `self_value` in schema terms (see [`schema_type_of`]); use
     /// [`check_typed`](Self::check_typed) when the schema's `type` is known.
-    pub fn check(
-        &self,
-        path: &Path<'_>,
-        self_value: &Value,
-        old_self: Option<&Value>,
-        errors: &mut ErrorList,
-    ) {
-        self.check_typed(
-            path,
-            schema_type_of(self_value),
-            self_value,
-            old_self,
-            errors,
-        );
+    pub fn check(&self, path: &Path<'_>, self_value: &Value, old_self: Option<&Value>, errors: &mut ErrorList) {
+        self.check_typed(path, schema_type_of(self_value), self_value, old_self, errors);
     }
 
     /// [`check`](Self::check) with the schema `type` of the node (`object`, `string`,
@@ -302,14 +272,7 @@ impl CelRule {
         old_self: Option<&Value>,
         errors: &mut ErrorList,
     ) {
-        check_rules_typed(
-            std::slice::from_ref(self),
-            path,
-            schema_type,
-            self_value,
-            old_self,
-            errors,
-        );
+        check_rules_typed(std::slice::from_ref(self), path, schema_type, self_value, old_self, errors);
     }
 
     /// Evaluates the rule alone: `Ok(true)` when it holds or is skipped (a transition rule
@@ -349,14 +312,7 @@ pub fn check_rules(
     old_self: Option<&Value>,
     errors: &mut ErrorList,
 ) {
-    check_rules_typed(
-        rules,
-        path,
-        schema_type_of(self_value),
-        self_value,
-        old_self,
-        errors,
-    );
+    check_rules_typed(rules, path, schema_type_of(self_value), self_value, old_self, errors);
 }
 
 /// [`check_rules`] with the node's schema `type`, as [`CelRule::check_typed`].
@@ -374,30 +330,16 @@ pub fn check_rules_typed(
     }
     let old_self = old_self.filter(|old| !old.is_null());
     let evaluated = |rule: &CelRule| {
-        matches!(
-            rule.compiled,
-            Ok(Compiled {
-                program: Some(_),
-                ..
-            })
-        ) && !(rule.uses_old_self && old_self.is_none())
+        matches!(rule.compiled, Ok(Compiled { program: Some(_), .. })) && !(rule.uses_old_self && old_self.is_none())
     };
     // Built only when some rule runs: `self` converted once for all of them.
-    let activation = rules
-        .iter()
-        .any(evaluated)
-        .then(|| Activation::new(self_value, old_self));
+    let activation = rules.iter().any(evaluated).then(|| Activation::new(self_value, old_self));
     let context = activation.as_ref().map(Activation::context);
     for rule in rules {
         let compiled = match &rule.compiled {
             Ok(compiled) => compiled,
             Err(err) => {
-                errors.push(FieldError::new(
-                    path,
-                    ErrorType::Internal,
-                    None,
-                    format!("rule compile error: {err}"),
-                ));
+                errors.push(FieldError::new(path, ErrorType::Internal, None, format!("rule compile error: {err}")));
                 continue;
             }
         };
@@ -436,11 +378,7 @@ pub fn check_rules_typed(
                 path,
                 ErrorType::Invalid,
                 bad_value(),
-                format!(
-                    "{} evaluating rule: {}",
-                    not_bool(&other),
-                    rule.error_string()
-                ),
+                format!("{} evaluating rule: {}", not_bool(&other), rule.error_string()),
             )),
             Err(err) => {
                 let detail = match eval_error_text(&err) {
@@ -450,12 +388,7 @@ pub fn check_rules_typed(
                         rule.error_string()
                     ),
                 };
-                errors.push(FieldError::new(
-                    path,
-                    ErrorType::Invalid,
-                    bad_value(),
-                    detail,
-                ));
+                errors.push(FieldError::new(path, ErrorType::Invalid, bad_value(), detail));
             }
         }
     }
@@ -498,9 +431,7 @@ pub fn parse_field_path(path: &str) -> Result<Vec<FieldPathSegment>, String> {
     while let Some(c) = rest.chars().next() {
         match c {
             '.' => {
-                let name_end = rest[1..]
-                    .find(['.', '[', ']'])
-                    .map_or(rest.len(), |i| i + 1);
+                let name_end = rest[1..].find(['.', '[', ']']).map_or(rest.len(), |i| i + 1);
                 let name = &rest[1..name_end];
                 if name.is_empty() {
                     return Err("unexpected end of JSON path".to_owned());
@@ -512,10 +443,7 @@ pub fn parse_field_path(path: &str) -> Result<Vec<FieldPathSegment>, String> {
                 let quoted = &rest[1..];
                 if !quoted.starts_with('\'') {
                     let token_end = quoted.find(['.', '[', ']']).unwrap_or(quoted.len());
-                    return Err(format!(
-                        "expected single quoted string but got {}",
-                        &quoted[..token_end]
-                    ));
+                    return Err(format!("expected single quoted string but got {}", &quoted[..token_end]));
                 }
                 let (key, after) = unquote(&quoted[1..])?;
                 if !after.starts_with(']') {
@@ -555,9 +483,7 @@ fn unquote(s: &str) -> Result<(String, &str), String> {
                     Some('\'') => '\'',
                     Some('\\') => '\\',
                     Some(other) => {
-                        return Err(format!(
-                            "invalid string literal: invalid escape char \\{other}"
-                        ));
+                        return Err(format!("invalid string literal: invalid escape char \\{other}"));
                     }
                     None => return Err("unexpected end of JSON path".to_owned()),
                 };
@@ -624,18 +550,14 @@ fn compile(spec: &CelRuleSpec<'_>) -> Result<Compiled, String> {
         Some(compile_expression(spec.rule).map_err(|err| fail("compilation failed", err))?)
     };
     let message_program = match spec.message_expression {
-        Some(source) if !source.trim().is_empty() => Some(
-            compile_expression(source)
-                .map_err(|err| fail("messageExpression compilation failed", err))?,
-        ),
+        Some(source) if !source.trim().is_empty() => {
+            Some(compile_expression(source).map_err(|err| fail("messageExpression compilation failed", err))?)
+        }
         _ => None,
     };
     let field_path = match spec.field_path {
         Some(path) if !path.is_empty() => Some(
-            render_field_path(
-                &parse_field_path(path).map_err(|err| fail("invalid fieldPath", err))?,
-            )
-            .into_boxed_str(),
+            render_field_path(&parse_field_path(path).map_err(|err| fail("invalid fieldPath", err))?).into_boxed_str(),
         ),
         _ => None,
     };
@@ -645,23 +567,14 @@ fn compile(spec: &CelRuleSpec<'_>) -> Result<Compiled, String> {
         Some("FieldValueRequired") => Reason::Required,
         Some("FieldValueDuplicate") => Reason::Duplicate,
         Some(other) => {
-            let supported: Vec<String> =
-                SUPPORTED_REASONS.iter().map(|r| format!("{r:?}")).collect();
+            let supported: Vec<String> = SUPPORTED_REASONS.iter().map(|r| format!("{r:?}")).collect();
             return Err(fail(
                 "invalid reason",
-                format!(
-                    "Unsupported value: {other:?}: supported values: {}",
-                    supported.join(", ")
-                ),
+                format!("Unsupported value: {other:?}: supported values: {}", supported.join(", ")),
             ));
         }
     };
-    Ok(Compiled {
-        program,
-        message_program,
-        field_path,
-        reason,
-    })
+    Ok(Compiled { program, message_program, field_path, reason })
 }
 
 fn compile_expression(source: &str) -> Result<Program, String> {
@@ -697,10 +610,7 @@ fn check_references<'e>(expr: &'e IdedExpr, scope: &mut Vec<&'e str>) -> Result<
             }
             check_references(&select.operand, scope)
         }
-        Expr::List(list) => list
-            .elements
-            .iter()
-            .try_for_each(|e| check_references(e, scope)),
+        Expr::List(list) => list.elements.iter().try_for_each(|e| check_references(e, scope)),
         Expr::Map(map) => map.entries.iter().try_for_each(|entry| match &entry.expr {
             EntryExpr::MapEntry(entry) => {
                 check_references(&entry.key, scope)?;
@@ -748,9 +658,7 @@ fn check_references<'e>(expr: &'e IdedExpr, scope: &mut Vec<&'e str>) -> Result<
             } else if !operator && !is_declared_function(name) {
                 return Err(format!("undeclared reference to '{name}'"));
             }
-            call.args
-                .iter()
-                .try_for_each(|arg| check_references(arg, scope))
+            call.args.iter().try_for_each(|arg| check_references(arg, scope))
         }
     }
 }
@@ -784,10 +692,7 @@ struct Activation<'v> {
 
 impl<'v> Activation<'v> {
     fn new(self_value: &'v Value, old_self: Option<&'v Value>) -> Self {
-        Activation {
-            self_value: to_cel(self_value),
-            old_self: old_self.map(to_cel),
-        }
+        Activation { self_value: to_cel(self_value), old_self: old_self.map(to_cel) }
     }
 
     fn context(&self) -> Context<'_, '_> {
@@ -823,14 +728,9 @@ fn to_cel(value: &Value) -> Box<dyn Val + '_> {
             }
         }
         Value::String(s) => Box::new(CelString::from(s.as_str())),
-        Value::Array(items) => {
-            Box::new(CelList::from(items.iter().map(to_cel).collect::<Vec<_>>()))
-        }
+        Value::Array(items) => Box::new(CelList::from(items.iter().map(to_cel).collect::<Vec<_>>())),
         Value::Object(fields) => Box::new(CelMap::from(
-            fields
-                .iter()
-                .map(|(k, v)| (CelMapKey::from(k.as_str()), to_cel(v)))
-                .collect::<HashMap<_, _>>(),
+            fields.iter().map(|(k, v)| (CelMapKey::from(k.as_str()), to_cel(v))).collect::<HashMap<_, _>>(),
         )),
     }
 }
@@ -842,10 +742,7 @@ fn evaluate_message(program: &Program, context: &Context<'_, '_>) -> Option<Stri
         return None;
     };
     let message = message.trim();
-    if message.is_empty()
-        || message.len() > MAX_EVALUATED_MESSAGE_EXPRESSION_SIZE
-        || message.contains('\n')
-    {
+    if message.is_empty() || message.len() > MAX_EVALUATED_MESSAGE_EXPRESSION_SIZE || message.contains('\n') {
         return None;
     }
     Some(message.to_owned())
@@ -878,9 +775,7 @@ fn eval_error_text(err: &ExecutionError) -> Option<String> {
         },
         ExecutionError::UndeclaredReference(name) => format!("undeclared reference to '{name}'"),
         // Kubernetes' libraries word their errors alone (see `k8s_error`).
-        ExecutionError::FunctionError { function, message } if function.is_empty() => {
-            message.clone()
-        }
+        ExecutionError::FunctionError { function, message } if function.is_empty() => message.clone(),
         ExecutionError::FunctionError { function, message } => format!("{function}: {message}"),
         other => lower_first(&other.to_string()),
     })
@@ -906,17 +801,12 @@ fn k8s_error(message: impl fmt::Display) -> ExecutionError {
 }
 
 fn args<'b, 'v, const N: usize>(args: Args<'b, 'v>) -> Result<[CowVal<'b, 'v>; N], ExecutionError> {
-    args.try_into()
-        .map_err(|args: Vec<_>| ExecutionError::invalid_argument_count(N, args.len()))
+    args.try_into().map_err(|args: Vec<_>| ExecutionError::invalid_argument_count(N, args.len()))
 }
 
-fn elements<'a, 'v>(
-    function: &str,
-    list: &'a (dyn Val + 'v),
-) -> Result<Vec<&'a (dyn Val + 'v)>, ExecutionError> {
-    let iterable = list
-        .as_iterable()
-        .ok_or_else(|| ExecutionError::function_error(function, "receiver is not a list"))?;
+fn elements<'a, 'v>(function: &str, list: &'a (dyn Val + 'v)) -> Result<Vec<&'a (dyn Val + 'v)>, ExecutionError> {
+    let iterable =
+        list.as_iterable().ok_or_else(|| ExecutionError::function_error(function, "receiver is not a list"))?;
     let mut items = iterable.iter();
     let mut out = Vec::new();
     while let Some(item) = items.next() {
@@ -930,10 +820,7 @@ fn compare(a: &dyn Val, b: &dyn Val) -> Result<std::cmp::Ordering, ExecutionErro
         Some(comparer) => comparer.compare(b),
         None => Err(ExecutionError::no_such_overload(
             "_<_",
-            vec![
-                a.get_type().name().to_owned(),
-                b.get_type().name().to_owned(),
-            ],
+            vec![a.get_type().name().to_owned(), b.get_type().name().to_owned()],
         )),
     }
 }
@@ -944,20 +831,8 @@ fn k8s_lists(env: &mut Env) -> Result<(), cel::DeclarationError> {
     env.add_member_overload("sum", "list_sum", LIST_TYPE, vec![], sum)?;
     env.add_member_overload("min", "list_min", LIST_TYPE, vec![], min)?;
     env.add_member_overload("max", "list_max", LIST_TYPE, vec![], max)?;
-    env.add_member_overload(
-        "indexOf",
-        "list_index_of",
-        LIST_TYPE,
-        vec![DYN_TYPE],
-        index_of,
-    )?;
-    env.add_member_overload(
-        "lastIndexOf",
-        "list_last_index_of",
-        LIST_TYPE,
-        vec![DYN_TYPE],
-        last_index_of,
-    )?;
+    env.add_member_overload("indexOf", "list_index_of", LIST_TYPE, vec![DYN_TYPE], index_of)?;
+    env.add_member_overload("lastIndexOf", "list_last_index_of", LIST_TYPE, vec![DYN_TYPE], last_index_of)?;
     Ok(())
 }
 
@@ -982,51 +857,39 @@ fn sum<'b, 'v>(a: Args<'b, 'v>) -> Returns<'b, 'v> {
     if first.downcast_ref::<CelInt>().is_some() {
         let mut total: i64 = 0;
         for item in &items {
-            let i = item
-                .downcast_ref::<CelInt>()
-                .ok_or_else(|| mixed("sum", *item))?;
+            let i = item.downcast_ref::<CelInt>().ok_or_else(|| mixed("sum", *item))?;
             total = total.checked_add(*i.inner()).ok_or_else(overflow)?;
         }
         Ok(CowVal::owned(CelInt::from(total)))
     } else if first.downcast_ref::<CelUInt>().is_some() {
         let mut total: u64 = 0;
         for item in &items {
-            let u = item
-                .downcast_ref::<CelUInt>()
-                .ok_or_else(|| mixed("sum", *item))?;
+            let u = item.downcast_ref::<CelUInt>().ok_or_else(|| mixed("sum", *item))?;
             total = total.checked_add(*u.inner()).ok_or_else(overflow)?;
         }
         Ok(CowVal::owned(CelUInt::from(total)))
     } else if first.downcast_ref::<CelDouble>().is_some() {
         let mut total = 0.0;
         for item in &items {
-            let d = item
-                .downcast_ref::<CelDouble>()
-                .ok_or_else(|| mixed("sum", *item))?;
+            let d = item.downcast_ref::<CelDouble>().ok_or_else(|| mixed("sum", *item))?;
             total += *d.inner();
         }
         Ok(CowVal::owned(CelDouble::from(total)))
     } else {
-        Err(ExecutionError::no_such_member_overload(
-            "sum",
-            vec![format!("list({})", first.get_type().name())],
-        ))
+        Err(ExecutionError::no_such_member_overload("sum", vec![format!("list({})", first.get_type().name())]))
     }
 }
 
 fn mixed(function: &str, item: &dyn Val) -> ExecutionError {
-    ExecutionError::function_error(
-        function,
-        format!("list mixes element types, found {}", item.get_type().name()),
-    )
+    ExecutionError::function_error(function, format!("list mixes element types, found {}", item.get_type().name()))
 }
 
 fn extreme<'b, 'v>(function: &str, a: Args<'b, 'v>, wanted: std::cmp::Ordering) -> Returns<'b, 'v> {
     let [list] = args(a)?;
     let items = elements(function, list.as_ref())?;
-    let mut best = *items.first().ok_or_else(|| {
-        ExecutionError::function_error(function, format!("{function} called on empty list"))
-    })?;
+    let mut best = *items
+        .first()
+        .ok_or_else(|| ExecutionError::function_error(function, format!("{function} called on empty list")))?;
     for item in &items[1..] {
         if compare(*item, best)? == wanted {
             best = *item;
@@ -1059,20 +922,8 @@ fn last_index_of<'b, 'v>(a: Args<'b, 'v>) -> Returns<'b, 'v> {
 
 /// Kubernetes' regex library: `find`, `findAll`.
 fn k8s_regex(env: &mut Env) -> Result<(), cel::DeclarationError> {
-    env.add_member_overload(
-        "find",
-        "string_find_string",
-        STRING_TYPE,
-        vec![STRING_TYPE],
-        find,
-    )?;
-    env.add_member_overload(
-        "findAll",
-        "string_find_all_string",
-        STRING_TYPE,
-        vec![STRING_TYPE],
-        find_all,
-    )?;
+    env.add_member_overload("find", "string_find_string", STRING_TYPE, vec![STRING_TYPE], find)?;
+    env.add_member_overload("findAll", "string_find_all_string", STRING_TYPE, vec![STRING_TYPE], find_all)?;
     env.add_member_overload(
         "findAll",
         "string_find_all_string_int",
@@ -1085,27 +936,22 @@ fn k8s_regex(env: &mut Env) -> Result<(), cel::DeclarationError> {
 
 fn string_arg<'a>(function: &str, val: &'a dyn Val) -> Result<&'a str, ExecutionError> {
     <&str>::try_from(val).map_err(|_| {
-        ExecutionError::function_error(
-            function,
-            format!("expected a string, got {}", val.get_type().name()),
-        )
+        ExecutionError::function_error(function, format!("expected a string, got {}", val.get_type().name()))
     })
 }
 
 /// Regexes compiled by `find`/`findAll`, kept since rules repeat them on every request.
 fn regex(function: &str, pattern: &str) -> Result<Arc<regex::Regex>, ExecutionError> {
-    static CACHE: LazyLock<Mutex<HashMap<String, Arc<regex::Regex>>>> =
-        LazyLock::new(Default::default);
+    static CACHE: LazyLock<Mutex<HashMap<String, Arc<regex::Regex>>>> = LazyLock::new(Default::default);
     const MAX_CACHED: usize = 256;
-    let mut cache = CACHE
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut cache = CACHE.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     if let Some(re) = cache.get(pattern) {
         return Ok(Arc::clone(re));
     }
-    let re = Arc::new(regex::Regex::new(pattern).map_err(|err| {
-        ExecutionError::function_error(function, format!("'{pattern}' not a valid regex: {err}"))
-    })?);
+    let re =
+        Arc::new(regex::Regex::new(pattern).map_err(|err| {
+            ExecutionError::function_error(function, format!("'{pattern}' not a valid regex: {err}"))
+        })?);
     if cache.len() >= MAX_CACHED {
         cache.clear();
     }
@@ -1116,17 +962,11 @@ fn regex(function: &str, pattern: &str) -> Result<Arc<regex::Regex>, ExecutionEr
 fn find<'b, 'v>(a: Args<'b, 'v>) -> Returns<'b, 'v> {
     let [haystack, pattern] = args(a)?;
     let re = regex("find", string_arg("find", pattern.as_ref())?)?;
-    let found = re
-        .find(string_arg("find", haystack.as_ref())?)
-        .map_or("", |m| m.as_str());
+    let found = re.find(string_arg("find", haystack.as_ref())?).map_or("", |m| m.as_str());
     Ok(CowVal::owned(CelString::from(found.to_owned())))
 }
 
-fn find_all_limited<'b, 'v>(
-    haystack: &dyn Val,
-    pattern: &dyn Val,
-    limit: Option<usize>,
-) -> Returns<'b, 'v> {
+fn find_all_limited<'b, 'v>(haystack: &dyn Val, pattern: &dyn Val, limit: Option<usize>) -> Returns<'b, 'v> {
     let re = regex("findAll", string_arg("findAll", pattern)?)?;
     let haystack = string_arg("findAll", haystack)?;
     let found: Vec<Box<dyn Val + 'v>> = re
@@ -1157,24 +997,9 @@ fn find_all_n<'b, 'v>(a: Args<'b, 'v>) -> Returns<'b, 'v> {
 /// cel-go's sets library, which Kubernetes includes: `sets.contains`, `sets.equivalent`,
 /// `sets.intersects`.
 fn k8s_sets(env: &mut Env) -> Result<(), cel::DeclarationError> {
-    env.add_overload(
-        "sets.contains",
-        "list_sets_contains_list",
-        vec![LIST_TYPE, LIST_TYPE],
-        sets_contains,
-    )?;
-    env.add_overload(
-        "sets.equivalent",
-        "list_sets_equivalent_list",
-        vec![LIST_TYPE, LIST_TYPE],
-        sets_equivalent,
-    )?;
-    env.add_overload(
-        "sets.intersects",
-        "list_sets_intersects_list",
-        vec![LIST_TYPE, LIST_TYPE],
-        sets_intersects,
-    )?;
+    env.add_overload("sets.contains", "list_sets_contains_list", vec![LIST_TYPE, LIST_TYPE], sets_contains)?;
+    env.add_overload("sets.equivalent", "list_sets_equivalent_list", vec![LIST_TYPE, LIST_TYPE], sets_equivalent)?;
+    env.add_overload("sets.intersects", "list_sets_intersects_list", vec![LIST_TYPE, LIST_TYPE], sets_intersects)?;
     Ok(())
 }
 

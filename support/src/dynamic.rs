@@ -81,7 +81,10 @@ pub struct Request {
 /// The answer to a [`Request`].
 pub enum Response {
     /// A status code and a JSON body: an object, a list or a `Status`.
-    Object { code: u16, body: Value },
+    Object {
+        code: u16,
+        body: Value,
+    },
     Watch(WatchStream<Value>),
 }
 
@@ -96,9 +99,9 @@ pub struct Dynamic<S>(pub S);
 /// Decodes an object answer into the typed result, with its status code.
 pub fn object<T: DeserializeOwned>(response: Response) -> Result<(u16, T), Status> {
     match response {
-        Response::Object { code, body } => serde_json::from_value(body)
-            .map(|value| (code, value))
-            .map_err(|e| Status::internal_error(format!("the server answered with an object that does not decode: {e}"))),
+        Response::Object { code, body } => serde_json::from_value(body).map(|value| (code, value)).map_err(|e| {
+            Status::internal_error(format!("the server answered with an object that does not decode: {e}"))
+        }),
         Response::Watch(_) => Err(Status::internal_error("the server answered a watch to a request that is not one")),
     }
 }
@@ -109,7 +112,9 @@ pub fn watch<T: DeserializeOwned + Send + 'static>(response: Response) -> Result
     match response {
         Response::Watch(events) => Ok(Box::pin(events.map(|event| {
             let decode = |value: Value| serde_json::from_value::<T>(value);
-            let failed = |e: serde_json::Error| Event::Error(Status::internal_error(format!("watch event does not decode: {e}")));
+            let failed = |e: serde_json::Error| {
+                Event::Error(Status::internal_error(format!("watch event does not decode: {e}")))
+            };
             match event {
                 Event::Added(v) => decode(v).map(Event::Added).unwrap_or_else(failed),
                 Event::Modified(v) => decode(v).map(Event::Modified).unwrap_or_else(failed),

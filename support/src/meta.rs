@@ -36,11 +36,11 @@ pub const TOTAL_ANNOTATION_SIZE_LIMIT: usize = 256 * 1024;
 
 const DNS1123_LABEL_FMT: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
 const DNS1123_LABEL_ERR_MSG: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character";
-const DNS1123_SUBDOMAIN_FMT: &str =
-    "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
+const DNS1123_SUBDOMAIN_FMT: &str = "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
 const DNS1123_SUBDOMAIN_ERR_MSG: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
 const LABEL_KEY_FMT: &str = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
-const LABEL_KEY_ERR_MSG: &str = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const LABEL_KEY_ERR_MSG: &str =
+    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 const LABEL_VALUE_FMT: &str = "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?";
 const LABEL_VALUE_ERR_MSG: &str = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 
@@ -110,12 +110,7 @@ pub fn validate_object_meta(
     name_rule: NameRule,
     errors: &mut ErrorList,
 ) {
-    validate_generate_name(
-        &path.field("generateName"),
-        meta.generate_name,
-        name_rule,
-        errors,
-    );
+    validate_generate_name(&path.field("generateName"), meta.generate_name, name_rule, errors);
     // With a generateName and no name yet, the server generates the name.
     if !meta.name.is_empty() || meta.generate_name.is_empty() {
         validate_name(&path.field("name"), meta.name, name_rule, errors);
@@ -151,12 +146,7 @@ pub fn validate_object_meta(
 /// doesn't).
 pub fn validate_name(path: &Path<'_>, name: &str, rule: NameRule, errors: &mut ErrorList) {
     if name.is_empty() {
-        errors.push(FieldError::new(
-            path,
-            ErrorType::Required,
-            None,
-            NAME_REQUIRED_MSG,
-        ));
+        errors.push(FieldError::new(path, ErrorType::Required, None, NAME_REQUIRED_MSG));
         return;
     }
     push_invalid(path, name, rule.check(name, false), errors);
@@ -167,12 +157,7 @@ pub fn validate_name(path: &Path<'_>, name: &str, rule: NameRule, errors: &mut E
 /// trailing `-` masked (`maskTrailingDash`: the last two characters are replaced by `a`,
 /// so `my-app-` is checked as `my-apa`); path-segment prefixes may be `.` or `..`. An
 /// empty prefix is not checked.
-pub fn validate_generate_name(
-    path: &Path<'_>,
-    generate_name: &str,
-    rule: NameRule,
-    errors: &mut ErrorList,
-) {
+pub fn validate_generate_name(path: &Path<'_>, generate_name: &str, rule: NameRule, errors: &mut ErrorList) {
     if generate_name.is_empty() {
         return;
     }
@@ -204,11 +189,7 @@ pub fn validate_labels(path: &Path<'_>, labels: &BTreeMap<String, String>, error
 /// be a qualified name once lower-cased (so `Example.COM/Key` passes), reported at `path`
 /// with the key as it was sent; and the keys and values together may not exceed 256 KiB:
 /// `metadata.annotations: Too long: may not be more than 262144 bytes`.
-pub fn validate_annotations(
-    path: &Path<'_>,
-    annotations: &BTreeMap<String, String>,
-    errors: &mut ErrorList,
-) {
+pub fn validate_annotations(path: &Path<'_>, annotations: &BTreeMap<String, String>, errors: &mut ErrorList) {
     let mut total = 0usize;
     for (key, value) in annotations {
         total = total.saturating_add(key.len()).saturating_add(value.len());
@@ -220,12 +201,7 @@ pub fn validate_annotations(
         push_invalid(path, key, messages, errors);
     }
     if total > TOTAL_ANNOTATION_SIZE_LIMIT {
-        errors.push(FieldError::new(
-            path,
-            ErrorType::TooLong,
-            None,
-            too_long_detail(TOTAL_ANNOTATION_SIZE_LIMIT),
-        ));
+        errors.push(FieldError::new(path, ErrorType::TooLong, None, too_long_detail(TOTAL_ANNOTATION_SIZE_LIMIT)));
     }
 }
 
@@ -235,19 +211,9 @@ pub fn too_long_detail(max: usize) -> String {
     format!("may not be more than {max} {unit}")
 }
 
-fn push_invalid(
-    path: &Path<'_>,
-    value: &str,
-    messages: Vec<Cow<'static, str>>,
-    errors: &mut ErrorList,
-) {
+fn push_invalid(path: &Path<'_>, value: &str, messages: Vec<Cow<'static, str>>, errors: &mut ErrorList) {
     for message in messages {
-        errors.push(FieldError::new(
-            path,
-            ErrorType::Invalid,
-            Some(Value::String(value.to_owned())),
-            message,
-        ));
+        errors.push(FieldError::new(path, ErrorType::Invalid, Some(Value::String(value.to_owned())), message));
     }
 }
 
@@ -267,11 +233,7 @@ pub fn is_dns1123_label(value: &str) -> Vec<Cow<'static, str>> {
             // A valid subdomain that is no label: it has dots.
             errs.push(Cow::Borrowed("must not contain dots"));
         } else {
-            errs.push(regex_error(
-                DNS1123_LABEL_ERR_MSG,
-                DNS1123_LABEL_FMT,
-                &["my-name", "123-abc"],
-            ));
+            errs.push(regex_error(DNS1123_LABEL_ERR_MSG, DNS1123_LABEL_FMT, &["my-name", "123-abc"]));
         }
     }
     errs
@@ -284,11 +246,7 @@ pub fn is_dns1123_subdomain(value: &str) -> Vec<Cow<'static, str>> {
         errs.push(max_len_error(DNS1123_SUBDOMAIN_MAX_LENGTH));
     }
     if !matches_dns1123_subdomain(value.as_bytes()) {
-        errs.push(regex_error(
-            DNS1123_SUBDOMAIN_ERR_MSG,
-            DNS1123_SUBDOMAIN_FMT,
-            &["example.com"],
-        ));
+        errs.push(regex_error(DNS1123_SUBDOMAIN_ERR_MSG, DNS1123_SUBDOMAIN_FMT, &["example.com"]));
     }
     errs
 }
@@ -338,9 +296,7 @@ fn qualified_name_errors(value: &str, fold_case: bool) -> Vec<Cow<'static, str>>
                     prefix
                 };
                 errs.extend(
-                    is_dns1123_subdomain(checked)
-                        .into_iter()
-                        .map(|msg| Cow::Owned(format!("prefix part {msg}"))),
+                    is_dns1123_subdomain(checked).into_iter().map(|msg| Cow::Owned(format!("prefix part {msg}"))),
                 );
             }
         }
@@ -348,19 +304,12 @@ fn qualified_name_errors(value: &str, fold_case: bool) -> Vec<Cow<'static, str>>
     if name.is_empty() {
         errs.push(Cow::Borrowed("name part must be non-empty"));
     } else if name.len() > QUALIFIED_NAME_MAX_LENGTH {
-        errs.push(Cow::Owned(format!(
-            "name part {}",
-            max_len_error(QUALIFIED_NAME_MAX_LENGTH)
-        )));
+        errs.push(Cow::Owned(format!("name part {}", max_len_error(QUALIFIED_NAME_MAX_LENGTH))));
     }
     if !matches_label_key_name(name.as_bytes()) {
         errs.push(Cow::Owned(format!(
             "name part {}",
-            regex_error(
-                LABEL_KEY_ERR_MSG,
-                LABEL_KEY_FMT,
-                &["MyName", "my.name", "123-abc"]
-            )
+            regex_error(LABEL_KEY_ERR_MSG, LABEL_KEY_FMT, &["MyName", "my.name", "123-abc"])
         )));
     }
     errs
@@ -374,11 +323,7 @@ pub fn is_valid_label_value(value: &str) -> Vec<Cow<'static, str>> {
         errs.push(max_len_error(LABEL_VALUE_MAX_LENGTH));
     }
     if !value.is_empty() && !matches_label_key_name(value.as_bytes()) {
-        errs.push(regex_error(
-            LABEL_VALUE_ERR_MSG,
-            LABEL_VALUE_FMT,
-            &["MyValue", "my_value", "12345"],
-        ));
+        errs.push(regex_error(LABEL_VALUE_ERR_MSG, LABEL_VALUE_FMT, &["MyValue", "my_value", "12345"]));
     }
     errs
 }
@@ -406,10 +351,7 @@ pub fn is_valid_path_segment_prefix(name: &str) -> Vec<Cow<'static, str>> {
 
 /// `check(mask_trailing_dash(name))`, masking in a stack buffer for names short enough
 /// to be valid, so that a valid prefix costs no allocation.
-fn with_masked(
-    name: &str,
-    check: impl FnOnce(&str) -> Vec<Cow<'static, str>>,
-) -> Vec<Cow<'static, str>> {
+fn with_masked(name: &str, check: impl FnOnce(&str) -> Vec<Cow<'static, str>>) -> Vec<Cow<'static, str>> {
     const BUF: usize = DNS1123_SUBDOMAIN_MAX_LENGTH + 1;
     if name.len() > 1 && name.len() <= BUF && name.ends_with('-') && name.is_ascii() {
         let mut buf = [0u8; BUF];
@@ -487,15 +429,12 @@ fn matches_dns1123_subdomain(s: &[u8]) -> bool {
 
 /// [`matches_dns1123_subdomain`] of the ASCII lower-casing of `s`.
 fn matches_dns1123_subdomain_ignoring_case(s: &[u8]) -> bool {
-    s.split(|&b| b == b'.')
-        .all(|label| matches_label_with(label, |b| b.is_ascii_alphanumeric()))
+    s.split(|&b| b == b'.').all(|label| matches_label_with(label, |b| b.is_ascii_alphanumeric()))
 }
 
 fn matches_label_with(s: &[u8], alnum: impl Fn(u8) -> bool) -> bool {
     match (s.first(), s.last()) {
-        (Some(&first), Some(&last)) => {
-            alnum(first) && alnum(last) && s.iter().all(|&b| b == b'-' || alnum(b))
-        }
+        (Some(&first), Some(&last)) => alnum(first) && alnum(last) && s.iter().all(|&b| b == b'-' || alnum(b)),
         _ => false,
     }
 }
@@ -506,8 +445,7 @@ fn matches_label_key_name(s: &[u8]) -> bool {
         (Some(first), Some(last)) => {
             first.is_ascii_alphanumeric()
                 && last.is_ascii_alphanumeric()
-                && s.iter()
-                    .all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+                && s.iter().all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
         }
         _ => false,
     }
@@ -528,14 +466,8 @@ mod tests {
 
     #[test]
     fn regex_error_punctuation() {
-        assert_eq!(
-            regex_error("m", "f", &["a", "b"]),
-            "m (e.g. 'a',  or 'b', regex used for validation is 'f')"
-        );
-        assert_eq!(
-            regex_error("m", "f", &[]),
-            "m (regex used for validation is 'f')"
-        );
+        assert_eq!(regex_error("m", "f", &["a", "b"]), "m (e.g. 'a',  or 'b', regex used for validation is 'f')");
+        assert_eq!(regex_error("m", "f", &[]), "m (regex used for validation is 'f')");
     }
 
     #[test]

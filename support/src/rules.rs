@@ -109,7 +109,9 @@ impl Pattern {
         match self.regex.get_or_init(|| Regex::new(self.source).map_err(|e| e.to_string())) {
             Ok(regex) if regex.is_match(value) => {}
             Ok(_) => errors.push(FieldError::invalid(path, value, detail(self.source))),
-            Err(error) => errors.push(FieldError::internal(path, format!("invalid pattern '{}': {error}", self.source))),
+            Err(error) => {
+                errors.push(FieldError::internal(path, format!("invalid pattern '{}': {error}", self.source)))
+            }
         }
     }
 }
@@ -326,7 +328,11 @@ pub mod schema {
     /// `minLength`, counted in characters.
     pub fn min_length(path: &Path<'_>, value: &str, min: usize, errors: &mut ErrorList) {
         if value.chars().count() < min {
-            errors.push(FieldError::invalid(path, value, format!("{path} in body should be at least {min} chars long")));
+            errors.push(FieldError::invalid(
+                path,
+                value,
+                format!("{path} in body should be at least {min} chars long"),
+            ));
         }
     }
 
@@ -345,7 +351,11 @@ pub mod schema {
     /// `minProperties`.
     pub fn min_properties(path: &Path<'_>, len: usize, min: usize, errors: &mut ErrorList) {
         if len < min {
-            errors.push(FieldError::invalid(path, len, format!("{path} in body should have at least {min} properties")));
+            errors.push(FieldError::invalid(
+                path,
+                len,
+                format!("{path} in body should have at least {min} properties"),
+            ));
         }
     }
 }

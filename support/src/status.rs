@@ -152,7 +152,8 @@ impl Status {
     pub const FAILURE: &'static str = "Failure";
     /// The detail of the 409 [`Status::conflict`] the API server sends when an update's
     /// `metadata.resourceVersion` is not the stored one.
-    pub const OPTIMISTIC_LOCK_MESSAGE: &'static str = "the object has been modified; please apply your changes to the latest version and try again";
+    pub const OPTIMISTIC_LOCK_MESSAGE: &'static str =
+        "the object has been modified; please apply your changes to the latest version and try again";
 
     /// A failure with the given code, reason and message, and no details.
     pub fn failure(code: u16, reason: &str, message: impl Into<String>) -> Self {
@@ -198,15 +199,13 @@ impl Status {
     /// 404 `NotFound`: `<resource>.<group> "<name>" not found`.
     pub fn not_found(group: &str, resource: &str, name: &str) -> Self {
         let message = format!("{} {} not found", qualified(resource, group), go_quote(name));
-        Self::failure(404, reason::NOT_FOUND, message)
-            .with_details(Self::resource_details(group, resource, name))
+        Self::failure(404, reason::NOT_FOUND, message).with_details(Self::resource_details(group, resource, name))
     }
 
     /// 409 `AlreadyExists`: `<resource>.<group> "<name>" already exists`.
     pub fn already_exists(group: &str, resource: &str, name: &str) -> Self {
         let message = format!("{} {} already exists", qualified(resource, group), go_quote(name));
-        Self::failure(409, reason::ALREADY_EXISTS, message)
-            .with_details(Self::resource_details(group, resource, name))
+        Self::failure(409, reason::ALREADY_EXISTS, message).with_details(Self::resource_details(group, resource, name))
     }
 
     /// 409 `Conflict`: `Operation cannot be fulfilled on <resource>.<group> "<name>": <detail>`.
@@ -214,13 +213,9 @@ impl Status {
     /// For a stale `metadata.resourceVersion` the API server's detail is
     /// [`Status::OPTIMISTIC_LOCK_MESSAGE`].
     pub fn conflict(group: &str, resource: &str, name: &str, detail: impl fmt::Display) -> Self {
-        let message = format!(
-            "Operation cannot be fulfilled on {} {}: {detail}",
-            qualified(resource, group),
-            go_quote(name)
-        );
-        Self::failure(409, reason::CONFLICT, message)
-            .with_details(Self::resource_details(group, resource, name))
+        let message =
+            format!("Operation cannot be fulfilled on {} {}: {detail}", qualified(resource, group), go_quote(name));
+        Self::failure(409, reason::CONFLICT, message).with_details(Self::resource_details(group, resource, name))
     }
 
     /// 400 `BadRequest` with the message as given.
@@ -246,18 +241,15 @@ impl Status {
         } else {
             format!("{} {} is forbidden: {detail}", qualified(resource, group), go_quote(name))
         };
-        Self::failure(403, reason::FORBIDDEN, message)
-            .with_details(Self::resource_details(group, resource, name))
+        Self::failure(403, reason::FORBIDDEN, message).with_details(Self::resource_details(group, resource, name))
     }
 
     /// 405 `MethodNotAllowed`: `<action> is not supported on resources of kind
     /// "<resource>.<group>"`, details `{group, kind: <plural resource>}`. `action` is the
     /// verb as the API server names it, e.g. `create`, `update`, `delete`, `deletecollection`.
     pub fn method_not_allowed(group: &str, resource: &str, action: &str) -> Self {
-        let message = format!(
-            "{action} is not supported on resources of kind {}",
-            go_quote(&qualified(resource, group))
-        );
+        let message =
+            format!("{action} is not supported on resources of kind {}", go_quote(&qualified(resource, group)));
         Self::failure(405, reason::METHOD_NOT_ALLOWED, message)
             .with_details(Self::resource_details(group, resource, ""))
     }
@@ -322,8 +314,7 @@ impl Status {
 
     /// 406 `NotAcceptable`: `only the following media types are accepted: <accepted>`.
     pub fn not_acceptable(accepted: &[&str]) -> Self {
-        let message =
-            format!("only the following media types are accepted: {}", accepted.join(", "));
+        let message = format!("only the following media types are accepted: {}", accepted.join(", "));
         Self::failure(406, reason::NOT_ACCEPTABLE, message)
     }
 
@@ -335,8 +326,7 @@ impl Status {
             causes: vec![StatusCause { message: non_empty(&message), ..StatusCause::default() }],
             ..StatusDetails::default()
         };
-        Self::failure(500, reason::INTERNAL_ERROR, format!("Internal error occurred: {message}"))
-            .with_details(details)
+        Self::failure(500, reason::INTERNAL_ERROR, format!("Internal error occurred: {message}")).with_details(details)
     }
 
     /// 422 `Invalid`, as `kubectl` shows it:

@@ -114,10 +114,7 @@ impl ErrorType {
 
     /// Kubernetes leaves the bad value out of the message for these types.
     fn omits_value(self) -> bool {
-        matches!(
-            self,
-            ErrorType::Required | ErrorType::Forbidden | ErrorType::TooLong | ErrorType::Internal
-        )
+        matches!(self, ErrorType::Required | ErrorType::Forbidden | ErrorType::TooLong | ErrorType::Internal)
     }
 }
 
@@ -133,12 +130,7 @@ pub struct FieldError {
 }
 
 impl FieldError {
-    pub fn new(
-        path: &Path<'_>,
-        error_type: ErrorType,
-        bad_value: Option<Value>,
-        detail: impl Into<String>,
-    ) -> Self {
+    pub fn new(path: &Path<'_>, error_type: ErrorType, bad_value: Option<Value>, detail: impl Into<String>) -> Self {
         // The API server validates a custom resource from a nil path, which Go renders as
         // `<nil>`: an error about the whole object reads `<nil>: Invalid value: ...`.
         let field = if path.is_root() { "<nil>".to_owned() } else { path.to_string() };
@@ -245,11 +237,7 @@ impl FieldError {
 
     /// `Invalid value: <value>: <detail>` with the `FieldValueTypeInvalid` reason: the value
     /// does not have the schema's type.
-    pub fn type_invalid(
-        path: &Path<'_>,
-        value: impl Into<Value>,
-        detail: impl Into<String>,
-    ) -> Self {
+    pub fn type_invalid(path: &Path<'_>, value: impl Into<Value>, detail: impl Into<String>) -> Self {
         Self::new(path, ErrorType::TypeInvalid, Some(value.into()), detail)
     }
 
@@ -428,9 +416,7 @@ fn push_go_json(out: &mut String, value: &Value) {
                     '\t' => out.push_str("\\t"),
                     '\u{8}' => out.push_str("\\b"),
                     '\u{c}' => out.push_str("\\f"),
-                    c if (c as u32) < 0x20
-                        || matches!(c, '<' | '>' | '&' | '\u{2028}' | '\u{2029}') =>
-                    {
+                    c if (c as u32) < 0x20 || matches!(c, '<' | '>' | '&' | '\u{2028}' | '\u{2029}') => {
                         let _ = write!(out, "\\u{:04x}", c as u32);
                     }
                     c => out.push(c),

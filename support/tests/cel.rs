@@ -7,9 +7,7 @@ use support::cel::{CelRule, CelRuleSpec, FieldPathSegment, check_rules, parse_fi
 use support::validation::{ErrorList, ErrorType, FieldError, Path};
 
 fn rule(source: &str) -> CelRule {
-    CelRuleSpec::new(source)
-        .compile()
-        .unwrap_or_else(|err| panic!("{err}"))
+    CelRuleSpec::new(source).compile().unwrap_or_else(|err| panic!("{err}"))
 }
 
 /// The errors of `rule` on `value` at `spec`.
@@ -21,12 +19,7 @@ fn check(rule: &CelRule, value: &Value, old: Option<&Value>) -> ErrorList {
 }
 
 fn error(field: &str, error_type: ErrorType, value: Option<&str>, detail: &str) -> FieldError {
-    FieldError {
-        field: field.to_owned(),
-        error_type,
-        bad_value: value.map(|v| json!(v)),
-        detail: detail.to_owned(),
-    }
+    FieldError { field: field.to_owned(), error_type, bad_value: value.map(|v| json!(v)), detail: detail.to_owned() }
 }
 
 fn messages(errors: &ErrorList) -> Vec<String> {
@@ -38,34 +31,22 @@ fn true_and_false() {
     let positive = rule("self.replicas > 0");
     assert_eq!(check(&positive, &json!({"replicas": 3}), None), vec![]);
     let errors = check(&positive, &json!({"replicas": 0}), None);
-    assert_eq!(
-        errors,
-        vec![error(
-            "spec",
-            ErrorType::Invalid,
-            Some("object"),
-            "failed rule: self.replicas > 0"
-        )]
-    );
-    assert_eq!(
-        messages(&errors),
-        ["spec: Invalid value: \"object\": failed rule: self.replicas > 0"]
-    );
+    assert_eq!(errors, vec![error("spec", ErrorType::Invalid, Some("object"), "failed rule: self.replicas > 0")]);
+    assert_eq!(messages(&errors), ["spec: Invalid value: \"object\": failed rule: self.replicas > 0"]);
     assert!(!positive.is_transition_rule());
 }
 
 #[test]
 fn message_and_message_expression() {
-    let with_message =
-        CelRuleSpec::new("self.replicas > 0").with_message("  replicas must be positive ");
+    let with_message = CelRuleSpec::new("self.replicas > 0").with_message("  replicas must be positive ");
     let compiled = with_message.compile().unwrap();
     assert_eq!(
         messages(&check(&compiled, &json!({"replicas": -1}), None)),
         ["spec: Invalid value: \"object\": replicas must be positive"]
     );
 
-    let with_expression = with_message
-        .with_message_expression("'replicas is ' + string(self.replicas) + ', must be positive'");
+    let with_expression =
+        with_message.with_message_expression("'replicas is ' + string(self.replicas) + ', must be positive'");
     let compiled = with_expression.compile().unwrap();
     assert_eq!(
         messages(&check(&compiled, &json!({"replicas": -1}), None)),
@@ -74,10 +55,7 @@ fn message_and_message_expression() {
 
     // A messageExpression that fails, or gives no string, falls back to the message.
     for fallback in ["self.missing", "42", "'  '", "'two\\nlines'"] {
-        let compiled = with_message
-            .with_message_expression(fallback)
-            .compile()
-            .unwrap();
+        let compiled = with_message.with_message_expression(fallback).compile().unwrap();
         assert_eq!(
             messages(&check(&compiled, &json!({"replicas": -1}), None)),
             ["spec: Invalid value: \"object\": replicas must be positive"],
@@ -85,10 +63,7 @@ fn message_and_message_expression() {
         );
     }
     // ... or to the default message.
-    let compiled = CelRuleSpec::new("self.replicas > 0")
-        .with_message_expression("1 + 1")
-        .compile()
-        .unwrap();
+    let compiled = CelRuleSpec::new("self.replicas > 0").with_message_expression("1 + 1").compile().unwrap();
     assert_eq!(
         messages(&check(&compiled, &json!({"replicas": -1}), None)),
         ["spec: Invalid value: \"object\": failed rule: self.replicas > 0"]
@@ -97,9 +72,7 @@ fn message_and_message_expression() {
 
 #[test]
 fn field_path() {
-    let spec = CelRuleSpec::new("self.replicas > 0")
-        .with_message("must be positive")
-        .with_field_path(".replicas");
+    let spec = CelRuleSpec::new("self.replicas > 0").with_message("must be positive").with_field_path(".replicas");
     let compiled = spec.compile().unwrap();
     assert_eq!(
         messages(&check(&compiled, &json!({"replicas": 0}), None)),
@@ -116,12 +89,7 @@ fn field_path() {
         .compile()
         .unwrap();
     assert_eq!(
-        check(
-            &keyed,
-            &json!({"labels": {"app.kubernetes.io/name": "x"}}),
-            None
-        )[0]
-        .field,
+        check(&keyed, &json!({"labels": {"app.kubernetes.io/name": "x"}}), None)[0].field,
         "spec.labels[app.kubernetes.io/name]"
     );
 
@@ -135,14 +103,8 @@ fn field_path() {
     );
     for bad in ["spec", ".a[0]", ".a['b'", ".", ".a['b']x", ".a['\\q']"] {
         assert!(parse_field_path(bad).is_err(), "{bad}");
-        let err = CelRuleSpec::new("true")
-            .with_field_path(bad)
-            .compile()
-            .unwrap_err();
-        assert!(
-            err.starts_with("invalid fieldPath for rule \"true\": "),
-            "{err}"
-        );
+        let err = CelRuleSpec::new("true").with_field_path(bad).compile().unwrap_err();
+        assert!(err.starts_with("invalid fieldPath for rule \"true\": "), "{err}");
     }
 }
 
@@ -152,41 +114,13 @@ fn reasons() {
     let value = json!({"replicas": 0});
     let at = |reason: &str| check(&base.with_reason(reason).compile().unwrap(), &value, None);
 
-    assert_eq!(
-        at("FieldValueInvalid"),
-        vec![error(
-            "spec",
-            ErrorType::Invalid,
-            Some("object"),
-            "must be positive"
-        )]
-    );
-    assert_eq!(
-        at("FieldValueForbidden"),
-        vec![error(
-            "spec",
-            ErrorType::Forbidden,
-            None,
-            "must be positive"
-        )]
-    );
-    assert_eq!(
-        messages(&at("FieldValueForbidden")),
-        ["spec: Forbidden: must be positive"]
-    );
-    assert_eq!(
-        messages(&at("FieldValueRequired")),
-        ["spec: Required value: must be positive"]
-    );
+    assert_eq!(at("FieldValueInvalid"), vec![error("spec", ErrorType::Invalid, Some("object"), "must be positive")]);
+    assert_eq!(at("FieldValueForbidden"), vec![error("spec", ErrorType::Forbidden, None, "must be positive")]);
+    assert_eq!(messages(&at("FieldValueForbidden")), ["spec: Forbidden: must be positive"]);
+    assert_eq!(messages(&at("FieldValueRequired")), ["spec: Required value: must be positive"]);
     // A duplicate shows the value and no detail, as `field.Duplicate`.
-    assert_eq!(
-        at("FieldValueDuplicate"),
-        vec![error("spec", ErrorType::Duplicate, Some("object"), "")]
-    );
-    assert_eq!(
-        messages(&at("FieldValueDuplicate")),
-        ["spec: Duplicate value: \"object\""]
-    );
+    assert_eq!(at("FieldValueDuplicate"), vec![error("spec", ErrorType::Duplicate, Some("object"), "")]);
+    assert_eq!(messages(&at("FieldValueDuplicate")), ["spec: Duplicate value: \"object\""]);
 
     let err = base.with_reason("FieldValueTooLong").compile().unwrap_err();
     assert_eq!(
@@ -212,56 +146,23 @@ fn transition_rules() {
     );
 
     let growing = rule("self.replicas >= oldSelf.replicas");
-    assert_eq!(
-        check(
-            &growing,
-            &json!({"replicas": 1}),
-            Some(&json!({"replicas": 2}))
-        )
-        .len(),
-        1
-    );
+    assert_eq!(check(&growing, &json!({"replicas": 1}), Some(&json!({"replicas": 2}))).len(), 1);
     // Non-transition rules still run on update.
-    assert_eq!(
-        check(
-            &rule("self.replicas > 5"),
-            &json!({"replicas": 1}),
-            Some(&json!({}))
-        )
-        .len(),
-        1
-    );
+    assert_eq!(check(&rule("self.replicas > 5"), &json!({"replicas": 1}), Some(&json!({}))).len(), 1);
 }
 
 #[test]
 fn compile_errors() {
     let err = CelRuleSpec::new("self.replicas >").compile().unwrap_err();
-    assert!(
-        err.starts_with("compilation failed for rule \"self.replicas >\": "),
-        "{err}"
-    );
+    assert!(err.starts_with("compilation failed for rule \"self.replicas >\": "), "{err}");
     assert!(err.contains("Syntax error"), "{err}");
 
     let err = CelRuleSpec::new("slef.replicas > 0").compile().unwrap_err();
-    assert_eq!(
-        err,
-        "compilation failed for rule \"slef.replicas > 0\": undeclared reference to 'slef'"
-    );
-    let err = CelRuleSpec::new("self.name.frobnicate()")
-        .compile()
-        .unwrap_err();
-    assert_eq!(
-        err,
-        "compilation failed for rule \"self.name.frobnicate()\": undeclared reference to 'frobnicate'"
-    );
-    let err = CelRuleSpec::new("true")
-        .with_message_expression("'a' +")
-        .compile()
-        .unwrap_err();
-    assert!(
-        err.starts_with("messageExpression compilation failed for rule \"true\": "),
-        "{err}"
-    );
+    assert_eq!(err, "compilation failed for rule \"slef.replicas > 0\": undeclared reference to 'slef'");
+    let err = CelRuleSpec::new("self.name.frobnicate()").compile().unwrap_err();
+    assert_eq!(err, "compilation failed for rule \"self.name.frobnicate()\": undeclared reference to 'frobnicate'");
+    let err = CelRuleSpec::new("true").with_message_expression("'a' +").compile().unwrap_err();
+    assert!(err.starts_with("messageExpression compilation failed for rule \"true\": "), "{err}");
 
     // Compiled leniently, as generated statics do, the rule reports itself on every
     // check instead of panicking.
@@ -272,9 +173,7 @@ fn compile_errors() {
     assert_eq!(errors[0].field, "spec");
     assert_eq!(errors[0].error_type, ErrorType::Internal);
     assert!(
-        errors[0]
-            .detail
-            .starts_with("rule compile error: compilation failed for rule \"self.replicas >\": "),
+        errors[0].detail.starts_with("rule compile error: compilation failed for rule \"self.replicas >\": "),
         "{}",
         errors[0].detail
     );
@@ -295,9 +194,7 @@ fn compile_errors() {
     ] {
         assert!(CelRuleSpec::new(ok).compile().is_ok(), "{ok}");
     }
-    let err = CelRuleSpec::new("self.items.all(i, j > 0)")
-        .compile()
-        .unwrap_err();
+    let err = CelRuleSpec::new("self.items.all(i, j > 0)").compile().unwrap_err();
     assert!(err.ends_with("undeclared reference to 'j'"), "{err}");
 }
 
@@ -308,26 +205,14 @@ fn optional_fields_and_has() {
         .compile()
         .unwrap();
     assert_eq!(check(&hpa, &json!({"maxReplicas": 5}), None), vec![]);
+    assert_eq!(check(&hpa, &json!({"minReplicas": 2, "maxReplicas": 5}), None), vec![]);
     assert_eq!(
-        check(&hpa, &json!({"minReplicas": 2, "maxReplicas": 5}), None),
-        vec![]
-    );
-    assert_eq!(
-        messages(&check(
-            &hpa,
-            &json!({"minReplicas": 6, "maxReplicas": 5}),
-            None
-        )),
-        [
-            "spec: Invalid value: \"object\": maxReplicas must be greater than or equal to minReplicas"
-        ]
+        messages(&check(&hpa, &json!({"minReplicas": 6, "maxReplicas": 5}), None)),
+        ["spec: Invalid value: \"object\": maxReplicas must be greater than or equal to minReplicas"]
     );
 
     assert_eq!(check(&rule("!has(self.x)"), &json!({}), None), vec![]);
-    assert_eq!(
-        check(&rule("has(self.x)"), &json!({"x": null}), None),
-        vec![]
-    );
+    assert_eq!(check(&rule("has(self.x)"), &json!({"x": null}), None), vec![]);
 }
 
 #[test]
@@ -351,9 +236,7 @@ fn evaluation_errors() {
         .unwrap();
     assert_eq!(
         messages(&check(&named, &json!({}), None)),
-        [
-            "spec: Invalid value: \"object\": no such key: minReplicas evaluating rule: min must be positive"
-        ]
+        ["spec: Invalid value: \"object\": no such key: minReplicas evaluating rule: min must be positive"]
     );
 
     assert_eq!(
@@ -386,39 +269,15 @@ fn kubernetes_value_semantics() {
         (json!({"ratio": 0.5}), "self.ratio * 2.0 == 1.0"),
         (json!({"ratio": 1.0}), "type(self.ratio) == double"),
         (json!(7), "self % 2 == 1"),
-        (
-            json!("web-1"),
-            "self.startsWith('web') && self.endsWith('1') && self.contains('-')",
-        ),
-        (
-            json!("web"),
-            "self.matches('^[a-z]+$') && self.size() == 3 && size(self) == 3",
-        ),
-        (
-            json!("Web"),
-            "self.lowerAscii() == 'web' && self.upperAscii() == 'WEB'",
-        ),
-        (
-            json!("a,b"),
-            "self.split(',') == ['a', 'b'] && ['a', 'b'].join('-') == 'a-b'",
-        ),
-        (
-            json!("  x "),
-            "self.trim() == 'x' && self.indexOf('x') == 2 && self.substring(2, 3) == 'x'",
-        ),
-        (
-            json!([1, 2, 3]),
-            "self.size() == 3 && self.all(x, x > 0) && self.exists_one(x, x == 2)",
-        ),
-        (
-            json!({"m": {"k-1": "v"}}),
-            "self.m['k-1'] == 'v' && 'k-1' in self.m",
-        ),
+        (json!("web-1"), "self.startsWith('web') && self.endsWith('1') && self.contains('-')"),
+        (json!("web"), "self.matches('^[a-z]+$') && self.size() == 3 && size(self) == 3"),
+        (json!("Web"), "self.lowerAscii() == 'web' && self.upperAscii() == 'WEB'"),
+        (json!("a,b"), "self.split(',') == ['a', 'b'] && ['a', 'b'].join('-') == 'a-b'"),
+        (json!("  x "), "self.trim() == 'x' && self.indexOf('x') == 2 && self.substring(2, 3) == 'x'"),
+        (json!([1, 2, 3]), "self.size() == 3 && self.all(x, x > 0) && self.exists_one(x, x == 2)"),
+        (json!({"m": {"k-1": "v"}}), "self.m['k-1'] == 'v' && 'k-1' in self.m"),
         (json!({"a": true, "n": null}), "self.a && self.n == null"),
-        (
-            json!({"l": [{"name": "a"}, {"name": "b"}]}),
-            "self.l.map(e, e.name) == ['a', 'b']",
-        ),
+        (json!({"l": [{"name": "a"}, {"name": "b"}]}), "self.l.map(e, e.name) == ['a', 'b']"),
     ] {
         assert_eq!(check(&rule(holds.1), &holds.0, None), vec![], "{}", holds.1);
     }
@@ -453,10 +312,7 @@ fn typed_scalars_and_many_rules() {
     let replicas = replicas.field("replicas");
     let mut errors = ErrorList::new();
     rule("self >= 0").check_typed(&replicas, "integer", &json!(-1), None, &mut errors);
-    assert_eq!(
-        messages(&errors),
-        ["spec.replicas: Invalid value: \"integer\": failed rule: self >= 0"]
-    );
+    assert_eq!(messages(&errors), ["spec.replicas: Invalid value: \"integer\": failed rule: self >= 0"]);
 
     // All rules of a node are checked, each error reported, in order.
     let rules = [
@@ -467,17 +323,9 @@ fn typed_scalars_and_many_rules() {
         rule("self.d > 0"),
     ];
     let mut errors = ErrorList::new();
-    check_rules(
-        &rules,
-        &Path::ROOT,
-        &json!({"a": 0, "b": 1, "c": 2}),
-        None,
-        &mut errors,
-    );
-    let summary: Vec<(ErrorType, &str)> = errors
-        .iter()
-        .map(|e| (e.error_type, e.detail.split(':').next().unwrap()))
-        .collect();
+    check_rules(&rules, &Path::ROOT, &json!({"a": 0, "b": 1, "c": 2}), None, &mut errors);
+    let summary: Vec<(ErrorType, &str)> =
+        errors.iter().map(|e| (e.error_type, e.detail.split(':').next().unwrap())).collect();
     assert_eq!(
         summary,
         [
@@ -526,10 +374,7 @@ fn static_rules_shared_across_threads() {
             handle.join().unwrap(),
             [
                 "spec: Invalid value: \"object\": min above max".to_owned(),
-                format!(
-                    "spec.maxReplicas: Forbidden: maxReplicas {} is above 100",
-                    150 + i
-                ),
+                format!("spec.maxReplicas: Forbidden: maxReplicas {} is above 100", 150 + i),
             ]
         );
     }

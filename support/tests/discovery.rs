@@ -15,9 +15,7 @@ use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::routing::get;
 use support::Status;
-use support::discovery::{
-    ApiCatalog, ApiResourceInfo, GroupVersionInfo, VersionInfo, openapi_hash, routes,
-};
+use support::discovery::{ApiCatalog, ApiResourceInfo, GroupVersionInfo, VersionInfo, openapi_hash, routes};
 use tower::ServiceExt;
 
 const WIDGET_OPENAPI: &str = r##"{
@@ -71,8 +69,7 @@ const WIDGET_OPENAPI: &str = r##"{
   }
 }"##;
 
-const CRD_VERBS: &[&str] =
-    &["delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"];
+const CRD_VERBS: &[&str] = &["delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"];
 
 static WIDGET_RESOURCES: &[ApiResourceInfo] = &[
     ApiResourceInfo {
@@ -118,24 +115,14 @@ static WIDGETS: ApiCatalog = ApiCatalog {
 /// Several groups and versions, listed in an order the API server would not use.
 static MIXED: ApiCatalog = ApiCatalog {
     groups: &[
-        GroupVersionInfo {
-            group: "monitoring.coreos.com",
-            version: "v1alpha1",
-            resources: &[],
-            openapi: "",
-        },
+        GroupVersionInfo { group: "monitoring.coreos.com", version: "v1alpha1", resources: &[], openapi: "" },
         GroupVersionInfo {
             group: "monitoring.coreos.com",
             version: "v1",
             resources: &[],
             openapi: r#"{"openapi":"3.0.0"}"#,
         },
-        GroupVersionInfo {
-            group: "certificates.k8s.io",
-            version: "v1",
-            resources: &[],
-            openapi: "",
-        },
+        GroupVersionInfo { group: "certificates.k8s.io", version: "v1", resources: &[], openapi: "" },
         GroupVersionInfo { group: "autoscaling", version: "v2beta2", resources: &[], openapi: "" },
         GroupVersionInfo { group: "autoscaling", version: "v1", resources: &[], openapi: "" },
         GroupVersionInfo { group: "autoscaling", version: "v2", resources: &[], openapi: "" },
@@ -169,12 +156,7 @@ impl Answer {
     }
 }
 
-async fn call(
-    app: Router,
-    method: Method,
-    uri: &str,
-    headers: &[(header::HeaderName, &str)],
-) -> Answer {
+async fn call(app: Router, method: Method, uri: &str, headers: &[(header::HeaderName, &str)]) -> Answer {
     let mut request = Request::builder().method(method).uri(uri);
     for (name, value) in headers {
         request = request.header(name, *value);
@@ -233,22 +215,10 @@ async fn version() {
     // serde_json's map is sorted; the order on the wire is checked below.
     assert_eq!(
         keys,
-        [
-            "buildDate",
-            "compiler",
-            "gitCommit",
-            "gitTreeState",
-            "gitVersion",
-            "goVersion",
-            "major",
-            "minor",
-            "platform"
-        ]
+        ["buildDate", "compiler", "gitCommit", "gitTreeState", "gitVersion", "goVersion", "major", "minor", "platform"]
     );
     assert!(
-        body.starts_with(
-            "{\n  \"major\": \"1\",\n  \"minor\": \"32\",\n  \"gitVersion\": \"v1.32.0\",\n"
-        ),
+        body.starts_with("{\n  \"major\": \"1\",\n  \"minor\": \"32\",\n  \"gitVersion\": \"v1.32.0\",\n"),
         "{body}"
     );
     assert!(value["platform"].as_str().unwrap().contains('/'));
@@ -273,8 +243,7 @@ async fn order_and_preferred_versions() {
 
 #[tokio::test]
 async fn core_group() {
-    let answer =
-        call(routes(&MIXED), Method::GET, "/api", &[(header::HOST, "10.0.0.1:6443")]).await;
+    let answer = call(routes(&MIXED), Method::GET, "/api", &[(header::HOST, "10.0.0.1:6443")]).await;
     assert_eq!(answer.status, StatusCode::OK);
     assert_eq!(
         answer.body,
@@ -284,10 +253,7 @@ async fn core_group() {
         get_json(&MIXED, "/api/v1").await,
         r#"{"kind":"APIResourceList","groupVersion":"v1","resources":[{"name":"namespaces","singularName":"namespace","namespaced":false,"kind":"Namespace","verbs":["get","list"],"shortNames":["ns"],"storageVersionHash":"Q3oi5N2YM8M="}]}"#
     );
-    assert_eq!(
-        get_json(&MIXED, "/openapi/v3/api/v1").await,
-        r#"{"openapi":"3.0.0","info":{"title":"core"}}"#
-    );
+    assert_eq!(get_json(&MIXED, "/openapi/v3/api/v1").await, r#"{"openapi":"3.0.0","info":{"title":"core"}}"#);
 }
 
 #[tokio::test]
@@ -408,18 +374,13 @@ static BUILT_IN_1_34: ApiCatalog = ApiCatalog { groups: BUILT_IN_GROUPS, version
 async fn get_aggregated(catalog: &'static ApiCatalog, uri: &str, accept: &str) -> String {
     let answer = call(routes(catalog), Method::GET, uri, &[(header::ACCEPT, accept)]).await;
     assert_eq!(answer.status, StatusCode::OK, "{uri}: {}", answer.body);
-    let version = if answer.body.contains(r#""apiVersion":"apidiscovery.k8s.io/v2beta1""#) {
-        V2BETA1
-    } else {
-        V2
-    };
+    let version = if answer.body.contains(r#""apiVersion":"apidiscovery.k8s.io/v2beta1""#) { V2BETA1 } else { V2 };
     assert_eq!(answer.header(header::CONTENT_TYPE), Some(version), "{uri}");
     assert_eq!(answer.header(header::VARY), Some("Accept"), "{uri}");
     assert_eq!(answer.header(header::CACHE_CONTROL), Some("public"), "{uri}");
     // The API server's ETag: the SHA-512 of the list without `kind` and `apiVersion`.
     let items = answer.body.split_once(r#""metadata":{},"items":"#).unwrap().1;
-    let etag =
-        format!("\"{}\"", openapi_hash(format!(r#"{{"metadata":{{}},"items":{items}"#).as_bytes()));
+    let etag = format!("\"{}\"", openapi_hash(format!(r#"{{"metadata":{{}},"items":{items}"#).as_bytes()));
     assert_eq!(answer.header(header::ETAG), Some(etag.as_str()), "{uri}");
     answer.body
 }
@@ -440,10 +401,7 @@ async fn aggregated_custom_resources() {
         )
     );
     // Without a core group, `/api` lists nothing (the plain `/api` is a 404).
-    assert_eq!(
-        get_aggregated(&WIDGETS, "/api", KUBECTL_DISCOVERY_ACCEPT).await,
-        format!("{LIST_V2}[]}}")
-    );
+    assert_eq!(get_aggregated(&WIDGETS, "/api", KUBECTL_DISCOVERY_ACCEPT).await, format!("{LIST_V2}[]}}"));
 }
 
 #[tokio::test]
@@ -511,9 +469,7 @@ async fn aggregated_built_in_groups() {
     // ... 1.34 does not.
     assert_eq!(
         get_aggregated(&BUILT_IN_1_34, "/apis", V2).await,
-        format!(
-            r#"{LIST_V2}[{{"metadata":{{"name":"autoscaling"}},"versions":[{autoscaling}]}}]}}"#
-        )
+        format!(r#"{LIST_V2}[{{"metadata":{{"name":"autoscaling"}},"versions":[{autoscaling}]}}]}}"#)
     );
     assert_eq!(
         get_aggregated(&BUILT_IN_1_34, "/api", V2).await,
@@ -551,13 +507,9 @@ async fn plain_requests_get_the_plain_documents() {
         }
     }
     // Below `/apis`, documents are plain whatever is asked for.
-    let answer = call(
-        routes(&WIDGETS),
-        Method::GET,
-        "/apis/widgets.example.com",
-        &[(header::ACCEPT, KUBECTL_DISCOVERY_ACCEPT)],
-    )
-    .await;
+    let answer =
+        call(routes(&WIDGETS), Method::GET, "/apis/widgets.example.com", &[(header::ACCEPT, KUBECTL_DISCOVERY_ACCEPT)])
+            .await;
     assert_eq!(answer.header(header::CONTENT_TYPE), Some("application/json"));
     assert!(answer.body.starts_with(r#"{"kind":"APIGroup","#), "{}", answer.body);
 }
@@ -580,18 +532,13 @@ async fn aggregated_negotiation() {
 
     // 1.32 still serves v2beta1: the same list under its own apiVersion and Content-Type.
     let v2beta1 = get_aggregated(&MIXED, "/apis", V2BETA1).await;
-    assert_eq!(
-        v2beta1,
-        v2.replacen("apidiscovery.k8s.io/v2", "apidiscovery.k8s.io/v2beta1", 1),
-        "{v2beta1}"
-    );
+    assert_eq!(v2beta1, v2.replacen("apidiscovery.k8s.io/v2", "apidiscovery.k8s.io/v2beta1", 1), "{v2beta1}");
     let beta_first = format!("{V2BETA1},{V2}");
     assert_eq!(get_aggregated(&MIXED, "/apis", &beta_first).await, v2beta1);
     // 1.33 does not: the next range decides.
     let v2_1_33 = get_aggregated(&BUILT_IN_1_33, "/apis", V2).await;
     assert_eq!(get_aggregated(&BUILT_IN_1_33, "/apis", &beta_first).await, v2_1_33);
-    let answer =
-        call(routes(&BUILT_IN_1_33), Method::GET, "/apis", &[(header::ACCEPT, V2BETA1)]).await;
+    let answer = call(routes(&BUILT_IN_1_33), Method::GET, "/apis", &[(header::ACCEPT, V2BETA1)]).await;
     assert_eq!(answer.header(header::CONTENT_TYPE), Some("application/json"));
     assert!(answer.body.starts_with(r#"{"kind":"APIGroupList","#), "{}", answer.body);
 }
@@ -602,26 +549,14 @@ async fn aggregated_revalidation() {
     for uri in ["/apis", "/api"] {
         let answer = call(routes(&MIXED), Method::GET, uri, &[accept()]).await;
         let etag = answer.header(header::ETAG).unwrap().to_owned();
-        let answer = call(
-            routes(&MIXED),
-            Method::GET,
-            uri,
-            &[accept(), (header::IF_NONE_MATCH, etag.as_str())],
-        )
-        .await;
+        let answer = call(routes(&MIXED), Method::GET, uri, &[accept(), (header::IF_NONE_MATCH, etag.as_str())]).await;
         assert_eq!(answer.status, StatusCode::NOT_MODIFIED, "{uri}");
         assert_eq!(answer.body, "");
         assert_eq!(answer.header(header::ETAG), Some(etag.as_str()));
         assert_eq!(answer.header(header::VARY), Some("Accept"));
         assert_eq!(answer.header(header::CACHE_CONTROL), Some("public"));
         assert_eq!(answer.header(header::CONTENT_TYPE), None);
-        let answer = call(
-            routes(&MIXED),
-            Method::GET,
-            uri,
-            &[accept(), (header::IF_NONE_MATCH, "\"stale\"")],
-        )
-        .await;
+        let answer = call(routes(&MIXED), Method::GET, uri, &[accept(), (header::IF_NONE_MATCH, "\"stale\"")]).await;
         assert_eq!(answer.status, StatusCode::OK, "{uri}");
         // HEAD: the headers of GET.
         let answer = call(routes(&MIXED), Method::HEAD, uri, &[accept()]).await;
@@ -656,13 +591,7 @@ async fn openapi_paths() {
     assert_eq!(answer.header(header::ETAG), Some(etag.as_str()));
     assert_eq!(answer.header(header::CACHE_CONTROL), None);
 
-    let answer = call(
-        routes(&WIDGETS),
-        Method::GET,
-        "/openapi/v3",
-        &[(header::IF_NONE_MATCH, etag.as_str())],
-    )
-    .await;
+    let answer = call(routes(&WIDGETS), Method::GET, "/openapi/v3", &[(header::IF_NONE_MATCH, etag.as_str())]).await;
     assert_eq!(answer.status, StatusCode::NOT_MODIFIED);
     assert_eq!(answer.body, "");
     assert_eq!(answer.header(header::ETAG), Some(etag.as_str()));
@@ -696,9 +625,7 @@ async fn openapi_document() {
 
     // With the current hash: immutable for a year.
     let with_hash = format!("{path}?hash={hash}");
-    let answer =
-        call(routes(&WIDGETS), Method::GET, &with_hash, &[(header::ACCEPT, "application/json")])
-            .await;
+    let answer = call(routes(&WIDGETS), Method::GET, &with_hash, &[(header::ACCEPT, "application/json")]).await;
     assert_eq!(answer.status, StatusCode::OK);
     assert_eq!(answer.body, WIDGET_OPENAPI);
     assert_eq!(answer.header(header::CACHE_CONTROL), Some("public, immutable"));
@@ -707,14 +634,12 @@ async fn openapi_document() {
     assert_eq!(answer.header(header::ETAG), Some(etag.as_str()));
 
     // Revalidation.
-    let answer =
-        call(routes(&WIDGETS), Method::GET, &with_hash, &[(header::IF_NONE_MATCH, &etag)]).await;
+    let answer = call(routes(&WIDGETS), Method::GET, &with_hash, &[(header::IF_NONE_MATCH, &etag)]).await;
     assert_eq!(answer.status, StatusCode::NOT_MODIFIED);
     assert_eq!(answer.body, "");
     assert_eq!(answer.header(header::CONTENT_TYPE), None);
     assert_eq!(answer.header(header::ETAG), Some(etag.as_str()));
-    let answer =
-        call(routes(&WIDGETS), Method::GET, path, &[(header::IF_NONE_MATCH, "\"stale\"")]).await;
+    let answer = call(routes(&WIDGETS), Method::GET, path, &[(header::IF_NONE_MATCH, "\"stale\"")]).await;
     assert_eq!(answer.status, StatusCode::OK);
 
     // A stale hash: moved to the current one.
@@ -724,13 +649,9 @@ async fn openapi_document() {
 
     // Protobuf is not offered: JSON when acceptable at all, 406 otherwise.
     let proto = "application/com.github.proto-openapi.spec.v3@v1.0+protobuf";
-    let answer = call(
-        routes(&WIDGETS),
-        Method::GET,
-        path,
-        &[(header::ACCEPT, &format!("{proto}, application/json;q=0.5"))],
-    )
-    .await;
+    let answer =
+        call(routes(&WIDGETS), Method::GET, path, &[(header::ACCEPT, &format!("{proto}, application/json;q=0.5"))])
+            .await;
     assert_eq!(answer.status, StatusCode::OK);
     assert_eq!(answer.header(header::CONTENT_TYPE), Some("application/json"));
     let answer = call(routes(&WIDGETS), Method::GET, path, &[(header::ACCEPT, proto)]).await;
@@ -745,26 +666,17 @@ async fn openapi_document() {
 async fn merges_with_an_application_router() {
     #[derive(Clone)]
     struct AppState(&'static str);
-    let app: Router =
-        Router::new()
-            .route(
-                "/apis/widgets.example.com/v1/namespaces/{namespace}/widgets",
-                get(|axum::extract::State(state): axum::extract::State<AppState>| async move {
-                    state.0
-                }),
-            )
-            .fallback(|| async { (StatusCode::NOT_FOUND, "app fallback") })
-            .with_state(AppState("widget list"))
-            .merge(routes(&WIDGETS));
+    let app: Router = Router::new()
+        .route(
+            "/apis/widgets.example.com/v1/namespaces/{namespace}/widgets",
+            get(|axum::extract::State(state): axum::extract::State<AppState>| async move { state.0 }),
+        )
+        .fallback(|| async { (StatusCode::NOT_FOUND, "app fallback") })
+        .with_state(AppState("widget list"))
+        .merge(routes(&WIDGETS));
     let answer = call(app.clone(), Method::GET, "/apis/widgets.example.com/v1", &[]).await;
     assert!(answer.body.starts_with(r#"{"kind":"APIResourceList""#));
-    let answer = call(
-        app.clone(),
-        Method::GET,
-        "/apis/widgets.example.com/v1/namespaces/default/widgets",
-        &[],
-    )
-    .await;
+    let answer = call(app.clone(), Method::GET, "/apis/widgets.example.com/v1/namespaces/default/widgets", &[]).await;
     assert_eq!(answer.body, "widget list");
     let answer = call(app, Method::GET, "/nothing/here", &[]).await;
     assert_eq!(answer.body, "app fallback");
@@ -879,14 +791,11 @@ async fn log_requests(
 #[test]
 fn kubectl_reads_discovery_and_openapi() {
     let Some(program) = find_on_path("kubectl") else {
-        eprintln!(
-            "\n\n******** SKIPPED kubectl_reads_discovery_and_openapi: kubectl is not on PATH ********\n\n"
-        );
+        eprintln!("\n\n******** SKIPPED kubectl_reads_discovery_and_openapi: kubectl is not on PATH ********\n\n");
         return;
     };
     let verbose = std::env::var_os("SUPPORT_DISCOVERY_LOG").is_some();
-    let runtime =
-        tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     let log = Arc::new(Mutex::new(Vec::<String>::new()));
     let app: Router = routes(&WIDGETS)
         .fallback(|| async {
@@ -979,9 +888,9 @@ fn kubectl_reads_discovery_and_openapi() {
     let requests = take_log();
     show("kubectl api-versions", &requests);
     let revalidated = |path: &str| {
-        requests.iter().any(|line| {
-            path_of(line) == path && line.contains(" if-none-match=\"") && line.ends_with(" -> 304")
-        })
+        requests
+            .iter()
+            .any(|line| path_of(line) == path && line.contains(" if-none-match=\"") && line.ends_with(" -> 304"))
     };
     assert!(revalidated("/api") && revalidated("/apis"), "{requests:#?}");
 
@@ -1019,9 +928,7 @@ fn kubectl_reads_discovery_and_openapi() {
     // Unknown paths: the API server's 404 Status, as kubectl prints it.
     let error = kubectl.run_failing(&["get", "--raw", "/apis/gadgets.example.com/v1"]);
     assert!(
-        error.contains(
-            "Error from server (NotFound): the server could not find the requested resource"
-        ),
+        error.contains("Error from server (NotFound): the server could not find the requested resource"),
         "{error}"
     );
     show("kubectl get --raw", &take_log());

@@ -18,8 +18,8 @@ use support::axum::response::Response;
 use support::axum::routing::get;
 use support::http::watch::{Event, WatchStream};
 use support::http::{
-    self, ApiState, Authenticator, Column, Config, Context, FieldValidation, Patch, PatchType,
-    Query, ResourceInfo, StatusCode, UserInfo,
+    self, ApiState, Authenticator, Column, Config, Context, FieldValidation, Patch, PatchType, Query, ResourceInfo,
+    StatusCode, UserInfo,
 };
 use support::validation::{ErrorList, FieldError, Path as FieldPath};
 use support::{ListMeta, Status, Validate};
@@ -47,14 +47,7 @@ static WIDGETS: ResourceInfo = ResourceInfo {
             priority: 0,
             json_path: ".spec.replicas",
         },
-        Column {
-            name: "Mode",
-            type_: "string",
-            format: "",
-            description: "",
-            priority: 1,
-            json_path: "{.spec.mode}",
-        },
+        Column { name: "Mode", type_: "string", format: "", description: "", priority: 1, json_path: "{.spec.mode}" },
     ],
     scale: None,
     deprecation_warning: None,
@@ -192,9 +185,7 @@ impl ListParams {
         let mut params = ListParams::default();
         for (name, value) in query.iter() {
             match name {
-                "limit" if params.limit.is_none() => {
-                    params.limit = Some(http::parse_int("limit", value)?)
-                }
+                "limit" if params.limit.is_none() => params.limit = Some(http::parse_int("limit", value)?),
                 "watch" => params.watch = http::parse_bool(value),
                 "timeoutSeconds" if params.timeout_seconds.is_none() => {
                     params.timeout_seconds = Some(http::parse_int("timeoutSeconds", value)?)
@@ -271,11 +262,8 @@ impl Api {
     }
 
     async fn watch(&self, timeout: Option<i64>) -> Result<WatchStream<Widget>, Status> {
-        let events = vec![
-            Event::Added(widget("a", 1)),
-            Event::Modified(widget("a", 2)),
-            Event::Deleted(widget("a", 2)),
-        ];
+        let events =
+            vec![Event::Added(widget("a", 1)), Event::Modified(widget("a", 2)), Event::Deleted(widget("a", 2))];
         if timeout.is_some() {
             // A watch that never ends by itself: only the timeout ends it.
             Ok(Box::pin(futures::stream::iter(events).chain(futures::stream::pending())))
@@ -312,9 +300,10 @@ async fn list_namespaced_widget(
     http::serve(request, &state.config, &WIDGETS, async move |call| {
         let params = ListParams::from_query(call.query())?;
         if params.watch && call.query().contains("explode") {
-            let events: WatchStream<Widget> = Box::pin(futures::stream::iter([1, 2]).map(|i| {
-                if i == 1 { Event::Added(widget("a", 1)) } else { panic!("lost the store") }
-            }));
+            let events: WatchStream<Widget> = Box::pin(
+                futures::stream::iter([1, 2])
+                    .map(|i| if i == 1 { Event::Added(widget("a", 1)) } else { panic!("lost the store") }),
+            );
             return call.watch(events, None);
         }
         if params.watch {
@@ -426,22 +415,19 @@ fn app(config: Config) -> Router {
     Router::new()
         .route(
             "/apis/example.com/v1/namespaces/{namespace}/widgets",
-            get(list_namespaced_widget)
-                .post(create_namespaced_widget)
-                .delete(not_implemented_handler),
+            get(list_namespaced_widget).post(create_namespaced_widget).delete(not_implemented_handler),
         )
         .route(
             "/apis/example.com/v1/namespaces/{namespace}/widgets/{name}",
-            get(read_namespaced_widget)
-                .patch(patch_namespaced_widget)
-                .delete(delete_namespaced_widget),
+            get(read_namespaced_widget).patch(patch_namespaced_widget).delete(delete_namespaced_widget),
         )
         .route("/apis/example.com/v1/namespaces/{namespace}/gadgets", get(list_namespaced_gadget))
         .with_state(state)
 }
 
 const WIDGETS_URL: &str = "/apis/example.com/v1/namespaces/default/widgets";
-const KUBECTL_TABLE: &str = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";
+const KUBECTL_TABLE: &str =
+    "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";
 
 struct Answer {
     status: StatusCode,
@@ -463,13 +449,7 @@ impl Answer {
     }
 }
 
-async fn send_to(
-    app: Router,
-    method: Method,
-    uri: &str,
-    headers: &[(&str, &str)],
-    body: impl Into<Body>,
-) -> Answer {
+async fn send_to(app: Router, method: Method, uri: &str, headers: &[(&str, &str)], body: impl Into<Body>) -> Answer {
     let mut request = Request::builder().method(method).uri(uri);
     for (name, value) in headers {
         request = request.header(*name, *value);
@@ -481,12 +461,7 @@ async fn send_to(
     Answer { status, headers, body: String::from_utf8(bytes.to_vec()).unwrap() }
 }
 
-async fn send(
-    method: Method,
-    uri: &str,
-    headers: &[(&str, &str)],
-    body: impl Into<Body>,
-) -> Answer {
+async fn send(method: Method, uri: &str, headers: &[(&str, &str)], body: impl Into<Body>) -> Answer {
     send_to(app(Config::default()), method, uri, headers, body).await
 }
 
@@ -505,9 +480,7 @@ struct Tokens;
 impl Authenticator for Tokens {
     fn authenticate(&self, headers: &HeaderMap) -> Result<Option<UserInfo>, Status> {
         match headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()) {
-            Some("Bearer good") => {
-                Ok(Some(UserInfo { username: "alice".into(), ..UserInfo::default() }))
-            }
+            Some("Bearer good") => Ok(Some(UserInfo { username: "alice".into(), ..UserInfo::default() })),
             _ => Err(http::authentication_failed()),
         }
     }
@@ -516,9 +489,7 @@ impl Authenticator for Tokens {
 #[tokio::test]
 async fn unauthenticated_is_401() {
     let config = Config { authenticator: Arc::new(Tokens), ..Config::default() };
-    let answer =
-        send_to(app(config.clone()), Method::GET, &format!("{WIDGETS_URL}/a"), &[], Body::empty())
-            .await;
+    let answer = send_to(app(config.clone()), Method::GET, &format!("{WIDGETS_URL}/a"), &[], Body::empty()).await;
     assert_eq!(answer.status, StatusCode::UNAUTHORIZED);
     assert_eq!(answer.content_type(), "application/json");
     assert_eq!(
@@ -538,27 +509,16 @@ async fn unauthenticated_is_401() {
 
 #[tokio::test]
 async fn authenticated_user_and_options_reach_the_server() {
-    let state = ApiState::with_config(
-        Api::default(),
-        Config { authenticator: Arc::new(Tokens), ..Config::default() },
-    );
+    let state = ApiState::with_config(Api::default(), Config { authenticator: Arc::new(Tokens), ..Config::default() });
     let app = Router::new()
         .route(
             "/apis/example.com/v1/namespaces/{namespace}/widgets",
             get(list_namespaced_widget).post(create_namespaced_widget),
         )
         .with_state(state.clone());
-    let uri = format!(
-        "{WIDGETS_URL}?dryRun=All&fieldManager=kubectl-client-side-apply&fieldValidation=Ignore"
-    );
-    let answer = send_to(
-        app,
-        Method::POST,
-        &uri,
-        &[JSON, ("authorization", "Bearer good")],
-        widget_body(r#","foo":1"#),
-    )
-    .await;
+    let uri = format!("{WIDGETS_URL}?dryRun=All&fieldManager=kubectl-client-side-apply&fieldValidation=Ignore");
+    let answer =
+        send_to(app, Method::POST, &uri, &[JSON, ("authorization", "Bearer good")], widget_body(r#","foo":1"#)).await;
     assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.body);
     assert!(answer.warnings().is_empty());
     let seen = state.api.seen.lock().unwrap().clone().unwrap();
@@ -574,25 +534,12 @@ async fn too_large_is_413() {
     let config = Config { max_body_bytes: 64, ..Config::default() };
     let expected = r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Request entity too large: limit is 64","reason":"RequestEntityTooLarge","code":413}"#;
     // Streamed without a length...
-    let answer = send_to(
-        app(config.clone()),
-        Method::POST,
-        WIDGETS_URL,
-        &[JSON],
-        widget_body(&" ".repeat(100)),
-    )
-    .await;
+    let answer = send_to(app(config.clone()), Method::POST, WIDGETS_URL, &[JSON], widget_body(&" ".repeat(100))).await;
     assert_eq!(answer.status, StatusCode::PAYLOAD_TOO_LARGE);
     assert_eq!(answer.body, expected);
     // ... and declared up front.
-    let answer = send_to(
-        app(config.clone()),
-        Method::POST,
-        WIDGETS_URL,
-        &[JSON, ("content-length", "100000")],
-        "{}",
-    )
-    .await;
+    let answer =
+        send_to(app(config.clone()), Method::POST, WIDGETS_URL, &[JSON, ("content-length", "100000")], "{}").await;
     assert_eq!(answer.status, StatusCode::PAYLOAD_TOO_LARGE);
     assert_eq!(answer.body, expected);
     // Exactly at the limit is fine.
@@ -603,31 +550,22 @@ async fn too_large_is_413() {
 
 #[tokio::test]
 async fn unsupported_media_type_is_415() {
-    let answer =
-        send(Method::POST, WIDGETS_URL, &[("content-type", "text/plain")], widget_body("")).await;
+    let answer = send(Method::POST, WIDGETS_URL, &[("content-type", "text/plain")], widget_body("")).await;
     assert_eq!(answer.status, StatusCode::UNSUPPORTED_MEDIA_TYPE);
     assert_eq!(
         answer.body,
         r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the body of the request was in an unknown format - accepted media types include: application/json, application/yaml","reason":"UnsupportedMediaType","code":415}"#
     );
     // Absent and wildcard Content-Types are JSON.
-    assert_eq!(
-        send(Method::POST, WIDGETS_URL, &[], widget_body("")).await.status,
-        StatusCode::CREATED
-    );
+    assert_eq!(send(Method::POST, WIDGETS_URL, &[], widget_body("")).await.status, StatusCode::CREATED);
     assert_eq!(
         send(Method::POST, WIDGETS_URL, &[("content-type", "*/*")], widget_body("")).await.status,
         StatusCode::CREATED
     );
     assert_eq!(
-        send(
-            Method::POST,
-            WIDGETS_URL,
-            &[("content-type", "application/json; charset=utf-8")],
-            widget_body("")
-        )
-        .await
-        .status,
+        send(Method::POST, WIDGETS_URL, &[("content-type", "application/json; charset=utf-8")], widget_body(""))
+            .await
+            .status,
         StatusCode::CREATED
     );
 }
@@ -642,9 +580,7 @@ async fn malformed_json_is_400_with_position() {
         r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the object provided is unrecognized (must be of type Widget): couldn't get version/kind; json parse error: trailing comma at line 2 column 29 ({\n  \"metadata\": {\"name\": \"w1\", ...)","reason":"BadRequest","code":400}"#
     );
 
-    let answer =
-        send(Method::POST, WIDGETS_URL, &[JSON], widget_body(r#","ports":[{"port":"http"}]"#))
-            .await;
+    let answer = send(Method::POST, WIDGETS_URL, &[JSON], widget_body(r#","ports":[{"port":"http"}]"#)).await;
     assert_eq!(answer.status, StatusCode::BAD_REQUEST);
     assert_eq!(
         answer.json()["message"],
@@ -664,13 +600,7 @@ async fn bad_integer_parameter_is_400() {
 
 #[tokio::test]
 async fn bad_options_are_422() {
-    let answer = send(
-        Method::POST,
-        &format!("{WIDGETS_URL}?fieldValidation=strict"),
-        &[JSON],
-        widget_body(""),
-    )
-    .await;
+    let answer = send(Method::POST, &format!("{WIDGETS_URL}?fieldValidation=strict"), &[JSON], widget_body("")).await;
     assert_eq!(answer.status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(
         answer.body,
@@ -681,21 +611,15 @@ async fn bad_options_are_422() {
 #[tokio::test]
 async fn strict_rejects_unknown_and_duplicate_fields() {
     let body = r#"{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w1","name":"w2"},"spec":{"foo":1,"replicas":1,"replicas":2,"ports":[{"port":80,"bar":true}]}}"#;
-    let answer =
-        send(Method::POST, &format!("{WIDGETS_URL}?fieldValidation=Strict"), &[JSON], body).await;
+    let answer = send(Method::POST, &format!("{WIDGETS_URL}?fieldValidation=Strict"), &[JSON], body).await;
     assert_eq!(answer.status, StatusCode::BAD_REQUEST);
     assert_eq!(
         answer.body,
         r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Widget in version \"v1\" cannot be handled as a Widget: strict decoding error: duplicate field \"metadata.name\", unknown field \"spec.foo\", duplicate field \"spec.replicas\", unknown field \"spec.ports[0].bar\"","reason":"BadRequest","code":400}"#
     );
     // Without duplicates, the text is decoded directly.
-    let answer = send(
-        Method::POST,
-        &format!("{WIDGETS_URL}?fieldValidation=Strict"),
-        &[JSON],
-        widget_body(r#","foo":1"#),
-    )
-    .await;
+    let answer =
+        send(Method::POST, &format!("{WIDGETS_URL}?fieldValidation=Strict"), &[JSON], widget_body(r#","foo":1"#)).await;
     assert_eq!(
         answer.json()["message"],
         r#"Widget in version "v1" cannot be handled as a Widget: strict decoding error: unknown field "spec.foo""#
@@ -710,15 +634,11 @@ async fn warn_is_the_default_and_adds_warning_headers() {
         assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.body);
         assert_eq!(
             answer.warnings(),
-            [
-                r#"299 - "unknown field \"spec.foo\"""#,
-                r#"299 - "duplicate field \"spec.replicas\"""#
-            ]
+            [r#"299 - "unknown field \"spec.foo\"""#, r#"299 - "duplicate field \"spec.replicas\"""#]
         );
         assert_eq!(answer.json()["spec"]["replicas"], 2, "the last duplicate wins");
     }
-    let answer =
-        send(Method::POST, &format!("{WIDGETS_URL}?fieldValidation=Ignore"), &[JSON], body).await;
+    let answer = send(Method::POST, &format!("{WIDGETS_URL}?fieldValidation=Ignore"), &[JSON], body).await;
     assert_eq!(answer.status, StatusCode::CREATED);
     assert!(answer.warnings().is_empty());
 }
@@ -726,13 +646,9 @@ async fn warn_is_the_default_and_adds_warning_headers() {
 #[tokio::test]
 async fn yaml_in_and_out() {
     let body = "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w1\nspec:\n  replicas: 4\n  mode: Slow\n  mode: Fast\n  extra: 1\n";
-    let answer = send(
-        Method::POST,
-        WIDGETS_URL,
-        &[("content-type", "application/yaml"), ("accept", "application/yaml")],
-        body,
-    )
-    .await;
+    let answer =
+        send(Method::POST, WIDGETS_URL, &[("content-type", "application/yaml"), ("accept", "application/yaml")], body)
+            .await;
     assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.body);
     assert_eq!(answer.content_type(), "application/yaml");
     assert_eq!(
@@ -741,10 +657,7 @@ async fn yaml_in_and_out() {
     );
     assert_eq!(
         answer.warnings(),
-        [
-            r#"299 - "line 8: key \"mode\" already set in map""#,
-            r#"299 - "unknown field \"spec.extra\"""#
-        ]
+        [r#"299 - "line 8: key \"mode\" already set in map""#, r#"299 - "unknown field \"spec.extra\"""#]
     );
 
     let answer = send(
@@ -760,13 +673,8 @@ async fn yaml_in_and_out() {
     );
 
     // Errors follow Accept too.
-    let answer = send(
-        Method::GET,
-        &format!("{WIDGETS_URL}/missing"),
-        &[("accept", "application/yaml")],
-        Body::empty(),
-    )
-    .await;
+    let answer =
+        send(Method::GET, &format!("{WIDGETS_URL}/missing"), &[("accept", "application/yaml")], Body::empty()).await;
     assert_eq!(answer.status, StatusCode::NOT_FOUND);
     assert_eq!(answer.content_type(), "application/yaml");
     assert_eq!(
@@ -774,17 +682,14 @@ async fn yaml_in_and_out() {
         "apiVersion: v1\ncode: 404\ndetails:\n  group: example.com\n  kind: widgets\n  name: missing\nkind: Status\nmessage: widgets.example.com \"missing\" not found\nmetadata: {}\nreason: NotFound\nstatus: Failure\n"
     );
 
-    let answer = send(
-        Method::POST,
-        WIDGETS_URL,
-        &[("content-type", "application/yaml")],
-        "metadata:\n  name: [\n",
-    )
-    .await;
+    let answer =
+        send(Method::POST, WIDGETS_URL, &[("content-type", "application/yaml")], "metadata:\n  name: [\n").await;
     assert_eq!(answer.status, StatusCode::BAD_REQUEST);
     let message = answer.json()["message"].as_str().unwrap().to_owned();
     assert!(
-        message.starts_with("the object provided is unrecognized (must be of type Widget): error converting YAML to JSON: yaml: "),
+        message.starts_with(
+            "the object provided is unrecognized (must be of type Widget): error converting YAML to JSON: yaml: "
+        ),
         "{message}"
     );
     assert!(message.ends_with("(6d657461646174613a0a20206e616d653a205b0a)"), "{message}");
@@ -803,8 +708,7 @@ async fn validation_errors_are_422() {
 
 #[tokio::test]
 async fn server_errors_pass_through() {
-    let answer =
-        send(Method::POST, WIDGETS_URL, &[JSON], r#"{"metadata":{"name":"exists"}}"#).await;
+    let answer = send(Method::POST, WIDGETS_URL, &[JSON], r#"{"metadata":{"name":"exists"}}"#).await;
     assert_eq!(answer.status, StatusCode::CONFLICT);
     assert_eq!(
         answer.body,
@@ -828,13 +732,9 @@ async fn delete_with_and_without_options() {
         r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success","details":{"name":"w1","group":"example.com","kind":"widgets","uid":"uid-1"}}"#
     );
     assert_eq!(answer.warnings(), [r#"299 - "deleted with grace period None""#]);
-    let answer = send(
-        Method::DELETE,
-        &uri,
-        &[JSON],
-        r#"{"kind":"DeleteOptions","apiVersion":"v1","gracePeriodSeconds":0}"#,
-    )
-    .await;
+    let answer =
+        send(Method::DELETE, &uri, &[JSON], r#"{"kind":"DeleteOptions","apiVersion":"v1","gracePeriodSeconds":0}"#)
+            .await;
     assert_eq!(answer.warnings(), [r#"299 - "deleted with grace period Some(0)""#]);
     // A Status is never converted, even when a Table is asked for.
     let answer = send(Method::DELETE, &uri, &[("accept", KUBECTL_TABLE)], Body::empty()).await;
@@ -853,9 +753,7 @@ async fn panics_are_500() {
 
 #[tokio::test]
 async fn unacceptable_accept_is_406() {
-    let answer =
-        send(Method::GET, &format!("{WIDGETS_URL}/a"), &[("accept", "text/html")], Body::empty())
-            .await;
+    let answer = send(Method::GET, &format!("{WIDGETS_URL}/a"), &[("accept", "text/html")], Body::empty()).await;
     assert_eq!(answer.status, StatusCode::NOT_ACCEPTABLE);
     assert_eq!(
         answer.body,
@@ -916,13 +814,8 @@ async fn table_for_one_object_with_default_columns() {
     assert_eq!(table["apiVersion"], "meta.k8s.io/v1beta1");
     assert_eq!(table["rows"][0]["object"], Value::Null);
 
-    let answer = send(
-        Method::GET,
-        &format!("{uri}?includeObject=All"),
-        &[("accept", KUBECTL_TABLE)],
-        Body::empty(),
-    )
-    .await;
+    let answer =
+        send(Method::GET, &format!("{uri}?includeObject=All"), &[("accept", KUBECTL_TABLE)], Body::empty()).await;
     assert_eq!(answer.status, StatusCode::BAD_REQUEST);
     assert_eq!(
         answer.json()["message"],
@@ -953,8 +846,7 @@ async fn table_for_a_list_with_declared_columns() {
     );
 
     // A plain list when no Table is asked for; PartialObjectMetadataList when that is.
-    let answer =
-        send(Method::GET, WIDGETS_URL, &[("accept", "application/json")], Body::empty()).await;
+    let answer = send(Method::GET, WIDGETS_URL, &[("accept", "application/json")], Body::empty()).await;
     assert_eq!(answer.json()["kind"], "WidgetList");
     let answer = send(
         Method::GET,
@@ -1006,17 +898,13 @@ async fn watch_streams_one_event_per_line() {
     let types: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
     assert_eq!(types, ["ADDED", "MODIFIED", "DELETED"]);
     assert_eq!(events[1]["object"]["spec"]["replicas"], 2);
-    let first = format!(
-        r#"{{"type":"ADDED","object":{}}}"#,
-        serde_json::to_string(&widget("a", 1)).unwrap()
-    );
+    let first = format!(r#"{{"type":"ADDED","object":{}}}"#, serde_json::to_string(&widget("a", 1)).unwrap());
     assert_eq!(answer.body.lines().next().unwrap(), first);
 }
 
 #[tokio::test]
 async fn watch_panic_ends_with_an_error_event() {
-    let answer =
-        send(Method::GET, &format!("{WIDGETS_URL}?watch=true&explode"), &[], Body::empty()).await;
+    let answer = send(Method::GET, &format!("{WIDGETS_URL}?watch=true&explode"), &[], Body::empty()).await;
     assert_eq!(answer.status, StatusCode::OK);
     let events = lines(&answer.body);
     assert_eq!(events.len(), 2);
@@ -1032,12 +920,7 @@ async fn watch_ends_after_timeout_seconds() {
     let started = std::time::Instant::now();
     let answer = tokio::time::timeout(
         Duration::from_secs(10),
-        send(
-            Method::GET,
-            &format!("{WIDGETS_URL}?watch=true&timeoutSeconds=1"),
-            &[],
-            Body::empty(),
-        ),
+        send(Method::GET, &format!("{WIDGETS_URL}?watch=true&timeoutSeconds=1"), &[], Body::empty()),
     )
     .await
     .expect("timeoutSeconds ends the stream");
@@ -1047,13 +930,8 @@ async fn watch_ends_after_timeout_seconds() {
 
 #[tokio::test]
 async fn watch_as_table_sends_headers_once() {
-    let answer = send(
-        Method::GET,
-        &format!("{WIDGETS_URL}?watch=true"),
-        &[("accept", KUBECTL_TABLE)],
-        Body::empty(),
-    )
-    .await;
+    let answer =
+        send(Method::GET, &format!("{WIDGETS_URL}?watch=true"), &[("accept", KUBECTL_TABLE)], Body::empty()).await;
     assert_eq!(answer.content_type(), "application/json;stream=watch");
     let events = lines(&answer.body);
     assert_eq!(events.len(), 3);
@@ -1070,11 +948,7 @@ async fn watch_as_table_sends_headers_once() {
 async fn patch_dispatches_on_content_type() {
     let uri = format!("{WIDGETS_URL}/w1");
     let cases = [
-        (
-            "application/json-patch+json",
-            r#"[{"op":"replace","path":"/spec/replicas","value":5}]"#,
-            "json",
-        ),
+        ("application/json-patch+json", r#"[{"op":"replace","path":"/spec/replicas","value":5}]"#, "json"),
         ("application/merge-patch+json", r#"{"spec":{"replicas":5}}"#, "merge"),
         ("application/merge-patch+json; charset=utf-8", r#"{"spec":{"replicas":5}}"#, "merge"),
         ("application/apply-patch+yaml", "spec:\n  replicas: 5\n", "apply"),
@@ -1087,35 +961,18 @@ async fn patch_dispatches_on_content_type() {
         assert_eq!(answer.json()["spec"]["replicas"], 5);
     }
 
-    let answer = send(
-        Method::PATCH,
-        &uri,
-        &[("content-type", "application/strategic-merge-patch+json")],
-        "{}",
-    )
-    .await;
+    let answer = send(Method::PATCH, &uri, &[("content-type", "application/strategic-merge-patch+json")], "{}").await;
     assert_eq!(answer.status, StatusCode::UNSUPPORTED_MEDIA_TYPE);
     assert_eq!(
         answer.body,
         r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml","reason":"UnsupportedMediaType","code":415}"#
     );
 
-    let answer = send(
-        Method::PATCH,
-        &uri,
-        &[("content-type", "application/merge-patch+json")],
-        "{\"spec\":",
-    )
-    .await;
+    let answer = send(Method::PATCH, &uri, &[("content-type", "application/merge-patch+json")], "{\"spec\":").await;
     assert_eq!(answer.status, StatusCode::BAD_REQUEST);
-    assert_eq!(
-        answer.json()["message"],
-        "error decoding patch: EOF while parsing a value at line 1 column 8"
-    );
+    assert_eq!(answer.json()["message"], "error decoding patch: EOF while parsing a value at line 1 column 8");
 
-    let answer =
-        send(Method::PATCH, &uri, &[("content-type", "application/apply-patch+yaml")], "spec: [\n")
-            .await;
+    let answer = send(Method::PATCH, &uri, &[("content-type", "application/apply-patch+yaml")], "spec: [\n").await;
     assert_eq!(answer.status, StatusCode::BAD_REQUEST);
     assert!(answer.json()["message"].as_str().unwrap().starts_with("error decoding YAML: "));
 }
@@ -1134,15 +991,11 @@ async fn patched_objects_follow_field_validation() {
     let status = answer.json();
     let message = status["message"].as_str().unwrap();
     assert!(
-        message.starts_with(
-            r#" "" is invalid: patch: Invalid value: "{\"apiVersion\":\"example.com/v1\""#
-        ),
+        message.starts_with(r#" "" is invalid: patch: Invalid value: "{\"apiVersion\":\"example.com/v1\""#),
         "{message}"
     );
     assert!(
-        message.ends_with(
-            r#"": strict decoding error: duplicate field "spec.replicas", unknown field "spec.zzz""#
-        ),
+        message.ends_with(r#"": strict decoding error: duplicate field "spec.replicas", unknown field "spec.zzz""#),
         "{message}"
     );
     assert_eq!(status["details"]["causes"][0]["field"], "patch");
@@ -1157,10 +1010,7 @@ async fn patched_objects_follow_field_validation() {
     assert_eq!(answer.status, StatusCode::OK);
     assert_eq!(
         answer.warnings(),
-        [
-            r#"299 - "json patch unknown field \"[0].foo\"""#,
-            r#"299 - "unknown field \"spec.zzz\"""#
-        ]
+        [r#"299 - "json patch unknown field \"[0].foo\"""#, r#"299 - "unknown field \"spec.zzz\"""#]
     );
 }
 

@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use serde_json::json;
 use support::Scope;
 use support::meta::{
-    NameRule, ObjectMetaView, validate_annotations, validate_generate_name, validate_labels,
-    validate_name, validate_namespace, validate_object_meta,
+    NameRule, ObjectMetaView, validate_annotations, validate_generate_name, validate_labels, validate_name,
+    validate_namespace, validate_object_meta,
 };
 use support::validation::{ErrorList, ErrorType, FieldError, Path};
 
@@ -27,12 +27,7 @@ fn invalid(field: &str, value: &str, detail: &str) -> FieldError {
 }
 
 fn other(field: &str, error_type: ErrorType, detail: &str) -> FieldError {
-    FieldError {
-        field: field.to_owned(),
-        error_type,
-        bad_value: None,
-        detail: detail.to_owned(),
-    }
+    FieldError { field: field.to_owned(), error_type, bad_value: None, detail: detail.to_owned() }
 }
 
 fn name_errors(name: &str, rule: NameRule) -> ErrorList {
@@ -50,10 +45,7 @@ fn generate_name_errors(prefix: &str, rule: NameRule) -> ErrorList {
 }
 
 fn map(entries: &[(&str, &str)]) -> BTreeMap<String, String> {
-    entries
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
+    entries.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
 }
 
 fn label_errors(labels: &[(&str, &str)]) -> ErrorList {
@@ -78,11 +70,7 @@ fn subdomain_names() {
     let long = "a".repeat(254);
     assert_eq!(
         name_errors(&long, NameRule::Dns1123Subdomain),
-        vec![invalid(
-            "metadata.name",
-            &long,
-            "must be no more than 253 characters"
-        )]
+        vec![invalid("metadata.name", &long, "must be no more than 253 characters")]
     );
     for bad in ["Foo", "-foo", "foo-", "foo_bar", "a..b", "é"] {
         assert_eq!(
@@ -95,11 +83,7 @@ fn subdomain_names() {
     assert_eq!(
         name_errors(&long_bad, NameRule::Dns1123Subdomain),
         vec![
-            invalid(
-                "metadata.name",
-                &long_bad,
-                "must be no more than 253 characters"
-            ),
+            invalid("metadata.name", &long_bad, "must be no more than 253 characters"),
             invalid("metadata.name", &long_bad, SUBDOMAIN_MSG),
         ]
     );
@@ -115,33 +99,20 @@ fn label_names() {
     let long = "a".repeat(64);
     assert_eq!(
         name_errors(&long, NameRule::Dns1123Label),
-        vec![invalid(
-            "metadata.name",
-            &long,
-            "must be no more than 63 characters"
-        )]
+        vec![invalid("metadata.name", &long, "must be no more than 63 characters")]
     );
     assert_eq!(
         name_errors("a.b", NameRule::Dns1123Label),
         vec![invalid("metadata.name", "a.b", "must not contain dots")]
     );
-    assert_eq!(
-        name_errors("-a", NameRule::Dns1123Label),
-        vec![invalid("metadata.name", "-a", LABEL_MSG)]
-    );
+    assert_eq!(name_errors("-a", NameRule::Dns1123Label), vec![invalid("metadata.name", "-a", LABEL_MSG)]);
 }
 
 #[test]
 fn path_segment_names() {
     assert_eq!(name_errors("Any Thing:Goes", NameRule::PathSegment), vec![]);
-    assert_eq!(
-        name_errors(".", NameRule::PathSegment),
-        vec![invalid("metadata.name", ".", "may not be '.'")]
-    );
-    assert_eq!(
-        name_errors("..", NameRule::PathSegment),
-        vec![invalid("metadata.name", "..", "may not be '..'")]
-    );
+    assert_eq!(name_errors(".", NameRule::PathSegment), vec![invalid("metadata.name", ".", "may not be '.'")]);
+    assert_eq!(name_errors("..", NameRule::PathSegment), vec![invalid("metadata.name", "..", "may not be '..'")]);
     assert_eq!(
         name_errors("a/b%c", NameRule::PathSegment),
         vec![
@@ -154,35 +125,18 @@ fn path_segment_names() {
 #[test]
 fn empty_name_is_required() {
     let errors = name_errors("", NameRule::Dns1123Subdomain);
-    assert_eq!(
-        errors,
-        vec![other(
-            "metadata.name",
-            ErrorType::Required,
-            "name or generateName is required"
-        )]
-    );
-    assert_eq!(
-        errors[0].to_string(),
-        "metadata.name: Required value: name or generateName is required"
-    );
+    assert_eq!(errors, vec![other("metadata.name", ErrorType::Required, "name or generateName is required")]);
+    assert_eq!(errors[0].to_string(), "metadata.name: Required value: name or generateName is required");
 }
 
 #[test]
 fn generate_name_prefixes() {
     for ok in ["my-app-", "a-", "web", "x.y-", "a--"] {
-        assert_eq!(
-            generate_name_errors(ok, NameRule::Dns1123Subdomain),
-            vec![],
-            "{ok}"
-        );
+        assert_eq!(generate_name_errors(ok, NameRule::Dns1123Subdomain), vec![], "{ok}");
     }
     // The trailing dash is masked with the character before it (Kubernetes'
     // maskTrailingDash), so a dot or dash there passes as well.
-    assert_eq!(
-        generate_name_errors("a.-", NameRule::Dns1123Subdomain),
-        vec![]
-    );
+    assert_eq!(generate_name_errors("a.-", NameRule::Dns1123Subdomain), vec![]);
     for bad in ["My-App-", "-", "-a-", "a_-x"] {
         assert_eq!(
             generate_name_errors(bad, NameRule::Dns1123Subdomain),
@@ -192,36 +146,21 @@ fn generate_name_prefixes() {
     }
     // The masked prefix is one character shorter.
     let long = format!("{}-", "a".repeat(253));
-    assert_eq!(
-        generate_name_errors(&long, NameRule::Dns1123Subdomain),
-        vec![]
-    );
+    assert_eq!(generate_name_errors(&long, NameRule::Dns1123Subdomain), vec![]);
     let too_long = format!("{}-", "a".repeat(254));
     assert_eq!(
         generate_name_errors(&too_long, NameRule::Dns1123Subdomain),
-        vec![invalid(
-            "metadata.generateName",
-            &too_long,
-            "must be no more than 253 characters"
-        )]
+        vec![invalid("metadata.generateName", &too_long, "must be no more than 253 characters")]
     );
     assert_eq!(
         generate_name_errors("my.app-", NameRule::Dns1123Label),
-        vec![invalid(
-            "metadata.generateName",
-            "my.app-",
-            "must not contain dots"
-        )]
+        vec![invalid("metadata.generateName", "my.app-", "must not contain dots")]
     );
     // Path-segment prefixes may be `.` or `..`, a suffix follows.
     assert_eq!(generate_name_errors("..", NameRule::PathSegment), vec![]);
     assert_eq!(
         generate_name_errors("a/", NameRule::PathSegment),
-        vec![invalid(
-            "metadata.generateName",
-            "a/",
-            "may not contain '/'"
-        )]
+        vec![invalid("metadata.generateName", "a/", "may not contain '/'")]
     );
     assert_eq!(generate_name_errors("", NameRule::Dns1123Subdomain), vec![]);
 }
@@ -258,10 +197,7 @@ fn label_keys_and_values() {
     );
 
     let errors = label_errors(&[("bad key!", "ok")]);
-    assert_eq!(
-        errors,
-        vec![invalid("metadata.labels", "bad key!", NAME_PART_MSG)]
-    );
+    assert_eq!(errors, vec![invalid("metadata.labels", "bad key!", NAME_PART_MSG)]);
     assert_eq!(
         errors[0].to_string(),
         "metadata.labels: Invalid value: \"bad key!\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
@@ -269,37 +205,21 @@ fn label_keys_and_values() {
 
     assert_eq!(
         label_errors(&[("Example.com/app", "v")]),
-        vec![invalid(
-            "metadata.labels",
-            "Example.com/app",
-            &format!("prefix part {SUBDOMAIN_MSG}")
-        )]
+        vec![invalid("metadata.labels", "Example.com/app", &format!("prefix part {SUBDOMAIN_MSG}"))]
     );
     let long_prefix = format!("{}/app", "a".repeat(254));
     assert_eq!(
         label_errors(&[(&long_prefix, "v")]),
-        vec![invalid(
-            "metadata.labels",
-            &long_prefix,
-            "prefix part must be no more than 253 characters"
-        )]
+        vec![invalid("metadata.labels", &long_prefix, "prefix part must be no more than 253 characters")]
     );
     assert_eq!(
         label_errors(&[("/app", "v")]),
-        vec![invalid(
-            "metadata.labels",
-            "/app",
-            "prefix part must be non-empty"
-        )]
+        vec![invalid("metadata.labels", "/app", "prefix part must be non-empty")]
     );
     assert_eq!(
         label_errors(&[("example.com/", "v")]),
         vec![
-            invalid(
-                "metadata.labels",
-                "example.com/",
-                "name part must be non-empty"
-            ),
+            invalid("metadata.labels", "example.com/", "name part must be non-empty"),
             invalid("metadata.labels", "example.com/", NAME_PART_MSG),
         ]
     );
@@ -314,11 +234,7 @@ fn label_keys_and_values() {
     let long_name = "k".repeat(64);
     assert_eq!(
         label_errors(&[(&long_name, "v")]),
-        vec![invalid(
-            "metadata.labels",
-            &long_name,
-            "name part must be no more than 63 characters"
-        )]
+        vec![invalid("metadata.labels", &long_name, "name part must be no more than 63 characters")]
     );
     assert_eq!(label_errors(&[(&"k".repeat(63), "v")]), vec![]);
 
@@ -327,11 +243,7 @@ fn label_keys_and_values() {
     assert_eq!(
         label_errors(&[("a", &long_value), ("b", "-bad"), ("c", &"v".repeat(63))]),
         vec![
-            invalid(
-                "metadata.labels",
-                &long_value,
-                "must be no more than 63 characters"
-            ),
+            invalid("metadata.labels", &long_value, "must be no more than 63 characters"),
             invalid("metadata.labels", "-bad", LABEL_VALUE_MSG),
         ]
     );
@@ -363,11 +275,7 @@ fn annotation_keys_and_size() {
     );
     assert_eq!(
         annotation_errors(&map(&[("Bad_Prefix/key", "v")])),
-        vec![invalid(
-            "metadata.annotations",
-            "Bad_Prefix/key",
-            &format!("prefix part {SUBDOMAIN_MSG}")
-        )]
+        vec![invalid("metadata.annotations", "Bad_Prefix/key", &format!("prefix part {SUBDOMAIN_MSG}"))]
     );
 
     // 256 KiB of keys and values together.
@@ -376,18 +284,8 @@ fn annotation_keys_and_size() {
     assert_eq!(annotation_errors(&at_limit), vec![]);
     let over = map(&[(key, &"x".repeat(262_144 - key.len())), ("b", "")]);
     let errors = annotation_errors(&over);
-    assert_eq!(
-        errors,
-        vec![other(
-            "metadata.annotations",
-            ErrorType::TooLong,
-            "may not be more than 262144 bytes"
-        )]
-    );
-    assert_eq!(
-        errors[0].to_string(),
-        "metadata.annotations: Too long: may not be more than 262144 bytes"
-    );
+    assert_eq!(errors, vec![other("metadata.annotations", ErrorType::TooLong, "may not be more than 262144 bytes")]);
+    assert_eq!(errors[0].to_string(), "metadata.annotations: Too long: may not be more than 262144 bytes");
 }
 
 #[test]
@@ -404,20 +302,11 @@ fn object_meta() {
         annotations: Some(&annotations),
         ..Default::default()
     };
-    validate_object_meta(
-        &metadata,
-        valid,
-        Scope::Namespaced,
-        NameRule::default(),
-        &mut errors,
-    );
+    validate_object_meta(&metadata, valid, Scope::Namespaced, NameRule::default(), &mut errors);
     // Namespaced objects without a namespace get it from the URL.
     validate_object_meta(
         &metadata,
-        ObjectMetaView {
-            namespace: "",
-            ..valid
-        },
+        ObjectMetaView { namespace: "", ..valid },
         Scope::Namespaced,
         NameRule::default(),
         &mut errors,
@@ -425,11 +314,7 @@ fn object_meta() {
     // A generateName stands in for the name still to be generated.
     validate_object_meta(
         &metadata,
-        ObjectMetaView {
-            name: "",
-            generate_name: "web-",
-            ..valid
-        },
+        ObjectMetaView { name: "", generate_name: "web-", ..valid },
         Scope::Namespaced,
         NameRule::default(),
         &mut errors,
@@ -437,25 +322,9 @@ fn object_meta() {
     assert_eq!(errors, vec![]);
 
     // Cluster-scoped objects have no namespace.
-    validate_object_meta(
-        &metadata,
-        valid,
-        Scope::Cluster,
-        NameRule::default(),
-        &mut errors,
-    );
-    assert_eq!(
-        errors,
-        vec![other(
-            "metadata.namespace",
-            ErrorType::Forbidden,
-            "not allowed on this type"
-        )]
-    );
-    assert_eq!(
-        errors[0].to_string(),
-        "metadata.namespace: Forbidden: not allowed on this type"
-    );
+    validate_object_meta(&metadata, valid, Scope::Cluster, NameRule::default(), &mut errors);
+    assert_eq!(errors, vec![other("metadata.namespace", ErrorType::Forbidden, "not allowed on this type")]);
+    assert_eq!(errors[0].to_string(), "metadata.namespace: Forbidden: not allowed on this type");
 
     // Everything wrong at once, in Kubernetes' order.
     let bad_labels = map(&[("bad key!", "v")]);
@@ -474,10 +343,7 @@ fn object_meta() {
         NameRule::Dns1123Label,
         &mut errors,
     );
-    let fields: Vec<(&str, ErrorType)> = errors
-        .iter()
-        .map(|e| (e.field.as_str(), e.error_type))
-        .collect();
+    let fields: Vec<(&str, ErrorType)> = errors.iter().map(|e| (e.field.as_str(), e.error_type)).collect();
     assert_eq!(
         fields,
         vec![
@@ -491,21 +357,14 @@ fn object_meta() {
     let mut errors = ErrorList::new();
     validate_object_meta(
         &metadata,
-        ObjectMetaView {
-            name: "Web",
-            generate_name: "Web-",
-            ..Default::default()
-        },
+        ObjectMetaView { name: "Web", generate_name: "Web-", ..Default::default() },
         Scope::Cluster,
         NameRule::Dns1123Subdomain,
         &mut errors,
     );
     assert_eq!(
         errors,
-        vec![
-            invalid("metadata.generateName", "Web-", SUBDOMAIN_MSG),
-            invalid("metadata.name", "Web", SUBDOMAIN_MSG),
-        ]
+        vec![invalid("metadata.generateName", "Web-", SUBDOMAIN_MSG), invalid("metadata.name", "Web", SUBDOMAIN_MSG),]
     );
 }
 
@@ -532,11 +391,7 @@ static ALLOCATOR: CountingAllocator = CountingAllocator;
 
 #[test]
 fn valid_metadata_does_not_allocate() {
-    let labels = map(&[
-        ("app", "web"),
-        ("app.kubernetes.io/name", "web-1.2_x"),
-        ("empty", ""),
-    ]);
+    let labels = map(&[("app", "web"), ("app.kubernetes.io/name", "web-1.2_x"), ("empty", "")]);
     let annotations = map(&[("Example.COM/Key", "{\"a\": 1}"), ("note", "")]);
     let meta = ObjectMetaView {
         name: "web-0",
@@ -548,18 +403,10 @@ fn valid_metadata_does_not_allocate() {
     let metadata = Path::ROOT.field("metadata");
     let mut errors = ErrorList::new();
     let before = ALLOCATIONS.with(Cell::get);
-    for rule in [
-        NameRule::Dns1123Subdomain,
-        NameRule::Dns1123Label,
-        NameRule::PathSegment,
-    ] {
+    for rule in [NameRule::Dns1123Subdomain, NameRule::Dns1123Label, NameRule::PathSegment] {
         validate_object_meta(&metadata, meta, Scope::Namespaced, rule, &mut errors);
     }
     let after = ALLOCATIONS.with(Cell::get);
     assert_eq!(errors, vec![]);
-    assert_eq!(
-        after - before,
-        0,
-        "allocations while validating valid metadata"
-    );
+    assert_eq!(after - before, 0, "allocations while validating valid metadata");
 }

@@ -80,11 +80,7 @@ fn forbidden_has_three_message_forms() {
 #[test]
 fn method_not_allowed() {
     assert_wire(
-        &Status::method_not_allowed(
-            "certificates.k8s.io",
-            "certificatesigningrequests",
-            "deletecollection",
-        ),
+        &Status::method_not_allowed("certificates.k8s.io", "certificatesigningrequests", "deletecollection"),
         r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"deletecollection is not supported on resources of kind \"certificatesigningrequests.certificates.k8s.io\"","reason":"MethodNotAllowed","details":{"group":"certificates.k8s.io","kind":"certificatesigningrequests"},"code":405}"#,
     );
 }
@@ -148,10 +144,7 @@ fn internal_error() {
 
 #[test]
 fn success_and_deleted() {
-    assert_wire(
-        &Status::success(),
-        r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success"}"#,
-    );
+    assert_wire(&Status::success(), r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success"}"#);
     assert_wire(
         &Status::deleted(
             "certificates.k8s.io",
@@ -172,10 +165,7 @@ fn hpa_errors() -> Vec<FieldError> {
     let max = spec.field("maxReplicas");
     let target = spec.field("scaleTargetRef");
     let name = target.field("name");
-    vec![
-        FieldError::invalid(&max, 1, "must be greater than or equal to 2"),
-        FieldError::required(&name, ""),
-    ]
+    vec![FieldError::invalid(&max, 1, "must be greater than or equal to 2"), FieldError::required(&name, "")]
 }
 
 #[test]
@@ -192,9 +182,7 @@ fn invalid_with_one_error_has_no_brackets() {
     let status = Status::invalid("HorizontalPodAutoscaler", "autoscaling", "web", errors);
     assert_eq!(
         status.message.as_deref(),
-        Some(
-            "HorizontalPodAutoscaler.autoscaling \"web\" is invalid: spec.scaleTargetRef.name: Required value"
-        )
+        Some("HorizontalPodAutoscaler.autoscaling \"web\" is invalid: spec.scaleTargetRef.name: Required value")
     );
     assert_eq!(status.to_string(), status.message.clone().unwrap());
 }
@@ -225,23 +213,16 @@ fn invalid_dedups_repeated_messages_but_keeps_every_cause() {
     let spec = Path::ROOT.field("spec");
     let a = spec.field("a");
     let b = spec.field("b");
-    let errors =
-        [FieldError::required(&a, ""), FieldError::required(&b, ""), FieldError::required(&a, "")];
+    let errors = [FieldError::required(&a, ""), FieldError::required(&b, ""), FieldError::required(&a, "")];
     let status = Status::invalid("Thing", "example.com", "t", &errors);
     assert_eq!(
         status.message.as_deref(),
-        Some(
-            "Thing.example.com \"t\" is invalid: [spec.a: Required value, spec.b: Required value]"
-        )
+        Some("Thing.example.com \"t\" is invalid: [spec.a: Required value, spec.b: Required value]")
     );
     assert_eq!(status.details.as_ref().unwrap().causes.len(), 3);
     // When every error repeats the first, one remains and it is not bracketed.
-    let status =
-        Status::invalid("Thing", "example.com", "t", &[errors[0].clone(), errors[2].clone()]);
-    assert_eq!(
-        status.message.as_deref(),
-        Some("Thing.example.com \"t\" is invalid: spec.a: Required value")
-    );
+    let status = Status::invalid("Thing", "example.com", "t", &[errors[0].clone(), errors[2].clone()]);
+    assert_eq!(status.message.as_deref(), Some("Thing.example.com \"t\" is invalid: spec.a: Required value"));
 }
 
 #[test]
@@ -338,10 +319,7 @@ fn field_error_constructors_use_the_kubernetes_texts() {
     let app = labels.key("app");
     let cases = [
         (FieldError::required(&spec.field("signerName"), ""), "spec.signerName: Required value"),
-        (
-            FieldError::required(&spec.field("request"), "must be set"),
-            "spec.request: Required value: must be set",
-        ),
+        (FieldError::required(&spec.field("request"), "must be set"), "spec.request: Required value: must be set"),
         (
             FieldError::invalid(
                 &spec.field("expirationSeconds"),
@@ -363,18 +341,12 @@ fn field_error_constructors_use_the_kubernetes_texts() {
             FieldError::too_long(&app, "a".repeat(64), 63),
             "metadata.labels[app]: Too long: may not be more than 63 bytes",
         ),
-        (
-            FieldError::too_long(&app, "ab", 1),
-            "metadata.labels[app]: Too long: may not be more than 1 byte",
-        ),
+        (FieldError::too_long(&app, "ab", 1), "metadata.labels[app]: Too long: may not be more than 1 byte"),
         (
             FieldError::too_long_characters(&app, "ab", 1),
             "metadata.labels[app]: Too long: may not be more than 1 character",
         ),
-        (
-            FieldError::too_many(&usages, 12, 10),
-            "spec.usages: Too many: 12: must have at most 10 items",
-        ),
+        (FieldError::too_many(&usages, 12, 10), "spec.usages: Too many: 12: must have at most 10 items"),
         (FieldError::too_many(&usages, 2, 1), "spec.usages: Too many: 2: must have at most 1 item"),
         (
             FieldError::forbidden(&spec.field("signerName"), "may not be changed"),
@@ -415,10 +387,7 @@ fn field_error_values_render_like_go() {
     // null, arrays and objects as Go's json.Marshal writes them.
     assert_eq!(body(json!(null)), "Invalid value: null: d");
     assert_eq!(body(json!(["a", 1, 2.0, 1e21, 1e-7])), r#"Invalid value: ["a",1,2,1e+21,1e-7]: d"#);
-    assert_eq!(
-        body(json!({"b": "<&>", "a": [true]})),
-        r#"Invalid value: {"a":[true],"b":"\u003c\u0026\u003e"}: d"#
-    );
+    assert_eq!(body(json!({"b": "<&>", "a": [true]})), r#"Invalid value: {"a":[true],"b":"\u003c\u0026\u003e"}: d"#);
     // An error without a value shows none.
     let e = FieldError::new(&p, ErrorType::Invalid, None, "d");
     assert_eq!(e.body(), "Invalid value: d");

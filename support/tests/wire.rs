@@ -108,18 +108,14 @@ fn int_or_string_in_a_struct() {
         r#"{"targetPort":"http","maxSurge":1}"#,
         Port { target_port: "http".into(), max_surge: Some(IntOrString::Int(1)) },
     );
-    round_trip(
-        r#"{"targetPort":443}"#,
-        Port { target_port: IntOrString::Int(443), max_surge: None },
-    );
+    round_trip(r#"{"targetPort":443}"#, Port { target_port: IntOrString::Int(443), max_surge: None });
 }
 
 // ---- Quantity ----
 
 #[test]
 fn quantity_round_trips_strings_verbatim() {
-    for text in ["100m", "1.5Gi", "2e3", "1E-3", "0", "-1", "+5k", ".5", "1.", "128974848", "12Mi"]
-    {
+    for text in ["100m", "1.5Gi", "2e3", "1E-3", "0", "-1", "+5k", ".5", "1.", "128974848", "12Mi"] {
         round_trip(&format!("\"{text}\""), Quantity(text.into()));
     }
 }
@@ -200,10 +196,7 @@ fn quantity_grammar() {
     for text in valid {
         assert!(Quantity::from(text).is_valid(), "{text} should be valid");
     }
-    let format = [
-        "", " 1", "1 ", "abc", "Ki", "+", "-", ".", "1.2.3", "1,5", "1e3.5", "1e5e", "1Mi ",
-        "0x10", "1KiB",
-    ];
+    let format = ["", " 1", "1 ", "abc", "Ki", "+", "-", ".", "1.2.3", "1,5", "1e3.5", "1e5e", "1Mi ", "0x10", "1KiB"];
     for text in format {
         assert_eq!(Quantity::from(text).validate(), Err(QuantityError::Format), "{text:?}");
     }
@@ -322,19 +315,11 @@ fn time_rejects_non_rfc3339() {
         assert!(e.starts_with(&prefix), "{text:?}: got {e}");
     }
     // Calendar errors come from jiff; the message names the input.
-    for text in [
-        "2023-02-29T00:00:00Z",
-        "2024-13-01T00:00:00Z",
-        "2024-01-01T24:00:00Z",
-        "2016-12-31T23:59:60Z",
-    ] {
+    for text in ["2023-02-29T00:00:00Z", "2024-13-01T00:00:00Z", "2024-01-01T24:00:00Z", "2016-12-31T23:59:60Z"] {
         let e = error::<Time>(&format!("\"{text}\""));
         assert!(e.starts_with(&format!("invalid RFC 3339 timestamp {text:?}: ")), "{e}");
     }
-    assert!(
-        error::<Time>("12")
-            .starts_with("invalid type: integer `12`, expected an RFC 3339 timestamp")
-    );
+    assert!(error::<Time>("12").starts_with("invalid type: integer `12`, expected an RFC 3339 timestamp"));
     assert!(error::<Time>("null").starts_with("invalid type: null"));
     assert_eq!(from_json::<Option<Time>>("null"), None);
 }
@@ -344,10 +329,7 @@ fn time_years_before_rfc3339_fail_to_serialize_without_panicking() {
     // jiff reaches back to the year -9999; RFC 3339 only to 0000.
     let far = Time(ts("-000001-06-01T00:00:00Z"));
     let e = serde_json::to_string(&far).unwrap_err().to_string();
-    assert_eq!(
-        e,
-        "timestamp -000001-06-01T00:00:00Z is outside the years 0000..=9999 that RFC 3339 can write"
-    );
+    assert_eq!(e, "timestamp -000001-06-01T00:00:00Z is outside the years 0000..=9999 that RFC 3339 can write");
     assert_eq!(far.to_string(), "-000001-06-01T00:00:00Z");
     let e = serde_json::to_string(&MicroTime(far.0)).unwrap_err().to_string();
     assert!(e.starts_with("timestamp -000001-06-01T00:00:00Z is outside"), "{e}");
@@ -387,20 +369,11 @@ fn bytes_ignore_line_breaks_and_take_null_as_empty() {
 
 #[test]
 fn bytes_reject_bad_base64() {
-    assert_eq!(
-        error::<Bytes>(r#""aGVsbG8""#),
-        "invalid base64 data: Invalid padding at line 1 column 9"
-    );
-    assert!(
-        error::<Bytes>(r#""aGV$bG8=""#)
-            .starts_with("invalid base64 data: Invalid symbol 36, offset 3.")
-    );
+    assert_eq!(error::<Bytes>(r#""aGVsbG8""#), "invalid base64 data: Invalid padding at line 1 column 9");
+    assert!(error::<Bytes>(r#""aGV$bG8=""#).starts_with("invalid base64 data: Invalid symbol 36, offset 3."));
     // URL-safe alphabet is not the standard one.
     assert!(error::<Bytes>(r#""AP8-_w==""#).starts_with("invalid base64 data: Invalid symbol"));
-    assert!(
-        error::<Bytes>("7")
-            .starts_with("invalid type: integer `7`, expected a base64-encoded string")
-    );
+    assert!(error::<Bytes>("7").starts_with("invalid type: integer `7`, expected a base64-encoded string"));
 }
 
 #[test]

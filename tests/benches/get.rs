@@ -133,9 +133,7 @@ async fn hand_written(
 ) -> Response {
     let hpa = HorizontalPodAutoscaler::clone(&hpa);
     match serde_json::to_vec(&hpa) {
-        Ok(body) => {
-            ([(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))], body).into_response()
-        }
+        Ok(body) => ([(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))], body).into_response(),
         Err(_) => StatusCode::INTERNAL_SERVER_ERROR.into_response(),
     }
 }
@@ -251,10 +249,8 @@ async fn in_memory(router: &Router, iterations: u32) -> (f64, f64) {
     let allocations = ALLOCATIONS.load(Relaxed);
     let started = Instant::now();
     for _ in 0..iterations {
-        let request = Request::get(PATH)
-            .header(header::ACCEPT, "application/json")
-            .body(Body::empty())
-            .expect("a request");
+        let request =
+            Request::get(PATH).header(header::ACCEPT, "application/json").body(Body::empty()).expect("a request");
         let response = router.clone().oneshot(request).await.expect("infallible");
         assert_eq!(response.status(), StatusCode::OK);
         let body = http_body_util::BodyExt::collect(response.into_body()).await.expect("a body");
@@ -312,11 +308,7 @@ async fn allocation_sizes(router: &Router) -> Vec<usize> {
 /// `GET_BENCH_PROFILE=generated|hand-written[,minimal]`: only requests in memory through
 /// one router, for 10 seconds, for a profiler (`perf record`) to look at.
 fn profile(which: &str, object: &Arc<HorizontalPodAutoscaler>) {
-    let object = if which.ends_with(",minimal") {
-        Arc::new(minimal(object))
-    } else {
-        Arc::clone(object)
-    };
+    let object = if which.ends_with(",minimal") { Arc::new(minimal(object)) } else { Arc::clone(object) };
     let router = if which.starts_with("generated") {
         generated::server::router(OneHpa(object), Config::default())
     } else {

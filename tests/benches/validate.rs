@@ -90,11 +90,7 @@ fn time_batch(calls: u32, f: &mut dyn FnMut()) -> f64 {
 fn median(samples: &mut [f64]) -> f64 {
     samples.sort_by(f64::total_cmp);
     let mid = samples.len() / 2;
-    if samples.len().is_multiple_of(2) {
-        (samples[mid - 1] + samples[mid]) / 2.0
-    } else {
-        samples[mid]
-    }
+    if samples.len().is_multiple_of(2) { (samples[mid - 1] + samples[mid]) / 2.0 } else { samples[mid] }
 }
 
 struct Workload<'a> {
@@ -122,34 +118,17 @@ fn main() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/validation/hpa.json");
     let text = std::fs::read_to_string(path).expect("reading hpa.json");
     let hpa: HorizontalPodAutoscaler = serde_json::from_str(&text).expect("hpa.json decodes");
-    let autoscaler: Autoscaler =
-        serde_json::from_str(&text).expect("hpa.json decodes as an Autoscaler");
+    let autoscaler: Autoscaler = serde_json::from_str(&text).expect("hpa.json decodes as an Autoscaler");
     // Both are valid: the benchmark measures the path without errors.
     assert_eq!(hpa.validate(), Vec::new());
     assert_eq!(autoscaler.validate(), Vec::new());
 
     let (rounds, calls) = if measure { (41, 2_000) } else { (3, 10) };
     let mut workloads = [
-        Workload {
-            name: "hpa decode",
-            run: Box::new(decoder::<HorizontalPodAutoscaler>(&text)),
-            samples: Vec::new(),
-        },
-        Workload {
-            name: "hpa validate",
-            run: Box::new(validator(&hpa)),
-            samples: Vec::new(),
-        },
-        Workload {
-            name: "autoscaler decode",
-            run: Box::new(decoder::<Autoscaler>(&text)),
-            samples: Vec::new(),
-        },
-        Workload {
-            name: "autoscaler validate",
-            run: Box::new(validator(&autoscaler)),
-            samples: Vec::new(),
-        },
+        Workload { name: "hpa decode", run: Box::new(decoder::<HorizontalPodAutoscaler>(&text)), samples: Vec::new() },
+        Workload { name: "hpa validate", run: Box::new(validator(&hpa)), samples: Vec::new() },
+        Workload { name: "autoscaler decode", run: Box::new(decoder::<Autoscaler>(&text)), samples: Vec::new() },
+        Workload { name: "autoscaler validate", run: Box::new(validator(&autoscaler)), samples: Vec::new() },
         // What the CEL path pays before any rule runs: the JSON copy of one node (here the
         // spec, the largest; the generated code makes one per CEL-bearing node).
         Workload {
@@ -175,30 +154,18 @@ fn main() {
         *median_ns = median(&mut workload.samples);
     }
     let alloc_calls = if measure { 1_000 } else { 10 };
-    let allocations: Vec<(f64, f64)> = workloads
-        .iter_mut()
-        .map(|w| allocations_per_call(alloc_calls, &mut w.run))
-        .collect();
+    let allocations: Vec<(f64, f64)> =
+        workloads.iter_mut().map(|w| allocations_per_call(alloc_calls, &mut w.run)).collect();
 
     println!(
         "validate bench: {} rounds x {calls} calls, medians, {} bytes of JSON{}",
         rounds,
         text.len(),
-        if measure {
-            ""
-        } else {
-            " (smoke run: pass --bench to measure)"
-        }
+        if measure { "" } else { " (smoke run: pass --bench to measure)" }
     );
-    println!(
-        "{:<22} {:>12} {:>14} {:>16}",
-        "workload", "ns/op", "allocs/op", "bytes alloc/op"
-    );
+    println!("{:<22} {:>12} {:>14} {:>16}", "workload", "ns/op", "allocs/op", "bytes alloc/op");
     for ((workload, ns), (count, bytes)) in workloads.iter().zip(medians).zip(&allocations) {
-        println!(
-            "{:<22} {ns:>12.0} {count:>14.1} {bytes:>16.0}",
-            workload.name
-        );
+        println!("{:<22} {ns:>12.0} {count:>14.1} {bytes:>16.0}", workload.name);
     }
     println!(
         "validate / decode: hpa (with CEL) {:.1}%, autoscaler (no CEL) {:.1}%",

@@ -106,7 +106,10 @@ fn cel_rules_use_the_kubernetes_libraries() {
     for endpoint in ["ftp://example.com", "not a url"] {
         assert_eq!(
             errors(&gizmo(json!({"mode": "Always", "endpoint": endpoint}))),
-            [(ErrorType::Invalid, "spec.endpoint: Invalid value: \"object\": endpoint must be an http or https URL".to_owned())],
+            [(
+                ErrorType::Invalid,
+                "spec.endpoint: Invalid value: \"object\": endpoint must be an http or https URL".to_owned()
+            )],
             "{endpoint}"
         );
     }
@@ -145,8 +148,14 @@ fn cel_rules_use_their_message_and_message_expression() {
     assert_eq!(
         errors(&value),
         [
-            (ErrorType::Invalid, "spec.replicas: Invalid value: \"object\": replicas must not exceed maxReplicas".to_owned()),
-            (ErrorType::Invalid, "spec: Invalid value: \"object\": a schedule needs mode Scheduled, not Always".to_owned()),
+            (
+                ErrorType::Invalid,
+                "spec.replicas: Invalid value: \"object\": replicas must not exceed maxReplicas".to_owned()
+            ),
+            (
+                ErrorType::Invalid,
+                "spec: Invalid value: \"object\": a schedule needs mode Scheduled, not Always".to_owned()
+            ),
         ]
     );
 }
@@ -201,11 +210,17 @@ fn root_rules_see_the_metadata_of_cluster_scoped_kinds() {
 
 #[test]
 fn identity_and_http_facts_come_from_the_manifest() {
-    assert_eq!((v1::Gizmo::API_VERSION, v1::Gizmo::PLURAL, v1::Gizmo::LIST_KIND), ("crd.example.com/v1", "gizmos", "GizmoList"));
+    assert_eq!(
+        (v1::Gizmo::API_VERSION, v1::Gizmo::PLURAL, v1::Gizmo::LIST_KIND),
+        ("crd.example.com/v1", "gizmos", "GizmoList")
+    );
     assert_eq!(v1alpha1::Knob::SCOPE, support::Scope::Cluster);
 
     let gizmos = &v1::GIZMO;
-    assert_eq!((gizmos.singular, gizmos.short_names, gizmos.categories), ("gizmo", &["gz"][..], &["all", "fixtures"][..]));
+    assert_eq!(
+        (gizmos.singular, gizmos.short_names, gizmos.categories),
+        ("gizmo", &["gz"][..], &["all", "fixtures"][..])
+    );
     assert!(gizmos.storage_version);
     assert_eq!(gizmos.deprecation_warning, None);
     assert_eq!(

@@ -30,8 +30,8 @@ use generated::api::certificates::v1::{
 };
 use generated::apimachinery::pkg::apis::meta::v1::{DeleteOptions, ObjectMeta};
 use generated::params::{
-    CreateOrReplaceParams, DeleteParams, ListParams, NamePath, NamespaceNamePath, NamespacePath,
-    PatchParams, ReadParams,
+    CreateOrReplaceParams, DeleteParams, ListParams, NamePath, NamespaceNamePath, NamespacePath, PatchParams,
+    ReadParams,
 };
 use generated::responses::{OkCreatedOrAccepted, OkOrAccepted, OkOrCreated};
 use http_body_util::BodyExt;
@@ -222,9 +222,7 @@ impl Store {
             return Err(not_found::<T>(name));
         };
         if name_of(&object) != name {
-            return Err(Status::bad_request(
-                "the name of the object does not match the name on the URL",
-            ));
+            return Err(Status::bad_request("the name of the object does not match the name on the URL"));
         }
         if let Some(sent) = resource_version_of(&object)
             && Some(sent) != resource_version_of(&stored)
@@ -402,8 +400,7 @@ impl HorizontalPodAutoscalerApi for Store {
         _params: DeleteParams,
         _body: Option<DeleteOptions>,
     ) -> Result<OkOrAccepted<Status>, Status> {
-        Store::delete::<HorizontalPodAutoscaler>(self, context, &path.namespace, &path.name)
-            .map(OkOrAccepted::Ok)
+        Store::delete::<HorizontalPodAutoscaler>(self, context, &path.namespace, &path.name).map(OkOrAccepted::Ok)
     }
 
     async fn list(
@@ -590,8 +587,7 @@ impl Answer {
     }
 
     fn json(&self) -> Value {
-        serde_json::from_slice(&self.body)
-            .unwrap_or_else(|e| panic!("the body is not JSON ({e}): {}", self.text()))
+        serde_json::from_slice(&self.body).unwrap_or_else(|e| panic!("the body is not JSON ({e}): {}", self.text()))
     }
 
     fn content_type(&self) -> &str {
@@ -717,10 +713,7 @@ async fn read_answers_200_and_list_lists() {
         "metadata": {"resourceVersion": "1"},
         "items": []
     });
-    server
-        .send(get("/apis/autoscaling/v2/namespaces/other/horizontalpodautoscalers"))
-        .await
-        .assert_json(200, empty);
+    server.send(get("/apis/autoscaling/v2/namespaces/other/horizontalpodautoscalers")).await.assert_json(200, empty);
 }
 
 #[tokio::test]
@@ -797,9 +790,7 @@ async fn replace_checks_the_resource_version() {
 #[tokio::test]
 async fn merge_patch_and_status_subresource() {
     let server = Server::with_web().await;
-    let answer = server
-        .send(patch(WEB, "application/merge-patch+json", &json!({"spec": {"minReplicas": 3}})))
-        .await;
+    let answer = server.send(patch(WEB, "application/merge-patch+json", &json!({"spec": {"minReplicas": 3}}))).await;
     let mut expected = stored_hpa("web", 2);
     expected["metadata"]["uid"] = json!("uid-1");
     expected["spec"]["minReplicas"] = json!(3);
@@ -1227,10 +1218,7 @@ async fn warn_field_validation_adds_a_warning_header() {
     answer.assert_json(201, stored_hpa("web", 1));
     assert_eq!(
         answer.warnings(),
-        [
-            r#"299 - "unknown field \"spec.foo\"""#,
-            r#"299 - "unknown field \"spec.scaleTargetRef.bar\"""#
-        ]
+        [r#"299 - "unknown field \"spec.foo\"""#, r#"299 - "unknown field \"spec.scaleTargetRef.bar\"""#]
     );
 
     // Warn is the default; Ignore says nothing.
@@ -1267,10 +1255,7 @@ async fn yaml_in_and_out() {
         .expect("a request");
     server.send(create).await.assert_json(201, stored_hpa("web", 1));
 
-    let read = request("GET", WEB)
-        .header(header::ACCEPT, "application/yaml")
-        .body(Body::empty())
-        .expect("a request");
+    let read = request("GET", WEB).header(header::ACCEPT, "application/yaml").body(Body::empty()).expect("a request");
     let answer = server.send(read).await;
     assert_eq!(answer.status, StatusCode::OK);
     assert_eq!(answer.content_type(), "application/yaml");
@@ -1317,9 +1302,7 @@ struct BearerToken;
 impl Authenticator for BearerToken {
     fn authenticate(&self, headers: &HeaderMap) -> Result<Option<UserInfo>, Status> {
         match headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()) {
-            Some("Bearer good") => {
-                Ok(Some(UserInfo { username: "alice".to_owned(), ..UserInfo::default() }))
-            }
+            Some("Bearer good") => Ok(Some(UserInfo { username: "alice".to_owned(), ..UserInfo::default() })),
             _ => Err(support::http::authentication_failed()),
         }
     }
@@ -1506,11 +1489,12 @@ async fn the_deprecated_watch_paths_reach_the_watch_method() {
 #[tokio::test]
 async fn a_watch_of_one_object_refuses_another_selector() {
     let server = Server::with_web().await;
-    let uri = "/apis/autoscaling/v2/watch/namespaces/default/horizontalpodautoscalers/web?fieldSelector=status.phase%3DX";
-    server.send(get(uri)).await.assert_json(
-        400,
-        status(400, "BadRequest", "fieldSelector metadata.name doesn't match requested name"),
-    );
+    let uri =
+        "/apis/autoscaling/v2/watch/namespaces/default/horizontalpodautoscalers/web?fieldSelector=status.phase%3DX";
+    server
+        .send(get(uri))
+        .await
+        .assert_json(400, status(400, "BadRequest", "fieldSelector metadata.name doesn't match requested name"));
     assert!(server.store.watches().is_empty());
 }
 
@@ -1557,9 +1541,7 @@ async fn a_watch_is_chunked_on_the_wire() {
     let serving = tokio::spawn(async move { support::axum::serve(listener, router).await });
 
     let mut stream = tokio::net::TcpStream::connect(address).await.expect("a connection");
-    let request = format!(
-        "GET {HPAS}?watch=true HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n"
-    );
+    let request = format!("GET {HPAS}?watch=true HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n");
     stream.write_all(request.as_bytes()).await.expect("the request is sent");
     let mut raw = Vec::new();
     tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut raw))
@@ -1657,7 +1639,8 @@ async fn version_and_openapi() {
     let document = server.send(get(url)).await;
     assert_eq!(document.status, StatusCode::OK);
     let document = document.json();
-    let patch = &document["paths"]["/apis/autoscaling/v2/namespaces/{namespace}/horizontalpodautoscalers/{name}"]["patch"];
+    let patch =
+        &document["paths"]["/apis/autoscaling/v2/namespaces/{namespace}/horizontalpodautoscalers/{name}"]["patch"];
     assert_eq!(patch["x-kubernetes-group-version-kind"]["kind"], "HorizontalPodAutoscaler");
     let names: Vec<&Value> = patch["parameters"].as_array().expect("parameters").iter().map(|p| &p["name"]).collect();
     assert!(names.contains(&&json!("fieldValidation")), "{names:?}");
@@ -1694,9 +1677,7 @@ fn snapshot(name: &str, text: &str) {
 fn emitted_handlers_snapshot() {
     let files = emitted();
     let file = |path: &str| {
-        files
-            .get(Path::new(path))
-            .unwrap_or_else(|| panic!("no {path} among {:?}", files.keys().collect::<Vec<_>>()))
+        files.get(Path::new(path)).unwrap_or_else(|| panic!("no {path} among {:?}", files.keys().collect::<Vec<_>>()))
     };
     snapshot("handlers_widget_api", file("src/com/example/demo/v1/widget_api.rs"));
     snapshot("handlers_routes", file("src/com/example/demo/v1/routes.rs"));
@@ -1733,11 +1714,7 @@ fn emitted_variant_with_notes(
 
 /// The bodies of the `validate` functions of `params.rs`.
 fn validate_bodies(params: &str) -> Vec<&str> {
-    params
-        .split("pub fn validate(&self)")
-        .skip(1)
-        .map(|rest| rest.split("\n    }\n").next().unwrap_or(rest))
-        .collect()
+    params.split("pub fn validate(&self)").skip(1).map(|rest| rest.split("\n    }\n").next().unwrap_or(rest)).collect()
 }
 
 #[test]

@@ -49,47 +49,23 @@ where
     Theirs: DeserializeOwned + Serialize,
 {
     let (ours, ours_out) = round_trip::<Ours>(&format!("{context} via generated"), input);
-    assert_json_eq(
-        &format!("{context}: generated re-encoded"),
-        ours_expected,
-        &ours_out,
-    );
+    assert_json_eq(&format!("{context}: generated re-encoded"), ours_expected, &ours_out);
 
     let (theirs, theirs_out) = round_trip::<Theirs>(&format!("{context} via k8s-openapi"), input);
-    assert_json_eq(
-        &format!("{context}: k8s-openapi re-encoded"),
-        theirs_expected,
-        &theirs_out,
-    );
+    assert_json_eq(&format!("{context}: k8s-openapi re-encoded"), theirs_expected, &theirs_out);
 
-    let (ours_from_theirs, out) = round_trip::<Ours>(
-        &format!("{context}: k8s-openapi output via generated"),
-        &theirs_out,
-    );
-    assert_json_eq(
-        &format!("{context}: k8s-openapi → generated"),
-        theirs_expected,
-        &out,
-    );
+    let (ours_from_theirs, out) =
+        round_trip::<Ours>(&format!("{context}: k8s-openapi output via generated"), &theirs_out);
+    assert_json_eq(&format!("{context}: k8s-openapi → generated"), theirs_expected, &out);
 
-    let (_, out) = round_trip::<Theirs>(
-        &format!("{context}: generated output via k8s-openapi"),
-        &ours_out,
-    );
-    assert_json_eq(
-        &format!("{context}: generated → k8s-openapi"),
-        theirs_expected,
-        &out,
-    );
+    let (_, out) = round_trip::<Theirs>(&format!("{context}: generated output via k8s-openapi"), &ours_out);
+    assert_json_eq(&format!("{context}: generated → k8s-openapi"), theirs_expected, &out);
 
     // Where neither side normalizes anything, ours decodes the same value from the input
     // and from k8s-openapi's output. (Normalizing inputs, such as a time with a fraction,
     // legitimately decode to values that differ in memory.)
     if input == ours_expected && input == theirs_expected {
-        assert_eq!(
-            ours_from_theirs, ours,
-            "{context}: decoded from k8s-openapi output"
-        );
+        assert_eq!(ours_from_theirs, ours, "{context}: decoded from k8s-openapi output");
     }
     (ours, theirs)
 }
@@ -106,26 +82,14 @@ where
 #[test]
 fn hpa_fixture_agrees_with_k8s_openapi() {
     let input = fixture("hpa.json");
-    let (ours, theirs) = cross_check_same::<
-        ours_hpa::HorizontalPodAutoscaler,
-        theirs_hpa::HorizontalPodAutoscaler,
-    >("hpa.json", &input);
+    let (ours, theirs) =
+        cross_check_same::<ours_hpa::HorizontalPodAutoscaler, theirs_hpa::HorizontalPodAutoscaler>("hpa.json", &input);
 
     // Spot checks on both decoded values: the same content, field by field.
+    assert_eq!(theirs.metadata.uid.as_deref(), ours.metadata.as_ref().and_then(|m| m.uid.as_deref()));
     assert_eq!(
-        theirs.metadata.uid.as_deref(),
-        ours.metadata.as_ref().and_then(|m| m.uid.as_deref())
-    );
-    assert_eq!(
-        theirs
-            .metadata
-            .creation_timestamp
-            .as_ref()
-            .map(|t| t.0.as_second()),
-        ours.metadata
-            .as_ref()
-            .and_then(|m| m.creation_timestamp)
-            .map(|t| t.0.as_second())
+        theirs.metadata.creation_timestamp.as_ref().map(|t| t.0.as_second()),
+        ours.metadata.as_ref().and_then(|m| m.creation_timestamp).map(|t| t.0.as_second())
     );
     let their_metrics = theirs.spec.metrics.as_ref().unwrap();
     let our_metrics = ours.spec.metrics.as_ref().unwrap();
@@ -133,18 +97,8 @@ fn hpa_fixture_agrees_with_k8s_openapi() {
     for (t, o) in their_metrics.iter().zip(our_metrics) {
         assert_eq!(t.type_, o.type_.as_str());
     }
-    let their_up = theirs
-        .spec
-        .behavior
-        .as_ref()
-        .unwrap()
-        .scale_up
-        .as_ref()
-        .unwrap();
-    assert_eq!(
-        their_up.tolerance.as_ref().map(|q| q.0.as_str()),
-        Some("50m")
-    );
+    let their_up = theirs.spec.behavior.as_ref().unwrap().scale_up.as_ref().unwrap();
+    assert_eq!(their_up.tolerance.as_ref().map(|q| q.0.as_str()), Some("50m"));
     assert_eq!(their_up.select_policy.as_deref(), Some("Max"));
     let their_conditions = theirs.status.as_ref().unwrap().conditions.as_ref().unwrap();
     assert_eq!(their_conditions[0].observed_generation, Some(3));
@@ -152,76 +106,34 @@ fn hpa_fixture_agrees_with_k8s_openapi() {
     // Identity constants agree.
     type Ours = ours_hpa::HorizontalPodAutoscaler;
     type Theirs = theirs_hpa::HorizontalPodAutoscaler;
-    assert_eq!(
-        <Ours as support::Resource>::API_VERSION,
-        <Theirs as k8s_openapi::Resource>::API_VERSION
-    );
-    assert_eq!(
-        <Ours as support::Resource>::GROUP,
-        <Theirs as k8s_openapi::Resource>::GROUP
-    );
-    assert_eq!(
-        <Ours as support::Resource>::VERSION,
-        <Theirs as k8s_openapi::Resource>::VERSION
-    );
-    assert_eq!(
-        <Ours as support::Resource>::KIND,
-        <Theirs as k8s_openapi::Resource>::KIND
-    );
-    assert_eq!(
-        <Ours as support::Resource>::PLURAL,
-        <Theirs as k8s_openapi::Resource>::URL_PATH_SEGMENT
-    );
-    assert_eq!(
-        <Ours as support::Resource>::LIST_KIND,
-        <Theirs as k8s_openapi::ListableResource>::LIST_KIND
-    );
+    assert_eq!(<Ours as support::Resource>::API_VERSION, <Theirs as k8s_openapi::Resource>::API_VERSION);
+    assert_eq!(<Ours as support::Resource>::GROUP, <Theirs as k8s_openapi::Resource>::GROUP);
+    assert_eq!(<Ours as support::Resource>::VERSION, <Theirs as k8s_openapi::Resource>::VERSION);
+    assert_eq!(<Ours as support::Resource>::KIND, <Theirs as k8s_openapi::Resource>::KIND);
+    assert_eq!(<Ours as support::Resource>::PLURAL, <Theirs as k8s_openapi::Resource>::URL_PATH_SEGMENT);
+    assert_eq!(<Ours as support::Resource>::LIST_KIND, <Theirs as k8s_openapi::ListableResource>::LIST_KIND);
 }
 
 #[test]
 fn csr_fixture_agrees_with_k8s_openapi() {
     let input = fixture("csr.json");
-    let (ours, theirs) = cross_check_same::<
-        ours_csr::CertificateSigningRequest,
-        theirs_csr::CertificateSigningRequest,
-    >("csr.json", &input);
+    let (ours, theirs) = cross_check_same::<ours_csr::CertificateSigningRequest, theirs_csr::CertificateSigningRequest>(
+        "csr.json", &input,
+    );
     assert_eq!(theirs.spec.request.0, ours.spec.request.0);
     assert_eq!(
-        theirs
-            .status
-            .as_ref()
-            .and_then(|s| s.certificate.as_ref())
-            .map(|c| &c.0),
-        ours.status
-            .as_ref()
-            .and_then(|s| s.certificate.as_ref())
-            .map(|c| &c.0)
+        theirs.status.as_ref().and_then(|s| s.certificate.as_ref()).map(|c| &c.0),
+        ours.status.as_ref().and_then(|s| s.certificate.as_ref()).map(|c| &c.0)
     );
     let their_usages = theirs.spec.usages.as_ref().unwrap();
-    let our_usages: Vec<&str> = ours
-        .spec
-        .usages
-        .as_ref()
-        .unwrap()
-        .iter()
-        .map(|u| u.as_str())
-        .collect();
+    let our_usages: Vec<&str> = ours.spec.usages.as_ref().unwrap().iter().map(|u| u.as_str()).collect();
     assert_eq!(their_usages, &our_usages);
 
     type Ours = ours_csr::CertificateSigningRequest;
     type Theirs = theirs_csr::CertificateSigningRequest;
-    assert_eq!(
-        <Ours as support::Resource>::API_VERSION,
-        <Theirs as k8s_openapi::Resource>::API_VERSION
-    );
-    assert_eq!(
-        <Ours as support::Resource>::PLURAL,
-        <Theirs as k8s_openapi::Resource>::URL_PATH_SEGMENT
-    );
-    assert_eq!(
-        <Ours as support::Resource>::LIST_KIND,
-        <Theirs as k8s_openapi::ListableResource>::LIST_KIND
-    );
+    assert_eq!(<Ours as support::Resource>::API_VERSION, <Theirs as k8s_openapi::Resource>::API_VERSION);
+    assert_eq!(<Ours as support::Resource>::PLURAL, <Theirs as k8s_openapi::Resource>::URL_PATH_SEGMENT);
+    assert_eq!(<Ours as support::Resource>::LIST_KIND, <Theirs as k8s_openapi::ListableResource>::LIST_KIND);
 }
 
 #[test]
@@ -234,10 +146,12 @@ fn list_items_gain_api_version_and_kind_through_k8s_openapi() {
         item["apiVersion"] = json!("autoscaling/v2");
         item["kind"] = json!("HorizontalPodAutoscaler");
     }
-    cross_check::<
-        ours_hpa::HorizontalPodAutoscalerList,
-        k8s_openapi::List<theirs_hpa::HorizontalPodAutoscaler>,
-    >("hpa-list.json", &input, &input, &with_type_meta);
+    cross_check::<ours_hpa::HorizontalPodAutoscalerList, k8s_openapi::List<theirs_hpa::HorizontalPodAutoscaler>>(
+        "hpa-list.json",
+        &input,
+        &input,
+        &with_type_meta,
+    );
 
     let input = fixture("csr-list.json");
     let mut with_type_meta = input.clone();
@@ -245,10 +159,12 @@ fn list_items_gain_api_version_and_kind_through_k8s_openapi() {
         item["apiVersion"] = json!("certificates.k8s.io/v1");
         item["kind"] = json!("CertificateSigningRequest");
     }
-    cross_check::<
-        ours_csr::CertificateSigningRequestList,
-        k8s_openapi::List<theirs_csr::CertificateSigningRequest>,
-    >("csr-list.json", &input, &input, &with_type_meta);
+    cross_check::<ours_csr::CertificateSigningRequestList, k8s_openapi::List<theirs_csr::CertificateSigningRequest>>(
+        "csr-list.json",
+        &input,
+        &input,
+        &with_type_meta,
+    );
 }
 
 #[test]
@@ -268,60 +184,34 @@ fn list_meta_shard_info_is_dropped_by_support_list_meta() {
     // ShardedListAndWatch). k8s-openapi `latest` has it; `support::ListMeta` does not and
     // drops it, so a sharded list response loses its shard selector through our types.
     let mut input = fixture("hpa-list.json");
-    input["metadata"]["shardInfo"] =
-        json!({"selector": "shard-range(object.metadata.uid, 0, 8000)"});
+    input["metadata"]["shardInfo"] = json!({"selector": "shard-range(object.metadata.uid, 0, 8000)"});
 
-    let theirs: k8s_openapi::List<theirs_hpa::HorizontalPodAutoscaler> =
-        decode_value("shardInfo", &input);
+    let theirs: k8s_openapi::List<theirs_hpa::HorizontalPodAutoscaler> = decode_value("shardInfo", &input);
     assert_eq!(
-        theirs
-            .metadata
-            .shard_info
-            .as_ref()
-            .map(|s| s.selector.as_str()),
+        theirs.metadata.shard_info.as_ref().map(|s| s.selector.as_str()),
         Some("shard-range(object.metadata.uid, 0, 8000)")
     );
     let (_, ours_out) = round_trip::<ours_hpa::HorizontalPodAutoscalerList>("shardInfo", &input);
     let mut expected = input.clone();
-    expected["metadata"]
-        .as_object_mut()
-        .unwrap()
-        .remove("shardInfo");
+    expected["metadata"].as_object_mut().unwrap().remove("shardInfo");
     assert_json_eq("shardInfo via generated", &expected, &ours_out);
 }
 
 #[test]
 fn unknown_enum_values_pass_through_both() {
     let mut input = fixture("hpa.json");
-    input["spec"]["metrics"]
-        .as_array_mut()
-        .unwrap()
-        .push(json!({"type": "FutureMetric"}));
-    set(
-        &mut input,
-        "/spec/behavior/scaleUp/selectPolicy",
-        json!("Median"),
+    input["spec"]["metrics"].as_array_mut().unwrap().push(json!({"type": "FutureMetric"}));
+    set(&mut input, "/spec/behavior/scaleUp/selectPolicy", json!("Median"));
+    set(&mut input, "/status/conditions/0/type", json!("ScalingThrottled"));
+    let (ours, theirs) = cross_check_same::<ours_hpa::HorizontalPodAutoscaler, theirs_hpa::HorizontalPodAutoscaler>(
+        "unknown HPA enums",
+        &input,
     );
-    set(
-        &mut input,
-        "/status/conditions/0/type",
-        json!("ScalingThrottled"),
-    );
-    let (ours, theirs) = cross_check_same::<
-        ours_hpa::HorizontalPodAutoscaler,
-        theirs_hpa::HorizontalPodAutoscaler,
-    >("unknown HPA enums", &input);
-    assert_eq!(
-        theirs.spec.metrics.as_ref().unwrap()[5].type_,
-        "FutureMetric"
-    );
+    assert_eq!(theirs.spec.metrics.as_ref().unwrap()[5].type_, "FutureMetric");
     assert!(!ours.spec.metrics.as_ref().unwrap()[5].type_.is_known());
 
     let mut input = fixture("csr.json");
-    input["spec"]["usages"]
-        .as_array_mut()
-        .unwrap()
-        .push(json!("quantum signing"));
+    input["spec"]["usages"].as_array_mut().unwrap().push(json!("quantum signing"));
     cross_check_same::<ours_csr::CertificateSigningRequest, theirs_csr::CertificateSigningRequest>(
         "unknown CSR usage",
         &input,
@@ -334,14 +224,13 @@ fn nulls_decode_alike() {
     let mut input = fixture("hpa.json");
     set(&mut input, "/metadata/creationTimestamp", Value::Null);
     let mut expected = input.clone();
-    expected["metadata"]
-        .as_object_mut()
-        .unwrap()
-        .remove("creationTimestamp");
-    let (ours, theirs) = cross_check::<
-        ours_hpa::HorizontalPodAutoscaler,
-        theirs_hpa::HorizontalPodAutoscaler,
-    >("creationTimestamp null", &input, &expected, &expected);
+    expected["metadata"].as_object_mut().unwrap().remove("creationTimestamp");
+    let (ours, theirs) = cross_check::<ours_hpa::HorizontalPodAutoscaler, theirs_hpa::HorizontalPodAutoscaler>(
+        "creationTimestamp null",
+        &input,
+        &expected,
+        &expected,
+    );
     assert_eq!(theirs.metadata.creation_timestamp, None);
     assert_eq!(ours.metadata.unwrap().creation_timestamp, None);
 
@@ -350,10 +239,12 @@ fn nulls_decode_alike() {
                        "metadata": {"resourceVersion": "1"}, "items": null});
     let mut expected = input.clone();
     expected["items"] = json!([]);
-    cross_check::<
-        ours_hpa::HorizontalPodAutoscalerList,
-        k8s_openapi::List<theirs_hpa::HorizontalPodAutoscaler>,
-    >("items null", &input, &expected, &expected);
+    cross_check::<ours_hpa::HorizontalPodAutoscalerList, k8s_openapi::List<theirs_hpa::HorizontalPodAutoscaler>>(
+        "items null",
+        &input,
+        &expected,
+        &expected,
+    );
 
     // Optional objects and required scalars sent as null.
     let input = json!({
@@ -370,10 +261,12 @@ fn nulls_decode_alike() {
         "spec": {"request": "", "signerName": "example.com/signer"},
         "status": {}
     });
-    let (ours, theirs) = cross_check::<
-        ours_csr::CertificateSigningRequest,
-        theirs_csr::CertificateSigningRequest,
-    >("CSR nulls", &input, &expected, &expected);
+    let (ours, theirs) = cross_check::<ours_csr::CertificateSigningRequest, theirs_csr::CertificateSigningRequest>(
+        "CSR nulls",
+        &input,
+        &expected,
+        &expected,
+    );
     assert!(theirs.spec.request.0.is_empty() && ours.spec.request.0.is_empty());
 }
 
@@ -391,26 +284,20 @@ fn missing_metadata_is_written_only_by_k8s_openapi() {
         "metadata": {},
         "spec": zero_spec
     });
-    let (ours, theirs) = cross_check::<
-        ours_hpa::HorizontalPodAutoscaler,
-        theirs_hpa::HorizontalPodAutoscaler,
-    >("spec null", &input, &ours_expected, &theirs_expected);
-    assert_eq!(
-        (&ours.api_version, &ours.kind, &ours.metadata),
-        (&None, &None, &None)
+    let (ours, theirs) = cross_check::<ours_hpa::HorizontalPodAutoscaler, theirs_hpa::HorizontalPodAutoscaler>(
+        "spec null",
+        &input,
+        &ours_expected,
+        &theirs_expected,
     );
+    assert_eq!((&ours.api_version, &ours.kind, &ours.metadata), (&None, &None, &None));
     assert_eq!(theirs.metadata, theirs_meta::ObjectMeta::default());
     assert_eq!(ours.spec, ours_hpa::HorizontalPodAutoscalerSpec::default());
 }
 
 #[test]
 fn quantity_numbers_decode_alike() {
-    for (number, text) in [
-        (json!(500), "500"),
-        (json!(0.25), "0.25"),
-        (json!(1e3), "1000"),
-        (json!(-3), "-3"),
-    ] {
+    for (number, text) in [(json!(500), "500"), (json!(0.25), "0.25"), (json!(1e3), "1000"), (json!(-3), "-3")] {
         let input = json!({"type": "AverageValue", "averageValue": number});
         let expected = json!({"type": "AverageValue", "averageValue": text});
         let (ours, theirs) = cross_check::<ours_hpa::MetricTarget, theirs_hpa::MetricTarget>(
@@ -420,10 +307,7 @@ fn quantity_numbers_decode_alike() {
             &expected,
         );
         assert_eq!(ours.average_value.as_ref().map(|q| q.as_str()), Some(text));
-        assert_eq!(
-            theirs.average_value.as_ref().map(|q| q.0.as_str()),
-            Some(text)
-        );
+        assert_eq!(theirs.average_value.as_ref().map(|q| q.0.as_str()), Some(text));
     }
 }
 
@@ -435,59 +319,31 @@ fn quantity_whitespace_is_trimmed_only_by_support() {
     let ours: ours_hpa::MetricTarget = decode_value("ours", &input);
     let theirs: theirs_hpa::MetricTarget = decode_value("theirs", &input);
     assert_eq!(ours.average_value.as_ref().map(|q| q.as_str()), Some("250"));
-    assert_eq!(
-        theirs.average_value.as_ref().map(|q| q.0.as_str()),
-        Some(" 250 ")
-    );
+    assert_eq!(theirs.average_value.as_ref().map(|q| q.0.as_str()), Some(" 250 "));
 }
 
 #[test]
 fn time_precision_agrees() {
     let mut input = fixture("hpa.json");
-    set(
-        &mut input,
-        "/status/lastScaleTime",
-        json!("2026-11-29T18:41:07.987654321Z"),
-    );
-    set(
-        &mut input,
-        "/metadata/creationTimestamp",
-        json!("2026-11-02T10:14:31+02:00"),
-    );
+    set(&mut input, "/status/lastScaleTime", json!("2026-11-29T18:41:07.987654321Z"));
+    set(&mut input, "/metadata/creationTimestamp", json!("2026-11-02T10:14:31+02:00"));
     let mut expected = input.clone();
-    set(
-        &mut expected,
-        "/status/lastScaleTime",
-        json!("2026-11-29T18:41:07Z"),
+    set(&mut expected, "/status/lastScaleTime", json!("2026-11-29T18:41:07Z"));
+    set(&mut expected, "/metadata/creationTimestamp", json!("2026-11-02T08:14:31Z"));
+    let (ours, theirs) = cross_check::<ours_hpa::HorizontalPodAutoscaler, theirs_hpa::HorizontalPodAutoscaler>(
+        "time precision",
+        &input,
+        &expected,
+        &expected,
     );
-    set(
-        &mut expected,
-        "/metadata/creationTimestamp",
-        json!("2026-11-02T08:14:31Z"),
-    );
-    let (ours, theirs) = cross_check::<
-        ours_hpa::HorizontalPodAutoscaler,
-        theirs_hpa::HorizontalPodAutoscaler,
-    >("time precision", &input, &expected, &expected);
     // Both keep the nanoseconds in memory; only the output is truncated.
-    let theirs_time = theirs
-        .status
-        .as_ref()
-        .unwrap()
-        .last_scale_time
-        .as_ref()
-        .unwrap()
-        .0;
+    let theirs_time = theirs.status.as_ref().unwrap().last_scale_time.as_ref().unwrap().0;
     let ours_time = ours.status.as_ref().unwrap().last_scale_time.unwrap().0;
     assert_eq!(theirs_time.as_nanosecond(), ours_time.as_nanosecond());
     assert_eq!(ours_time.subsec_nanosecond(), 987_654_321);
 
     // MicroTime (used by neither API here): both write six digits.
-    for text in [
-        "2026-11-29T19:05:49.1234567Z",
-        "2026-11-29T19:05:49Z",
-        "2026-11-29T21:05:49.5+02:00",
-    ] {
+    for text in ["2026-11-29T19:05:49.1234567Z", "2026-11-29T19:05:49Z", "2026-11-29T21:05:49.5+02:00"] {
         let ours: support::MicroTime = decode_value(text, &json!(text));
         let theirs: theirs_meta::MicroTime = decode_value(text, &json!(text));
         assert_eq!(encode("ours", &ours), encode("theirs", &theirs), "{text}");
@@ -500,22 +356,17 @@ fn go_zero_time_is_null_only_in_support() {
     // `null`; k8s-openapi writes the timestamp itself.
     let input = json!({"type": "AbleToScale", "status": "True", "lastTransitionTime": "0001-01-01T00:00:00Z"});
     let (_, ours_out) = round_trip::<ours_hpa::HorizontalPodAutoscalerCondition>("ours", &input);
-    let (_, theirs_out) =
-        round_trip::<theirs_hpa::HorizontalPodAutoscalerCondition>("theirs", &input);
+    let (_, theirs_out) = round_trip::<theirs_hpa::HorizontalPodAutoscalerCondition>("theirs", &input);
     assert_eq!(ours_out["lastTransitionTime"], Value::Null);
-    assert_eq!(
-        theirs_out["lastTransitionTime"],
-        json!("0001-01-01T00:00:00Z")
-    );
+    assert_eq!(theirs_out["lastTransitionTime"], json!("0001-01-01T00:00:00Z"));
 }
 
 #[test]
 fn int_or_string_agrees() {
     let input = json!([8080, "http", "25%", "80", 0, -1]);
     let (ours, ours_out) = round_trip::<Vec<support::IntOrString>>("ours", &input);
-    let (theirs, theirs_out) = round_trip::<
-        Vec<k8s_openapi::apimachinery::pkg::util::intstr::IntOrString>,
-    >("theirs", &input);
+    let (theirs, theirs_out) =
+        round_trip::<Vec<k8s_openapi::apimachinery::pkg::util::intstr::IntOrString>>("theirs", &input);
     assert_json_eq("int-or-string via generated", &input, &ours_out);
     assert_json_eq("int-or-string via k8s-openapi", &input, &theirs_out);
     use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString as Theirs;
@@ -538,10 +389,7 @@ fn base64_line_breaks_are_accepted_only_by_support() {
     set(&mut input, "/spec/request", json!(wrapped));
 
     let ours: ours_csr::CertificateSigningRequest = decode_value("ours", &input);
-    assert_eq!(
-        ours.spec.request.as_slice(),
-        common::fixture_bytes("node-csr.pem").as_slice()
-    );
+    assert_eq!(ours.spec.request.as_slice(), common::fixture_bytes("node-csr.pem").as_slice());
     let message = common::decode_err::<theirs_csr::CertificateSigningRequest>("theirs", &input);
     assert!(message.contains("Invalid"), "{message}");
 }

@@ -19,11 +19,7 @@ fn invalid_status_round_trips_to_equal_json() {
     assert_eq!(status.code, Some(422));
     assert_eq!(status.code(), 422);
     assert!(status.metadata.is_empty());
-    assert!(
-        status
-            .to_string()
-            .starts_with(r#"HorizontalPodAutoscaler.autoscaling "web" is invalid: ["#)
-    );
+    assert!(status.to_string().starts_with(r#"HorizontalPodAutoscaler.autoscaling "web" is invalid: ["#));
 
     let details = status.details.as_ref().expect("details");
     assert_eq!(details.name.as_deref(), Some("web"));
@@ -53,30 +49,17 @@ fn expired_status_with_list_metadata_round_trips_to_equal_json() {
     let (status, output) = round_trip::<Status>("status-gone.json", &input);
     assert_json_eq("status-gone.json re-encoded", &input, &output);
 
-    assert_eq!(
-        (status.reason.as_deref(), status.code()),
-        (Some("Expired"), 410)
-    );
+    assert_eq!((status.reason.as_deref(), status.code()), (Some("Expired"), 410));
     assert_eq!(status.details, None);
-    assert_eq!(
-        status.metadata.resource_version.as_deref(),
-        Some("48224310")
-    );
-    assert!(
-        status
-            .metadata
-            .continue_
-            .as_deref()
-            .is_some_and(|c| c.starts_with("eyJ2Ij"))
-    );
+    assert_eq!(status.metadata.resource_version.as_deref(), Some("48224310"));
+    assert!(status.metadata.continue_.as_deref().is_some_and(|c| c.starts_with("eyJ2Ij")));
 }
 
 #[test]
 fn status_kind_and_api_version_are_fixed_on_output() {
     // A Status decoded from a body without kind/apiVersion (as some proxies answer) is
     // written with them: they are constants, not fields.
-    let input =
-        json!({"status": "Failure", "message": "boom", "reason": "InternalError", "code": 500});
+    let input = json!({"status": "Failure", "message": "boom", "reason": "InternalError", "code": 500});
     let (_, output): (Status, _) = round_trip("bare status", &input);
     assert_json_eq(
         "bare status re-encoded",

@@ -65,9 +65,7 @@ fn base() -> Value {
 /// Sets the value at a JSON pointer, creating the last member if it is absent.
 fn set(doc: &mut Value, pointer: &str, value: Value) {
     let (parent, last) = pointer.rsplit_once('/').expect("pointer has a slash");
-    let parent = doc
-        .pointer_mut(parent)
-        .unwrap_or_else(|| panic!("no parent at {pointer}"));
+    let parent = doc.pointer_mut(parent).unwrap_or_else(|| panic!("no parent at {pointer}"));
     match parent {
         Value::Object(map) => {
             map.insert(last.to_owned(), value);
@@ -85,9 +83,7 @@ fn remove(doc: &mut Value, pointer: &str) {
     let (parent, last) = pointer.rsplit_once('/').expect("pointer has a slash");
     let parent = doc.pointer_mut(parent).and_then(Value::as_object_mut);
     let parent = parent.unwrap_or_else(|| panic!("no object parent at {pointer}"));
-    parent
-        .remove(last)
-        .unwrap_or_else(|| panic!("nothing to remove at {pointer}"));
+    parent.remove(last).unwrap_or_else(|| panic!("nothing to remove at {pointer}"));
 }
 
 /// Decodes a widget from JSON text, as a request body.
@@ -106,18 +102,12 @@ fn widget(edits: &[(&str, Value)]) -> Widget {
 
 /// The errors as `(type, "field: body")`, what the assertions compare.
 fn rendered(errors: &ErrorList) -> Vec<(ErrorType, String)> {
-    errors
-        .iter()
-        .map(|e| (e.error_type, e.to_string()))
-        .collect()
+    errors.iter().map(|e| (e.error_type, e.to_string())).collect()
 }
 
 #[track_caller]
 fn assert_errors(context: &str, errors: &ErrorList, expected: &[(ErrorType, &str)]) {
-    let expected: Vec<(ErrorType, String)> = expected
-        .iter()
-        .map(|(t, line)| (*t, (*line).to_owned()))
-        .collect();
+    let expected: Vec<(ErrorType, String)> = expected.iter().map(|(t, line)| (*t, (*line).to_owned())).collect();
     assert_eq!(rendered(errors), expected, "{context}");
 }
 
@@ -159,17 +149,11 @@ fn valid_widget_has_no_errors() {
 fn values_on_the_boundaries_are_valid() {
     let cases: &[Case<'_>] = &[
         // Inclusive int32 bounds.
-        (
-            &[("/spec/replicas", json!(1)), ("/spec/surge", Value::Null)],
-            &[],
-        ),
+        (&[("/spec/replicas", json!(1)), ("/spec/surge", Value::Null)], &[]),
         (&[("/spec/replicas", json!(10))], &[]),
         // Exclusive int32 bounds, just inside (surge < replicas for the CEL rule).
         (&[("/spec/surge", json!(1))], &[]),
-        (
-            &[("/spec/surge", json!(4)), ("/spec/replicas", json!(10))],
-            &[],
-        ),
+        (&[("/spec/surge", json!(4)), ("/spec/replicas", json!(10))], &[]),
         // Inclusive int64 bounds beyond the int32 range.
         (&[("/spec/budget", json!(-10_000_000_000_i64))], &[]),
         (&[("/spec/budget", json!(10_000_000_000_i64))], &[]),
@@ -187,10 +171,7 @@ fn values_on_the_boundaries_are_valid() {
         (&[("/spec/zones", json!(["zéééé", "zb", "zc", "zd"]))], &[]),
         // Item and property counts at their limits.
         (&[("/spec/items", json!([{"name": "only"}]))], &[]),
-        (
-            &[("/spec/quotas", json!({"a": 1, "b": 2, "c": 3, "d": 4}))],
-            &[],
-        ),
+        (&[("/spec/quotas", json!({"a": 1, "b": 2, "c": 3, "d": 4}))], &[]),
         (&[("/spec/matchLabels", json!({"a": "1", "b": "2"}))], &[]),
         // Every enum value.
         (
@@ -203,23 +184,11 @@ fn values_on_the_boundaries_are_valid() {
             ],
             &[],
         ),
-        (
-            &[
-                ("/spec/tier", json!("Bronze")),
-                ("/spec/priority", json!(3)),
-            ],
-            &[],
-        ),
+        (&[("/spec/tier", json!("Bronze")), ("/spec/priority", json!(3))], &[]),
         // A pattern is searched, anchors included.
         (&[("/spec/code", json!("XYZ-0"))], &[]),
         // A generated name needs no name.
-        (
-            &[
-                ("/metadata/name", json!("")),
-                ("/metadata/generateName", json!("web-")),
-            ],
-            &[],
-        ),
+        (&[("/metadata/name", json!("")), ("/metadata/generateName", json!("web-"))], &[]),
     ];
     check_cases(cases);
 }
@@ -235,17 +204,11 @@ fn values_on_the_boundaries_are_valid() {
 fn an_empty_spec_reports_every_required_field() {
     let expected = [
         // Required map: empty, so its minProperties applies.
-        (
-            Invalid,
-            "spec.matchLabels: Invalid value: 0: must have at least 1 property",
-        ),
+        (Invalid, "spec.matchLabels: Invalid value: 0: must have at least 1 property"),
         (Required, "spec.owner: Required value"),
         (Required, "spec.payload: Required value"),
         // A required integer: absent decodes as 0, which its bounds reject.
-        (
-            Invalid,
-            "spec.replicas: Invalid value: 0: must be greater than or equal to 1",
-        ),
+        (Invalid, "spec.replicas: Invalid value: 0: must be greater than or equal to 1"),
         // Required list `selectors`: empty is a valid value, so nothing.
         // A required object: its own required fields are reported.
         (Required, "spec.template.image: Required value"),
@@ -272,10 +235,7 @@ fn null_and_empty_values_are_missing_and_skip_the_other_rules() {
         ("/spec/template", json!({"image": ""})),
     ]);
     let expected = [
-        (
-            Invalid,
-            "spec.matchLabels: Invalid value: 0: must have at least 1 property",
-        ),
+        (Invalid, "spec.matchLabels: Invalid value: 0: must have at least 1 property"),
         (Required, "spec.owner: Required value"),
         (Required, "spec.payload: Required value"),
         (Required, "spec.template.image: Required value"),
@@ -304,18 +264,12 @@ fn required_object_integer_and_list_have_no_empty_state() {
         "template, replicas and selectors absent",
         &decode(&doc).validate(),
         &[
-            (
-                Invalid,
-                "spec.replicas: Invalid value: 0: must be greater than or equal to 1",
-            ),
+            (Invalid, "spec.replicas: Invalid value: 0: must be greater than or equal to 1"),
             (Required, "spec.template.image: Required value"),
         ],
     );
     // An empty object is checked like any other: only its own rules apply.
-    check_cases(&[(
-        &[("/spec/template", json!({}))],
-        &[(Required, "spec.template.image: Required value")],
-    )]);
+    check_cases(&[(&[("/spec/template", json!({}))], &[(Required, "spec.template.image: Required value")])]);
 }
 
 // ---- enum ----
@@ -325,18 +279,12 @@ fn enums_reject_unknown_values() {
     check_cases(&[
         (
             &[("/spec/tier", json!("Foo"))],
-            &[(
-                NotSupported,
-                r#"spec.tier: Unsupported value: "Foo": supported values: "Bronze", "Silver", "Gold""#,
-            )],
+            &[(NotSupported, r#"spec.tier: Unsupported value: "Foo": supported values: "Bronze", "Silver", "Gold""#)],
         ),
         // Enum values are case-sensitive.
         (
             &[("/spec/mode", json!("fast"))],
-            &[(
-                NotSupported,
-                r#"spec.mode: Unsupported value: "fast": supported values: "Fast", "Slow""#,
-            )],
+            &[(NotSupported, r#"spec.mode: Unsupported value: "fast": supported values: "Fast", "Slow""#)],
         ),
         (
             &[("/spec/template/pullPolicy", json!("Sometimes"))],
@@ -348,25 +296,16 @@ fn enums_reject_unknown_values() {
         // An integer enum: the value unquoted, the supported values quoted as Kubernetes does.
         (
             &[("/spec/priority", json!(5))],
-            &[(
-                NotSupported,
-                r#"spec.priority: Unsupported value: 5: supported values: "1", "2", "3""#,
-            )],
+            &[(NotSupported, r#"spec.priority: Unsupported value: 5: supported values: "1", "2", "3""#)],
         ),
         (
             &[("/spec/priority", json!(0))],
-            &[(
-                NotSupported,
-                r#"spec.priority: Unsupported value: 0: supported values: "1", "2", "3""#,
-            )],
+            &[(NotSupported, r#"spec.priority: Unsupported value: 0: supported values: "1", "2", "3""#)],
         ),
         // An enum inside a list item.
         (
             &[("/spec/ports/1/protocol", json!("SCTP"))],
-            &[(
-                NotSupported,
-                r#"spec.ports[1].protocol: Unsupported value: "SCTP": supported values: "TCP", "UDP""#,
-            )],
+            &[(NotSupported, r#"spec.ports[1].protocol: Unsupported value: "SCTP": supported values: "TCP", "UDP""#)],
         ),
     ]);
 }
@@ -378,35 +317,17 @@ fn int32_bounds_inclusive_and_exclusive() {
     check_cases(&[
         (
             &[("/spec/replicas", json!(0)), ("/spec/surge", Value::Null)],
-            &[(
-                Invalid,
-                "spec.replicas: Invalid value: 0: must be greater than or equal to 1",
-            )],
+            &[(Invalid, "spec.replicas: Invalid value: 0: must be greater than or equal to 1")],
         ),
         (
             &[("/spec/replicas", json!(11))],
-            &[(
-                Invalid,
-                "spec.replicas: Invalid value: 11: must be less than or equal to 10",
-            )],
+            &[(Invalid, "spec.replicas: Invalid value: 11: must be less than or equal to 10")],
         ),
         (
-            &[
-                ("/spec/replicas", json!(-2_147_483_648_i64)),
-                ("/spec/surge", Value::Null),
-            ],
-            &[(
-                Invalid,
-                "spec.replicas: Invalid value: -2147483648: must be greater than or equal to 1",
-            )],
+            &[("/spec/replicas", json!(-2_147_483_648_i64)), ("/spec/surge", Value::Null)],
+            &[(Invalid, "spec.replicas: Invalid value: -2147483648: must be greater than or equal to 1")],
         ),
-        (
-            &[("/spec/surge", json!(0))],
-            &[(
-                Invalid,
-                "spec.surge: Invalid value: 0: must be greater than 0",
-            )],
-        ),
+        (&[("/spec/surge", json!(0))], &[(Invalid, "spec.surge: Invalid value: 0: must be greater than 0")]),
         (
             &[("/spec/surge", json!(5)), ("/spec/replicas", json!(10))],
             &[(Invalid, "spec.surge: Invalid value: 5: must be less than 5")],
@@ -419,45 +340,27 @@ fn int64_bounds_inclusive_and_exclusive() {
     check_cases(&[
         (
             &[("/spec/budget", json!(-10_000_001_000_i64))],
-            &[(
-                Invalid,
-                "spec.budget: Invalid value: -10000001000: must be greater than or equal to -10000000000",
-            )],
+            &[(Invalid, "spec.budget: Invalid value: -10000001000: must be greater than or equal to -10000000000")],
         ),
         (
             &[("/spec/budget", json!(10_000_001_000_i64))],
-            &[(
-                Invalid,
-                "spec.budget: Invalid value: 10000001000: must be less than or equal to 10000000000",
-            )],
+            &[(Invalid, "spec.budget: Invalid value: 10000001000: must be less than or equal to 10000000000")],
         ),
         (
             &[("/spec/weight", json!(-3_000_000_000_i64))],
-            &[(
-                Invalid,
-                "spec.weight: Invalid value: -3000000000: must be greater than -3000000000",
-            )],
+            &[(Invalid, "spec.weight: Invalid value: -3000000000: must be greater than -3000000000")],
         ),
         (
             &[("/spec/weight", json!(3_000_000_000_i64))],
-            &[(
-                Invalid,
-                "spec.weight: Invalid value: 3000000000: must be less than 3000000000",
-            )],
+            &[(Invalid, "spec.weight: Invalid value: 3000000000: must be less than 3000000000")],
         ),
         (
             &[("/spec/weight", json!(i64::MAX))],
-            &[(
-                Invalid,
-                "spec.weight: Invalid value: 9223372036854775807: must be less than 3000000000",
-            )],
+            &[(Invalid, "spec.weight: Invalid value: 9223372036854775807: must be less than 3000000000")],
         ),
         (
             &[("/spec/quotas/cpu", json!(-1))],
-            &[(
-                Invalid,
-                "spec.quotas[cpu]: Invalid value: -1: must be greater than or equal to 0",
-            )],
+            &[(Invalid, "spec.quotas[cpu]: Invalid value: -1: must be greater than or equal to 0")],
         ),
     ]);
 }
@@ -467,47 +370,23 @@ fn number_bounds_inclusive_and_exclusive() {
     check_cases(&[
         (
             &[("/spec/ratio", json!(-0.25))],
-            &[(
-                Invalid,
-                "spec.ratio: Invalid value: -0.25: must be greater than or equal to 0",
-            )],
+            &[(Invalid, "spec.ratio: Invalid value: -0.25: must be greater than or equal to 0")],
         ),
         (
             &[("/spec/ratio", json!(1.5))],
-            &[(
-                Invalid,
-                "spec.ratio: Invalid value: 1.5: must be less than or equal to 1",
-            )],
+            &[(Invalid, "spec.ratio: Invalid value: 1.5: must be less than or equal to 1")],
         ),
         // An integer literal in a number field.
-        (
-            &[("/spec/ratio", json!(2))],
-            &[(
-                Invalid,
-                "spec.ratio: Invalid value: 2: must be less than or equal to 1",
-            )],
-        ),
-        (
-            &[("/spec/threshold", json!(0))],
-            &[(
-                Invalid,
-                "spec.threshold: Invalid value: 0: must be greater than 0",
-            )],
-        ),
+        (&[("/spec/ratio", json!(2))], &[(Invalid, "spec.ratio: Invalid value: 2: must be less than or equal to 1")]),
+        (&[("/spec/threshold", json!(0))], &[(Invalid, "spec.threshold: Invalid value: 0: must be greater than 0")]),
         (
             &[("/spec/threshold", json!(100.0))],
-            &[(
-                Invalid,
-                "spec.threshold: Invalid value: 100: must be less than 100",
-            )],
+            &[(Invalid, "spec.threshold: Invalid value: 100: must be less than 100")],
         ),
         // Go's %v switches to exponent form from 1e+21 on.
         (
             &[("/spec/threshold", json!(1e21))],
-            &[(
-                Invalid,
-                "spec.threshold: Invalid value: 1e+21: must be less than 100",
-            )],
+            &[(Invalid, "spec.threshold: Invalid value: 1e+21: must be less than 100")],
         ),
     ]);
 }
@@ -519,42 +398,27 @@ fn lengths_count_characters_not_bytes() {
     check_cases(&[
         (
             &[("/spec/owner", json!("a"))],
-            &[(
-                Invalid,
-                r#"spec.owner: Invalid value: "a": must be at least 2 characters long"#,
-            )],
+            &[(Invalid, r#"spec.owner: Invalid value: "a": must be at least 2 characters long"#)],
         ),
         // One character of two bytes is still too short.
         (
             &[("/spec/owner", json!("é"))],
-            &[(
-                Invalid,
-                r#"spec.owner: Invalid value: "é": must be at least 2 characters long"#,
-            )],
+            &[(Invalid, r#"spec.owner: Invalid value: "é": must be at least 2 characters long"#)],
         ),
         // Nine characters (18 bytes) are too long; the value is not shown for TooLong.
         (
             &[("/spec/owner", json!("ééééééééé"))],
-            &[(
-                TooLong,
-                "spec.owner: Too long: may not be more than 8 characters",
-            )],
+            &[(TooLong, "spec.owner: Too long: may not be more than 8 characters")],
         ),
         // A four-byte character counts once.
         (
             &[("/spec/owner", json!("🦀🦀🦀🦀🦀🦀🦀🦀🦀"))],
-            &[(
-                TooLong,
-                "spec.owner: Too long: may not be more than 8 characters",
-            )],
+            &[(TooLong, "spec.owner: Too long: may not be more than 8 characters")],
         ),
         // maxLength on list items, at the item's index.
         (
             &[("/spec/zones", json!(["za", "zabcde", "zb"]))],
-            &[(
-                TooLong,
-                "spec.zones[1]: Too long: may not be more than 5 characters",
-            )],
+            &[(TooLong, "spec.zones[1]: Too long: may not be more than 5 characters")],
         ),
     ]);
 }
@@ -566,10 +430,7 @@ fn patterns() {
     check_cases(&[
         (
             &[("/spec/code", json!("abc-1"))],
-            &[(
-                Invalid,
-                r#"spec.code: Invalid value: "abc-1": must match the regular expression '^[A-Z]{3}-[0-9]+$'"#,
-            )],
+            &[(Invalid, r#"spec.code: Invalid value: "abc-1": must match the regular expression '^[A-Z]{3}-[0-9]+$'"#)],
         ),
         (
             &[("/spec/code", json!("ABC-1 "))],
@@ -586,36 +447,15 @@ fn patterns() {
 #[test]
 fn item_counts() {
     check_cases(&[
+        (&[("/spec/items", json!([]))], &[(Invalid, "spec.items: Invalid value: 0: must have at least 1 item")]),
         (
-            &[("/spec/items", json!([]))],
-            &[(
-                Invalid,
-                "spec.items: Invalid value: 0: must have at least 1 item",
-            )],
+            &[("/spec/items", json!([{"name": "a"}, {"name": "b"}, {"name": "c"}, {"name": "d"}]))],
+            &[(TooMany, "spec.items: Too many: 4: must have at most 3 items")],
         ),
-        (
-            &[(
-                "/spec/items",
-                json!([{"name": "a"}, {"name": "b"}, {"name": "c"}, {"name": "d"}]),
-            )],
-            &[(
-                TooMany,
-                "spec.items: Too many: 4: must have at most 3 items",
-            )],
-        ),
-        (
-            &[("/spec/zones", json!(["za"]))],
-            &[(
-                Invalid,
-                "spec.zones: Invalid value: 1: must have at least 2 items",
-            )],
-        ),
+        (&[("/spec/zones", json!(["za"]))], &[(Invalid, "spec.zones: Invalid value: 1: must have at least 2 items")]),
         (
             &[("/spec/zones", json!(["za", "zb", "zc", "zd", "ze"]))],
-            &[(
-                TooMany,
-                "spec.zones: Too many: 5: must have at most 4 items",
-            )],
+            &[(TooMany, "spec.zones: Too many: 5: must have at most 4 items")],
         ),
     ]);
 }
@@ -643,10 +483,7 @@ fn duplicates_are_reported_at_each_later_index() {
         ),
         // x-kubernetes-list-type: map with one key: only the key is compared and shown.
         (
-            &[(
-                "/spec/items",
-                json!([{"name": "a", "count": 1}, {"name": "b"}, {"name": "a", "count": 2}]),
-            )],
+            &[("/spec/items", json!([{"name": "a", "count": 1}, {"name": "b"}, {"name": "a", "count": 2}]))],
             &[(Duplicate, r#"spec.items[2]: Duplicate value: {"name":"a"}"#)],
         ),
         // Two keys: equal when both are; the value shows both.
@@ -659,10 +496,7 @@ fn duplicates_are_reported_at_each_later_index() {
                     {"port": 80, "protocol": "TCP", "name": "other"}
                 ]),
             )],
-            &[(
-                Duplicate,
-                r#"spec.ports[2]: Duplicate value: {"port":80,"protocol":"TCP"}"#,
-            )],
+            &[(Duplicate, r#"spec.ports[2]: Duplicate value: {"port":80,"protocol":"TCP"}"#)],
         ),
     ]);
 }
@@ -674,27 +508,15 @@ fn property_counts() {
     check_cases(&[
         (
             &[("/spec/quotas", json!({"cpu": 1}))],
-            &[(
-                Invalid,
-                "spec.quotas: Invalid value: 1: must have at least 2 properties",
-            )],
+            &[(Invalid, "spec.quotas: Invalid value: 1: must have at least 2 properties")],
         ),
         (
-            &[(
-                "/spec/quotas",
-                json!({"a": 1, "b": 1, "c": 1, "d": 1, "e": 1}),
-            )],
-            &[(
-                TooMany,
-                "spec.quotas: Too many: 5: must have at most 4 properties",
-            )],
+            &[("/spec/quotas", json!({"a": 1, "b": 1, "c": 1, "d": 1, "e": 1}))],
+            &[(TooMany, "spec.quotas: Too many: 5: must have at most 4 properties")],
         ),
         (
             &[("/spec/matchLabels", json!({"a": "1", "b": "2", "c": "3"}))],
-            &[(
-                TooMany,
-                "spec.matchLabels: Too many: 3: must have at most 2 properties",
-            )],
+            &[(TooMany, "spec.matchLabels: Too many: 3: must have at most 2 properties")],
         ),
     ]);
 }
@@ -705,54 +527,27 @@ fn property_counts() {
 fn nested_objects_lists_and_maps_have_exact_paths() {
     check_cases(&[(
         &[
-            (
-                "/spec/items/2/limits",
-                json!({"cpu": "lots", "memory": "12345678901"}),
-            ),
+            ("/spec/items/2/limits", json!({"cpu": "lots", "memory": "12345678901"})),
             ("/spec/items/1/count", json!(-1)),
             ("/spec/items/0/name", json!("")),
             ("/spec/ports/0/port", json!(0)),
             ("/spec/ports/2/port", json!(65536)),
-            (
-                "/spec/quotas",
-                json!({"cpu": -5, "memory": 1, "nvidia.com/gpu": -1}),
-            ),
+            ("/spec/quotas", json!({"cpu": -5, "memory": 1, "nvidia.com/gpu": -1})),
             ("/status/observedGeneration", json!(-1)),
         ],
         &[
             (Required, "spec.items[0].name: Required value"),
-            (
-                Invalid,
-                "spec.items[1].count: Invalid value: -1: must be greater than or equal to 0",
-            ),
+            (Invalid, "spec.items[1].count: Invalid value: -1: must be greater than or equal to 0"),
             (
                 Invalid,
                 r#"spec.items[2].limits.cpu: Invalid value: "lots": must match the regular expression '^[0-9]+m?$'"#,
             ),
-            (
-                TooLong,
-                "spec.items[2].limits.memory: Too long: may not be more than 10 characters",
-            ),
-            (
-                Invalid,
-                "spec.ports[0].port: Invalid value: 0: must be greater than or equal to 1",
-            ),
-            (
-                Invalid,
-                "spec.ports[2].port: Invalid value: 65536: must be less than or equal to 65535",
-            ),
-            (
-                Invalid,
-                "spec.quotas[cpu]: Invalid value: -5: must be greater than or equal to 0",
-            ),
-            (
-                Invalid,
-                "spec.quotas[nvidia.com/gpu]: Invalid value: -1: must be greater than or equal to 0",
-            ),
-            (
-                Invalid,
-                "status.observedGeneration: Invalid value: -1: must be greater than or equal to 0",
-            ),
+            (TooLong, "spec.items[2].limits.memory: Too long: may not be more than 10 characters"),
+            (Invalid, "spec.ports[0].port: Invalid value: 0: must be greater than or equal to 1"),
+            (Invalid, "spec.ports[2].port: Invalid value: 65536: must be less than or equal to 65535"),
+            (Invalid, "spec.quotas[cpu]: Invalid value: -5: must be greater than or equal to 0"),
+            (Invalid, "spec.quotas[nvidia.com/gpu]: Invalid value: -1: must be greater than or equal to 0"),
+            (Invalid, "status.observedGeneration: Invalid value: -1: must be greater than or equal to 0"),
         ],
     )]);
 }
@@ -765,62 +560,35 @@ fn cel_rules_on_objects_and_fields() {
         // On a string field, with a message: the bad value is the schema type.
         (
             &[("/spec/owner", json!("root"))],
-            &[(
-                Invalid,
-                r#"spec.owner: Invalid value: "string": owner may not be root"#,
-            )],
+            &[(Invalid, r#"spec.owner: Invalid value: "string": owner may not be root"#)],
         ),
         // On a list field, without a message: the rule is quoted.
         (
             &[("/spec/zones", json!(["za", "b"]))],
-            &[(
-                Invalid,
-                r#"spec.zones: Invalid value: "array": failed rule: self.all(z, z.startsWith('z'))"#,
-            )],
+            &[(Invalid, r#"spec.zones: Invalid value: "array": failed rule: self.all(z, z.startsWith('z'))"#)],
         ),
         // On the spec object, reported at its fieldPath, still showing the node's type.
         (
             &[("/spec/surge", json!(3))],
-            &[(
-                Invalid,
-                r#"spec.surge: Invalid value: "object": surge must be below replicas"#,
-            )],
+            &[(Invalid, r#"spec.surge: Invalid value: "object": surge must be below replicas"#)],
         ),
         // messageExpression, and reason FieldValueRequired (no value shown).
         (
             &[("/spec/tier", json!("Gold")), ("/spec/code", Value::Null)],
-            &[(
-                Required,
-                "spec.code: Required value: tier Gold needs a code",
-            )],
+            &[(Required, "spec.code: Required value: tier Gold needs a code")],
         ),
         // reason FieldValueForbidden.
-        (
-            &[("/spec/mode", json!("Slow"))],
-            &[(
-                Forbidden,
-                "spec.mode: Forbidden: Slow mode allows at most 2 replicas",
-            )],
-        ),
+        (&[("/spec/mode", json!("Slow"))], &[(Forbidden, "spec.mode: Forbidden: Slow mode allows at most 2 replicas")]),
         // reason FieldValueDuplicate: the type as the value, no detail.
-        (
-            &[("/spec/aliases", json!(["x", "ops"]))],
-            &[(Duplicate, r#"spec.aliases: Duplicate value: "object""#)],
-        ),
+        (&[("/spec/aliases", json!(["x", "ops"]))], &[(Duplicate, r#"spec.aliases: Duplicate value: "object""#)]),
         // On an integer field and on a map field: their schema types.
         (
             &[("/spec/budget", json!(5_000_000_500_i64))],
-            &[(
-                Invalid,
-                r#"spec.budget: Invalid value: "integer": budget must be a multiple of 1000"#,
-            )],
+            &[(Invalid, r#"spec.budget: Invalid value: "integer": budget must be a multiple of 1000"#)],
         ),
         (
             &[("/spec/quotas/cpu", json!(101))],
-            &[(
-                Invalid,
-                r#"spec.quotas: Invalid value: "object": each quota is at most 100"#,
-            )],
+            &[(Invalid, r#"spec.quotas: Invalid value: "object": each quota is at most 100"#)],
         ),
         // A fieldPath naming a map key is rendered with brackets.
         (
@@ -870,14 +638,8 @@ fn cel_rules_and_keywords_report_together() {
     check_cases(&[(
         &[("/spec/zones", json!(["b"]))],
         &[
-            (
-                Invalid,
-                "spec.zones: Invalid value: 1: must have at least 2 items",
-            ),
-            (
-                Invalid,
-                r#"spec.zones: Invalid value: "array": failed rule: self.all(z, z.startsWith('z'))"#,
-            ),
+            (Invalid, "spec.zones: Invalid value: 1: must have at least 2 items"),
+            (Invalid, r#"spec.zones: Invalid value: "array": failed rule: self.all(z, z.startsWith('z'))"#),
         ],
     )]);
 }
@@ -890,10 +652,7 @@ fn transition_rules_run_only_on_update() {
     assert_errors(
         "update changing an immutable field",
         &changed.validate_update(&old),
-        &[(
-            Invalid,
-            r#"spec.class: Invalid value: "string": class is immutable"#,
-        )],
+        &[(Invalid, r#"spec.class: Invalid value: "string": class is immutable"#)],
     );
     assert_errors("update keeping it", &old.validate_update(&old.clone()), &[]);
 
@@ -901,11 +660,7 @@ fn transition_rules_run_only_on_update() {
     let mut without = base();
     remove(&mut without, "/spec/class");
     let without = decode(&without);
-    assert_errors(
-        "setting it for the first time",
-        &changed.validate_update(&without),
-        &[],
-    );
+    assert_errors("setting it for the first time", &changed.validate_update(&without), &[]);
     assert_errors("unsetting it", &without.validate_update(&old), &[]);
 
     // A transition rule on the root object, reported at its fieldPath.
@@ -916,16 +671,9 @@ fn transition_rules_run_only_on_update() {
     assert_errors(
         "root rule on update",
         &no_code.validate_update(&old),
-        &[(
-            Invalid,
-            r#"spec.code: Invalid value: "object": code cannot be removed once set"#,
-        )],
+        &[(Invalid, r#"spec.code: Invalid value: "object": code cannot be removed once set"#)],
     );
-    assert_errors(
-        "adding the code is fine",
-        &old.validate_update(&no_code),
-        &[],
-    );
+    assert_errors("adding the code is fine", &old.validate_update(&no_code), &[]);
 
     // Both at once, with a non-transition error: all collected.
     let mut both = base();
@@ -936,18 +684,9 @@ fn transition_rules_run_only_on_update() {
         "update with three errors",
         &decode(&both).validate_update(&old),
         &[
-            (
-                Invalid,
-                r#"spec.class: Invalid value: "string": class is immutable"#,
-            ),
-            (
-                Invalid,
-                "spec.replicas: Invalid value: 11: must be less than or equal to 10",
-            ),
-            (
-                Invalid,
-                r#"spec.code: Invalid value: "object": code cannot be removed once set"#,
-            ),
+            (Invalid, r#"spec.class: Invalid value: "string": class is immutable"#),
+            (Invalid, "spec.replicas: Invalid value: 11: must be less than or equal to 10"),
+            (Invalid, r#"spec.code: Invalid value: "object": code cannot be removed once set"#),
         ],
     );
 }
@@ -957,17 +696,12 @@ fn transition_rules_inside_list_map_items_correlate_by_key() {
     let old = decode(&base());
     // Item "a" moves from index 0 to index 1 and changes its serial; Kubernetes pairs the
     // old and new items by their key (name), not by index.
-    let new = widget(&[(
-        "/spec/items",
-        json!([{"name": "b", "count": 0}, {"name": "a", "serial": "s-2"}, {"name": "c"}]),
-    )]);
+    let new =
+        widget(&[("/spec/items", json!([{"name": "b", "count": 0}, {"name": "a", "serial": "s-2"}, {"name": "c"}]))]);
     assert_errors(
         "changed serial of a keyed item",
         &new.validate_update(&old),
-        &[(
-            Invalid,
-            r#"spec.items[1].serial: Invalid value: "string": serial is immutable"#,
-        )],
+        &[(Invalid, r#"spec.items[1].serial: Invalid value: "string": serial is immutable"#)],
     );
 }
 
@@ -989,37 +723,19 @@ fn object_meta_conventions() {
         "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
     );
     check_cases(&[
-        (
-            &[("/metadata/name", json!("Bad_Name"))],
-            &[(Invalid, &bad_name)],
-        ),
+        (&[("/metadata/name", json!("Bad_Name"))], &[(Invalid, &bad_name)]),
         (
             &[("/metadata/name", Value::Null)],
-            &[(
-                Required,
-                "metadata.name: Required value: name or generateName is required",
-            )],
+            &[(Required, "metadata.name: Required value: name or generateName is required")],
         ),
-        (
-            &[("/metadata/namespace", json!("Prod"))],
-            &[(Invalid, &bad_namespace)],
-        ),
+        (&[("/metadata/namespace", json!("Prod"))], &[(Invalid, &bad_namespace)]),
         (
             &[("/metadata/labels", json!({"bad key": "-x", "ok": "fine"}))],
             &[(Invalid, &bad_key), (Invalid, &bad_value)],
         ),
         // Annotation keys are checked case-insensitively; values are free-form.
-        (
-            &[(
-                "/metadata/annotations",
-                json!({"Example.COM/Key": " any value "}),
-            )],
-            &[],
-        ),
-        (
-            &[("/metadata/annotations", json!({"a/b/c": "v"}))],
-            &[(Invalid, &bad_annotation)],
-        ),
+        (&[("/metadata/annotations", json!({"Example.COM/Key": " any value "}))], &[]),
+        (&[("/metadata/annotations", json!({"a/b/c": "v"}))], &[(Invalid, &bad_annotation)]),
     ]);
     // No metadata at all: the name is missing.
     let mut doc = base();
@@ -1027,10 +743,7 @@ fn object_meta_conventions() {
     assert_errors(
         "no metadata",
         &decode(&doc).validate(),
-        &[(
-            Required,
-            "metadata.name: Required value: name or generateName is required",
-        )],
+        &[(Required, "metadata.name: Required value: name or generateName is required")],
     );
 }
 
@@ -1058,32 +771,14 @@ fn every_error_is_collected_in_order() {
                 Invalid,
                 r#"spec.items[2].limits.cpu: Invalid value: "1 core": must match the regular expression '^[0-9]+m?$'"#,
             ),
-            (
-                Invalid,
-                r#"spec.owner: Invalid value: "é": must be at least 2 characters long"#,
-            ),
-            (
-                Invalid,
-                "spec.quotas[cpu]: Invalid value: -1: must be greater than or equal to 0",
-            ),
+            (Invalid, r#"spec.owner: Invalid value: "é": must be at least 2 characters long"#),
+            (Invalid, "spec.quotas[cpu]: Invalid value: -1: must be greater than or equal to 0"),
             (Duplicate, r#"spec.selectors[1]: Duplicate value: "a""#),
             (Invalid, "spec.surge: Invalid value: 9: must be less than 5"),
-            (
-                NotSupported,
-                r#"spec.tier: Unsupported value: "Platinum": supported values: "Bronze", "Silver", "Gold""#,
-            ),
-            (
-                Invalid,
-                r#"spec.surge: Invalid value: "object": surge must be below replicas"#,
-            ),
-            (
-                Forbidden,
-                "spec.mode: Forbidden: Slow mode allows at most 2 replicas",
-            ),
-            (
-                Invalid,
-                "status.observedGeneration: Invalid value: -3: must be greater than or equal to 0",
-            ),
+            (NotSupported, r#"spec.tier: Unsupported value: "Platinum": supported values: "Bronze", "Silver", "Gold""#),
+            (Invalid, r#"spec.surge: Invalid value: "object": surge must be below replicas"#),
+            (Forbidden, "spec.mode: Forbidden: Slow mode allows at most 2 replicas"),
+            (Invalid, "status.observedGeneration: Invalid value: -3: must be greater than or equal to 0"),
         ],
     );
 }
@@ -1151,26 +846,13 @@ fn formats_are_enforced_by_decoding() {
 // ---- to the wire: Status 422 Invalid ----
 
 fn invalid_status(w: &Widget, errors: &[FieldError]) -> Status {
-    let name = w
-        .metadata
-        .as_ref()
-        .and_then(|m| m.name.as_deref())
-        .unwrap_or_default();
-    Status::invalid(
-        <Widget as Resource>::KIND,
-        <Widget as Resource>::GROUP,
-        name,
-        errors,
-    )
+    let name = w.metadata.as_ref().and_then(|m| m.name.as_deref()).unwrap_or_default();
+    Status::invalid(<Widget as Resource>::KIND, <Widget as Resource>::GROUP, name, errors)
 }
 
 #[test]
 fn errors_become_a_422_invalid_status() {
-    let w = widget(&[
-        ("/spec/replicas", json!(0)),
-        ("/spec/surge", Value::Null),
-        ("/spec/tier", json!("Foo")),
-    ]);
+    let w = widget(&[("/spec/replicas", json!(0)), ("/spec/surge", Value::Null), ("/spec/tier", json!("Foo"))]);
     let errors = w.validate();
     let status = invalid_status(&w, &errors);
     assert_eq!(status.code(), 422);
@@ -1191,10 +873,7 @@ fn one_error_is_not_bracketed() {
     let w = widget(&[("/spec/owner", json!("root"))]);
     let status = invalid_status(&w, &w.validate());
     let expected = r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Widget.fixture.example.com \"w\" is invalid: spec.owner: Invalid value: \"string\": owner may not be root","reason":"Invalid","details":{"name":"w","group":"fixture.example.com","kind":"Widget","causes":[{"reason":"FieldValueInvalid","message":"Invalid value: \"string\": owner may not be root","field":"spec.owner"}]},"code":422}"#;
-    assert_eq!(
-        serde_json::to_string(&status).expect("Status encodes"),
-        expected
-    );
+    assert_eq!(serde_json::to_string(&status).expect("Status encodes"), expected);
 }
 
 #[test]
@@ -1206,14 +885,10 @@ fn causes_of_every_error_type() {
         ("/spec/mode", json!("Slow")),
         ("/spec/aliases", json!(["x", "x"])),
         ("/spec/owner", json!("ééééééééé")),
-        (
-            "/spec/items",
-            json!([{"name": "a"}, {"name": "b"}, {"name": "c"}, {"name": "d"}]),
-        ),
+        ("/spec/items", json!([{"name": "a"}, {"name": "b"}, {"name": "c"}, {"name": "d"}])),
     ]);
     let status = invalid_status(&w, &w.validate());
-    let causes =
-        serde_json::to_value(&status.details.expect("details").causes).expect("causes encode");
+    let causes = serde_json::to_value(&status.details.expect("details").causes).expect("causes encode");
     assert_eq!(
         causes,
         json!([
@@ -1231,20 +906,11 @@ fn repeated_errors_appear_once_in_the_message_but_each_is_a_cause() {
     let path = support::validation::Path::ROOT;
     let spec = path.field("spec");
     let owner = spec.field("owner");
-    let errors = vec![
-        FieldError::required(&owner, ""),
-        FieldError::required(&owner, ""),
-    ];
+    let errors = vec![FieldError::required(&owner, ""), FieldError::required(&owner, "")];
     let status = Status::invalid("Widget", "fixture.example.com", "w", &errors);
-    assert_eq!(
-        status.to_string(),
-        r#"Widget.fixture.example.com "w" is invalid: spec.owner: Required value"#
-    );
+    assert_eq!(status.to_string(), r#"Widget.fixture.example.com "w" is invalid: spec.owner: Required value"#);
     assert_eq!(status.details.expect("details").causes.len(), 2);
     // Without errors there is nothing after "is invalid".
     let status = Status::invalid("Widget", "fixture.example.com", "w", &[]);
-    assert_eq!(
-        status.to_string(),
-        r#"Widget.fixture.example.com "w" is invalid"#
-    );
+    assert_eq!(status.to_string(), r#"Widget.fixture.example.com "w" is invalid"#);
 }

@@ -16,21 +16,15 @@ use ErrorType::{Forbidden, Invalid, NotSupported, Required};
 // ---- Helpers ----
 
 fn fixture(name: &str) -> Value {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures/validation")
-        .join(name);
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/validation").join(name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name} is not JSON: {e}"))
 }
 
 /// Sets the value at a JSON pointer, creating the last member if it is absent.
 fn set(doc: &mut Value, pointer: &str, value: Value) {
     let (parent, last) = pointer.rsplit_once('/').expect("pointer has a slash");
-    match doc
-        .pointer_mut(parent)
-        .unwrap_or_else(|| panic!("no parent at {pointer}"))
-    {
+    match doc.pointer_mut(parent).unwrap_or_else(|| panic!("no parent at {pointer}")) {
         Value::Object(map) => {
             map.insert(last.to_owned(), value);
         }
@@ -66,14 +60,8 @@ fn csr(edits: &[(&str, Value)]) -> CertificateSigningRequest {
 
 #[track_caller]
 fn assert_errors(context: &str, errors: &ErrorList, expected: &[(ErrorType, &str)]) {
-    let actual: Vec<(ErrorType, String)> = errors
-        .iter()
-        .map(|e| (e.error_type, e.to_string()))
-        .collect();
-    let expected: Vec<(ErrorType, String)> = expected
-        .iter()
-        .map(|(t, s)| (*t, (*s).to_owned()))
-        .collect();
+    let actual: Vec<(ErrorType, String)> = errors.iter().map(|e| (e.error_type, e.to_string())).collect();
+    let expected: Vec<(ErrorType, String)> = expected.iter().map(|(t, s)| (*t, (*s).to_owned())).collect();
     assert_eq!(actual, expected, "{context}");
 }
 
@@ -85,36 +73,17 @@ fn realistic_hpa_is_valid() {
     // The fixture exercises every metric source and both scaling directions.
     let spec = &object.spec;
     assert_eq!(spec.metrics.as_ref().map(Vec::len), Some(5));
-    assert!(
-        spec.behavior
-            .as_ref()
-            .and_then(|b| b.scale_up.as_ref())
-            .is_some_and(|up| up.tolerance.is_some())
-    );
+    assert!(spec.behavior.as_ref().and_then(|b| b.scale_up.as_ref()).is_some_and(|up| up.tolerance.is_some()));
     assert_errors("validate", &object.validate(), &[]);
-    assert_errors(
-        "validate_update",
-        &object.validate_update(&object.clone()),
-        &[],
-    );
+    assert_errors("validate_update", &object.validate_update(&object.clone()), &[]);
 }
 
 #[test]
 fn realistic_csr_is_valid() {
     let object: CertificateSigningRequest = decode(&fixture("csr.json"));
-    assert!(
-        object
-            .spec
-            .request
-            .0
-            .starts_with(b"-----BEGIN CERTIFICATE REQUEST-----")
-    );
+    assert!(object.spec.request.0.starts_with(b"-----BEGIN CERTIFICATE REQUEST-----"));
     assert_errors("validate", &object.validate(), &[]);
-    assert_errors(
-        "validate_update",
-        &object.validate_update(&object.clone()),
-        &[],
-    );
+    assert_errors("validate_update", &object.validate_update(&object.clone()), &[]);
 }
 
 // ---- CertificateSigningRequest ----
@@ -124,27 +93,16 @@ fn csr_expiration_seconds_is_at_least_600() {
     assert_errors(
         "599",
         &csr(&[("/spec/expirationSeconds", json!(599))]).validate(),
-        &[(
-            Invalid,
-            "spec.expirationSeconds: Invalid value: 599: must be greater than or equal to 600",
-        )],
+        &[(Invalid, "spec.expirationSeconds: Invalid value: 599: must be greater than or equal to 600")],
     );
-    assert_errors(
-        "600",
-        &csr(&[("/spec/expirationSeconds", json!(600))]).validate(),
-        &[],
-    );
+    assert_errors("600", &csr(&[("/spec/expirationSeconds", json!(600))]).validate(), &[]);
 }
 
 #[test]
 fn csr_usages_are_an_enum() {
     assert_errors(
         "unknown usage",
-        &csr(&[(
-            "/spec/usages",
-            json!(["digital signature", "time travel", "client auth"]),
-        )])
-        .validate(),
+        &csr(&[("/spec/usages", json!(["digital signature", "time travel", "client auth"]))]).validate(),
         &[(
             NotSupported,
             r#"spec.usages[1]: Unsupported value: "time travel": supported values: "signing", "digital signature", "content commitment", "key encipherment", "key agreement", "data encipherment", "cert sign", "crl sign", "encipher only", "decipher only", "any", "server auth", "client auth", "code signing", "email protection", "s/mime", "ipsec end system", "ipsec tunnel", "ipsec user", "timestamping", "ocsp signing", "microsoft sgc", "netscape sgc""#,
@@ -163,10 +121,7 @@ fn csr_required_fields_and_cluster_scope() {
         ])
         .validate(),
         &[
-            (
-                Forbidden,
-                "metadata.namespace: Forbidden: not allowed on this type",
-            ),
+            (Forbidden, "metadata.namespace: Forbidden: not allowed on this type"),
             (Required, "spec.request: Required value"),
             (Required, "spec.signerName: Required value"),
         ],
@@ -177,11 +132,7 @@ fn csr_required_fields_and_cluster_scope() {
 fn csr_status_rules() {
     assert_errors(
         "Denied with status False, next to Approved",
-        &csr(&[(
-            "/status/conditions/1",
-            json!({"type": "Denied", "status": "False", "reason": "Nope"}),
-        )])
-        .validate(),
+        &csr(&[("/status/conditions/1", json!({"type": "Denied", "status": "False", "reason": "Nope"}))]).validate(),
         &[
             (
                 Invalid,
@@ -199,21 +150,14 @@ fn csr_status_rules() {
 fn csr_names_are_not_restricted() {
     assert_errors(
         "kubelet-style name",
-        &csr(&[(
-            "/metadata/name",
-            json!("node-csr-1fV2eXdVqkYNcZ6S1sNuLj5o8rC2nB8d_KdRmJ4ZsZE"),
-        )])
-        .validate(),
+        &csr(&[("/metadata/name", json!("node-csr-1fV2eXdVqkYNcZ6S1sNuLj5o8rC2nB8d_KdRmJ4ZsZE"))]).validate(),
         &[],
     );
     // A name is still required.
     assert_errors(
         "no name",
         &csr(&[("/metadata/name", Value::Null)]).validate(),
-        &[(
-            Required,
-            "metadata.name: Required value: name or generateName is required",
-        )],
+        &[(Required, "metadata.name: Required value: name or generateName is required")],
     );
 }
 
@@ -224,16 +168,9 @@ fn hpa_min_replicas_is_at_least_1() {
     assert_errors(
         "minReplicas 0",
         &hpa(&[("/spec/minReplicas", json!(0))]).validate(),
-        &[(
-            Invalid,
-            "spec.minReplicas: Invalid value: 0: must be greater than or equal to 1",
-        )],
+        &[(Invalid, "spec.minReplicas: Invalid value: 0: must be greater than or equal to 1")],
     );
-    assert_errors(
-        "minReplicas 1",
-        &hpa(&[("/spec/minReplicas", json!(1))]).validate(),
-        &[],
-    );
+    assert_errors("minReplicas 1", &hpa(&[("/spec/minReplicas", json!(1))]).validate(), &[]);
 }
 
 #[test]
@@ -246,25 +183,15 @@ fn hpa_max_replicas_is_at_least_min_replicas() {
             r#"spec.maxReplicas: Invalid value: "object": maxReplicas must be greater than or equal to minReplicas"#,
         )],
     );
-    assert_errors(
-        "maxReplicas == minReplicas",
-        &hpa(&[("/spec/maxReplicas", json!(3))]).validate(),
-        &[],
-    );
+    assert_errors("maxReplicas == minReplicas", &hpa(&[("/spec/maxReplicas", json!(3))]).validate(), &[]);
     // Without minReplicas the rule holds; maxReplicas still has its own bound.
     let mut doc = fixture("hpa.json");
-    doc["spec"]
-        .as_object_mut()
-        .expect("spec")
-        .remove("minReplicas");
+    doc["spec"].as_object_mut().expect("spec").remove("minReplicas");
     set(&mut doc, "/spec/maxReplicas", json!(0));
     assert_errors(
         "maxReplicas 0 alone",
         &decode::<HorizontalPodAutoscaler>(&doc).validate(),
-        &[(
-            Invalid,
-            "spec.maxReplicas: Invalid value: 0: must be greater than or equal to 1",
-        )],
+        &[(Invalid, "spec.maxReplicas: Invalid value: 0: must be greater than or equal to 1")],
     );
 }
 
@@ -274,10 +201,7 @@ fn hpa_policy_period_is_1_to_1800_seconds() {
         "periodSeconds 0 and 1801",
         &hpa(&[
             ("/spec/behavior/scaleUp/policies/1/periodSeconds", json!(0)),
-            (
-                "/spec/behavior/scaleDown/policies/0/periodSeconds",
-                json!(1801),
-            ),
+            ("/spec/behavior/scaleDown/policies/0/periodSeconds", json!(1801)),
         ])
         .validate(),
         &[
@@ -295,10 +219,7 @@ fn hpa_policy_period_is_1_to_1800_seconds() {
         "periodSeconds 1 and 1800",
         &hpa(&[
             ("/spec/behavior/scaleUp/policies/1/periodSeconds", json!(1)),
-            (
-                "/spec/behavior/scaleDown/policies/0/periodSeconds",
-                json!(1800),
-            ),
+            ("/spec/behavior/scaleDown/policies/0/periodSeconds", json!(1800)),
         ])
         .validate(),
         &[],
@@ -309,11 +230,7 @@ fn hpa_policy_period_is_1_to_1800_seconds() {
 fn hpa_stabilization_window_is_0_to_3600_seconds() {
     assert_errors(
         "3601",
-        &hpa(&[(
-            "/spec/behavior/scaleDown/stabilizationWindowSeconds",
-            json!(3601),
-        )])
-        .validate(),
+        &hpa(&[("/spec/behavior/scaleDown/stabilizationWindowSeconds", json!(3601))]).validate(),
         &[(
             Invalid,
             "spec.behavior.scaleDown.stabilizationWindowSeconds: Invalid value: 3601: must be less than or equal to 3600",
@@ -321,11 +238,7 @@ fn hpa_stabilization_window_is_0_to_3600_seconds() {
     );
     assert_errors(
         "-1",
-        &hpa(&[(
-            "/spec/behavior/scaleUp/stabilizationWindowSeconds",
-            json!(-1),
-        )])
-        .validate(),
+        &hpa(&[("/spec/behavior/scaleUp/stabilizationWindowSeconds", json!(-1))]).validate(),
         &[(
             Invalid,
             "spec.behavior.scaleUp.stabilizationWindowSeconds: Invalid value: -1: must be greater than or equal to 0",
@@ -333,11 +246,7 @@ fn hpa_stabilization_window_is_0_to_3600_seconds() {
     );
     assert_errors(
         "3600",
-        &hpa(&[(
-            "/spec/behavior/scaleDown/stabilizationWindowSeconds",
-            json!(3600),
-        )])
-        .validate(),
+        &hpa(&[("/spec/behavior/scaleDown/stabilizationWindowSeconds", json!(3600))]).validate(),
         &[],
     );
 }
@@ -357,10 +266,7 @@ fn hpa_policy_value_is_positive_and_type_known() {
                 NotSupported,
                 r#"spec.behavior.scaleUp.policies[0].type: Unsupported value: "Nodes": supported values: "Pods", "Percent""#,
             ),
-            (
-                Invalid,
-                "spec.behavior.scaleUp.policies[0].value: Invalid value: 0: must be greater than 0",
-            ),
+            (Invalid, "spec.behavior.scaleUp.policies[0].value: Invalid value: 0: must be greater than 0"),
             (
                 NotSupported,
                 r#"spec.behavior.scaleUp.selectPolicy: Unsupported value: "Maximum": supported values: "Max", "Min", "Disabled""#,
@@ -406,15 +312,9 @@ fn hpa_metric_rules() {
     assert_errors(
         "target type without its value; source not matching the type; two sources",
         &hpa(&[
-            (
-                "/spec/metrics/0/resource/target",
-                json!({"type": "Utilization"}),
-            ),
+            ("/spec/metrics/0/resource/target", json!({"type": "Utilization"})),
             ("/spec/metrics/2/type", json!("External")),
-            (
-                "/spec/metrics/3/pods",
-                json!({"metric": {"name": "m"}, "target": {"type": "Value", "value": "1"}}),
-            ),
+            ("/spec/metrics/3/pods", json!({"metric": {"name": "m"}, "target": {"type": "Value", "value": "1"}})),
         ])
         .validate(),
         &[
@@ -422,14 +322,8 @@ fn hpa_metric_rules() {
                 Invalid,
                 r#"spec.metrics[0].resource.target.averageUtilization: Invalid value: "object": averageUtilization must be set when type is Utilization"#,
             ),
-            (
-                Invalid,
-                r#"spec.metrics[2]: Invalid value: "object": the source field named by type must be set"#,
-            ),
-            (
-                Invalid,
-                r#"spec.metrics[3]: Invalid value: "object": only the source field named by type may be set"#,
-            ),
+            (Invalid, r#"spec.metrics[2]: Invalid value: "object": the source field named by type must be set"#),
+            (Invalid, r#"spec.metrics[3]: Invalid value: "object": only the source field named by type may be set"#),
         ],
     );
 }
@@ -452,10 +346,7 @@ fn hpa_errors_are_all_collected_into_one_status() {
         ("/metadata/name", json!("Checkout API")),
         ("/spec/minReplicas", json!(0)),
         ("/spec/behavior/scaleUp/policies/0/periodSeconds", json!(0)),
-        (
-            "/spec/behavior/scaleDown/stabilizationWindowSeconds",
-            json!(3601),
-        ),
+        ("/spec/behavior/scaleDown/stabilizationWindowSeconds", json!(3601)),
         ("/spec/metrics/1/resource/target/type", json!("Average")),
     ]);
     let errors = object.validate();
@@ -474,18 +365,11 @@ fn hpa_errors_are_all_collected_into_one_status() {
             NotSupported,
             r#"spec.metrics[1].resource.target.type: Unsupported value: "Average": supported values: "Utilization", "Value", "AverageValue""#,
         ),
-        (
-            Invalid,
-            "spec.minReplicas: Invalid value: 0: must be greater than or equal to 1",
-        ),
+        (Invalid, "spec.minReplicas: Invalid value: 0: must be greater than or equal to 1"),
     ];
     assert_errors("five broken rules", &errors, &expected);
 
-    let name = object
-        .metadata
-        .as_ref()
-        .and_then(|m| m.name.as_deref())
-        .unwrap_or_default();
+    let name = object.metadata.as_ref().and_then(|m| m.name.as_deref()).unwrap_or_default();
     let status = Status::invalid(
         <HorizontalPodAutoscaler as Resource>::KIND,
         <HorizontalPodAutoscaler as Resource>::GROUP,
@@ -495,10 +379,7 @@ fn hpa_errors_are_all_collected_into_one_status() {
     let lines: Vec<&str> = expected.iter().map(|(_, line)| *line).collect();
     assert_eq!(
         status.to_string(),
-        format!(
-            r#"HorizontalPodAutoscaler.autoscaling "Checkout API" is invalid: [{}]"#,
-            lines.join(", ")
-        )
+        format!(r#"HorizontalPodAutoscaler.autoscaling "Checkout API" is invalid: [{}]"#, lines.join(", "))
     );
     let wire = serde_json::to_value(&status).expect("Status encodes");
     assert_eq!(wire["code"], json!(422));
@@ -538,30 +419,24 @@ fn delete_options_cannot_orphan_and_propagate() {
         )],
     );
     assert_eq!(errors[0].field, "propagationPolicy");
-    assert_eq!(
-        errors[0].detail,
-        "orphanDependents and propagationPolicy cannot both be set"
-    );
+    assert_eq!(errors[0].detail, "orphanDependents and propagationPolicy cannot both be set");
 
-    for one in [
-        json!({"orphanDependents": true}),
-        json!({"propagationPolicy": "Background"}),
-        json!({}),
-    ] {
-        assert_errors(
-            &one.to_string(),
-            &decode::<DeleteOptions>(&one).validate(),
-            &[],
-        );
+    for one in [json!({"orphanDependents": true}), json!({"propagationPolicy": "Background"}), json!({})] {
+        assert_errors(&one.to_string(), &decode::<DeleteOptions>(&one).validate(), &[]);
     }
     assert_errors(
         "unknown policy and negative grace period",
-        &decode::<DeleteOptions>(&json!({"propagationPolicy": "Later", "gracePeriodSeconds": -1, "dryRun": ["All", "Some"]}))
-            .validate(),
+        &decode::<DeleteOptions>(
+            &json!({"propagationPolicy": "Later", "gracePeriodSeconds": -1, "dryRun": ["All", "Some"]}),
+        )
+        .validate(),
         &[
             (NotSupported, r#"dryRun[1]: Unsupported value: "Some": supported values: "All""#),
             (Invalid, "gracePeriodSeconds: Invalid value: -1: must be greater than or equal to 0"),
-            (NotSupported, r#"propagationPolicy: Unsupported value: "Later": supported values: "Orphan", "Background", "Foreground""#),
+            (
+                NotSupported,
+                r#"propagationPolicy: Unsupported value: "Later": supported values: "Orphan", "Background", "Foreground""#,
+            ),
         ],
     );
 }
@@ -576,14 +451,8 @@ fn cel_free_autoscaler_copy_checks_the_same_keywords() {
     let copy: Autoscaler = decode(&fixture("hpa.json"));
     assert_errors("valid copy", &copy.validate(), &[]);
     let edits = [
-        (
-            "/spec/behavior/scaleDown/stabilizationWindowSeconds",
-            json!(3601),
-        ),
-        (
-            "/spec/behavior/scaleUp/policies/0/periodSeconds",
-            json!(1801),
-        ),
+        ("/spec/behavior/scaleDown/stabilizationWindowSeconds", json!(3601)),
+        ("/spec/behavior/scaleUp/policies/0/periodSeconds", json!(1801)),
         ("/spec/metrics/1/resource/target/type", json!("Average")),
         // Caught only by the real type's CEL rule.
         ("/spec/maxReplicas", json!(2)),
@@ -602,12 +471,11 @@ fn cel_free_autoscaler_copy_checks_the_same_keywords() {
             r#"spec.metrics[1].resource.target.type: Unsupported value: "Average": supported values: "Utilization", "Value", "AverageValue""#,
         ),
     ];
-    assert_errors(
-        "copy",
-        &edited::<Autoscaler>("hpa.json", &edits).validate(),
-        &keyword_errors,
-    );
+    assert_errors("copy", &edited::<Autoscaler>("hpa.json", &edits).validate(), &keyword_errors);
     let mut with_cel = keyword_errors.to_vec();
-    with_cel.push((Invalid, r#"spec.maxReplicas: Invalid value: "object": maxReplicas must be greater than or equal to minReplicas"#));
+    with_cel.push((
+        Invalid,
+        r#"spec.maxReplicas: Invalid value: "object": maxReplicas must be greater than or equal to minReplicas"#,
+    ));
     assert_errors("real type", &hpa(&edits).validate(), &with_cel);
 }

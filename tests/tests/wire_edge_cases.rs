@@ -8,13 +8,12 @@ mod common;
 
 use common::{assert_json_eq, decode_err, decode_value, fixture, remove, round_trip, set, time};
 use generated::api::autoscaling::v2::{
-    HPAScalingPolicyType, HPAScalingRulesSelectPolicy, HorizontalPodAutoscaler,
-    HorizontalPodAutoscalerConditionStatus, HorizontalPodAutoscalerConditionType,
-    HorizontalPodAutoscalerList, MetricSpec, MetricSpecType, MetricStatusType, MetricTargetType,
+    HPAScalingPolicyType, HPAScalingRulesSelectPolicy, HorizontalPodAutoscaler, HorizontalPodAutoscalerConditionStatus,
+    HorizontalPodAutoscalerConditionType, HorizontalPodAutoscalerList, MetricSpec, MetricSpecType, MetricStatusType,
+    MetricTargetType,
 };
 use generated::api::certificates::v1::{
-    CertificateSigningRequest, CertificateSigningRequestConditionType,
-    CertificateSigningRequestSpecUsagesItem as Usage,
+    CertificateSigningRequest, CertificateSigningRequestConditionType, CertificateSigningRequestSpecUsagesItem as Usage,
 };
 use serde_json::{Value, json};
 use support::{Bytes, IntOrString, MicroTime, Quantity, Time};
@@ -26,34 +25,12 @@ use support::{Bytes, IntOrString, MicroTime, Quantity, Time};
 #[test]
 fn unknown_hpa_enum_values_survive_a_round_trip() {
     let mut input = fixture("hpa.json");
-    input["spec"]["metrics"]
-        .as_array_mut()
-        .unwrap()
-        .push(json!({"type": "FutureMetric"}));
-    set(
-        &mut input,
-        "/spec/metrics/0/resource/target/type",
-        json!("Percentile"),
-    );
-    set(
-        &mut input,
-        "/spec/behavior/scaleUp/selectPolicy",
-        json!("Median"),
-    );
-    set(
-        &mut input,
-        "/spec/behavior/scaleDown/policies/0/type",
-        json!("Replicas"),
-    );
-    input["status"]["currentMetrics"]
-        .as_array_mut()
-        .unwrap()
-        .push(json!({"type": "FutureMetric"}));
-    set(
-        &mut input,
-        "/status/conditions/0/type",
-        json!("ScalingThrottled"),
-    );
+    input["spec"]["metrics"].as_array_mut().unwrap().push(json!({"type": "FutureMetric"}));
+    set(&mut input, "/spec/metrics/0/resource/target/type", json!("Percentile"));
+    set(&mut input, "/spec/behavior/scaleUp/selectPolicy", json!("Median"));
+    set(&mut input, "/spec/behavior/scaleDown/policies/0/type", json!("Replicas"));
+    input["status"]["currentMetrics"].as_array_mut().unwrap().push(json!({"type": "FutureMetric"}));
+    set(&mut input, "/status/conditions/0/type", json!("ScalingThrottled"));
     set(&mut input, "/status/conditions/0/status", json!("Maybe"));
 
     let (hpa, output) = round_trip::<HorizontalPodAutoscaler>("unknown enums", &input);
@@ -63,41 +40,19 @@ fn unknown_hpa_enum_values_survive_a_round_trip() {
     let future = &metrics[5].type_;
     assert_eq!(future, &MetricSpecType::Other("FutureMetric".into()));
     assert!(!future.is_known());
-    assert_eq!(
-        (future.as_str(), future.to_string().as_str()),
-        ("FutureMetric", "FutureMetric")
-    );
+    assert_eq!((future.as_str(), future.to_string().as_str()), ("FutureMetric", "FutureMetric"));
     // The metric of unknown type has no source this version knows.
-    assert_eq!(
-        metrics[5],
-        MetricSpec {
-            type_: future.clone(),
-            ..MetricSpec::default()
-        }
-    );
+    assert_eq!(metrics[5], MetricSpec { type_: future.clone(), ..MetricSpec::default() });
 
     let target = &metrics[0].resource.as_ref().unwrap().target.type_;
     assert_eq!(target, &MetricTargetType::Other("Percentile".into()));
     assert!(!target.is_known());
 
     let behavior = hpa.spec.behavior.as_ref().unwrap();
-    let select = behavior
-        .scale_up
-        .as_ref()
-        .unwrap()
-        .select_policy
-        .as_ref()
-        .unwrap();
+    let select = behavior.scale_up.as_ref().unwrap().select_policy.as_ref().unwrap();
     assert_eq!(select, &HPAScalingRulesSelectPolicy::Other("Median".into()));
     assert!(!select.is_known());
-    let policy = &behavior
-        .scale_down
-        .as_ref()
-        .unwrap()
-        .policies
-        .as_ref()
-        .unwrap()[0]
-        .type_;
+    let policy = &behavior.scale_down.as_ref().unwrap().policies.as_ref().unwrap()[0].type_;
     assert_eq!(policy, &HPAScalingPolicyType::Other("Replicas".into()));
     assert!(!policy.is_known());
 
@@ -106,85 +61,46 @@ fn unknown_hpa_enum_values_survive_a_round_trip() {
     assert_eq!(current, &MetricStatusType::Other("FutureMetric".into()));
     assert!(!current.is_known());
     let condition = &status.conditions.as_ref().unwrap()[0];
-    assert_eq!(
-        condition.type_,
-        HorizontalPodAutoscalerConditionType::Other("ScalingThrottled".into())
-    );
+    assert_eq!(condition.type_, HorizontalPodAutoscalerConditionType::Other("ScalingThrottled".into()));
     assert!(!condition.type_.is_known());
-    assert_eq!(
-        condition.status,
-        HorizontalPodAutoscalerConditionStatus::Other("Maybe".into())
-    );
+    assert_eq!(condition.status, HorizontalPodAutoscalerConditionStatus::Other("Maybe".into()));
     assert!(!condition.status.is_known());
 }
 
 #[test]
 fn enum_values_match_exactly() {
     // Matching is case-sensitive and exact, as in Go: "resource" is not "Resource".
-    for (text, known) in [
-        ("Resource", true),
-        ("resource", false),
-        (" Resource", false),
-        ("", false),
-    ] {
+    for (text, known) in [("Resource", true), ("resource", false), (" Resource", false), ("", false)] {
         let decoded: MetricSpecType = decode_value(text, &json!(text));
         assert_eq!(decoded.is_known(), known, "{text:?}");
         assert_eq!(decoded.as_str(), text);
         assert_eq!(common::encode(text, &decoded), json!(text));
     }
-    assert_eq!(
-        MetricSpecType::VALUES,
-        [
-            "ContainerResource",
-            "External",
-            "Object",
-            "Pods",
-            "Resource"
-        ]
-    );
-    assert_eq!(
-        HPAScalingRulesSelectPolicy::VALUES,
-        ["Max", "Min", "Disabled"]
-    );
+    assert_eq!(MetricSpecType::VALUES, ["ContainerResource", "External", "Object", "Pods", "Resource"]);
+    assert_eq!(HPAScalingRulesSelectPolicy::VALUES, ["Max", "Min", "Disabled"]);
 }
 
 #[test]
 fn unknown_csr_enum_values_survive_a_round_trip() {
     let mut input = fixture("csr.json");
-    input["spec"]["usages"]
-        .as_array_mut()
-        .unwrap()
-        .push(json!("quantum signing"));
-    input["status"]["conditions"]
-        .as_array_mut()
-        .unwrap()
-        .push(json!({
-            "type": "Revoked",
-            "status": "True",
-            "reason": "KeyCompromise",
-            "lastUpdateTime": "2026-11-29T20:00:00Z",
-            "lastTransitionTime": "2026-11-29T20:00:00Z"
-        }));
+    input["spec"]["usages"].as_array_mut().unwrap().push(json!("quantum signing"));
+    input["status"]["conditions"].as_array_mut().unwrap().push(json!({
+        "type": "Revoked",
+        "status": "True",
+        "reason": "KeyCompromise",
+        "lastUpdateTime": "2026-11-29T20:00:00Z",
+        "lastTransitionTime": "2026-11-29T20:00:00Z"
+    }));
 
     let (csr, output) = round_trip::<CertificateSigningRequest>("unknown CSR enums", &input);
     assert_json_eq("unknown CSR enums re-encoded", &input, &output);
 
     let usages = csr.spec.usages.as_ref().unwrap();
-    assert_eq!(
-        usages,
-        &[
-            Usage::DigitalSignature,
-            Usage::ClientAuth,
-            Usage::Other("quantum signing".into())
-        ]
-    );
+    assert_eq!(usages, &[Usage::DigitalSignature, Usage::ClientAuth, Usage::Other("quantum signing".into())]);
     assert!(!usages[2].is_known());
     assert_eq!(usages[2].as_str(), "quantum signing");
     let revoked = &csr.status.as_ref().unwrap().conditions.as_ref().unwrap()[1];
-    assert_eq!(
-        revoked.type_,
-        CertificateSigningRequestConditionType::Other("Revoked".into())
-    );
+    assert_eq!(revoked.type_, CertificateSigningRequestConditionType::Other("Revoked".into()));
     assert!(!revoked.type_.is_known());
 }
 
@@ -195,11 +111,7 @@ fn unknown_fields_beside_an_unknown_enum_value_are_dropped() {
     let input = json!({"type": "FutureMetric", "futureMetric": {"name": "x"}});
     let (metric, output) = round_trip::<MetricSpec>("future metric", &input);
     assert_eq!(metric.type_, MetricSpecType::Other("FutureMetric".into()));
-    assert_json_eq(
-        "future metric re-encoded",
-        &json!({"type": "FutureMetric"}),
-        &output,
-    );
+    assert_json_eq("future metric re-encoded", &json!({"type": "FutureMetric"}), &output);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -279,10 +191,7 @@ fn null_optional_fields_decode_as_none_and_are_omitted() {
     let (hpa, output) = round_trip::<HorizontalPodAutoscaler>("optional nulls", &input);
 
     let meta = hpa.metadata.as_ref().unwrap();
-    assert_eq!(
-        (&meta.labels, &meta.annotations, &meta.managed_fields),
-        (&None, &None, &None)
-    );
+    assert_eq!((&meta.labels, &meta.annotations, &meta.managed_fields), (&None, &None, &None));
     let owner = &meta.owner_references.as_ref().unwrap()[0];
     assert_eq!((owner.controller, owner.block_owner_deletion), (None, None));
     assert_eq!(hpa.spec.scale_target_ref.api_version, None);
@@ -291,30 +200,14 @@ fn null_optional_fields_decode_as_none_and_are_omitted() {
     assert_eq!(metric.resource, None);
     let pods = metric.pods.as_ref().unwrap();
     assert_eq!(pods.metric.selector, None);
-    assert_eq!(
-        (&pods.target.value, pods.target.average_utilization),
-        (&None, None)
-    );
+    assert_eq!((&pods.target.value, pods.target.average_utilization), (&None, None));
     let behavior = hpa.spec.behavior.as_ref().unwrap();
     assert_eq!(behavior.scale_up, None);
     let down = behavior.scale_down.as_ref().unwrap();
-    assert_eq!(
-        (
-            &down.policies,
-            &down.select_policy,
-            down.stabilization_window_seconds
-        ),
-        (&None, &None, Some(60))
-    );
+    assert_eq!((&down.policies, &down.select_policy, down.stabilization_window_seconds), (&None, &None, Some(60)));
     let status = hpa.status.as_ref().unwrap();
-    assert_eq!(
-        (&status.current_metrics, &status.conditions),
-        (&None, &None)
-    );
-    assert_eq!(
-        (status.last_scale_time, status.observed_generation),
-        (None, None)
-    );
+    assert_eq!((&status.current_metrics, &status.conditions), (&None, &None));
+    assert_eq!((status.last_scale_time, status.observed_generation), (None, None));
 
     // On output every `null` member is left out; everything else is unchanged.
     let expected = json!({
@@ -393,10 +286,7 @@ fn null_required_fields_decode_as_go_zero_values() {
     let (metric, output) = round_trip::<MetricSpec>("metric nulls", &input);
     let target = &metric.resource.as_ref().unwrap().target;
     assert_eq!(target.type_, MetricTargetType::Other(String::new()));
-    assert!(
-        !target.type_.is_known(),
-        "the empty string is not a known target type"
-    );
+    assert!(!target.type_.is_known(), "the empty string is not a known target type");
     assert_json_eq(
         "metric nulls re-encoded",
         &json!({"type": "Resource", "resource": {"name": "", "target": {"type": "", "averageUtilization": 50}}}),
@@ -437,10 +327,7 @@ fn null_csr_fields_decode_as_go_zero_values() {
     assert_eq!(csr.spec.request, Bytes::default());
     assert!(csr.spec.request.as_slice().is_empty());
     assert_eq!(csr.spec.signer_name, "");
-    assert_eq!(
-        (&csr.spec.usages, &csr.spec.groups, &csr.spec.extra),
-        (&None, &None, &None)
-    );
+    assert_eq!((&csr.spec.usages, &csr.spec.groups, &csr.spec.extra), (&None, &None, &None));
     assert_eq!(csr.spec.expiration_seconds, None);
     let status = csr.status.as_ref().unwrap();
     assert_eq!((&status.certificate, &status.conditions), (&None, &None));
@@ -476,18 +363,11 @@ fn null_extra_value_in_csr_is_accepted() {
     });
     let (csr, output) = round_trip::<CertificateSigningRequest>("extra null value", &input);
     let extra = csr.spec.extra.as_ref().expect("extra");
-    assert_eq!(
-        extra.get("scopes").map(Vec::len),
-        Some(0),
-        "null value decodes as an empty list"
-    );
+    assert_eq!(extra.get("scopes").map(Vec::len), Some(0), "null value decodes as an empty list");
     assert_eq!(extra["team"], ["payments"]);
     // Go writes a nil ExtraValue back as `null`; an empty list is equivalent on decoding.
     let scopes = &output["spec"]["extra"]["scopes"];
-    assert!(
-        scopes.is_null() || scopes == &json!([]),
-        "scopes re-encoded as {scopes}"
-    );
+    assert!(scopes.is_null() || scopes == &json!([]), "scopes re-encoded as {scopes}");
 }
 
 // ---------------------------------------------------------------------------------------
@@ -498,8 +378,7 @@ fn null_extra_value_in_csr_is_accepted() {
 fn quantity_accepts_json_numbers() {
     // `kubectl apply` of YAML such as `averageValue: 500` sends a JSON number.
     let input = json!({"type": "AverageValue", "averageValue": 500, "value": 0.25});
-    let (target, output) =
-        round_trip::<generated::api::autoscaling::v2::MetricTarget>("numbers", &input);
+    let (target, output) = round_trip::<generated::api::autoscaling::v2::MetricTarget>("numbers", &input);
     assert_eq!(target.average_value, Some(Quantity::from("500")));
     assert_eq!(target.value, Some(Quantity::from("0.25")));
     // Output is always a string. Kubernetes would also canonicalize 0.25 to "250m"; this
@@ -515,10 +394,7 @@ fn quantity_accepts_json_numbers() {
         (json!(-3), "-3"),
         (json!(1e3), "1000"),
         (json!(2.5e-3), "0.0025"),
-        (
-            json!(12_345_678_901_234_567_890_u64),
-            "12345678901234567890",
-        ),
+        (json!(12_345_678_901_234_567_890_u64), "12345678901234567890"),
     ] {
         let decoded: Quantity = decode_value(&number.to_string(), &number);
         assert_eq!(decoded.as_str(), text, "from {number}");
@@ -529,29 +405,14 @@ fn quantity_accepts_json_numbers() {
     let mut input = fixture("hpa.json");
     set(&mut input, "/spec/behavior/scaleUp/tolerance", json!(0.05));
     let (hpa, output) = round_trip::<HorizontalPodAutoscaler>("tolerance number", &input);
-    let up = hpa
-        .spec
-        .behavior
-        .as_ref()
-        .unwrap()
-        .scale_up
-        .as_ref()
-        .unwrap();
+    let up = hpa.spec.behavior.as_ref().unwrap().scale_up.as_ref().unwrap();
     assert_eq!(up.tolerance, Some(Quantity::from("0.05")));
-    assert_eq!(
-        output.pointer("/spec/behavior/scaleUp/tolerance"),
-        Some(&json!("0.05"))
-    );
+    assert_eq!(output.pointer("/spec/behavior/scaleUp/tolerance"), Some(&json!("0.05")));
 }
 
 #[test]
 fn quantity_strings_are_kept_except_surrounding_space() {
-    for (input, kept) in [
-        ("500m", "500m"),
-        ("1.5Gi", "1.5Gi"),
-        ("2e3", "2e3"),
-        (" 250 ", "250"),
-    ] {
+    for (input, kept) in [("500m", "500m"), ("1.5Gi", "1.5Gi"), ("2e3", "2e3"), (" 250 ", "250")] {
         let decoded: Quantity = decode_value(input, &json!(input));
         assert_eq!(decoded.as_str(), kept);
         assert_eq!(common::encode(input, &decoded), json!(kept));
@@ -571,63 +432,27 @@ fn quantity_strings_are_kept_except_surrounding_space() {
 #[test]
 fn time_is_written_with_second_precision_in_utc() {
     let mut input = fixture("hpa.json");
-    set(
-        &mut input,
-        "/status/lastScaleTime",
-        json!("2026-11-29T18:41:07.987654321Z"),
-    );
-    set(
-        &mut input,
-        "/metadata/creationTimestamp",
-        json!("2026-11-02T10:14:31+02:00"),
-    );
+    set(&mut input, "/status/lastScaleTime", json!("2026-11-29T18:41:07.987654321Z"));
+    set(&mut input, "/metadata/creationTimestamp", json!("2026-11-02T10:14:31+02:00"));
     // managedFields[].time is a metav1.Time (not a MicroTime): also whole seconds.
-    set(
-        &mut input,
-        "/metadata/managedFields/0/time",
-        json!("2026-11-20T16:40:02.123456Z"),
-    );
+    set(&mut input, "/metadata/managedFields/0/time", json!("2026-11-20T16:40:02.123456Z"));
 
     let (hpa, output) = round_trip::<HorizontalPodAutoscaler>("time precision", &input);
     let last = hpa.status.as_ref().unwrap().last_scale_time.unwrap();
     // The fraction is read (nanoseconds kept in memory) and dropped on output, as Go does.
     assert_eq!(last.0.as_second(), 1_795_977_667);
     assert_eq!(last.0.subsec_nanosecond(), 987_654_321);
-    assert_eq!(
-        output.pointer("/status/lastScaleTime"),
-        Some(&json!("2026-11-29T18:41:07Z"))
-    );
+    assert_eq!(output.pointer("/status/lastScaleTime"), Some(&json!("2026-11-29T18:41:07Z")));
     // An offset is converted to UTC.
-    assert_eq!(
-        hpa.metadata.as_ref().unwrap().creation_timestamp,
-        Some(time("2026-11-02T08:14:31Z"))
-    );
-    assert_eq!(
-        output.pointer("/metadata/creationTimestamp"),
-        Some(&json!("2026-11-02T08:14:31Z"))
-    );
-    assert_eq!(
-        output.pointer("/metadata/managedFields/0/time"),
-        Some(&json!("2026-11-20T16:40:02Z"))
-    );
+    assert_eq!(hpa.metadata.as_ref().unwrap().creation_timestamp, Some(time("2026-11-02T08:14:31Z")));
+    assert_eq!(output.pointer("/metadata/creationTimestamp"), Some(&json!("2026-11-02T08:14:31Z")));
+    assert_eq!(output.pointer("/metadata/managedFields/0/time"), Some(&json!("2026-11-20T16:40:02Z")));
 
     // Everything else is unchanged: with those three restored, output equals the fixture.
     let mut restored = output.clone();
-    set(
-        &mut restored,
-        "/status/lastScaleTime",
-        json!("2026-11-29T18:41:07.987654321Z"),
-    );
-    set(
-        &mut restored,
-        "/metadata/creationTimestamp",
-        json!("2026-11-02T10:14:31+02:00"),
-    );
-    set(
-        &mut restored,
-        "/metadata/managedFields/0/time",
-        json!("2026-11-20T16:40:02.123456Z"),
-    );
+    set(&mut restored, "/status/lastScaleTime", json!("2026-11-29T18:41:07.987654321Z"));
+    set(&mut restored, "/metadata/creationTimestamp", json!("2026-11-02T10:14:31+02:00"));
+    set(&mut restored, "/metadata/managedFields/0/time", json!("2026-11-20T16:40:02.123456Z"));
     assert_json_eq("time precision, other fields", &input, &restored);
 }
 
@@ -637,12 +462,9 @@ fn go_zero_time_is_written_as_null() {
     // is set, and so does support::Time. A controller that never set lastTransitionTime
     // produces exactly this.
     let input = json!({"type": "AbleToScale", "status": "True", "lastTransitionTime": "0001-01-01T00:00:00Z"});
-    let (condition, output) = round_trip::<
-        generated::api::autoscaling::v2::HorizontalPodAutoscalerCondition,
-    >("zero time", &input);
-    let zero = condition
-        .last_transition_time
-        .expect("a zero time is a value when decoded");
+    let (condition, output) =
+        round_trip::<generated::api::autoscaling::v2::HorizontalPodAutoscalerCondition>("zero time", &input);
+    let zero = condition.last_transition_time.expect("a zero time is a value when decoded");
     assert!(zero.is_zero());
     assert_eq!(zero, Time::default());
     assert_json_eq(
@@ -669,10 +491,7 @@ fn micro_time_is_written_with_six_fractional_digits() {
     // Neither autoscaling/v2 nor certificates/v1 has a MicroTime field (it appears in
     // events and leases); the support type is checked on its own.
     for (input, written) in [
-        (
-            "2026-11-29T19:05:49.1234567Z",
-            "2026-11-29T19:05:49.123456Z",
-        ),
+        ("2026-11-29T19:05:49.1234567Z", "2026-11-29T19:05:49.123456Z"),
         ("2026-11-29T19:05:49Z", "2026-11-29T19:05:49.000000Z"),
         ("2026-11-29T21:05:49.5+02:00", "2026-11-29T19:05:49.500000Z"),
     ] {
@@ -717,20 +536,13 @@ fn base64_with_line_breaks_is_accepted_and_written_without() {
     // Go's base64 decoder skips \r and \n, so a request wrapped at 76 columns is accepted.
     let input = fixture("csr.json");
     let plain = input["spec"]["request"].as_str().unwrap().to_owned();
-    let wrapped: String = plain
-        .as_bytes()
-        .chunks(76)
-        .map(|chunk| std::str::from_utf8(chunk).unwrap())
-        .collect::<Vec<_>>()
-        .join("\r\n");
+    let wrapped: String =
+        plain.as_bytes().chunks(76).map(|chunk| std::str::from_utf8(chunk).unwrap()).collect::<Vec<_>>().join("\r\n");
     let mut wrapped_input = input.clone();
     set(&mut wrapped_input, "/spec/request", json!(wrapped));
 
     let (csr, output) = round_trip::<CertificateSigningRequest>("wrapped base64", &wrapped_input);
-    assert_eq!(
-        csr.spec.request.as_slice(),
-        common::fixture_bytes("node-csr.pem").as_slice()
-    );
+    assert_eq!(csr.spec.request.as_slice(), common::fixture_bytes("node-csr.pem").as_slice());
     assert_json_eq("wrapped base64 re-encoded", &input, &output);
 }
 
@@ -739,11 +551,7 @@ fn malformed_base64_is_rejected() {
     let mut input = fixture("csr.json");
     let plain = input["spec"]["request"].as_str().unwrap().to_owned();
     // Missing padding: Go's StdEncoding rejects it as well.
-    set(
-        &mut input,
-        "/spec/request",
-        json!(plain.trim_end_matches('=')),
-    );
+    set(&mut input, "/spec/request", json!(plain.trim_end_matches('=')));
     let message = decode_err::<CertificateSigningRequest>("unpadded", &input);
     assert!(message.contains("base64"), "{message}");
 

@@ -45,12 +45,7 @@ pub(crate) fn display(pe: &str) -> String {
             Ok(fields) => {
                 let parts: Vec<String> = fields
                     .iter()
-                    .map(|(name, value)| {
-                        format!(
-                            "{name}={}",
-                            serde_json::to_string(value).unwrap_or_default()
-                        )
-                    })
+                    .map(|(name, value)| format!("{name}={}", serde_json::to_string(value).unwrap_or_default()))
                     .collect();
                 format!("[{}]", parts.join(","))
             }
@@ -113,10 +108,8 @@ impl Set {
     }
 
     pub(crate) fn difference(&self, other: &Set) -> Set {
-        let mut out = Set {
-            members: self.members.difference(&other.members).cloned().collect(),
-            children: BTreeMap::new(),
-        };
+        let mut out =
+            Set { members: self.members.difference(&other.members).cloned().collect(), children: BTreeMap::new() };
         for (pe, child) in &self.children {
             let rest = match other.children.get(pe) {
                 Some(theirs) => child.difference(theirs),
@@ -130,10 +123,8 @@ impl Set {
     }
 
     pub(crate) fn intersection(&self, other: &Set) -> Set {
-        let mut out = Set {
-            members: self.members.intersection(&other.members).cloned().collect(),
-            children: BTreeMap::new(),
-        };
+        let mut out =
+            Set { members: self.members.intersection(&other.members).cloned().collect(), children: BTreeMap::new() };
         for (pe, child) in &self.children {
             if let Some(theirs) = other.children.get(pe) {
                 let both = child.intersection(theirs);
@@ -234,8 +225,7 @@ fn normalize(raw: &str) -> Result<Option<Pe>, String> {
             Some(value(&parsed))
         }
         "k:" => {
-            let parsed: BTreeMap<String, Value> =
-                serde_json::from_str(body).map_err(|e| format!("{raw}: {e}"))?;
+            let parsed: BTreeMap<String, Value> = serde_json::from_str(body).map_err(|e| format!("{raw}: {e}"))?;
             Some(key(&parsed))
         }
         _ => None,
@@ -253,12 +243,7 @@ mod tests {
         let ready = key(&BTreeMap::from([("type".to_owned(), json!("Ready"))]));
         set.insert(&[field("spec"), field("replicas")]);
         set.insert(&[field("status"), field("conditions"), ready.clone()]);
-        set.insert(&[
-            field("status"),
-            field("conditions"),
-            ready.clone(),
-            field("type"),
-        ]);
+        set.insert(&[field("status"), field("conditions"), ready.clone(), field("type")]);
         set.insert(&[field("metadata"), field("finalizers"), value(&json!("a"))]);
         let encoded = set.to_fields_v1();
         assert_eq!(

@@ -105,14 +105,8 @@ mod tests {
 
     #[test]
     fn prints_like_go() {
-        assert_eq!(
-            v(&json!({"name": "a", "$patch": "delete", "n": 1})),
-            "map[$patch:delete n:1 name:a]"
-        );
-        assert_eq!(
-            v(&json!([{"name": "a"}, {"name": "b"}])),
-            "[map[name:a] map[name:b]]"
-        );
+        assert_eq!(v(&json!({"name": "a", "$patch": "delete", "n": 1})), "map[$patch:delete n:1 name:a]");
+        assert_eq!(v(&json!([{"name": "a"}, {"name": "b"}])), "[map[name:a] map[name:b]]");
         assert_eq!(v(&json!([1.5, null, true])), "[1.5 <nil> true]");
         assert_eq!(v(&json!(1e21)), "1e+21");
         assert_eq!(v(&json!(0.00001)), "1e-05");

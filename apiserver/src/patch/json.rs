@@ -18,8 +18,7 @@ pub fn json_patch(original: &Value, patch: &json_patch::Patch) -> Result<Value, 
         return Err(PatchError::TooManyOperations(patch.0.len()));
     }
     let mut document = original.clone();
-    json_patch::patch(&mut document, &patch.0)
-        .map_err(|error| PatchError::JsonPatchFailed(error.to_string()))?;
+    json_patch::patch(&mut document, &patch.0).map_err(|error| PatchError::JsonPatchFailed(error.to_string()))?;
     Ok(document)
 }
 

@@ -132,9 +132,7 @@ use support::{Status, StatusCause, StatusDetails};
 pub use json::{MAX_JSON_PATCH_OPERATIONS, check_merge_patch, json_patch, merge_patch};
 pub use schema::{ListType, MapType, ObjectSchema, PatchStrategy, SchemaCatalog, SchemaKind};
 pub use smp::strategic_merge;
-pub use ssa::{
-    apply, apply_subresource, record_subresource_update, record_update, record_update_with_schema,
-};
+pub use ssa::{apply, apply_subresource, record_subresource_update, record_update, record_update_with_schema};
 
 /// Why a JSON, merge or strategic merge patch failed; [`PatchError::to_status`] is the
 /// API server's answer.
@@ -156,8 +154,7 @@ pub enum PatchError {
 }
 
 /// The message the API server sends for 422s made by `NewGenericServerResponse`.
-const GENERIC_UNPROCESSABLE: &str =
-    "the server rejected our request due to an error in our request";
+const GENERIC_UNPROCESSABLE: &str = "the server rejected our request due to an error in our request";
 
 impl PatchError {
     pub fn to_status(&self) -> Status {
@@ -220,10 +217,7 @@ impl Conflict {
     pub fn manager_description(&self) -> String {
         let mut out = go_quote(&self.manager);
         if !self.subresource.is_empty() {
-            out.push_str(&format!(
-                " with subresource {}",
-                go_quote(&self.subresource)
-            ));
+            out.push_str(&format!(" with subresource {}", go_quote(&self.subresource)));
         }
         if self.operation == "Update" {
             out.push_str(&format!(" using {}", self.api_version));
@@ -240,11 +234,9 @@ impl ApplyError {
         match self {
             ApplyError::Invalid(message) => message.clone(),
             ApplyError::Conflict(conflicts) => match conflicts.as_slice() {
-                [only] => format!(
-                    "Apply failed with 1 conflict: conflict with {}: {}",
-                    only.manager_description(),
-                    only.path
-                ),
+                [only] => {
+                    format!("Apply failed with 1 conflict: conflict with {}: {}", only.manager_description(), only.path)
+                }
                 all => {
                     let mut lines: Vec<String> = Vec::new();
                     let mut current: Option<String> = None;
@@ -256,11 +248,7 @@ impl ApplyError {
                         }
                         lines.push(format!("- {}", conflict.path));
                     }
-                    format!(
-                        "Apply failed with {} conflicts: {}",
-                        all.len(),
-                        lines.join("\n")
-                    )
+                    format!("Apply failed with {} conflicts: {}", all.len(), lines.join("\n"))
                 }
             },
         }
@@ -282,10 +270,7 @@ impl ApplyError {
                     })
                     .collect();
                 let mut status = Status::failure(409, reason::CONFLICT, self.message());
-                status.details = Some(StatusDetails {
-                    causes,
-                    ..StatusDetails::default()
-                });
+                status.details = Some(StatusDetails { causes, ..StatusDetails::default() });
                 status
             }
             // The API server answers "failed to ..." errors (duplicate or missing list keys)

@@ -27,18 +27,11 @@ impl SchemaCatalog {
     /// Parses the OpenAPI document of every group-version of `catalog` (those without a
     /// document, or with one that is not valid JSON, contribute nothing).
     pub fn from_catalog(catalog: &ApiCatalog) -> Self {
-        Self::from_documents(
-            catalog
-                .groups
-                .iter()
-                .map(|gv| (gv.group, gv.version, gv.openapi)),
-        )
+        Self::from_documents(catalog.groups.iter().map(|gv| (gv.group, gv.version, gv.openapi)))
     }
 
     /// Parses `(group, version, OpenAPI v3 JSON text)` documents.
-    pub fn from_documents<'a>(
-        documents: impl IntoIterator<Item = (&'a str, &'a str, &'a str)>,
-    ) -> Self {
+    pub fn from_documents<'a>(documents: impl IntoIterator<Item = (&'a str, &'a str, &'a str)>) -> Self {
         let mut kinds = HashMap::new();
         for (group, version, text) in documents {
             let Ok(document) = serde_json::from_str::<Value>(text) else {
@@ -68,8 +61,7 @@ impl SchemaCatalog {
     /// The schema of a kind, e.g. `("autoscaling", "v2", "HorizontalPodAutoscaler")`; the
     /// core group is `""`.
     pub fn schema(&self, group: &str, version: &str, kind: &str) -> Option<&ObjectSchema> {
-        self.kinds
-            .get(&(group.to_owned(), version.to_owned(), kind.to_owned()))
+        self.kinds.get(&(group.to_owned(), version.to_owned(), kind.to_owned()))
     }
 
     /// How many kinds are indexed.
@@ -145,11 +137,7 @@ impl std::fmt::Debug for ObjectSchema {
 
 impl ObjectSchema {
     fn at(&self, node: usize) -> ObjectSchema {
-        ObjectSchema {
-            graph: self.graph.clone(),
-            node,
-            gvk: None,
-        }
+        ObjectSchema { graph: self.graph.clone(), node, gvk: None }
     }
 
     /// The nodes this one stands for: itself, then what it refers to (`$ref`, single
@@ -194,9 +182,7 @@ impl ObjectSchema {
     /// The `(group, version, kind)` this schema was found under, for the roots
     /// [`SchemaCatalog::schema`] returns; `None` for fields.
     pub fn group_version_kind(&self) -> Option<(&str, &str, &str)> {
-        self.gvk
-            .as_deref()
-            .map(|(g, v, k)| (g.as_str(), v.as_str(), k.as_str()))
+        self.gvk.as_deref().map(|(g, v, k)| (g.as_str(), v.as_str(), k.as_str()))
     }
 
     /// The component name the node refers to or is, e.g.
@@ -208,9 +194,7 @@ impl ObjectSchema {
     /// The Go type name as the API server's errors print it: the last segment of
     /// [`ObjectSchema::name`] (`HorizontalPodAutoscalerSpec`), or `""`.
     pub fn type_name(&self) -> &str {
-        self.name()
-            .map(|name| name.rsplit('.').next().unwrap_or(name))
-            .unwrap_or("")
+        self.name().map(|name| name.rsplit('.').next().unwrap_or(name)).unwrap_or("")
     }
 
     pub fn kind(&self) -> SchemaKind {
@@ -244,9 +228,7 @@ impl ObjectSchema {
         let view = self.at(node);
         match &view.target().shape {
             Shape::Struct { properties, .. } => properties.get(name).map(|id| self.at(*id)),
-            Shape::AllOf(parts) => parts
-                .iter()
-                .find_map(|part| self.property_in(*part, name, depth + 1)),
+            Shape::AllOf(parts) => parts.iter().find_map(|part| self.property_in(*part, name, depth + 1)),
             _ => None,
         }
     }
@@ -256,10 +238,7 @@ impl ObjectSchema {
     pub fn additional_properties(&self) -> Option<ObjectSchema> {
         match &self.target().shape {
             Shape::Map(value) => Some(self.at(*value)),
-            Shape::Struct {
-                additional: Some(value),
-                ..
-            } => Some(self.at(*value)),
+            Shape::Struct { additional: Some(value), .. } => Some(self.at(*value)),
             Shape::Any => Some(self.clone()),
             _ => None,
         }
@@ -292,8 +271,7 @@ impl ObjectSchema {
 
     /// `x-kubernetes-list-map-keys`, empty when absent.
     pub fn list_map_keys(&self) -> Vec<String> {
-        self.extension(&|ext| ext.list_map_keys.clone())
-            .unwrap_or_default()
+        self.extension(&|ext| ext.list_map_keys.clone()).unwrap_or_default()
     }
 
     /// `x-kubernetes-patch-strategy`, split on commas; empty when absent.
@@ -320,11 +298,10 @@ impl ObjectSchema {
 
     /// `x-kubernetes-map-type`.
     pub fn map_type(&self) -> Option<MapType> {
-        self.extension(&|ext| ext.map_type.clone())
-            .map(|t| match t.as_str() {
-                "atomic" => MapType::Atomic,
-                _ => MapType::Granular,
-            })
+        self.extension(&|ext| ext.map_type.clone()).map(|t| match t.as_str() {
+            "atomic" => MapType::Atomic,
+            _ => MapType::Granular,
+        })
     }
 
     /// Whether the field declares `default: {}`: in the API server's Go types such fields
@@ -413,23 +390,13 @@ const REF_PREFIX: &str = "#/components/schemas/";
 impl Graph {
     fn parse(document: &Value) -> Graph {
         let empty = serde_json::Map::new();
-        let schemas = document
-            .pointer("/components/schemas")
-            .and_then(Value::as_object)
-            .unwrap_or(&empty);
-        let mut graph = Graph {
-            nodes: Vec::new(),
-            any: 0,
-            kinds: Vec::new(),
-        };
+        let schemas = document.pointer("/components/schemas").and_then(Value::as_object).unwrap_or(&empty);
+        let mut graph = Graph { nodes: Vec::new(), any: 0, kinds: Vec::new() };
         graph.nodes.push(Node::default());
         let mut by_name = HashMap::new();
         for name in schemas.keys() {
             by_name.insert(name.as_str(), graph.nodes.len());
-            graph.nodes.push(Node {
-                name: Some(name.clone()),
-                ..Node::default()
-            });
+            graph.nodes.push(Node { name: Some(name.clone()), ..Node::default() });
         }
         for (name, schema) in schemas {
             let id = by_name[name.as_str()];
@@ -446,11 +413,7 @@ impl Graph {
 
     fn add(&mut self, schema: &Value, by_name: &HashMap<&str, usize>) -> usize {
         let (ext, shape) = self.convert(schema, by_name);
-        self.nodes.push(Node {
-            name: None,
-            ext,
-            shape,
-        });
+        self.nodes.push(Node { name: None, ext, shape });
         self.nodes.len() - 1
     }
 
@@ -460,9 +423,7 @@ impl Graph {
             return (ext, Shape::Any);
         };
         if let Some(reference) = object.get("$ref").and_then(Value::as_str) {
-            let target = reference
-                .strip_prefix(REF_PREFIX)
-                .and_then(|name| by_name.get(name));
+            let target = reference.strip_prefix(REF_PREFIX).and_then(|name| by_name.get(name));
             return (ext, target.map_or(Shape::Any, |id| Shape::Ref(*id)));
         }
         if let Some(parts) = object.get("allOf").and_then(Value::as_array) {
@@ -479,15 +440,8 @@ impl Graph {
             }
         }
         let declared_type = object.get("type").and_then(Value::as_str).unwrap_or("");
-        if object
-            .get("x-kubernetes-int-or-string")
-            .and_then(Value::as_bool)
-            == Some(true)
-        {
-            return (
-                ext,
-                Shape::Scalar(("int-or-string".to_owned(), String::new())),
-            );
+        if object.get("x-kubernetes-int-or-string").and_then(Value::as_bool) == Some(true) {
+            return (ext, Shape::Scalar(("int-or-string".to_owned(), String::new())));
         }
         match declared_type {
             "array" => {
@@ -496,35 +450,20 @@ impl Graph {
             }
             "string" | "integer" | "number" | "boolean" => {
                 let format = object.get("format").and_then(Value::as_str).unwrap_or("");
-                (
-                    ext,
-                    Shape::Scalar((declared_type.to_owned(), format.to_owned())),
-                )
+                (ext, Shape::Scalar((declared_type.to_owned(), format.to_owned())))
             }
             _ => {
                 let properties = object.get("properties").and_then(Value::as_object);
                 let additional = match object.get("additionalProperties") {
-                    Some(Value::Object(value)) => {
-                        Some(self.add(&Value::Object(value.clone()), by_name))
-                    }
-                    Some(Value::Bool(true)) => {
-                        Some(self.add(&Value::Object(Default::default()), by_name))
-                    }
+                    Some(Value::Object(value)) => Some(self.add(&Value::Object(value.clone()), by_name)),
+                    Some(Value::Bool(true)) => Some(self.add(&Value::Object(Default::default()), by_name)),
                     _ => None,
                 };
                 match (properties, additional) {
                     (Some(properties), additional) => {
-                        let properties = properties
-                            .iter()
-                            .map(|(name, schema)| (name.clone(), self.add(schema, by_name)))
-                            .collect();
-                        (
-                            ext,
-                            Shape::Struct {
-                                properties,
-                                additional,
-                            },
-                        )
+                        let properties =
+                            properties.iter().map(|(name, schema)| (name.clone(), self.add(schema, by_name))).collect();
+                        (ext, Shape::Struct { properties, additional })
                     }
                     (None, Some(value)) => (ext, Shape::Map(value)),
                     (None, None) => (ext, Shape::Any),
@@ -542,12 +481,7 @@ impl Ext {
             list_map_keys: schema
                 .get("x-kubernetes-list-map-keys")
                 .and_then(Value::as_array)
-                .map(|keys| {
-                    keys.iter()
-                        .filter_map(Value::as_str)
-                        .map(str::to_owned)
-                        .collect()
-                }),
+                .map(|keys| keys.iter().filter_map(Value::as_str).map(str::to_owned).collect()),
             patch_strategy: text("x-kubernetes-patch-strategy"),
             patch_merge_key: text("x-kubernetes-patch-merge-key"),
             map_type: text("x-kubernetes-map-type"),
@@ -558,20 +492,13 @@ impl Ext {
 }
 
 fn gvks(schema: &Value) -> Vec<Gvk> {
-    let Some(list) = schema
-        .get("x-kubernetes-group-version-kind")
-        .and_then(Value::as_array)
-    else {
+    let Some(list) = schema.get("x-kubernetes-group-version-kind").and_then(Value::as_array) else {
         return Vec::new();
     };
     list.iter()
         .filter_map(|entry| {
             let field = |key: &str| entry.get(key).and_then(Value::as_str).map(str::to_owned);
-            Some((
-                field("group").unwrap_or_default(),
-                field("version")?,
-                field("kind")?,
-            ))
+            Some((field("group").unwrap_or_default(), field("version")?, field("kind")?))
         })
         .collect()
 }

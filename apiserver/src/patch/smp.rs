@@ -17,11 +17,7 @@ const SET_ELEMENT_ORDER: &str = "$setElementOrder";
 /// Applies a strategic merge patch to `original` (see the module docs of
 /// [`crate::patch`] for the exact rules). With no schema, objects merge and lists are
 /// replaced, as for a kind without patch metadata.
-pub fn strategic_merge(
-    original: &Value,
-    patch: &Value,
-    schema: Option<&ObjectSchema>,
-) -> Result<Value, PatchError> {
+pub fn strategic_merge(original: &Value, patch: &Value, schema: Option<&ObjectSchema>) -> Result<Value, PatchError> {
     let patch = match patch {
         Value::Object(patch) => patch.clone(),
         // `encoding/json` leaves the map nil: nothing to merge.
@@ -34,9 +30,7 @@ pub fn strategic_merge(
         }
     };
     let original = original.as_object().cloned().unwrap_or_default();
-    let meta = Meta {
-        schema: schema.cloned(),
-    };
+    let meta = Meta { schema: schema.cloned() };
     merge_map(original, patch, &meta).map(Value::Object)
 }
 
@@ -105,20 +99,10 @@ impl Meta {
             SchemaKind::Struct => {
                 if let Some(field) = property_fold(schema, key) {
                     let meta = FieldMeta::of(&field);
-                    return Ok((
-                        Meta {
-                            schema: Some(field),
-                        },
-                        meta,
-                    ));
+                    return Ok((Meta { schema: Some(field) }, meta));
                 }
                 if let Some(value) = schema.additional_properties() {
-                    return Ok((
-                        Meta {
-                            schema: Some(value),
-                        },
-                        FieldMeta::default(),
-                    ));
+                    return Ok((Meta { schema: Some(value) }, FieldMeta::default()));
                 }
                 Err(PatchError::Internal(format!(
                     "unable to find api field in struct {} for the json field {}",
@@ -126,12 +110,9 @@ impl Meta {
                     go_quote(key)
                 )))
             }
-            SchemaKind::Map | SchemaKind::Any => Ok((
-                Meta {
-                    schema: schema.additional_properties(),
-                },
-                FieldMeta::default(),
-            )),
+            SchemaKind::Map | SchemaKind::Any => {
+                Ok((Meta { schema: schema.additional_properties() }, FieldMeta::default()))
+            }
             SchemaKind::Array => Err(not_a_struct("slice")),
             SchemaKind::Scalar => Err(not_a_struct(go_kind(schema))),
         }
@@ -144,15 +125,8 @@ impl Meta {
             return Ok((Meta::default(), meta));
         };
         match schema.kind() {
-            SchemaKind::Array | SchemaKind::Any => Ok((
-                Meta {
-                    schema: schema.items(),
-                },
-                meta,
-            )),
-            _ => Err(PatchError::Internal(
-                "expected slice or array type, but got: struct".to_owned(),
-            )),
+            SchemaKind::Array | SchemaKind::Any => Ok((Meta { schema: schema.items() }, meta)),
+            _ => Err(PatchError::Internal("expected slice or array type, but got: struct".to_owned())),
         }
     }
 
@@ -168,18 +142,12 @@ impl Meta {
 fn property_fold(schema: &ObjectSchema, key: &str) -> Option<ObjectSchema> {
     schema.property(key).or_else(|| {
         let lower = key.to_ascii_lowercase();
-        if lower == key {
-            None
-        } else {
-            schema.property(&lower)
-        }
+        if lower == key { None } else { schema.property(&lower) }
     })
 }
 
 fn not_a_struct(kind: &str) -> PatchError {
-    PatchError::Internal(format!(
-        "merging an object in json but data type is not map or struct, instead is: {kind}"
-    ))
+    PatchError::Internal(format!("merging an object in json but data type is not map or struct, instead is: {kind}"))
 }
 
 fn go_kind(schema: &ObjectSchema) -> &'static str {
@@ -202,10 +170,7 @@ fn no_merge_key(item: &Map<String, Value>, key: &str) -> PatchError {
 }
 
 fn bad_arg_type(expected: &str, actual: &Value) -> PatchError {
-    PatchError::Internal(format!(
-        "expected a {expected}, but received a {}",
-        gofmt::type_of(actual)
-    ))
+    PatchError::Internal(format!("expected a {expected}, but received a {}", gofmt::type_of(actual)))
 }
 
 fn bad_patch_type(directive: &Value, map: &Map<String, Value>) -> PatchError {
@@ -213,22 +178,17 @@ fn bad_patch_type(directive: &Value, map: &Map<String, Value>) -> PatchError {
         Value::String(s) => s.clone(),
         other => format!("%!s({}={})", gofmt::type_of(other), gofmt::v(other)),
     };
-    PatchError::Internal(format!(
-        "unknown patch type: {directive} in map: {}",
-        gofmt::v(&Value::Object(map.clone()))
-    ))
+    PatchError::Internal(format!("unknown patch type: {directive} in map: {}", gofmt::v(&Value::Object(map.clone()))))
 }
 
 /// The field a `$deleteFromPrimitiveList/<field>` or `$setElementOrder/<field>` key names.
 fn extract_key(key: &str, prefix: &str) -> Result<String, PatchError> {
     match key.split_once('/') {
         Some((head, field)) if head == prefix => Ok(field.to_owned()),
-        _ if prefix == DELETE_FROM_PRIMITIVE_LIST => Err(PatchError::BadRequest(
-            "invalid patch format of primitive list".to_owned(),
-        )),
-        _ => Err(PatchError::BadRequest(
-            "invalid patch format of setElementOrder list".to_owned(),
-        )),
+        _ if prefix == DELETE_FROM_PRIMITIVE_LIST => {
+            Err(PatchError::BadRequest("invalid patch format of primitive list".to_owned()))
+        }
+        _ => Err(PatchError::BadRequest("invalid patch format of setElementOrder list".to_owned())),
     }
 }
 
@@ -292,8 +252,7 @@ fn merge_map(
             }
             (Value::Array(existing), Value::Array(patch_value)) => {
                 let (element, field_meta) = meta.lookup_slice(&field)?;
-                let merged =
-                    merge_list_field(existing, patch_value, &element, &field_meta, delete_list)?;
+                let merged = merge_list_field(existing, patch_value, &element, &field_meta, delete_list)?;
                 original.insert(field, Value::Array(merged));
             }
             (_, patch_value) => insert_clean(&mut original, field, patch_value),
@@ -319,10 +278,7 @@ fn shape(value: &Value) -> ValueShape {
 
 /// `$retainKeys: [...]`: keys of `original` not listed are cleared; every key the patch
 /// sets must be listed.
-fn apply_retain_keys(
-    original: &mut Map<String, Value>,
-    patch: &mut Map<String, Value>,
-) -> Result<(), PatchError> {
+fn apply_retain_keys(original: &mut Map<String, Value>, patch: &mut Map<String, Value>) -> Result<(), PatchError> {
     let Some(retain) = patch.remove(RETAIN_KEYS) else {
         return Ok(());
     };
@@ -332,10 +288,7 @@ fn apply_retain_keys(
     };
     let listed = |key: &str| retain.iter().any(|k| k.as_str() == Some(key));
     for (key, value) in patch.iter() {
-        if value.is_null()
-            || key.starts_with(DELETE_FROM_PRIMITIVE_LIST)
-            || key.starts_with(SET_ELEMENT_ORDER)
-        {
+        if value.is_null() || key.starts_with(DELETE_FROM_PRIMITIVE_LIST) || key.starts_with(SET_ELEMENT_ORDER) {
             continue;
         }
         if !listed(key) {
@@ -354,11 +307,7 @@ fn merge_ordered_lists(
     patch: &mut Map<String, Value>,
     meta: &Meta,
 ) -> Result<(), PatchError> {
-    let directives: Vec<String> = patch
-        .keys()
-        .filter(|key| key.starts_with(SET_ELEMENT_ORDER))
-        .cloned()
-        .collect();
+    let directives: Vec<String> = patch.keys().filter(|key| key.starts_with(SET_ELEMENT_ORDER)).cloned().collect();
     for key in directives {
         let order = patch.remove(&key).unwrap_or(Value::Null);
         let Value::Array(order) = order else {
@@ -380,19 +329,12 @@ fn merge_ordered_lists(
         let merged = match (&original_list, &patch_list) {
             (Some(existing), None) => existing.clone(),
             (None, Some(patch_items)) => clean_list(patch_items.clone()),
-            (Some(existing), Some(patch_items)) => merge_list_field(
-                existing.clone(),
-                patch_items.clone(),
-                &element,
-                &field_meta,
-                false,
-            )?,
+            (Some(existing), Some(patch_items)) => {
+                merge_list_field(existing.clone(), patch_items.clone(), &element, &field_meta, false)?
+            }
             (None, None) => continue,
         };
-        element_kind(&[
-            original_list.as_deref().unwrap_or(&[]),
-            patch_list.as_deref().unwrap_or(&[]),
-        ])?;
+        element_kind(&[original_list.as_deref().unwrap_or(&[]), patch_list.as_deref().unwrap_or(&[])])?;
         let (in_order, server_only) = partition(&merged, &order, &keys)?;
         let server_order = original_list.unwrap_or_default();
         let ordered = normalize_order(in_order, server_only, &order, &server_order, &keys);
@@ -404,11 +346,7 @@ fn merge_ordered_lists(
 
 /// The items of the patch list, deletions aside, must appear in the `$setElementOrder`
 /// list in the same relative order.
-fn validate_order(
-    patch_list: &[Value],
-    order: &[Value],
-    keys: &[String],
-) -> Result<(), PatchError> {
+fn validate_order(patch_list: &[Value], order: &[Value], keys: &[String]) -> Result<(), PatchError> {
     if order.is_empty() || patch_list.is_empty() {
         return Ok(());
     }
@@ -481,11 +419,7 @@ fn index_of(list: &[Value], item: &Value, keys: &[String]) -> Option<usize> {
 }
 
 /// Splits `merged` into the items present in `by` and the others.
-fn partition(
-    merged: &[Value],
-    by: &[Value],
-    keys: &[String],
-) -> Result<(Vec<Value>, Vec<Value>), PatchError> {
+fn partition(merged: &[Value], by: &[Value], keys: &[String]) -> Result<(Vec<Value>, Vec<Value>), PatchError> {
     let (mut present, mut others) = (Vec::new(), Vec::new());
     for item in merged {
         if !keys.is_empty() {
@@ -546,9 +480,7 @@ fn merge_list_field(
 ) -> Result<Vec<Value>, PatchError> {
     match field.list_plan() {
         ListPlan::Merge(keys) => merge_list(original, patch, element, &keys, delete_list),
-        ListPlan::Replace if delete_list => {
-            merge_list(original, patch, element, &field.keys(), true)
-        }
+        ListPlan::Replace if delete_list => merge_list(original, patch, element, &field.keys(), true),
         ListPlan::Replace => Ok(clean_list(patch)),
     }
 }
@@ -567,32 +499,18 @@ fn element_kind(lists: &[&[Value]]) -> Result<Option<ElementKind>, PatchError> {
         match seen {
             None => {
                 if item.is_array() {
-                    return Err(PatchError::Unprocessable(
-                        "lists of lists are not supported".to_owned(),
-                    ));
+                    return Err(PatchError::Unprocessable("lists of lists are not supported".to_owned()));
                 }
                 seen = Some(kind);
             }
             Some(previous) if previous != kind => {
-                let all: Vec<String> = lists
-                    .iter()
-                    .map(|list| gofmt::v(&Value::Array(list.to_vec())))
-                    .collect();
-                return Err(PatchError::Internal(format!(
-                    "list element types are not identical: [{}]",
-                    all.join(" ")
-                )));
+                let all: Vec<String> = lists.iter().map(|list| gofmt::v(&Value::Array(list.to_vec()))).collect();
+                return Err(PatchError::Internal(format!("list element types are not identical: [{}]", all.join(" "))));
             }
             Some(_) => {}
         }
     }
-    Ok(seen.map(|kind| {
-        if kind == "map[string]interface {}" {
-            ElementKind::Map
-        } else {
-            ElementKind::Other(kind)
-        }
-    }))
+    Ok(seen.map(|kind| if kind == "map[string]interface {}" { ElementKind::Map } else { ElementKind::Other(kind) }))
 }
 
 /// Go's `mergeSlice`.
@@ -611,10 +529,7 @@ fn merge_list(
     };
     if kind != ElementKind::Map {
         if delete_list {
-            return Ok(original
-                .into_iter()
-                .filter(|item| !patch.contains(item))
-                .collect());
+            return Ok(original.into_iter().filter(|item| !patch.contains(item)).collect());
         }
         let mut merged: Vec<Value> = Vec::with_capacity(original.len() + patch.len());
         for item in original.iter().chain(patch.iter()) {
@@ -623,19 +538,10 @@ fn merge_list(
             }
         }
         let (in_patch, server_only) = partition(&merged, &patch, &[])?;
-        return Ok(normalize_order(
-            in_patch,
-            server_only,
-            &patch,
-            &original,
-            &[],
-        ));
+        return Ok(normalize_order(in_patch, server_only, &patch, &original, &[]));
     }
     if keys.is_empty() {
-        return Err(PatchError::Internal(format!(
-            "cannot merge lists without merge key for {}",
-            element.name()
-        )));
+        return Err(PatchError::Internal(format!("cannot merge lists without merge key for {}", element.name())));
     }
     let (original, patch) = apply_list_directives(original, patch, keys)?;
     let mut merged = original.clone();
@@ -663,13 +569,7 @@ fn merge_list(
         }
     }
     let (in_patch, server_only) = partition(&merged, &patch, keys)?;
-    Ok(normalize_order(
-        in_patch,
-        server_only,
-        &patch,
-        &original,
-        keys,
-    ))
+    Ok(normalize_order(in_patch, server_only, &patch, &original, keys))
 }
 
 /// The `$patch` items of a merging list of maps: `delete` removes the items with the same
@@ -699,15 +599,9 @@ fn apply_list_directives(
                 let mut kept = Vec::with_capacity(original.len());
                 for candidate in original {
                     let Value::Object(candidate_map) = &candidate else {
-                        return Err(PatchError::Internal(format!(
-                            "value for key {} is not a map",
-                            kept.len()
-                        )));
+                        return Err(PatchError::Internal(format!("value for key {} is not a map", kept.len())));
                     };
-                    if !keys
-                        .iter()
-                        .all(|key| candidate_map.get(key) == map.get(key))
-                    {
+                    if !keys.iter().all(|key| candidate_map.get(key) == map.get(key)) {
                         kept.push(candidate);
                     }
                 }
@@ -727,21 +621,12 @@ fn apply_list_directives(
     Ok((original, plain))
 }
 
-fn find_by_keys(
-    list: &[Value],
-    item: &Map<String, Value>,
-    keys: &[String],
-) -> Result<Option<usize>, PatchError> {
+fn find_by_keys(list: &[Value], item: &Map<String, Value>, keys: &[String]) -> Result<Option<usize>, PatchError> {
     for (index, candidate) in list.iter().enumerate() {
         let Value::Object(candidate) = candidate else {
-            return Err(PatchError::Internal(format!(
-                "value for key {index} is not a map"
-            )));
+            return Err(PatchError::Internal(format!("value for key {index} is not a map")));
         };
-        if keys
-            .iter()
-            .all(|key| candidate.get(key).is_some() && candidate.get(key) == item.get(key))
-        {
+        if keys.iter().all(|key| candidate.get(key).is_some() && candidate.get(key) == item.get(key)) {
             return Ok(Some(index));
         }
     }
@@ -769,21 +654,15 @@ fn clean_map(map: Map<String, Value>) -> Map<String, Value> {
 }
 
 fn clean_list(items: Vec<Value>) -> Vec<Value> {
-    items
-        .into_iter()
-        .filter_map(|item| remove_directives(discard_nulls(item)))
-        .collect()
+    items.into_iter().filter_map(|item| remove_directives(discard_nulls(item))).collect()
 }
 
 /// Go's `discardNullValuesFromPatch`: `null` fields of maps are dropped, at any depth.
 fn discard_nulls(value: Value) -> Value {
     match value {
-        Value::Object(map) => Value::Object(
-            map.into_iter()
-                .filter(|(_, v)| !v.is_null())
-                .map(|(k, v)| (k, discard_nulls(v)))
-                .collect(),
-        ),
+        Value::Object(map) => {
+            Value::Object(map.into_iter().filter(|(_, v)| !v.is_null()).map(|(k, v)| (k, discard_nulls(v))).collect())
+        }
         Value::Array(items) => Value::Array(items.into_iter().map(discard_nulls).collect()),
         other => other,
     }
@@ -809,9 +688,7 @@ fn remove_directives(value: Value) -> Option<Value> {
                     .collect(),
             ))
         }
-        Value::Array(items) => Some(Value::Array(
-            items.into_iter().filter_map(remove_directives).collect(),
-        )),
+        Value::Array(items) => Some(Value::Array(items.into_iter().filter_map(remove_directives).collect())),
         other => Some(other),
     }
 }

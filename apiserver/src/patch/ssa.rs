@@ -44,13 +44,8 @@ pub fn apply_subresource(
         )));
     };
     check_type(config, live, schema)?;
-    if applied
-        .pointer("/metadata/managedFields")
-        .is_some_and(|v| !v.is_null())
-    {
-        return Err(ApplyError::Invalid(
-            "metadata.managedFields must be nil".to_owned(),
-        ));
+    if applied.pointer("/metadata/managedFields").is_some_and(|v| !v.is_null()) {
+        return Err(ApplyError::Invalid("metadata.managedFields must be nil".to_owned()));
     }
     let mut live_object = match live {
         Some(Value::Object(object)) => Value::Object(object.clone()),
@@ -60,27 +55,16 @@ pub fn apply_subresource(
         .map_err(|e| ApplyError::Invalid(format!("failed to decode managed fields: {e}")))?;
     remove_managed_fields(&mut live_object);
 
-    let typed_error = |e: String| {
-        ApplyError::Invalid(format!(
-            "failed to create typed patch object ({}): {e}",
-            object_gvknn(config)
-        ))
-    };
+    let typed_error =
+        |e: String| ApplyError::Invalid(format!("failed to create typed patch object ({}): {e}", object_gvknn(config)));
     let mut owned_set = Set::default();
     field_set(applied, schema, &mut Vec::new(), &mut owned_set).map_err(typed_error)?;
     let owned_set = owned_set.difference(&strip_set());
     let mut merged = merge(Some(&live_object), applied, schema);
 
-    let api_version = config
-        .get("apiVersion")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_owned();
+    let api_version = config.get("apiVersion").and_then(Value::as_str).unwrap_or("").to_owned();
     let id = identifier(manager, APPLY, &api_version, subresource);
-    let previous = entries
-        .iter()
-        .position(|e| e.identifier() == id)
-        .map(|i| entries.remove(i));
+    let previous = entries.iter().position(|e| e.identifier() == id).map(|i| entries.remove(i));
     entries.push(Entry {
         manager: manager.to_owned(),
         operation: APPLY.to_owned(),
@@ -90,9 +74,7 @@ pub fn apply_subresource(
         set: owned_set,
     });
     if let Some(previous) = &previous {
-        let owned = entries
-            .iter()
-            .fold(Set::default(), |all, e| all.union(&e.set));
+        let owned = entries.iter().fold(Set::default(), |all, e| all.union(&e.set));
         prune(&mut merged, &previous.set, Some(&owned), schema, &[]);
     }
 
@@ -117,15 +99,10 @@ pub fn apply_subresource(
         // Grouped by manager (ordered by the API server's manager identifier), each
         // manager's fields in path order.
         conflicts.sort_by(|a, b| a.0.cmp(&b.0));
-        return Err(ApplyError::Conflict(
-            conflicts.into_iter().map(|(_, c)| c).collect(),
-        ));
+        return Err(ApplyError::Conflict(conflicts.into_iter().map(|(_, c)| c).collect()));
     }
     for entry in entries.iter_mut().filter(|e| e.identifier() != id) {
-        entry.set = entry
-            .set
-            .difference(&changed)
-            .difference(&comparison.removed);
+        entry.set = entry.set.difference(&changed).difference(&comparison.removed);
     }
     entries.retain(|e| !e.set.is_empty());
     if !values_equal(&merged, &live_object)
@@ -140,13 +117,7 @@ pub fn apply_subresource(
 /// Records a non-apply write (create, update, patch) of `new` over `old` (`None` for a
 /// create) by `manager`, without list and map semantics (lists are atomic): see
 /// [`record_update_with_schema`], which the server should prefer when it has the schema.
-pub fn record_update(
-    old: Option<&Value>,
-    new: &Value,
-    manager: &str,
-    api_version: &str,
-    now: &str,
-) -> Value {
+pub fn record_update(old: Option<&Value>, new: &Value, manager: &str, api_version: &str, now: &str) -> Value {
     record_update_with_schema(old, new, manager, api_version, now, None)
 }
 
@@ -189,9 +160,7 @@ pub fn record_subresource_update(
         Some(Value::Object(object)) => Value::Object(object.clone()),
         _ => Value::Object(Map::new()),
     };
-    let from_new = new_object
-        .pointer("/metadata/managedFields")
-        .filter(|_| subresource.is_empty());
+    let from_new = new_object.pointer("/metadata/managedFields").filter(|_| subresource.is_empty());
     let mut entries = if is_reset(from_new) {
         Vec::new()
     } else {
@@ -206,14 +175,9 @@ pub fn record_subresource_update(
     let comparison = compare(&old_object, &new_object, schema);
     let changed = comparison.added.union(&comparison.modified);
     for entry in entries.iter_mut() {
-        entry.set = entry
-            .set
-            .difference(&changed)
-            .difference(&comparison.removed);
+        entry.set = entry.set.difference(&changed).difference(&comparison.removed);
     }
-    let current = changed
-        .difference(&comparison.removed)
-        .difference(&strip_set());
+    let current = changed.difference(&comparison.removed).difference(&strip_set());
     if !current.is_empty() {
         let id = identifier(manager, UPDATE, api_version, subresource);
         match entries.iter_mut().find(|e| e.identifier() == id) {
@@ -253,26 +217,13 @@ fn check_type(
     let Some(expected) = expected else {
         return Ok(());
     };
-    let kind = config
-        .get("kind")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_owned();
-    let (group, version) = config
-        .get("apiVersion")
-        .and_then(Value::as_str)
-        .and_then(split_api_version)
-        .unwrap_or_default();
+    let kind = config.get("kind").and_then(Value::as_str).unwrap_or("").to_owned();
+    let (group, version) =
+        config.get("apiVersion").and_then(Value::as_str).and_then(split_api_version).unwrap_or_default();
     if (group.as_str(), version.as_str(), kind.as_str())
-        != (
-            expected.0.as_str(),
-            expected.1.as_str(),
-            expected.2.as_str(),
-        )
+        != (expected.0.as_str(), expected.1.as_str(), expected.2.as_str())
     {
-        return Err(ApplyError::Invalid(format!(
-            "invalid object type: {group}/{version}, Kind={kind}"
-        )));
+        return Err(ApplyError::Invalid(format!("invalid object type: {group}/{version}, Kind={kind}")));
     }
     Ok(())
 }
@@ -290,25 +241,12 @@ fn split_api_version(api_version: &str) -> Option<(String, String)> {
 /// `namespace/name; group/version, Kind=kind`, as the API server names objects in apply
 /// errors.
 fn object_gvknn(config: &Map<String, Value>) -> String {
-    let meta = |key: &str| {
-        config
-            .get("metadata")
-            .and_then(|m| m.get(key))
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_owned()
-    };
-    let (group, version) = config
-        .get("apiVersion")
-        .and_then(Value::as_str)
-        .and_then(split_api_version)
-        .unwrap_or_default();
+    let meta =
+        |key: &str| config.get("metadata").and_then(|m| m.get(key)).and_then(Value::as_str).unwrap_or("").to_owned();
+    let (group, version) =
+        config.get("apiVersion").and_then(Value::as_str).and_then(split_api_version).unwrap_or_default();
     let kind = config.get("kind").and_then(Value::as_str).unwrap_or("");
-    format!(
-        "{}/{}; {group}/{version}, Kind={kind}",
-        meta("namespace"),
-        meta("name")
-    )
+    format!("{}/{}; {group}/{version}, Kind={kind}", meta("namespace"), meta("name"))
 }
 
 /// The fields never recorded as owned.
@@ -357,19 +295,11 @@ fn items(schema: Option<&ObjectSchema>) -> Option<ObjectSchema> {
 
 /// The path element of a list item: by key fields for map lists (a missing key takes the
 /// key field's default), by value for sets.
-fn item_pe(
-    list: &ListType,
-    element: Option<&ObjectSchema>,
-    item: &Value,
-    index: usize,
-) -> Result<Pe, String> {
+fn item_pe(list: &ListType, element: Option<&ObjectSchema>, item: &Value, index: usize) -> Result<Pe, String> {
     match list {
         ListType::Map(keys) => {
             let Value::Object(map) = item else {
-                return Err(format!(
-                    "element {index}: expected map, got {}",
-                    super::gofmt::json_kind(item)
-                ));
+                return Err(format!("element {index}: expected map, got {}", super::gofmt::json_kind(item)));
             };
             let mut fields = BTreeMap::new();
             for key in keys {
@@ -395,12 +325,7 @@ fn item_pe(
 /// scalar, atomic list and atomic map; every list item (a map-list item as a member and
 /// its fields below); every entry of a map with arbitrary keys. Struct fields holding
 /// objects are not members themselves, and empty objects and lists add nothing.
-fn field_set(
-    value: &Value,
-    schema: Option<&ObjectSchema>,
-    path: &mut Vec<Pe>,
-    set: &mut Set,
-) -> Result<(), String> {
+fn field_set(value: &Value, schema: Option<&ObjectSchema>, path: &mut Vec<Pe>, set: &mut Set) -> Result<(), String> {
     match value {
         Value::Object(map) => {
             if atomic_map(schema) {
@@ -478,17 +403,9 @@ fn merge(live: Option<&Value>, config: &Value, schema: Option<&ObjectSchema>) ->
 /// The configuration's items in its order, each merged with the live item of the same
 /// key; live-only items stay where they were relative to the next shared item (or at the
 /// end).
-fn merge_list(
-    live: &[Value],
-    config: &[Value],
-    kind: &ListType,
-    element: Option<&ObjectSchema>,
-) -> Vec<Value> {
-    let config_pes: Vec<Option<Pe>> = config
-        .iter()
-        .enumerate()
-        .map(|(i, item)| item_pe(kind, element, item, i).ok())
-        .collect();
+fn merge_list(live: &[Value], config: &[Value], kind: &ListType, element: Option<&ObjectSchema>) -> Vec<Value> {
+    let config_pes: Vec<Option<Pe>> =
+        config.iter().enumerate().map(|(i, item)| item_pe(kind, element, item, i).ok()).collect();
     let in_config: HashSet<&Pe> = config_pes.iter().flatten().collect();
     let mut live_by_pe: BTreeMap<Pe, &Value> = BTreeMap::new();
     let mut before: BTreeMap<Pe, Vec<Value>> = BTreeMap::new();
@@ -524,12 +441,9 @@ fn merge_list(
 
 fn without_nulls(value: Value) -> Value {
     match value {
-        Value::Object(map) => Value::Object(
-            map.into_iter()
-                .filter(|(_, v)| !v.is_null())
-                .map(|(k, v)| (k, without_nulls(v)))
-                .collect(),
-        ),
+        Value::Object(map) => {
+            Value::Object(map.into_iter().filter(|(_, v)| !v.is_null()).map(|(k, v)| (k, without_nulls(v))).collect())
+        }
         Value::Array(items) => Value::Array(items.into_iter().map(without_nulls).collect()),
         other => other,
     }
@@ -538,13 +452,7 @@ fn without_nulls(value: Value) -> Value {
 /// Removes from `value` the paths of `remove` (a manager's previous apply) that nobody
 /// owns now; a field, item or object some manager owns something in stays, and so do the
 /// key fields of map-list items. Objects and lists emptied by the removal go too.
-fn prune(
-    value: &mut Value,
-    remove: &Set,
-    owned: Option<&Set>,
-    schema: Option<&ObjectSchema>,
-    protect: &[String],
-) {
+fn prune(value: &mut Value, remove: &Set, owned: Option<&Set>, schema: Option<&ObjectSchema>, protect: &[String]) {
     match value {
         Value::Object(map) => {
             if atomic_map(schema) {
@@ -577,14 +485,7 @@ fn prune(
                 let Ok(pe) = item_pe(&kind, element.as_ref(), item, at) else {
                     return true;
                 };
-                !prune_entry(
-                    Some(item),
-                    &pe,
-                    remove,
-                    owned,
-                    element.as_ref(),
-                    &protect_keys,
-                )
+                !prune_entry(Some(item), &pe, remove, owned, element.as_ref(), &protect_keys)
             });
         }
         _ => {}
@@ -609,13 +510,7 @@ fn prune_entry(
         return false;
     };
     let had_content = !is_empty_container(value);
-    prune(
-        value,
-        below,
-        owned.and_then(|o| o.child(pe)),
-        schema,
-        protect,
-    );
+    prune(value, below, owned.and_then(|o| o.child(pe)), schema, protect);
     had_content && is_empty_container(value) && !owned.is_some_and(|o| o.is_member(pe))
 }
 
@@ -637,18 +532,8 @@ struct Comparison {
 }
 
 fn compare(old: &Value, new: &Value, schema: Option<&ObjectSchema>) -> Comparison {
-    let mut comparison = Comparison {
-        added: Set::default(),
-        modified: Set::default(),
-        removed: Set::default(),
-    };
-    compare_node(
-        Some(old),
-        Some(new),
-        schema,
-        &mut Vec::new(),
-        &mut comparison,
-    );
+    let mut comparison = Comparison { added: Set::default(), modified: Set::default(), removed: Set::default() };
+    compare_node(Some(old), Some(new), schema, &mut Vec::new(), &mut comparison);
     comparison
 }
 
@@ -677,9 +562,7 @@ fn compare_node(
                 let sub = child(schema, key);
                 // Fields that are non-pointer structs in the API server's types exist
                 // (empty) in every object.
-                let struct_default = sub
-                    .as_ref()
-                    .is_some_and(ObjectSchema::has_empty_object_default);
+                let struct_default = sub.as_ref().is_some_and(ObjectSchema::has_empty_object_default);
                 let side = |map: Option<&Map<String, Value>>| -> Option<Value> {
                     let map = map?;
                     match map.get(key) {
@@ -696,20 +579,14 @@ fn compare_node(
             container_hook(old, new, path, c);
         }
         (Some(Value::Array(_)) | None, Some(Value::Array(_)) | None)
-            if list_type(schema) != ListType::Atomic
-                && !(is_empty_or_none(old) && is_empty_or_none(new)) =>
+            if list_type(schema) != ListType::Atomic && !(is_empty_or_none(old) && is_empty_or_none(new)) =>
         {
             let kind = list_type(schema);
             let element = items(schema);
             let index = |list: Option<&Value>| -> Vec<(Pe, Value)> {
                 let mut seen = HashSet::new();
                 let mut out = Vec::new();
-                for (i, item) in list
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                    .enumerate()
-                {
+                for (i, item) in list.and_then(Value::as_array).into_iter().flatten().enumerate() {
                     if let Ok(pe) = item_pe(&kind, element.as_ref(), item, i)
                         && seen.insert(pe.clone())
                     {
@@ -726,9 +603,7 @@ fn compare_node(
                     pes.push(pe);
                 }
             }
-            let find = |items: &[(Pe, Value)], pe: &Pe| {
-                items.iter().find(|(p, _)| p == pe).map(|(_, v)| v.clone())
-            };
+            let find = |items: &[(Pe, Value)], pe: &Pe| items.iter().find(|(p, _)| p == pe).map(|(_, v)| v.clone());
             for pe in pes {
                 let (o, n) = (find(&old_items, pe), find(&new_items, pe));
                 path.push(pe.clone());
@@ -772,13 +647,9 @@ fn values_equal(a: &Value, b: &Value) -> bool {
             x.as_f64() == y.as_f64()
         }
         (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len()
-                && x.iter()
-                    .all(|(k, v)| y.get(k).is_some_and(|w| values_equal(v, w)))
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| values_equal(v, w)))
         }
-        (Value::Array(x), Value::Array(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|(v, w)| values_equal(v, w))
-        }
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(v, w)| values_equal(v, w)),
         _ => a == b,
     }
 }
@@ -798,12 +669,7 @@ struct Entry {
 
 impl Entry {
     fn identifier(&self) -> String {
-        identifier(
-            &self.manager,
-            &self.operation,
-            &self.api_version,
-            &self.subresource,
-        )
+        identifier(&self.manager, &self.operation, &self.api_version, &self.subresource)
     }
 
     fn to_json(&self) -> Value {
@@ -835,10 +701,7 @@ fn identifier(manager: &str, operation: &str, api_version: &str, subresource: &s
         if out.len() > 1 {
             out.push(',');
         }
-        out.push_str(&format!(
-            "\"{name}\":{}",
-            serde_json::to_string(value).unwrap_or_default()
-        ));
+        out.push_str(&format!("\"{name}\":{}", serde_json::to_string(value).unwrap_or_default()));
     };
     field("manager", manager);
     field("operation", operation);
@@ -858,12 +721,7 @@ fn decode_entries(list: Option<&Value>) -> Result<Vec<Entry>, String> {
     };
     let mut entries: Vec<Entry> = Vec::new();
     for (index, item) in items.iter().enumerate() {
-        let text = |key: &str| {
-            item.get(key)
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_owned()
-        };
+        let text = |key: &str| item.get(key).and_then(Value::as_str).unwrap_or("").to_owned();
         let operation = text("operation");
         if operation != APPLY && operation != UPDATE {
             return Err("operation must be `Apply` or `Update`".to_owned());
@@ -875,22 +733,15 @@ fn decode_entries(list: Option<&Value>) -> Result<Vec<Entry>, String> {
         match text("fieldsType").as_str() {
             "FieldsV1" => {}
             "" => {
-                return Err(format!(
-                    "missing fieldsType in managed fields entry {index}"
-                ));
+                return Err(format!("missing fieldsType in managed fields entry {index}"));
             }
             other => {
-                return Err(format!(
-                    "invalid fieldsType {} in managed fields entry {index}",
-                    go_quote(other)
-                ));
+                return Err(format!("invalid fieldsType {} in managed fields entry {index}", go_quote(other)));
             }
         }
         let set = match item.get("fieldsV1") {
             None | Some(Value::Null) => Set::default(),
-            Some(fields) => {
-                Set::from_fields_v1(fields).map_err(|e| format!("error decoding set: {e}"))?
-            }
+            Some(fields) => Set::from_fields_v1(fields).map_err(|e| format!("error decoding set: {e}"))?,
         };
         let entry = Entry {
             manager: text("manager"),
@@ -910,8 +761,7 @@ fn decode_entries(list: Option<&Value>) -> Result<Vec<Entry>, String> {
 fn is_reset(list: Option<&Value>) -> bool {
     match list {
         Some(Value::Array(items)) => {
-            items.is_empty()
-                || (items.len() == 1 && items[0].as_object().is_some_and(Map::is_empty))
+            items.is_empty() || (items.len() == 1 && items[0].as_object().is_some_and(Map::is_empty))
         }
         _ => false,
     }
@@ -934,32 +784,19 @@ fn set_managed_fields(object: &mut Value, entries: &[Entry]) {
         return;
     }
     let mut sorted: Vec<&Entry> = entries.iter().collect();
-    let seconds = |e: &Entry| {
-        e.time
-            .as_deref()
-            .and_then(|t| t.parse::<jiff::Timestamp>().ok())
-            .map_or(0, |t| t.as_second())
-    };
+    let seconds =
+        |e: &Entry| e.time.as_deref().and_then(|t| t.parse::<jiff::Timestamp>().ok()).map_or(0, |t| t.as_second());
     sorted.sort_by(|a, b| {
-        (
-            a.operation.as_str(),
-            seconds(a),
-            a.manager.as_str(),
-            a.api_version.as_str(),
-            a.subresource.as_str(),
-        )
-            .cmp(&(
-                b.operation.as_str(),
-                seconds(b),
-                b.manager.as_str(),
-                b.api_version.as_str(),
-                b.subresource.as_str(),
-            ))
+        (a.operation.as_str(), seconds(a), a.manager.as_str(), a.api_version.as_str(), a.subresource.as_str()).cmp(&(
+            b.operation.as_str(),
+            seconds(b),
+            b.manager.as_str(),
+            b.api_version.as_str(),
+            b.subresource.as_str(),
+        ))
     });
     let list: Vec<Value> = sorted.into_iter().map(Entry::to_json).collect();
-    let meta = map
-        .entry("metadata")
-        .or_insert_with(|| Value::Object(Map::new()));
+    let meta = map.entry("metadata").or_insert_with(|| Value::Object(Map::new()));
     if let Value::Object(meta) = meta {
         meta.insert("managedFields".to_owned(), Value::Array(list));
     }

@@ -7,30 +7,21 @@ use serde_json::{Value, json};
 
 use super::*;
 
-static CATALOG: LazyLock<SchemaCatalog> =
-    LazyLock::new(|| SchemaCatalog::from_catalog(&generated::server::CATALOG));
+static CATALOG: LazyLock<SchemaCatalog> = LazyLock::new(|| SchemaCatalog::from_catalog(&generated::server::CATALOG));
 
 fn hpa_schema() -> &'static ObjectSchema {
-    CATALOG
-        .schema("autoscaling", "v2", "HorizontalPodAutoscaler")
-        .expect("HPA schema")
+    CATALOG.schema("autoscaling", "v2", "HorizontalPodAutoscaler").expect("HPA schema")
 }
 
 fn csr_schema() -> &'static ObjectSchema {
-    CATALOG
-        .schema("certificates.k8s.io", "v1", "CertificateSigningRequest")
-        .expect("CSR schema")
+    CATALOG.schema("certificates.k8s.io", "v1", "CertificateSigningRequest").expect("CSR schema")
 }
 
 fn at(schema: &ObjectSchema, path: &[&str]) -> ObjectSchema {
     let mut node = schema.clone();
     for step in path {
-        node = if *step == "[]" {
-            node.items()
-        } else {
-            node.field(step)
-        }
-        .unwrap_or_else(|| panic!("no {step} in {path:?}"));
+        node = if *step == "[]" { node.items() } else { node.field(step) }
+            .unwrap_or_else(|| panic!("no {step} in {path:?}"));
     }
     node
 }
@@ -44,34 +35,18 @@ fn status_json(status: &support::Status) -> Value {
 #[test]
 fn catalog_finds_the_kinds_of_the_generated_crate() {
     let hpa = hpa_schema();
-    assert_eq!(
-        hpa.name(),
-        Some("io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler")
-    );
-    assert_eq!(
-        hpa.group_version_kind(),
-        Some(("autoscaling", "v2", "HorizontalPodAutoscaler"))
-    );
-    assert!(
-        CATALOG
-            .schema("autoscaling", "v1", "HorizontalPodAutoscaler")
-            .is_none()
-    );
+    assert_eq!(hpa.name(), Some("io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler"));
+    assert_eq!(hpa.group_version_kind(), Some(("autoscaling", "v2", "HorizontalPodAutoscaler")));
+    assert!(CATALOG.schema("autoscaling", "v1", "HorizontalPodAutoscaler").is_none());
     // Shared types are not kinds of these group-versions.
     assert!(CATALOG.schema("", "v1", "Status").is_none());
 
     let conditions = at(hpa, &["status", "conditions"]);
     assert_eq!(conditions.kind(), SchemaKind::Array);
-    assert_eq!(
-        conditions.list_type(),
-        Some(ListType::Map(vec!["type".into()]))
-    );
+    assert_eq!(conditions.list_type(), Some(ListType::Map(vec!["type".into()])));
     assert_eq!(conditions.patch_strategies(), vec![PatchStrategy::Merge]);
     assert_eq!(conditions.patch_merge_key().as_deref(), Some("type"));
-    assert_eq!(
-        conditions.apply_list_type(),
-        ListType::Map(vec!["type".into()])
-    );
+    assert_eq!(conditions.apply_list_type(), ListType::Map(vec!["type".into()]));
     let condition = conditions.items().unwrap();
     assert_eq!(condition.type_name(), "HorizontalPodAutoscalerCondition");
     assert_eq!(condition.kind(), SchemaKind::Struct);
@@ -81,50 +56,26 @@ fn catalog_finds_the_kinds_of_the_generated_crate() {
     assert_eq!(metrics.patch_strategies(), vec![]);
     assert_eq!(metrics.apply_list_type(), ListType::Atomic);
 
-    assert_eq!(
-        at(hpa, &["spec"]).type_name(),
-        "HorizontalPodAutoscalerSpec"
-    );
+    assert_eq!(at(hpa, &["spec"]).type_name(), "HorizontalPodAutoscalerSpec");
     assert!(at(hpa, &["spec"]).has_empty_object_default());
-    assert_eq!(
-        at(hpa, &["spec", "maxReplicas"]).scalar_type(),
-        ("integer", "int32")
-    );
+    assert_eq!(at(hpa, &["spec", "maxReplicas"]).scalar_type(), ("integer", "int32"));
     assert_eq!(at(hpa, &["metadata", "labels"]).kind(), SchemaKind::Map);
     let finalizers = at(hpa, &["metadata", "finalizers"]);
     assert_eq!(finalizers.list_type(), Some(ListType::Set));
     assert_eq!(finalizers.patch_strategies(), vec![PatchStrategy::Merge]);
     let owners = at(hpa, &["metadata", "ownerReferences"]);
     assert_eq!(owners.apply_list_type(), ListType::Map(vec!["uid".into()]));
-    assert_eq!(
-        at(hpa, &["metadata", "ownerReferences", "[]"]).map_type(),
-        Some(MapType::Atomic)
-    );
-    assert_eq!(
-        at(hpa, &["metadata", "managedFields"]).apply_list_type(),
-        ListType::Atomic
-    );
+    assert_eq!(at(hpa, &["metadata", "ownerReferences", "[]"]).map_type(), Some(MapType::Atomic));
+    assert_eq!(at(hpa, &["metadata", "managedFields"]).apply_list_type(), ListType::Atomic);
 
     let csr = csr_schema();
     let conditions = at(csr, &["status", "conditions"]);
-    assert_eq!(
-        conditions.list_type(),
-        Some(ListType::Map(vec!["type".into()]))
-    );
+    assert_eq!(conditions.list_type(), Some(ListType::Map(vec!["type".into()])));
     assert_eq!(conditions.patch_strategies(), vec![]);
-    assert_eq!(
-        conditions.apply_list_type(),
-        ListType::Map(vec!["type".into()])
-    );
-    assert_eq!(
-        at(csr, &["spec", "usages"]).apply_list_type(),
-        ListType::Atomic
-    );
+    assert_eq!(conditions.apply_list_type(), ListType::Map(vec!["type".into()]));
+    assert_eq!(at(csr, &["spec", "usages"]).apply_list_type(), ListType::Atomic);
     assert_eq!(at(csr, &["spec", "extra"]).kind(), SchemaKind::Map);
-    assert_eq!(
-        at(csr, &["spec", "extra", "anyKey"]).kind(),
-        SchemaKind::Array
-    );
+    assert_eq!(at(csr, &["spec", "extra", "anyKey"]).kind(), SchemaKind::Array);
 }
 
 // ---- JSON patch and merge patch ---------------------------------------------------------
@@ -135,8 +86,7 @@ fn operations(value: Value) -> json_patch::Patch {
 
 #[test]
 fn json_patch_applies_operations_in_order() {
-    let original =
-        json!({"spec": {"minReplicas": 1, "maxReplicas": 5, "metrics": [{"type": "Resource"}]}});
+    let original = json!({"spec": {"minReplicas": 1, "maxReplicas": 5, "metrics": [{"type": "Resource"}]}});
     let patch = operations(json!([
         {"op": "test", "path": "/spec/maxReplicas", "value": 5},
         {"op": "replace", "path": "/spec/minReplicas", "value": 2},
@@ -163,10 +113,7 @@ fn json_patch_failures_are_the_api_servers_422() {
     ];
     for patch in failing {
         let error = json_patch(&original, &operations(patch.clone())).unwrap_err();
-        assert!(
-            matches!(error, PatchError::JsonPatchFailed(_)),
-            "{patch}: {error:?}"
-        );
+        assert!(matches!(error, PatchError::JsonPatchFailed(_)), "{patch}: {error:?}");
         assert_eq!(
             status_json(&error.to_status()),
             json!({
@@ -192,9 +139,7 @@ fn json_patch_failures_are_the_api_servers_422() {
     assert_eq!(status.code(), 413);
     assert_eq!(
         status.message.as_deref(),
-        Some(
-            "Request entity too large: The allowed maximum operations in a JSON patch is 10000, got 10001"
-        )
+        Some("Request entity too large: The allowed maximum operations in a JSON patch is 10000, got 10001")
     );
 }
 
@@ -218,10 +163,7 @@ fn merge_patch_is_rfc_7386() {
     assert!(check_merge_patch(&patch).is_ok());
     let error = check_merge_patch(&json!(null)).unwrap_err();
     assert_eq!(error.to_status().code(), 400);
-    assert_eq!(
-        error.to_status().message.as_deref(),
-        Some("Invalid JSON Patch")
-    );
+    assert_eq!(error.to_status().message.as_deref(), Some("Invalid JSON Patch"));
 }
 
 // ---- strategic merge patch --------------------------------------------------------------
@@ -407,7 +349,8 @@ fn strategic_merge_table() {
 #[test]
 fn strategic_merge_of_a_csr_merges_list_map_conditions() {
     // CSR status.conditions: x-kubernetes-list-type: map, keys [type], no patch strategy.
-    let original = json!({"status": {"conditions": [{"type": "Approved", "status": "True", "reason": "AutoApproved"}]}});
+    let original =
+        json!({"status": {"conditions": [{"type": "Approved", "status": "True", "reason": "AutoApproved"}]}});
     let patch = json!({"status": {"conditions": [{"type": "Approved", "message": "ok"}, {"type": "Failed", "status": "True"}]}});
     assert_eq!(
         strategic_merge(&original, &patch, Some(csr_schema())).unwrap(),
@@ -452,10 +395,7 @@ fn strategic_merge_of_kubectl_client_side_apply() {
     let got = strategic_merge(&live, &patch, Some(hpa_schema())).unwrap();
     assert_eq!(got["spec"]["maxReplicas"], json!(4));
     assert_eq!(got["metadata"]["labels"], json!({"stage": "two"}));
-    assert_eq!(
-        got["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"],
-        json!(last_applied)
-    );
+    assert_eq!(got["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"], json!(last_applied));
     assert_eq!(got["status"], live["status"]);
     assert_eq!(got["metadata"]["resourceVersion"], json!("7"));
 }
@@ -500,30 +440,13 @@ fn strategic_merge_errors_are_the_api_servers() {
     );
 
     let original = hpa_with_conditions(json!([{"type": "A"}]));
-    let error = strategic_merge(
-        &original,
-        &json!({"status": {"conditions": [{"status": "True"}]}}),
-        hpa,
-    )
-    .unwrap_err();
-    assert_eq!(
-        error,
-        PatchError::Internal(
-            "map: map[status:True] does not contain declared merge key: type".into()
-        )
-    );
+    let error = strategic_merge(&original, &json!({"status": {"conditions": [{"status": "True"}]}}), hpa).unwrap_err();
+    assert_eq!(error, PatchError::Internal("map: map[status:True] does not contain declared merge key: type".into()));
     assert_eq!(error.to_status().code(), 400);
 
-    let error = strategic_merge(
-        &original,
-        &json!({"status": {"conditions": [{"type": "A", "$patch": "bogus"}]}}),
-        hpa,
-    )
-    .unwrap_err();
-    assert_eq!(
-        error,
-        PatchError::Internal("unknown patch type: bogus in map: map[$patch:bogus type:A]".into())
-    );
+    let error = strategic_merge(&original, &json!({"status": {"conditions": [{"type": "A", "$patch": "bogus"}]}}), hpa)
+        .unwrap_err();
+    assert_eq!(error, PatchError::Internal("unknown patch type: bogus in map: map[$patch:bogus type:A]".into()));
 
     let error = strategic_merge(
         &json!({"spec": {"behavior": {"scaleUp": {}}}}),
@@ -532,21 +455,12 @@ fn strategic_merge_errors_are_the_api_servers() {
     )
     .unwrap_err();
     assert_eq!(error.to_status().code(), 400);
-    assert_eq!(
-        error.to_status().message.as_deref(),
-        Some("invalid patch format of retainKeys")
-    );
+    assert_eq!(error.to_status().message.as_deref(), Some("invalid patch format of retainKeys"));
 
-    let error = strategic_merge(
-        &json!({"metadata": {}}),
-        &json!({"metadata": {"$deleteFromPrimitiveList": ["a"]}}),
-        hpa,
-    )
-    .unwrap_err();
-    assert_eq!(
-        error,
-        PatchError::BadRequest("invalid patch format of primitive list".into())
-    );
+    let error =
+        strategic_merge(&json!({"metadata": {}}), &json!({"metadata": {"$deleteFromPrimitiveList": ["a"]}}), hpa)
+            .unwrap_err();
+    assert_eq!(error, PatchError::BadRequest("invalid patch format of primitive list".into()));
 
     let error = strategic_merge(
         &original,
@@ -585,13 +499,7 @@ fn target() -> Value {
     json!({"apiVersion": "apps/v1", "kind": "Deployment", "name": "ssa"})
 }
 
-fn apply_hpa(
-    live: Option<&Value>,
-    config: &Value,
-    manager: &str,
-    force: bool,
-    now: &str,
-) -> Result<Value, ApplyError> {
+fn apply_hpa(live: Option<&Value>, config: &Value, manager: &str, force: bool, now: &str) -> Result<Value, ApplyError> {
     apply(live, config, manager, force, Some(hpa_schema()), now)
 }
 
@@ -605,8 +513,7 @@ fn kubectl_spec_fields() -> Value {
 
 #[test]
 fn apply_creates_with_an_apply_entry() {
-    let config =
-        hpa_config(json!({"scaleTargetRef": target(), "minReplicas": 1, "maxReplicas": 3}));
+    let config = hpa_config(json!({"scaleTargetRef": target(), "minReplicas": 1, "maxReplicas": 3}));
     let created = apply_hpa(None, &config, "kubectl", false, T1).unwrap();
     assert_eq!(
         created,
@@ -642,10 +549,7 @@ fn reapply_changes_fields_and_removes_fields_no_longer_applied() {
     // maxReplicas changed, minReplicas no longer applied: removed (nobody else owns it).
     let second = hpa_config(json!({"scaleTargetRef": target(), "maxReplicas": 5}));
     let updated = apply_hpa(Some(&live), &second, "kubectl", false, T2).unwrap();
-    assert_eq!(
-        updated["spec"],
-        json!({"scaleTargetRef": target(), "maxReplicas": 5})
-    );
+    assert_eq!(updated["spec"], json!({"scaleTargetRef": target(), "maxReplicas": 5}));
     assert_eq!(
         updated["metadata"]["managedFields"],
         json!([{
@@ -658,14 +562,8 @@ fn reapply_changes_fields_and_removes_fields_no_longer_applied() {
     // Fields set by others stay when no longer applied; labels emptied by removal go.
     let mut edited = updated.clone();
     edited["spec"]["behavior"] = json!({"scaleDown": {"stabilizationWindowSeconds": 30}});
-    let edited = record_update_with_schema(
-        Some(&updated),
-        &edited,
-        "kubectl-edit",
-        "autoscaling/v2",
-        T3,
-        Some(hpa_schema()),
-    );
+    let edited =
+        record_update_with_schema(Some(&updated), &edited, "kubectl-edit", "autoscaling/v2", T3, Some(hpa_schema()));
     let with_labels = hpa_config(json!({"scaleTargetRef": target(), "maxReplicas": 5}));
     let mut with_labels = with_labels;
     with_labels["metadata"]["labels"] = json!({"app": "ssa"});
@@ -673,10 +571,7 @@ fn reapply_changes_fields_and_removes_fields_no_longer_applied() {
     assert_eq!(labelled["metadata"]["labels"], json!({"app": "ssa"}));
     let unlabelled = apply_hpa(Some(&labelled), &second, "kubectl", false, T3).unwrap();
     assert_eq!(unlabelled["metadata"].get("labels"), None);
-    assert_eq!(
-        unlabelled["spec"]["behavior"],
-        json!({"scaleDown": {"stabilizationWindowSeconds": 30}})
-    );
+    assert_eq!(unlabelled["spec"]["behavior"], json!({"scaleDown": {"stabilizationWindowSeconds": 30}}));
 }
 
 fn conflict_status() -> Value {
@@ -713,17 +608,11 @@ fn apply_conflicts_with_another_manager_unless_forced() {
             path: ".spec.maxReplicas".into(),
         }])
     );
-    assert_eq!(
-        status_json(&error.to_status("autoscaling", "horizontalpodautoscalers", "ssa")),
-        conflict_status()
-    );
+    assert_eq!(status_json(&error.to_status("autoscaling", "horizontalpodautoscalers", "ssa")), conflict_status());
 
     // --force-conflicts: other takes maxReplicas; scaleTargetRef (same value) is shared.
     let forced = apply_hpa(Some(&live), &theirs, "other", true, T2).unwrap();
-    assert_eq!(
-        forced["spec"],
-        json!({"scaleTargetRef": target(), "minReplicas": 1, "maxReplicas": 8})
-    );
+    assert_eq!(forced["spec"], json!({"scaleTargetRef": target(), "minReplicas": 1, "maxReplicas": 8}));
     assert_eq!(
         forced["metadata"]["managedFields"],
         json!([
@@ -742,18 +631,12 @@ fn apply_conflicts_with_another_manager_unless_forced() {
 
     // kubectl re-applies maxReplicas 3: now it conflicts with other.
     let error = apply_hpa(Some(&forced), &mine, "kubectl", false, T3).unwrap_err();
-    assert_eq!(
-        error.message(),
-        "Apply failed with 1 conflict: conflict with \"other\": .spec.maxReplicas"
-    );
+    assert_eq!(error.message(), "Apply failed with 1 conflict: conflict with \"other\": .spec.maxReplicas");
 
     // Removing scaleTargetRef from kubectl's configuration keeps it: other owns it too.
     let fewer = hpa_config(json!({"minReplicas": 1}));
     let kept = apply_hpa(Some(&forced), &fewer, "kubectl", false, T3).unwrap();
-    assert_eq!(
-        kept["spec"],
-        json!({"scaleTargetRef": target(), "minReplicas": 1, "maxReplicas": 8})
-    );
+    assert_eq!(kept["spec"], json!({"scaleTargetRef": target(), "minReplicas": 1, "maxReplicas": 8}));
 }
 
 #[test]
@@ -778,18 +661,8 @@ fn apply_of_the_same_value_shares_ownership() {
         ])
     );
     // Both own it: either one changing it conflicts with the other.
-    let error = apply_hpa(
-        Some(&shared),
-        &hpa_config(json!({"maxReplicas": 4})),
-        "other",
-        false,
-        T3,
-    )
-    .unwrap_err();
-    assert_eq!(
-        error.message(),
-        "Apply failed with 1 conflict: conflict with \"kubectl\": .spec.maxReplicas"
-    );
+    let error = apply_hpa(Some(&shared), &hpa_config(json!({"maxReplicas": 4})), "other", false, T3).unwrap_err();
+    assert_eq!(error.message(), "Apply failed with 1 conflict: conflict with \"kubectl\": .spec.maxReplicas");
 }
 
 #[test]
@@ -801,14 +674,8 @@ fn apply_conflicts_with_updates_and_lists_several_conflicts() {
     let mut edited = live.clone();
     edited["spec"]["minReplicas"] = json!(2);
     edited["spec"]["maxReplicas"] = json!(6);
-    let edited = record_update_with_schema(
-        Some(&live),
-        &edited,
-        "kubectl-edit",
-        "autoscaling/v2",
-        T2,
-        Some(hpa_schema()),
-    );
+    let edited =
+        record_update_with_schema(Some(&live), &edited, "kubectl-edit", "autoscaling/v2", T2, Some(hpa_schema()));
     assert_eq!(
         edited["metadata"]["managedFields"],
         json!([
@@ -927,14 +794,7 @@ fn record_update_of_a_create_and_an_edit() {
                  "metrics": [{"type": "Resource", "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": 80}}}]},
         "status": {"conditions": [{"type": "AbleToScale", "status": "True"}]}
     });
-    let created = record_update_with_schema(
-        None,
-        &object,
-        "kubectl-create",
-        "autoscaling/v2",
-        T1,
-        Some(hpa_schema()),
-    );
+    let created = record_update_with_schema(None, &object, "kubectl-create", "autoscaling/v2", T1, Some(hpa_schema()));
     assert_eq!(
         created["metadata"]["managedFields"],
         json!([{
@@ -957,36 +817,20 @@ fn record_update_of_a_create_and_an_edit() {
 
     // An edit that changes nothing keeps the entries as they are.
     assert_eq!(
-        record_update_with_schema(
-            Some(&created),
-            &created,
-            "kubectl-edit",
-            "autoscaling/v2",
-            T2,
-            Some(hpa_schema())
-        ),
+        record_update_with_schema(Some(&created), &created, "kubectl-edit", "autoscaling/v2", T2, Some(hpa_schema())),
         created
     );
 
     // The schema-less record_update owns lists whole.
     let plain = record_update(None, &object, "kubectl-create", "autoscaling/v2", T1);
-    assert_eq!(
-        plain["metadata"]["managedFields"][0]["fieldsV1"]["f:status"],
-        json!({".": {}, "f:conditions": {}})
-    );
+    assert_eq!(plain["metadata"]["managedFields"][0]["fieldsV1"]["f:status"], json!({".": {}, "f:conditions": {}}));
 
     // `managedFields: []` in the request resets ownership to this write's fields.
     let mut reset = created.clone();
     reset["metadata"]["managedFields"] = json!([]);
     reset["spec"]["maxReplicas"] = json!(6);
-    let reset = record_update_with_schema(
-        Some(&created),
-        &reset,
-        "kubectl-replace",
-        "autoscaling/v2",
-        T2,
-        Some(hpa_schema()),
-    );
+    let reset =
+        record_update_with_schema(Some(&created), &reset, "kubectl-replace", "autoscaling/v2", T2, Some(hpa_schema()));
     assert_eq!(
         reset["metadata"]["managedFields"],
         json!([{
@@ -1013,14 +857,10 @@ fn apply_refuses_invalid_configurations() {
     let mut with_managed = hpa_config(json!({"maxReplicas": 3}));
     with_managed["metadata"]["managedFields"] = json!([]);
     let error = apply_hpa(None, &with_managed, "kubectl", false, T1).unwrap_err();
-    assert_eq!(
-        error,
-        ApplyError::Invalid("metadata.managedFields must be nil".into())
-    );
+    assert_eq!(error, ApplyError::Invalid("metadata.managedFields must be nil".into()));
 
     let mut duplicated = hpa_config(json!({"maxReplicas": 3}));
-    duplicated["status"] =
-        json!({"conditions": [{"type": "A", "status": "True"}, {"type": "A", "status": "False"}]});
+    duplicated["status"] = json!({"conditions": [{"type": "A", "status": "True"}, {"type": "A", "status": "False"}]});
     let error = apply_hpa(None, &duplicated, "kubectl", false, T1).unwrap_err();
     let status = error.to_status("autoscaling", "horizontalpodautoscalers", "ssa");
     assert_eq!(status.code(), 400);
@@ -1041,28 +881,20 @@ fn apply_refuses_invalid_configurations() {
     );
 
     let error = apply_hpa(None, &json!([]), "kubectl", false, T1).unwrap_err();
-    assert_eq!(
-        error
-            .to_status("autoscaling", "horizontalpodautoscalers", "ssa")
-            .code(),
-        400
-    );
+    assert_eq!(error.to_status("autoscaling", "horizontalpodautoscalers", "ssa").code(), 400);
 }
 
 #[test]
 fn apply_without_schema_uses_the_live_kind() {
     let live = json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"a": 1, "list": [1, 2]}});
-    let config = json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"list": [3]}});
+    let config =
+        json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"list": [3]}});
     let applied = apply(Some(&live), &config, "m", false, None, T1).unwrap();
     assert_eq!(applied["spec"], json!({"a": 1, "list": [3]}));
     // Without a schema every object field is a map entry (a member too, as structured-merge-diff
     // records untyped objects) and lists are atomic.
-    assert_eq!(
-        applied["metadata"]["managedFields"][0]["fieldsV1"],
-        json!({"f:spec": {".": {}, "f:list": {}}})
-    );
-    let other =
-        json!({"apiVersion": "example.com/v1", "kind": "Gadget", "metadata": {"name": "w"}});
+    assert_eq!(applied["metadata"]["managedFields"][0]["fieldsV1"], json!({"f:spec": {".": {}, "f:list": {}}}));
+    let other = json!({"apiVersion": "example.com/v1", "kind": "Gadget", "metadata": {"name": "w"}});
     assert_eq!(
         apply(Some(&live), &other, "m", false, None, T1).unwrap_err(),
         ApplyError::Invalid("invalid object type: example.com/v1, Kind=Gadget".into())
@@ -1071,29 +903,15 @@ fn apply_without_schema_uses_the_live_kind() {
 
 #[test]
 fn apply_through_a_subresource_has_its_own_entry() {
-    let created = apply_hpa(
-        None,
-        &hpa_config(json!({"scaleTargetRef": target(), "maxReplicas": 3})),
-        "kubectl",
-        false,
-        T1,
-    )
-    .unwrap();
+    let created =
+        apply_hpa(None, &hpa_config(json!({"scaleTargetRef": target(), "maxReplicas": 3})), "kubectl", false, T1)
+            .unwrap();
     let mut status = hpa_config(json!({}));
     status.as_object_mut().unwrap().remove("spec");
-    status["status"] =
-        json!({"desiredReplicas": 2, "conditions": [{"type": "AbleToScale", "status": "True"}]});
+    status["status"] = json!({"desiredReplicas": 2, "conditions": [{"type": "AbleToScale", "status": "True"}]});
     let schema = Some(hpa_schema());
-    let with_status = apply_subresource(
-        Some(&created),
-        &status,
-        "hpa-controller",
-        "status",
-        false,
-        schema,
-        T2,
-    )
-    .unwrap();
+    let with_status =
+        apply_subresource(Some(&created), &status, "hpa-controller", "status", false, schema, T2).unwrap();
     assert_eq!(
         with_status["metadata"]["managedFields"][1],
         json!({
@@ -1108,25 +926,12 @@ fn apply_through_a_subresource_has_its_own_entry() {
     );
     // Re-applying through the subresource finds its own entry: no conflict with itself.
     status["status"]["desiredReplicas"] = json!(3);
-    let again = apply_subresource(
-        Some(&with_status),
-        &status,
-        "hpa-controller",
-        "status",
-        false,
-        schema,
-        T3,
-    )
-    .unwrap();
+    let again = apply_subresource(Some(&with_status), &status, "hpa-controller", "status", false, schema, T3).unwrap();
     assert_eq!(again["status"]["desiredReplicas"], json!(3));
-    assert_eq!(
-        again["metadata"]["managedFields"].as_array().unwrap().len(),
-        2
-    );
+    assert_eq!(again["metadata"]["managedFields"].as_array().unwrap().len(), 2);
     // Another manager changing it conflicts with the subresource entry.
     status["status"]["desiredReplicas"] = json!(4);
-    let error =
-        apply_subresource(Some(&again), &status, "other", "status", false, schema, T3).unwrap_err();
+    let error = apply_subresource(Some(&again), &status, "other", "status", false, schema, T3).unwrap_err();
     assert_eq!(
         error.message(),
         "Apply failed with 1 conflict: conflict with \"hpa-controller\" with subresource \"status\": .status.desiredReplicas"
@@ -1135,15 +940,8 @@ fn apply_through_a_subresource_has_its_own_entry() {
     let mut edited = again.clone();
     edited["metadata"]["managedFields"] = json!([]);
     edited["status"]["desiredReplicas"] = json!(5);
-    let edited = record_subresource_update(
-        Some(&again),
-        &edited,
-        "kubectl-edit",
-        "autoscaling/v2",
-        "status",
-        T3,
-        schema,
-    );
+    let edited =
+        record_subresource_update(Some(&again), &edited, "kubectl-edit", "autoscaling/v2", "status", T3, schema);
     let managers: Vec<Value> = edited["metadata"]["managedFields"]
         .as_array()
         .unwrap()

@@ -117,9 +117,7 @@ pub struct Store {
 
 impl std::fmt::Debug for Store {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Store")
-            .field("resource_version", &self.resource_version())
-            .finish()
+        f.debug_struct("Store").field("resource_version", &self.resource_version()).finish()
     }
 }
 
@@ -145,12 +143,7 @@ impl Store {
                 history: config.history.max(1),
                 bookmark_interval: config.bookmark_interval,
                 too_large_wait: config.too_large_wait,
-                state: Mutex::new(State {
-                    rv: 0,
-                    objects: HashMap::new(),
-                    history: VecDeque::new(),
-                    history_start: 0,
-                }),
+                state: Mutex::new(State { rv: 0, objects: HashMap::new(), history: VecDeque::new(), history_start: 0 }),
                 events,
                 shutdown,
             }),
@@ -175,11 +168,7 @@ impl Store {
 }
 
 impl DynamicApi for Store {
-    fn handle(
-        &self,
-        context: Context,
-        request: Request,
-    ) -> impl Future<Output = Result<Response, Status>> + Send {
+    fn handle(&self, context: Context, request: Request) -> impl Future<Output = Result<Response, Status>> + Send {
         let inner = Arc::clone(&self.inner);
         async move { inner.handle(context, request).await }
     }
@@ -187,21 +176,14 @@ impl DynamicApi for Store {
 
 impl Inner {
     fn lock(&self) -> MutexGuard<'_, State> {
-        self.state
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     fn has_status(&self, resource: &ResourceInfo) -> bool {
-        self.status_subresources
-            .contains(&(resource.group, resource.plural))
+        self.status_subresources.contains(&(resource.group, resource.plural))
     }
 
-    async fn handle(
-        self: Arc<Self>,
-        context: Context,
-        request: Request,
-    ) -> Result<Response, Status> {
+    async fn handle(self: Arc<Self>, context: Context, request: Request) -> Result<Response, Status> {
         let resource = request.resource;
         if let Some(sub) = request.subresource
             && !self.serves_subresource(resource, sub)
@@ -212,11 +194,7 @@ impl Inner {
                 Verb::Patch => "patch",
                 _ => "create",
             };
-            return Err(Status::method_not_allowed(
-                resource.group,
-                resource.plural,
-                verb,
-            ));
+            return Err(Status::method_not_allowed(resource.group, resource.plural, verb));
         }
         if request.subresource == Some("scale") {
             return self.scale(&context, request);
@@ -241,10 +219,7 @@ impl Inner {
         match sub {
             "status" => self.has_status(resource),
             "scale" => resource.scale.is_some(),
-            "approval" => {
-                (resource.group, resource.plural)
-                    == ("certificates.k8s.io", "certificatesigningrequests")
-            }
+            "approval" => (resource.group, resource.plural) == ("certificates.k8s.io", "certificatesigningrequests"),
             _ => false,
         }
     }
@@ -261,27 +236,12 @@ impl Inner {
     ) -> Arc<Value> {
         state.rv += 1;
         let rv = state.rv;
-        object::set_meta(
-            &mut object,
-            "resourceVersion",
-            Some(Value::String(rv.to_string())),
-        );
+        object::set_meta(&mut object, "resourceVersion", Some(Value::String(rv.to_string())));
         let object = Arc::new(object);
         let res_key = (resource.group, resource.plural);
         let objects = state.objects.entry(res_key).or_default();
-        let prev = if deleted {
-            objects.remove(&key)
-        } else {
-            objects.insert(key.clone(), Arc::clone(&object))
-        };
-        let change = Arc::new(Change {
-            rv,
-            resource: res_key,
-            key,
-            prev,
-            object: Arc::clone(&object),
-            deleted,
-        });
+        let prev = if deleted { objects.remove(&key) } else { objects.insert(key.clone(), Arc::clone(&object)) };
+        let change = Arc::new(Change { rv, resource: res_key, key, prev, object: Arc::clone(&object), deleted });
         if state.history.len() >= self.history
             && let Some(evicted) = state.history.pop_front()
         {
@@ -296,11 +256,7 @@ impl Inner {
 
 /// The key of an object of `resource` in `namespace` named `name`.
 fn key_of(resource: &ResourceInfo, namespace: Option<&str>, name: &str) -> ObjKey {
-    let namespace = if resource.namespaced {
-        namespace.unwrap_or("")
-    } else {
-        ""
-    };
+    let namespace = if resource.namespaced { namespace.unwrap_or("") } else { "" };
     (namespace.to_owned(), name.to_owned())
 }
 
@@ -335,10 +291,7 @@ fn convert(resource: &ResourceInfo, api_version: &str, value: &mut Value) {
     let kind = fields.get("kind").and_then(Value::as_str).unwrap_or("");
     if kind == resource.kind {
         if fields.get("apiVersion").and_then(Value::as_str) != Some(api_version) {
-            fields.insert(
-                "apiVersion".to_owned(),
-                Value::String(api_version.to_owned()),
-            );
+            fields.insert("apiVersion".to_owned(), Value::String(api_version.to_owned()));
         }
     } else if kind == resource.list_kind
         && let Some(items) = fields.get_mut("items").and_then(Value::as_array_mut)

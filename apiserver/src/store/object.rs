@@ -4,11 +4,7 @@ use serde_json::{Map, Value, json};
 
 /// `metadata.<field>` as a string; `""` when absent or not a string.
 pub fn meta_str<'a>(object: &'a Value, field: &str) -> &'a str {
-    object
-        .get("metadata")
-        .and_then(|m| m.get(field))
-        .and_then(Value::as_str)
-        .unwrap_or("")
+    object.get("metadata").and_then(|m| m.get(field)).and_then(Value::as_str).unwrap_or("")
 }
 
 /// `metadata`, created (and replaced when not an object) if needed.
@@ -59,19 +55,12 @@ pub fn set_top(object: &mut Value, field: &str, value: Option<Value>) {
 
 /// `metadata.labels`, if an object.
 pub fn labels(object: &Value) -> Option<&Map<String, Value>> {
-    object
-        .get("metadata")
-        .and_then(|m| m.get("labels"))
-        .and_then(Value::as_object)
+    object.get("metadata").and_then(|m| m.get("labels")).and_then(Value::as_object)
 }
 
 /// `metadata.finalizers` is non-empty.
 pub fn has_finalizers(object: &Value) -> bool {
-    object
-        .get("metadata")
-        .and_then(|m| m.get("finalizers"))
-        .and_then(Value::as_array)
-        .is_some_and(|f| !f.is_empty())
+    object.get("metadata").and_then(|m| m.get("finalizers")).and_then(Value::as_array).is_some_and(|f| !f.is_empty())
 }
 
 /// Whether everything outside `metadata` and `status` is the same: an update that
@@ -91,10 +80,7 @@ pub fn same_spec(a: &Value, b: &Value) -> bool {
 pub fn same_ignoring_times(a: &Value, b: &Value) -> bool {
     let strip = |v: &Value| -> Value {
         let mut v = v.clone();
-        if let Some(entries) = v
-            .pointer_mut("/metadata/managedFields")
-            .and_then(Value::as_array_mut)
-        {
+        if let Some(entries) = v.pointer_mut("/metadata/managedFields").and_then(Value::as_array_mut) {
             for entry in entries {
                 if let Some(entry) = entry.as_object_mut() {
                     entry.remove("time");
@@ -108,7 +94,5 @@ pub fn same_ignoring_times(a: &Value, b: &Value) -> bool {
 
 /// The current time as the API server writes timestamps: RFC 3339, UTC, seconds.
 pub fn now() -> String {
-    jiff::Timestamp::now()
-        .strftime("%Y-%m-%dT%H:%M:%SZ")
-        .to_string()
+    jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
 }

@@ -33,28 +33,14 @@ impl Filter {
         let selectable = selectable_fields(resource.group, resource.plural);
         let labels = LabelSelector::parse(request.options.label_selector.as_deref().unwrap_or(""))
             .map_err(Status::bad_request)?;
-        let fields = FieldSelector::parse(
-            request.options.field_selector.as_deref().unwrap_or(""),
-            selectable,
-        )
-        .map_err(Status::bad_request)?;
-        let namespace = if resource.namespaced {
-            request.namespace.clone()
-        } else {
-            None
-        };
-        Ok(Filter {
-            namespace,
-            labels,
-            fields,
-            selectable,
-        })
+        let fields = FieldSelector::parse(request.options.field_selector.as_deref().unwrap_or(""), selectable)
+            .map_err(Status::bad_request)?;
+        let namespace = if resource.namespaced { request.namespace.clone() } else { None };
+        Ok(Filter { namespace, labels, fields, selectable })
     }
 
     pub(crate) fn matches(&self, object: &Value) -> bool {
-        self.namespace
-            .as_deref()
-            .is_none_or(|ns| meta_str(object, "namespace") == ns)
+        self.namespace.as_deref().is_none_or(|ns| meta_str(object, "namespace") == ns)
             && self.labels.matches(object::labels(object))
             && self.fields.matches(object, self.selectable)
     }
@@ -77,38 +63,23 @@ struct ContinueToken {
 
 impl ContinueToken {
     fn encode(rv: i64, key: &ObjKey) -> String {
-        let token = ContinueToken {
-            v: "meta.k8s.io/v1".into(),
-            rv,
-            start: format!("{}/{}", key.0, key.1),
-        };
+        let token = ContinueToken { v: "meta.k8s.io/v1".into(), rv, start: format!("{}/{}", key.0, key.1) };
         URL_SAFE_NO_PAD.encode(serde_json::to_vec(&token).unwrap_or_default())
     }
 
     fn decode(text: &str) -> Result<(i64, ObjKey), Status> {
-        let invalid = |detail: &str| {
-            Status::bad_request(format!(
-                "invalid continue token: continue key is not valid: {detail}"
-            ))
-        };
-        let bytes = URL_SAFE_NO_PAD
-            .decode(text.trim_end_matches('='))
-            .map_err(|e| invalid(&e.to_string()))?;
-        let token: ContinueToken =
-            serde_json::from_slice(&bytes).map_err(|e| invalid(&e.to_string()))?;
+        let invalid =
+            |detail: &str| Status::bad_request(format!("invalid continue token: continue key is not valid: {detail}"));
+        let bytes = URL_SAFE_NO_PAD.decode(text.trim_end_matches('=')).map_err(|e| invalid(&e.to_string()))?;
+        let token: ContinueToken = serde_json::from_slice(&bytes).map_err(|e| invalid(&e.to_string()))?;
         if token.v != "meta.k8s.io/v1" {
-            return Err(invalid(&format!(
-                "incorrect encoded start resourceVersion (version {})",
-                token.v
-            )));
+            return Err(invalid(&format!("incorrect encoded start resourceVersion (version {})", token.v)));
         }
         let Some((namespace, name)) = token.start.split_once('/') else {
             return Err(invalid("the start key has no namespace separator"));
         };
         if token.rv == 0 {
-            return Err(Status::bad_request(
-                "0 continue resource version is not allowed when using continue",
-            ));
+            return Err(Status::bad_request("0 continue resource version is not allowed when using continue"));
         }
         Ok((token.rv, (namespace.to_owned(), name.to_owned())))
     }
@@ -151,12 +122,9 @@ pub(crate) fn too_large(requested: u64, current: u64) -> Status {
 
 /// A `resourceVersion` parameter as a number; malformed ones are 400.
 pub(crate) fn parse_rv(value: &str) -> Result<u64, Status> {
-    value.parse::<u64>().map_err(|_| {
-        Status::bad_request(format!(
-            "invalid resource version: {}",
-            support::validation::go_quote(value)
-        ))
-    })
+    value
+        .parse::<u64>()
+        .map_err(|_| Status::bad_request(format!("invalid resource version: {}", support::validation::go_quote(value))))
 }
 
 impl Inner {
@@ -185,27 +153,18 @@ impl Inner {
         let options = &request.options;
         let filter = Filter::from_request(request)?;
         let limit = options.limit.filter(|l| *l > 0).map(|l| l as usize);
-        let rv = options
-            .resource_version
-            .as_deref()
-            .filter(|v| !v.is_empty());
+        let rv = options.resource_version.as_deref().filter(|v| !v.is_empty());
         let mut start: Option<ObjKey> = None;
         let mut continuing = false;
         let at = match options.continue_.as_deref().filter(|c| !c.is_empty()) {
             Some(token) => {
                 if rv.is_some_and(|v| v != "0") {
-                    return Err(Status::bad_request(
-                        "specifying resource version is not allowed when using continue",
-                    ));
+                    return Err(Status::bad_request("specifying resource version is not allowed when using continue"));
                 }
                 let (token_rv, key) = ContinueToken::decode(token)?;
                 start = Some(key);
                 continuing = true;
-                if token_rv > 0 {
-                    At::Exact(token_rv as u64)
-                } else {
-                    At::Latest
-                }
+                if token_rv > 0 { At::Exact(token_rv as u64) } else { At::Latest }
             }
             None => match (rv, options.resource_version_match.as_deref()) {
                 (None, _) | (Some("0"), _) => At::Latest,
@@ -224,10 +183,8 @@ impl Inner {
                 if continuing {
                     let mut status = Status::expired(CONTINUE_TOO_OLD);
                     let key = start.clone().unwrap_or_default();
-                    status.metadata = ListMeta {
-                        continue_: Some(ContinueToken::encode(-1, &key)),
-                        ..ListMeta::default()
-                    };
+                    status.metadata =
+                        ListMeta { continue_: Some(ContinueToken::encode(-1, &key)), ..ListMeta::default() };
                     return Err(status);
                 }
                 return Err(Status::expired(LIST_TOO_OLD));
@@ -251,11 +208,8 @@ impl Inner {
                         resource,
                         ListMeta {
                             resource_version: Some(snapshot_rv.to_string()),
-                            continue_: last_key
-                                .map(|k| ContinueToken::encode(snapshot_rv as i64, &k)),
-                            remaining_item_count: filter
-                                .selects_everything()
-                                .then_some(remaining as i64),
+                            continue_: last_key.map(|k| ContinueToken::encode(snapshot_rv as i64, &k)),
+                            remaining_item_count: filter.selects_everything().then_some(remaining as i64),
                             ..ListMeta::default()
                         },
                         items,
@@ -269,10 +223,7 @@ impl Inner {
             200,
             list_body(
                 resource,
-                ListMeta {
-                    resource_version: Some(snapshot_rv.to_string()),
-                    ..ListMeta::default()
-                },
+                ListMeta { resource_version: Some(snapshot_rv.to_string()), ..ListMeta::default() },
                 items,
             ),
         ))
@@ -281,11 +232,7 @@ impl Inner {
 
 /// The current objects of `resource`, in key order.
 pub(crate) fn current(state: &State, resource: &ResourceInfo) -> BTreeMap<ObjKey, Arc<Value>> {
-    state
-        .objects
-        .get(&(resource.group, resource.plural))
-        .cloned()
-        .unwrap_or_default()
+    state.objects.get(&(resource.group, resource.plural)).cloned().unwrap_or_default()
 }
 
 /// The objects of `resource` as they were at version `rv` (which the history covers):

@@ -31,8 +31,7 @@ use support::validation::{FieldError, Path};
 
 use super::object::{meta_str, now, set_meta};
 use super::write::{
-    Mode, NAMESPACE_MISMATCH, check_name, require_apply_manager, stored, strict_unknown_fields,
-    undecodable,
+    Mode, NAMESPACE_MISMATCH, check_name, require_apply_manager, stored, strict_unknown_fields, undecodable,
 };
 use super::{Inner, reply};
 use crate::patch;
@@ -45,9 +44,7 @@ const UNSET_REPLICAS: i64 = i32::MIN as i64;
 /// The scale paths of `resource`; a resource without them has no `scale` subresource
 /// (the store answers 405 before this is reached).
 fn paths_of(resource: &ResourceInfo) -> Result<ScalePaths, Status> {
-    resource
-        .scale
-        .ok_or_else(|| Status::method_not_allowed(resource.group, resource.plural, "get"))
+    resource.scale.ok_or_else(|| Status::method_not_allowed(resource.group, resource.plural, "get"))
 }
 
 impl Inner {
@@ -59,11 +56,7 @@ impl Inner {
             Verb::Get => self.get_scale(&request, paths),
             Verb::Update => self.update_scale(context, request, paths),
             Verb::Patch => self.patch_scale(context, request, paths),
-            _ => Err(Status::method_not_allowed(
-                resource.group,
-                resource.plural,
-                "create",
-            )),
+            _ => Err(Status::method_not_allowed(resource.group, resource.plural, "create")),
         }
     }
 
@@ -72,22 +65,12 @@ impl Inner {
         Ok(reply(200, scale_of(&object, paths)?.0))
     }
 
-    fn update_scale(
-        &self,
-        context: &Context,
-        request: Request,
-        paths: ScalePaths,
-    ) -> Result<Response, Status> {
+    fn update_scale(&self, context: &Context, request: Request, paths: ScalePaths) -> Result<Response, Status> {
         let resource = request.resource;
         let name = request.name.clone().unwrap_or_default();
-        let scale = request
-            .body
-            .clone()
-            .ok_or_else(|| Status::bad_request("the request has no body"))?;
+        let scale = request.body.clone().ok_or_else(|| Status::bad_request("the request has no body"))?;
         if !scale.is_object() {
-            return Err(Status::bad_request(
-                "the object provided is not a JSON object",
-            ));
+            return Err(Status::bad_request("the object provided is not a JSON object"));
         }
         check_name(&scale, &name)?;
         check_namespace(resource, request.namespace.as_deref(), &scale)?;
@@ -99,31 +82,14 @@ impl Inner {
         let mut state = self.lock();
         let (key, old) = stored(&state, &request)?;
         let new = scaled(&old, paths, replicas, meta_str(&scale, "resourceVersion"))?;
-        let response = self.update_locked(
-            &mut state,
-            context,
-            &request,
-            key,
-            &old,
-            new,
-            &manager,
-            Mode::Update,
-        )?;
+        let response = self.update_locked(&mut state, context, &request, key, &old, new, &manager, Mode::Update)?;
         as_scale(response, paths)
     }
 
-    fn patch_scale(
-        &self,
-        context: &Context,
-        request: Request,
-        paths: ScalePaths,
-    ) -> Result<Response, Status> {
+    fn patch_scale(&self, context: &Context, request: Request, paths: ScalePaths) -> Result<Response, Status> {
         let resource = request.resource;
         let name = request.name.clone().unwrap_or_default();
-        let patch = request
-            .patch
-            .clone()
-            .ok_or_else(|| Status::bad_request("the request has no patch"))?;
+        let patch = request.patch.clone().ok_or_else(|| Status::bad_request("the request has no patch"))?;
         if let Patch::Apply(_) = &patch {
             require_apply_manager(context, &request)?;
         }
@@ -136,30 +102,17 @@ impl Inner {
         }
         let (new, mode) = match &patch {
             Patch::Apply(config) => {
-                let new = self.apply_scale(
-                    resource,
-                    paths,
-                    &old,
-                    config,
-                    &manager,
-                    request.options.force,
-                )?;
+                let new = self.apply_scale(resource, paths, &old, config, &manager, request.options.force)?;
                 (new, Mode::Apply)
             }
             Patch::Json(operations) => {
                 let patched = patch::json_patch(&current, operations).map_err(|e| e.to_status())?;
-                (
-                    self.patched_scale(context, &old, paths, &patched, &name)?,
-                    Mode::Update,
-                )
+                (self.patched_scale(context, &old, paths, &patched, &name)?, Mode::Update)
             }
             Patch::Merge(merge) => {
                 patch::check_merge_patch(merge).map_err(|e| e.to_status())?;
                 let patched = patch::merge_patch(&current, merge);
-                (
-                    self.patched_scale(context, &old, paths, &patched, &name)?,
-                    Mode::Update,
-                )
+                (self.patched_scale(context, &old, paths, &patched, &name)?, Mode::Update)
             }
             Patch::StrategicMerge(_) => {
                 return Err(Status::unsupported_media_type(&[
@@ -169,9 +122,7 @@ impl Inner {
                 ]));
             }
         };
-        let response = self.update_locked(
-            &mut state, context, &request, key, &old, new, &manager, mode,
-        )?;
+        let response = self.update_locked(&mut state, context, &request, key, &old, new, &manager, mode)?;
         as_scale(response, paths)
     }
 
@@ -222,20 +173,12 @@ impl Inner {
                 json_kind(config)
             )));
         };
-        let api_version = fields
-            .get("apiVersion")
-            .and_then(Value::as_str)
-            .unwrap_or("");
+        let api_version = fields.get("apiVersion").and_then(Value::as_str).unwrap_or("");
         let kind = fields.get("kind").and_then(Value::as_str).unwrap_or("");
         if (api_version, kind) != ("autoscaling/v1", "Scale") {
-            return Err(Status::bad_request(format!(
-                "invalid object type: {api_version}, Kind={kind}"
-            )));
+            return Err(Status::bad_request(format!("invalid object type: {api_version}, Kind={kind}")));
         }
-        if config
-            .pointer("/metadata/managedFields")
-            .is_some_and(|v| !v.is_null())
-        {
+        if config.pointer("/metadata/managedFields").is_some_and(|v| !v.is_null()) {
             return Err(Status::bad_request("metadata.managedFields must be nil"));
         }
         check_name(config, &name)?;
@@ -247,35 +190,19 @@ impl Inner {
             "metadata": {"name": name},
         });
         if resource.namespaced {
-            set_meta(
-                &mut object,
-                "namespace",
-                Some(json!(meta_str(old, "namespace"))),
-            );
+            set_meta(&mut object, "namespace", Some(json!(meta_str(old, "namespace"))));
         }
-        if config
-            .pointer("/spec/replicas")
-            .is_some_and(|v| !v.is_null())
-        {
+        if config.pointer("/spec/replicas").is_some_and(|v| !v.is_null()) {
             let replicas = scale_replicas(config, &name)?;
             if replicas == UNSET_REPLICAS {
                 return Err(empty_replicas(paths));
             }
             set_path(&mut object, paths.spec_replicas, json!(replicas))?;
         }
-        let schema = self
-            .schemas
-            .schema(resource.group, resource.version, resource.kind);
-        let mut result = patch::apply_subresource(
-            Some(old),
-            &object,
-            manager,
-            "scale",
-            force.unwrap_or(false),
-            schema,
-            &now(),
-        )
-        .map_err(|e| e.to_status(resource.group, resource.plural, &name))?;
+        let schema = self.schemas.schema(resource.group, resource.version, resource.kind);
+        let mut result =
+            patch::apply_subresource(Some(old), &object, manager, "scale", force.unwrap_or(false), schema, &now())
+                .map_err(|e| e.to_status(resource.group, resource.plural, &name))?;
         if lookup(&result, paths.spec_replicas)?.is_none() {
             return Err(empty_replicas(paths));
         }
@@ -306,10 +233,7 @@ pub(crate) fn scale_of(object: &Value, paths: ScalePaths) -> Result<(Value, bool
         }
     }
     // A `metav1.Time`, which Go's encoder never omits.
-    let created = object
-        .pointer("/metadata/creationTimestamp")
-        .cloned()
-        .unwrap_or(Value::Null);
+    let created = object.pointer("/metadata/creationTimestamp").cloned().unwrap_or(Value::Null);
     metadata.insert("creationTimestamp".to_owned(), created);
     let mut spec_fields = Map::new();
     // Go's `int32(value)`: wraps.
@@ -342,12 +266,7 @@ fn as_scale(response: Response, paths: ScalePaths) -> Result<Response, Status> {
 
 /// `old` with `replicas` at `specReplicasPath` and `resource_version` (when not empty)
 /// as the update's precondition.
-fn scaled(
-    old: &Value,
-    paths: ScalePaths,
-    replicas: i64,
-    resource_version: &str,
-) -> Result<Value, Status> {
+fn scaled(old: &Value, paths: ScalePaths, replicas: i64, resource_version: &str) -> Result<Value, Status> {
     let mut new = old.clone();
     set_path(&mut new, paths.spec_replicas, json!(replicas))?;
     if !resource_version.is_empty() {
@@ -371,21 +290,18 @@ fn scale_replicas(scale: &Value, name: &str) -> Result<i64, Status> {
     let Some(value) = scale.pointer("/spec/replicas").filter(|v| !v.is_null()) else {
         return Ok(0);
     };
-    let replicas = value
-        .as_i64()
-        .filter(|n| i32::try_from(*n).is_ok())
-        .ok_or_else(|| {
-            let message = match value {
-                Value::Number(n) => format!(
-                    "json: cannot unmarshal number {n} into Go struct field ScaleSpec.spec.replicas of type int32"
-                ),
-                other => format!(
-                    "json: cannot unmarshal {} into Go struct field ScaleSpec.spec.replicas of type int32",
-                    json_kind(other)
-                ),
-            };
-            undecodable(scale, message)
-        })?;
+    let replicas = value.as_i64().filter(|n| i32::try_from(*n).is_ok()).ok_or_else(|| {
+        let message = match value {
+            Value::Number(n) => {
+                format!("json: cannot unmarshal number {n} into Go struct field ScaleSpec.spec.replicas of type int32")
+            }
+            other => format!(
+                "json: cannot unmarshal {} into Go struct field ScaleSpec.spec.replicas of type int32",
+                json_kind(other)
+            ),
+        };
+        undecodable(scale, message)
+    })?;
     if replicas < 0 && replicas != UNSET_REPLICAS {
         let spec = Path::ROOT.field("spec");
         let path = spec.field("replicas");
@@ -393,22 +309,14 @@ fn scale_replicas(scale: &Value, name: &str) -> Result<i64, Status> {
             "Scale",
             "autoscaling",
             name,
-            &[FieldError::invalid(
-                &path,
-                replicas,
-                "must be greater than or equal to 0",
-            )],
+            &[FieldError::invalid(&path, replicas, "must be greater than or equal to 0")],
         ));
     }
     Ok(replicas)
 }
 
 /// 400 when a namespaced Scale names another namespace than the URL.
-fn check_namespace(
-    resource: &ResourceInfo,
-    namespace: Option<&str>,
-    scale: &Value,
-) -> Result<(), Status> {
+fn check_namespace(resource: &ResourceInfo, namespace: Option<&str>, scale: &Value) -> Result<(), Status> {
     let given = meta_str(scale, "namespace");
     if resource.namespaced && !given.is_empty() && Some(given) != namespace {
         return Err(Status::bad_request(NAMESPACE_MISMATCH));
@@ -529,9 +437,7 @@ fn set_path(object: &mut Value, path: &str, value: Value) -> Result<(), Status> 
 }
 
 fn not_a_map(walked: &str) -> Status {
-    Status::bad_request(format!(
-        "value cannot be set because {walked} is not a map[string]interface{{}}"
-    ))
+    Status::bad_request(format!("value cannot be set because {walked} is not a map[string]interface{{}}"))
 }
 
 /// Go's `%T` of a decoded JSON value.
@@ -581,8 +487,7 @@ mod tests {
 
     #[test]
     fn absent_values_are_zero_and_omitted() {
-        let object =
-            json!({"metadata": {"name": "a", "creationTimestamp": "2024-01-01T00:00:00Z"}});
+        let object = json!({"metadata": {"name": "a", "creationTimestamp": "2024-01-01T00:00:00Z"}});
         let (scale, found) = scale_of(&object, PATHS).unwrap();
         assert!(!found);
         assert_eq!(scale["spec"], json!({}));
@@ -613,19 +518,13 @@ mod tests {
         assert_eq!(object["spec"], json!({"scaling": {"replicas": 4}}));
         let mut object = json!({"spec": "text"});
         let error = set_path(&mut object, ".spec.replicas", json!(4)).unwrap_err();
-        assert_eq!(
-            error.message.as_deref(),
-            Some("value cannot be set because .spec is not a map[string]interface{}")
-        );
+        assert_eq!(error.message.as_deref(), Some("value cannot be set because .spec is not a map[string]interface{}"));
     }
 
     #[test]
     fn replicas_of_a_scale() {
         assert_eq!(scale_replicas(&json!({"spec": {}}), "a").unwrap(), 0);
-        assert_eq!(
-            scale_replicas(&json!({"spec": {"replicas": 5}}), "a").unwrap(),
-            5
-        );
+        assert_eq!(scale_replicas(&json!({"spec": {"replicas": 5}}), "a").unwrap(), 5);
         let negative = scale_replicas(&json!({"spec": {"replicas": -1}}), "a").unwrap_err();
         assert_eq!(
             negative.message.as_deref(),

@@ -54,10 +54,7 @@ impl Inner {
         let resource = request.resource;
         let options = &request.options;
         let filter = Filter::from_request(request)?;
-        let rv = options
-            .resource_version
-            .as_deref()
-            .filter(|v| !v.is_empty() && *v != "0");
+        let rv = options.resource_version.as_deref().filter(|v| !v.is_empty() && *v != "0");
         let start = match options.send_initial_events {
             Some(true) => {
                 if let Some(rv) = rv {
@@ -71,15 +68,11 @@ impl Inner {
             },
             None => match rv {
                 Some(rv) => Start::From(parse_rv(rv)?),
-                None => Start::Initial {
-                    end_bookmark: false,
-                },
+                None => Start::Initial { end_bookmark: false },
             },
         };
         let bookmarks = (options.allow_watch_bookmarks == Some(true)).then(|| {
-            let period = self
-                .bookmark_interval
-                .max(std::time::Duration::from_millis(10));
+            let period = self.bookmark_interval.max(std::time::Duration::from_millis(10));
             let mut interval = tokio::time::interval_at(Instant::now() + period, period);
             interval.set_missed_tick_behavior(MissedTickBehavior::Delay);
             interval
@@ -111,20 +104,10 @@ impl Inner {
                 }
             }
             Start::From(rv) if rv < state.history_start => {
-                watcher
-                    .pending
-                    .push_back(Event::Error(Status::too_old_resource_version(
-                        rv,
-                        state.history_start,
-                    )));
+                watcher.pending.push_back(Event::Error(Status::too_old_resource_version(rv, state.history_start)));
             }
             Start::From(rv) => {
-                let replay: Vec<Arc<Change>> = state
-                    .history
-                    .iter()
-                    .filter(|c| c.rv > rv)
-                    .cloned()
-                    .collect();
+                let replay: Vec<Arc<Change>> = state.history.iter().filter(|c| c.rv > rv).cloned().collect();
                 for change in replay {
                     watcher.process(&change);
                 }
@@ -178,16 +161,11 @@ impl Watcher {
     /// Turns a change into this watcher's event, if it concerns it.
     fn process(&mut self, change: &Change) {
         self.seen = self.seen.max(change.rv);
-        if change.rv <= self.skip_through
-            || change.resource != (self.resource.group, self.resource.plural)
-        {
+        if change.rv <= self.skip_through || change.resource != (self.resource.group, self.resource.plural) {
             return;
         }
         let now_selected = !change.deleted && self.filter.matches(&change.object);
-        let was_selected = change
-            .prev
-            .as_ref()
-            .is_some_and(|prev| self.filter.matches(prev));
+        let was_selected = change.prev.as_ref().is_some_and(|prev| self.filter.matches(prev));
         let event = match (now_selected, was_selected) {
             (true, false) => Event::Added((*change.object).clone()),
             (true, true) => Event::Modified((*change.object).clone()),
@@ -195,11 +173,7 @@ impl Watcher {
             (false, true) => {
                 // Left the selection: the previous object, at the change's version.
                 let mut prev = change.prev.as_deref().cloned().unwrap_or_default();
-                set_meta(
-                    &mut prev,
-                    "resourceVersion",
-                    Some(json!(change.rv.to_string())),
-                );
+                set_meta(&mut prev, "resourceVersion", Some(json!(change.rv.to_string())));
                 Event::Deleted(prev)
             }
             (false, false) => return,
@@ -224,19 +198,10 @@ impl Watcher {
         let inner = Arc::clone(&self.inner);
         let state = inner.lock();
         if self.seen < state.history_start {
-            self.pending
-                .push_back(Event::Error(Status::too_old_resource_version(
-                    self.seen,
-                    state.history_start,
-                )));
+            self.pending.push_back(Event::Error(Status::too_old_resource_version(self.seen, state.history_start)));
             return;
         }
-        let replay: Vec<Arc<Change>> = state
-            .history
-            .iter()
-            .filter(|c| c.rv > self.seen)
-            .cloned()
-            .collect();
+        let replay: Vec<Arc<Change>> = state.history.iter().filter(|c| c.rv > self.seen).cloned().collect();
         self.receiver = inner.events.subscribe();
         for change in replay {
             self.process(&change);

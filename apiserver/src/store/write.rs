@@ -37,19 +37,13 @@ const NAME_CHARS: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
 impl Inner {
     /// The manager of a write: `fieldManager`, else the `User-Agent` prefix.
     pub(super) fn manager(context: &Context, request: &Request) -> String {
-        if let Some(manager) = context
-            .field_manager
-            .as_deref()
-            .or(request.options.field_manager.as_deref())
+        if let Some(manager) = context.field_manager.as_deref().or(request.options.field_manager.as_deref())
             && !manager.is_empty()
         {
             return manager.to_owned();
         }
-        let agent = context
-            .headers
-            .get(support::axum::http::header::USER_AGENT)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("");
+        let agent =
+            context.headers.get(support::axum::http::header::USER_AGENT).and_then(|v| v.to_str().ok()).unwrap_or("");
         managed::manager_from_user_agent(agent)
     }
 
@@ -67,24 +61,15 @@ impl Inner {
         extra: Vec<FieldError>,
     ) -> Result<Value, Status> {
         let name = meta_str(&object, "name").to_owned();
-        let invalid =
-            |errors: &[FieldError]| Status::invalid(resource.kind, resource.group, &name, errors);
+        let invalid = |errors: &[FieldError]| Status::invalid(resource.kind, resource.group, &name, errors);
         let Some(check) = self.validators.get(&(resource.group, resource.version, resource.kind)) else {
-            return if extra.is_empty() {
-                Ok(object)
-            } else {
-                Err(invalid(&extra))
-            };
+            return if extra.is_empty() { Ok(object) } else { Err(invalid(&extra)) };
         };
         match check(&object, old) {
             Err(message) => Err(undecodable(&object, message)),
             Ok(mut checked) => {
                 checked.errors.extend(extra);
-                if checked.errors.is_empty() {
-                    Ok(checked.object)
-                } else {
-                    Err(invalid(&checked.errors))
-                }
+                if checked.errors.is_empty() { Ok(checked.object) } else { Err(invalid(&checked.errors)) }
             }
         }
     }
@@ -94,10 +79,7 @@ impl Inner {
     // ---------------------------------------------------------------------------------
 
     pub(super) fn create(&self, context: &Context, request: Request) -> Result<Response, Status> {
-        let body = request
-            .body
-            .clone()
-            .ok_or_else(|| Status::bad_request("the request has no body"))?;
+        let body = request.body.clone().ok_or_else(|| Status::bad_request("the request has no body"))?;
         let manager = Self::manager(context, &request);
         let mut state = self.lock();
         self.create_locked(&mut state, context, &request, body, &manager, Mode::Update)
@@ -115,49 +97,29 @@ impl Inner {
     ) -> Result<Response, Status> {
         let resource = request.resource;
         if !object.is_object() {
-            return Err(Status::bad_request(
-                "the object provided is not a JSON object",
-            ));
+            return Err(Status::bad_request("the object provided is not a JSON object"));
         }
         self.ensure_namespace(resource, request.namespace.as_deref(), &mut object)?;
         if !meta_str(&object, "resourceVersion").is_empty() {
-            return Err(Status::internal_error(
-                "resourceVersion should not be set on objects to be created",
-            ));
+            return Err(Status::internal_error("resourceVersion should not be set on objects to be created"));
         }
         set_type_meta(resource, &mut object);
         let now = now();
-        set_meta(
-            &mut object,
-            "uid",
-            Some(json!(uuid::Uuid::new_v4().to_string())),
-        );
+        set_meta(&mut object, "uid", Some(json!(uuid::Uuid::new_v4().to_string())));
         set_meta(&mut object, "creationTimestamp", Some(json!(now)));
         set_meta(&mut object, "generation", Some(json!(1)));
-        for field in [
-            "deletionTimestamp",
-            "deletionGracePeriodSeconds",
-            "selfLink",
-        ] {
+        for field in ["deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"] {
             set_meta(&mut object, field, None);
         }
         // The manager owns what it sent, not what the server fills in.
         if mode == Mode::Update {
-            let schema = self
-                .schemas
-                .schema(resource.group, resource.version, resource.kind);
+            let schema = self.schemas.schema(resource.group, resource.version, resource.kind);
             let mut sent = object.clone();
             if self.has_status(resource) {
                 object::set_top(&mut sent, "status", None);
             }
-            let recorded = patch::record_update_with_schema(
-                None,
-                &sent,
-                manager,
-                &resource.api_version(),
-                &now,
-                schema,
-            );
+            let recorded =
+                patch::record_update_with_schema(None, &sent, manager, &resource.api_version(), &now, schema);
             object::copy_meta(&recorded, &mut object, "managedFields");
         }
         let user = effective_user(context.user.as_ref());
@@ -167,27 +129,16 @@ impl Inner {
         }
         let namespace = meta_str(&object, "namespace").to_owned();
         if meta_str(&object, "name").is_empty() {
-            let name = generate_name(
-                state,
-                resource,
-                &namespace,
-                meta_str(&object, "generateName"),
-            )?;
+            let name = generate_name(state, resource, &namespace, meta_str(&object, "generateName"))?;
             set_meta(&mut object, "name", Some(json!(name)));
         }
         let object = self.check(resource, object, None, Vec::new())?;
         let name = meta_str(&object, "name").to_owned();
         let key: ObjKey = (namespace, name.clone());
-        let exists = state
-            .objects
-            .get(&(resource.group, resource.plural))
-            .is_some_and(|objects| objects.contains_key(&key));
+        let exists =
+            state.objects.get(&(resource.group, resource.plural)).is_some_and(|objects| objects.contains_key(&key));
         if exists {
-            return Err(Status::already_exists(
-                resource.group,
-                resource.plural,
-                &name,
-            ));
+            return Err(Status::already_exists(resource.group, resource.plural, &name));
         }
         if Self::dry_run(context, request) {
             return Ok(reply(201, object));
@@ -222,25 +173,13 @@ impl Inner {
     // ---------------------------------------------------------------------------------
 
     pub(super) fn update(&self, context: &Context, request: Request) -> Result<Response, Status> {
-        let body = request
-            .body
-            .clone()
-            .ok_or_else(|| Status::bad_request("the request has no body"))?;
+        let body = request.body.clone().ok_or_else(|| Status::bad_request("the request has no body"))?;
         let name = request.name.clone().unwrap_or_default();
         check_name(&body, &name)?;
         let manager = Self::manager(context, &request);
         let mut state = self.lock();
         let (key, old) = stored(&state, &request)?;
-        self.update_locked(
-            &mut state,
-            context,
-            &request,
-            key,
-            &old,
-            body,
-            &manager,
-            Mode::Update,
-        )
+        self.update_locked(&mut state, context, &request, key, &old, body, &manager, Mode::Update)
     }
 
     /// Replaces `old` with `body` as the request's subresource says; answers 200. Through
@@ -261,9 +200,7 @@ impl Inner {
         let subresource = request.subresource;
         let name = key.1.clone();
         if !body.is_object() {
-            return Err(Status::bad_request(
-                "the object provided is not a JSON object",
-            ));
+            return Err(Status::bad_request("the object provided is not a JSON object"));
         }
         if resource.namespaced {
             let given = meta_str(&body, "namespace");
@@ -273,12 +210,7 @@ impl Inner {
         }
         let precondition = meta_str(&body, "resourceVersion");
         if !precondition.is_empty() && precondition != meta_str(old, "resourceVersion") {
-            return Err(Status::conflict(
-                resource.group,
-                resource.plural,
-                &name,
-                Status::OPTIMISTIC_LOCK_MESSAGE,
-            ));
+            return Err(Status::conflict(resource.group, resource.plural, &name, Status::OPTIMISTIC_LOCK_MESSAGE));
         }
         let now = now();
         let mut new = match subresource {
@@ -324,20 +256,11 @@ impl Inner {
         };
         set_type_meta(resource, &mut new);
         strategy::prepare_update(resource, subresource, old, &mut new, &now);
-        let generation = old
-            .pointer("/metadata/generation")
-            .and_then(Value::as_i64)
-            .unwrap_or(1);
-        let generation = if object::same_spec(old, &new) {
-            generation
-        } else {
-            generation + 1
-        };
+        let generation = old.pointer("/metadata/generation").and_then(Value::as_i64).unwrap_or(1);
+        let generation = if object::same_spec(old, &new) { generation } else { generation + 1 };
         set_meta(&mut new, "generation", Some(json!(generation)));
         if mode == Mode::Update {
-            let schema = self
-                .schemas
-                .schema(resource.group, resource.version, resource.kind);
+            let schema = self.schemas.schema(resource.group, resource.version, resource.kind);
             new = patch::record_subresource_update(
                 Some(old),
                 &new,
@@ -376,14 +299,9 @@ impl Inner {
     pub(super) fn patch(&self, context: &Context, request: Request) -> Result<Response, Status> {
         let resource = request.resource;
         let name = request.name.clone().unwrap_or_default();
-        let patch = request
-            .patch
-            .clone()
-            .ok_or_else(|| Status::bad_request("the request has no patch"))?;
+        let patch = request.patch.clone().ok_or_else(|| Status::bad_request("the request has no patch"))?;
         let manager = Self::manager(context, &request);
-        let schema = self
-            .schemas
-            .schema(resource.group, resource.version, resource.kind);
+        let schema = self.schemas.schema(resource.group, resource.version, resource.kind);
         let key = key_of(resource, request.namespace.as_deref(), &name);
         let mut state = self.lock();
         let old = get_object(&state, resource, &key);
@@ -404,36 +322,21 @@ impl Inner {
             .map_err(|e| e.to_status(resource.group, resource.plural, &name))?;
             check_name(&result, &name)?;
             return match old {
-                None if request.subresource.is_some() => {
-                    Err(Status::not_found(resource.group, resource.plural, &name))
+                None if request.subresource.is_some() => Err(Status::not_found(resource.group, resource.plural, &name)),
+                None => self.create_locked(&mut state, context, &request, result, &manager, Mode::Apply),
+                Some(old) => {
+                    self.update_locked(&mut state, context, &request, key, &old, result, &manager, Mode::Apply)
                 }
-                None => {
-                    self.create_locked(&mut state, context, &request, result, &manager, Mode::Apply)
-                }
-                Some(old) => self.update_locked(
-                    &mut state,
-                    context,
-                    &request,
-                    key,
-                    &old,
-                    result,
-                    &manager,
-                    Mode::Apply,
-                ),
             };
         }
         let old = old.ok_or_else(|| Status::not_found(resource.group, resource.plural, &name))?;
         let patched = match &patch {
-            Patch::Json(operations) => {
-                patch::json_patch(&old, operations).map_err(|e| e.to_status())?
-            }
+            Patch::Json(operations) => patch::json_patch(&old, operations).map_err(|e| e.to_status())?,
             Patch::Merge(merge) => {
                 patch::check_merge_patch(merge).map_err(|e| e.to_status())?;
                 patch::merge_patch(&old, merge)
             }
-            Patch::StrategicMerge(merge) => {
-                patch::strategic_merge(&old, merge, schema).map_err(|e| e.to_status())?
-            }
+            Patch::StrategicMerge(merge) => patch::strategic_merge(&old, merge, schema).map_err(|e| e.to_status())?,
             Patch::Apply(_) => unreachable!("handled above"),
         };
         if !patched.is_object() {
@@ -446,49 +349,29 @@ impl Inner {
             };
             return Err(undecodable(
                 &patched,
-                format!(
-                    "json: cannot unmarshal {kind} into Go value of type map[string]interface {{}}"
-                ),
+                format!("json: cannot unmarshal {kind} into Go value of type map[string]interface {{}}"),
             ));
         }
         check_name(&patched, &name)?;
         if context.field_validation == FieldValidation::Strict {
             self.reject_unknown_fields(resource, &patched, &old)?;
         }
-        self.update_locked(
-            &mut state,
-            context,
-            &request,
-            key,
-            &old,
-            patched,
-            &manager,
-            Mode::Update,
-        )
+        self.update_locked(&mut state, context, &request, key, &old, patched, &manager, Mode::Update)
     }
 
     /// The part of an apply configuration the endpoint writes (the API server's reset
     /// fields): no `status` through the resource of a kind with a status subresource, only
     /// `status` through a subresource.
-    fn apply_configuration(
-        &self,
-        resource: &ResourceInfo,
-        subresource: Option<&str>,
-        applied: &Value,
-    ) -> Value {
+    fn apply_configuration(&self, resource: &ResourceInfo, subresource: Option<&str>, applied: &Value) -> Value {
         let mut config = applied.clone();
         match subresource {
             None if self.has_status(resource) => object::set_top(&mut config, "status", None),
             None => {}
             Some(_) => {
                 if let Some(root) = config.as_object_mut() {
-                    root.retain(|key, _| {
-                        matches!(key.as_str(), "apiVersion" | "kind" | "metadata" | "status")
-                    });
+                    root.retain(|key, _| matches!(key.as_str(), "apiVersion" | "kind" | "metadata" | "status"));
                     if let Some(meta) = root.get_mut("metadata").and_then(Value::as_object_mut) {
-                        meta.retain(|key, _| {
-                            matches!(key.as_str(), "name" | "namespace" | "resourceVersion")
-                        });
+                        meta.retain(|key, _| matches!(key.as_str(), "name" | "namespace" | "resourceVersion"));
                     }
                 }
             }
@@ -499,12 +382,7 @@ impl Inner {
     /// Under `fieldValidation=Strict`, a patch that introduces fields the kind's model does
     /// not know is 422 ` "" is invalid: patch: Invalid value: "<object>": strict decoding
     /// error: unknown field "spec.foo"`, as the API server reports it.
-    fn reject_unknown_fields(
-        &self,
-        resource: &ResourceInfo,
-        patched: &Value,
-        old: &Value,
-    ) -> Result<(), Status> {
+    fn reject_unknown_fields(&self, resource: &ResourceInfo, patched: &Value, old: &Value) -> Result<(), Status> {
         let Some(check) = self.validators.get(&(resource.group, resource.version, resource.kind)) else {
             return Ok(());
         };
@@ -522,10 +400,7 @@ impl Inner {
         let mut state = self.lock();
         let (key, old) = stored(&state, &request)?;
         let (code, status) = self.delete_locked(&mut state, resource, key, &old, &options)?;
-        Ok(reply(
-            code,
-            serde_json::to_value(status).unwrap_or_default(),
-        ))
+        Ok(reply(code, serde_json::to_value(status).unwrap_or_default()))
     }
 
     /// Deletes `old`, honoring preconditions and finalizers: an object with finalizers
@@ -584,21 +459,14 @@ impl Inner {
         Ok((200, status))
     }
 
-    pub(super) fn delete_collection(
-        &self,
-        context: &Context,
-        request: Request,
-    ) -> Result<Response, Status> {
+    pub(super) fn delete_collection(&self, context: &Context, request: Request) -> Result<Response, Status> {
         let resource = request.resource;
         let options = DeleteOptions::from_request(context, &request);
         let fields = selectable_fields(resource.group, resource.plural);
         let labels = LabelSelector::parse(request.options.label_selector.as_deref().unwrap_or(""))
             .map_err(Status::bad_request)?;
-        let field_selector = FieldSelector::parse(
-            request.options.field_selector.as_deref().unwrap_or(""),
-            fields,
-        )
-        .map_err(Status::bad_request)?;
+        let field_selector = FieldSelector::parse(request.options.field_selector.as_deref().unwrap_or(""), fields)
+            .map_err(Status::bad_request)?;
         let mut state = self.lock();
         let selected: Vec<(ObjKey, Arc<Value>)> = state
             .objects
@@ -607,11 +475,7 @@ impl Inner {
                 objects
                     .iter()
                     .filter(|((namespace, _), object)| {
-                        (!resource.namespaced
-                            || request
-                                .namespace
-                                .as_deref()
-                                .is_none_or(|ns| ns == namespace))
+                        (!resource.namespaced || request.namespace.as_deref().is_none_or(|ns| ns == namespace))
                             && labels.matches(object::labels(object))
                             && field_selector.matches(object, fields)
                     })
@@ -622,10 +486,7 @@ impl Inner {
         for (key, object) in selected {
             self.delete_locked(&mut state, resource, key, &object, &options)?;
         }
-        Ok(reply(
-            200,
-            serde_json::to_value(Status::success()).unwrap_or_default(),
-        ))
+        Ok(reply(200, serde_json::to_value(Status::success()).unwrap_or_default()))
     }
 }
 
@@ -663,11 +524,8 @@ impl DeleteOptions {
 /// An apply patch needs a `fieldManager`: 422 `PatchOptions.meta.k8s.io "" is invalid:
 /// fieldManager: Required value: is required for apply patch`.
 pub(super) fn require_apply_manager(context: &Context, request: &Request) -> Result<(), Status> {
-    let has_manager = context
-        .field_manager
-        .as_deref()
-        .or(request.options.field_manager.as_deref())
-        .is_some_and(|m| !m.is_empty());
+    let has_manager =
+        context.field_manager.as_deref().or(request.options.field_manager.as_deref()).is_some_and(|m| !m.is_empty());
     if has_manager {
         return Ok(());
     }
@@ -675,10 +533,7 @@ pub(super) fn require_apply_manager(context: &Context, request: &Request) -> Res
         "PatchOptions",
         "meta.k8s.io",
         "",
-        &[FieldError::required(
-            &Path::ROOT.field("fieldManager"),
-            "is required for apply patch",
-        )],
+        &[FieldError::required(&Path::ROOT.field("fieldManager"), "is required for apply patch")],
     ))
 }
 
@@ -688,21 +543,14 @@ pub(super) fn stored(state: &State, request: &Request) -> Result<(ObjKey, Arc<Va
     let resource = request.resource;
     let name = request.name.as_deref().unwrap_or("");
     let key = key_of(resource, request.namespace.as_deref(), name);
-    let object = get_object(state, resource, &key).ok_or_else(|| Status::not_found(resource.group, resource.plural, name))?;
+    let object =
+        get_object(state, resource, &key).ok_or_else(|| Status::not_found(resource.group, resource.plural, name))?;
     Ok((key, object))
 }
 
 /// The stored object at `key`.
-pub(super) fn get_object(
-    state: &State,
-    resource: &ResourceInfo,
-    key: &ObjKey,
-) -> Option<Arc<Value>> {
-    state
-        .objects
-        .get(&(resource.group, resource.plural))
-        .and_then(|objects| objects.get(key))
-        .cloned()
+pub(super) fn get_object(state: &State, resource: &ResourceInfo, key: &ObjKey) -> Option<Arc<Value>> {
+    state.objects.get(&(resource.group, resource.plural)).and_then(|objects| objects.get(key)).cloned()
 }
 
 /// `apiVersion` and `kind` of the resource.
@@ -723,46 +571,25 @@ pub(super) fn check_name(object: &Value, name: &str) -> Result<(), Status> {
 }
 
 /// A name for `generateName`: the prefix and five random characters, not yet taken.
-fn generate_name(
-    state: &State,
-    resource: &ResourceInfo,
-    namespace: &str,
-    prefix: &str,
-) -> Result<String, Status> {
+fn generate_name(state: &State, resource: &ResourceInfo, namespace: &str, prefix: &str) -> Result<String, Status> {
     // The prefix is cut so that the name stays within 63 characters, as the API server does.
     let prefix: String = prefix.chars().take(58).collect();
     let objects = state.objects.get(&(resource.group, resource.plural));
     for _ in 0..100 {
-        let suffix: String = (0..5)
-            .map(|_| NAME_CHARS[fastrand::usize(..NAME_CHARS.len())] as char)
-            .collect();
+        let suffix: String = (0..5).map(|_| NAME_CHARS[fastrand::usize(..NAME_CHARS.len())] as char).collect();
         let candidate = format!("{prefix}{suffix}");
-        let taken =
-            objects.is_some_and(|o| o.contains_key(&(namespace.to_owned(), candidate.clone())));
+        let taken = objects.is_some_and(|o| o.contains_key(&(namespace.to_owned(), candidate.clone())));
         if !taken {
             return Ok(candidate);
         }
     }
-    Err(Status::already_exists(
-        resource.group,
-        resource.plural,
-        &prefix,
-    ))
+    Err(Status::already_exists(resource.group, resource.plural, &prefix))
 }
 
 /// The Status for a patched object that does not decode into its model, as the API
 /// server reports it: 422 ` "" is invalid: patch: Invalid value: "<object>": <error>`.
 pub(super) fn undecodable(object: &Value, message: String) -> Status {
-    Status::invalid(
-        "",
-        "",
-        "",
-        &[FieldError::invalid(
-            &Path::ROOT.field("patch"),
-            object.to_string(),
-            message,
-        )],
-    )
+    Status::invalid("", "", "", &[FieldError::invalid(&Path::ROOT.field("patch"), object.to_string(), message)])
 }
 
 /// `fieldValidation=Strict` on a patch: the fields of `patched` the model does not know

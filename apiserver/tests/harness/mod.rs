@@ -37,10 +37,7 @@ impl Api {
     }
 
     /// A server whose store configuration `configure` adjusts, with an authenticator.
-    pub fn with(
-        configure: impl FnOnce(&mut StoreConfig),
-        authenticator: Option<Arc<dyn Authenticator>>,
-    ) -> Self {
+    pub fn with(configure: impl FnOnce(&mut StoreConfig), authenticator: Option<Arc<dyn Authenticator>>) -> Self {
         let mut config = StoreConfig::new(&generated::server::CATALOG, validators());
         config.bookmark_interval = Duration::from_millis(200);
         config.too_large_wait = Duration::from_millis(200);
@@ -58,36 +55,22 @@ impl Api {
 
     /// [`Api::fixture`] with a store configuration `configure` adjusts.
     pub fn fixture_with(configure: impl FnOnce(&mut StoreConfig)) -> Self {
-        let mut config = StoreConfig::new(
-            &fixture_api::server::CATALOG,
-            hooks::validators(fixture_api::server::TYPED_CHECKS),
-        );
+        let mut config =
+            StoreConfig::new(&fixture_api::server::CATALOG, hooks::validators(fixture_api::server::TYPED_CHECKS));
         config.bookmark_interval = Duration::from_millis(200);
         config.too_large_wait = Duration::from_millis(200);
         configure(&mut config);
         let store = Store::new(config);
-        let router = fixture_api::server::router(
-            support::dynamic::Dynamic(store.clone()),
-            server::config(3 << 20, None),
-        );
+        let router =
+            fixture_api::server::router(support::dynamic::Dynamic(store.clone()), server::config(3 << 20, None));
         Api { store, router }
     }
 
     /// Sends a request; answers the status code and the body as JSON (`Null` if empty).
     pub async fn send(&self, request: Request<Body>) -> (StatusCode, Value) {
-        let response = self
-            .router
-            .clone()
-            .oneshot(request)
-            .await
-            .expect("the router answers");
+        let response = self.router.clone().oneshot(request).await.expect("the router answers");
         let status = response.status();
-        let bytes = response
-            .into_body()
-            .collect()
-            .await
-            .expect("a body")
-            .to_bytes();
+        let bytes = response.into_body().collect().await.expect("a body").to_bytes();
         let body = if bytes.is_empty() {
             Value::Null
         } else {
@@ -104,9 +87,7 @@ impl Api {
         content_type: &str,
         body: Option<&Value>,
     ) -> (StatusCode, Value) {
-        let body = body
-            .map(|b| Body::from(b.to_string()))
-            .unwrap_or_else(Body::empty);
+        let body = body.map(|b| Body::from(b.to_string())).unwrap_or_else(Body::empty);
         let request = Request::builder()
             .method(method)
             .uri(uri)
@@ -122,38 +103,23 @@ impl Api {
     }
 
     pub async fn post(&self, uri: &str, body: &Value) -> (StatusCode, Value) {
-        self.call(Method::POST, uri, "application/json", Some(body))
-            .await
+        self.call(Method::POST, uri, "application/json", Some(body)).await
     }
 
     pub async fn put(&self, uri: &str, body: &Value) -> (StatusCode, Value) {
-        self.call(Method::PUT, uri, "application/json", Some(body))
-            .await
+        self.call(Method::PUT, uri, "application/json", Some(body)).await
     }
 
     pub async fn merge_patch(&self, uri: &str, body: &Value) -> (StatusCode, Value) {
-        self.call(
-            Method::PATCH,
-            uri,
-            "application/merge-patch+json",
-            Some(body),
-        )
-        .await
+        self.call(Method::PATCH, uri, "application/merge-patch+json", Some(body)).await
     }
 
     pub async fn json_patch(&self, uri: &str, body: &Value) -> (StatusCode, Value) {
-        self.call(
-            Method::PATCH,
-            uri,
-            "application/json-patch+json",
-            Some(body),
-        )
-        .await
+        self.call(Method::PATCH, uri, "application/json-patch+json", Some(body)).await
     }
 
     pub async fn delete(&self, uri: &str, body: Option<&Value>) -> (StatusCode, Value) {
-        self.call(Method::DELETE, uri, "application/json", body)
-            .await
+        self.call(Method::DELETE, uri, "application/json", body).await
     }
 
     /// Creates `object` and answers it, asserting 201.
@@ -166,22 +132,10 @@ impl Api {
     /// Opens a watch.
     pub async fn watch(&self, uri: &str) -> Watch {
         let request = Request::builder().uri(uri).body(Body::empty()).unwrap();
-        let response = self
-            .router
-            .clone()
-            .oneshot(request)
-            .await
-            .expect("the router answers");
+        let response = self.router.clone().oneshot(request).await.expect("the router answers");
         assert_eq!(response.status(), StatusCode::OK, "watch {uri}");
-        assert_eq!(
-            response.headers().get(header::CONTENT_TYPE).unwrap(),
-            "application/json;stream=watch"
-        );
-        Watch {
-            body: response.into_body(),
-            buffer: Vec::new(),
-            ended: false,
-        }
+        assert_eq!(response.headers().get(header::CONTENT_TYPE).unwrap(), "application/json;stream=watch");
+        Watch { body: response.into_body(), buffer: Vec::new(), ended: false }
     }
 }
 
@@ -220,9 +174,7 @@ impl Watch {
 
     /// The next event (within 5 seconds), which must be there.
     pub async fn next(&mut self) -> Value {
-        self.next_within(Duration::from_secs(5))
-            .await
-            .expect("an event, not the end")
+        self.next_within(Duration::from_secs(5)).await.expect("an event, not the end")
     }
 
     /// The next event that is not a BOOKMARK.
@@ -243,9 +195,7 @@ impl Watch {
             if left.is_zero() {
                 return;
             }
-            if let Ok(event) =
-                tokio::time::timeout(left, self.next_within(Duration::from_secs(3600))).await
-            {
+            if let Ok(event) = tokio::time::timeout(left, self.next_within(Duration::from_secs(3600))).await {
                 let event = event.expect("the stream goes on");
                 assert_eq!(event["type"], "BOOKMARK", "unexpected event {event}");
             }
@@ -290,11 +240,7 @@ pub fn csr(name: &str, signer: &str) -> Value {
 
 /// `metadata.resourceVersion` as a number.
 pub fn rv(object: &Value) -> u64 {
-    object["metadata"]["resourceVersion"]
-        .as_str()
-        .expect("a resourceVersion")
-        .parse()
-        .unwrap()
+    object["metadata"]["resourceVersion"].as_str().expect("a resourceVersion").parse().unwrap()
 }
 
 /// The names of a list's items.
@@ -312,9 +258,7 @@ pub fn q(value: &str) -> String {
     let mut out = String::new();
     for byte in value.bytes() {
         match byte {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                out.push(byte as char)
-            }
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => out.push(byte as char),
             _ => out.push_str(&format!("%{byte:02X}")),
         }
     }

@@ -8,8 +8,8 @@ use serde_json::Value;
 use super::naming;
 use crate::error::escape_pointer_segment;
 use crate::ir::{
-    Api, GroupVersion, Gvk, Method, NameRule, PrinterColumn, Operation, ParamSet, ParameterLocation, PathSet, ResourceApi, ResponseSet, Role,
-    Route, RouteKind, ScalePaths, Server,
+    Api, GroupVersion, Gvk, Method, NameRule, Operation, ParamSet, ParameterLocation, PathSet, PrinterColumn,
+    ResourceApi, ResponseSet, Role, Route, RouteKind, ScalePaths, Server,
 };
 use crate::load::Document;
 
@@ -41,7 +41,9 @@ pub(super) fn parse_path(path: &str) -> Option<ParsedPath<'_>> {
     }
     match rest {
         [plural] => Some(ParsedPath { group, version, watch, namespaced, plural, item: false, subresource: None }),
-        [plural, "{name}"] => Some(ParsedPath { group, version, watch, namespaced, plural, item: true, subresource: None }),
+        [plural, "{name}"] => {
+            Some(ParsedPath { group, version, watch, namespaced, plural, item: true, subresource: None })
+        }
         [plural, "{name}", sub] => {
             Some(ParsedPath { group, version, watch, namespaced, plural, item: true, subresource: Some(sub) })
         }
@@ -57,7 +59,8 @@ pub fn plan(api: &mut Api, docs: &[Document]) {
         .find_map(|d| d.value.pointer("/info/x-kubernetes-release").and_then(Value::as_str).map(str::to_owned));
     for resource in &mut api.resources {
         let ty = &api.types[resource.type_id];
-        let schema = docs[ty.source].value.pointer(&format!("/components/schemas/{}", escape_pointer_segment(&ty.schema_name)));
+        let schema =
+            docs[ty.source].value.pointer(&format!("/components/schemas/{}", escape_pointer_segment(&ty.schema_name)));
         resource.name_rule = name_rule(schema, &resource.gvk);
     }
     let mut group_versions: BTreeMap<(String, String), GroupVersion> = BTreeMap::new();
@@ -67,17 +70,21 @@ pub fn plan(api: &mut Api, docs: &[Document]) {
             .operations
             .iter()
             .filter_map(|op| parse_path(&op.path).map(|p| (op, p)))
-            .filter(|(_, p)| p.group == resource.gvk.group && p.version == resource.gvk.version && p.plural == resource.plural)
+            .filter(|(_, p)| {
+                p.group == resource.gvk.group && p.version == resource.gvk.version && p.plural == resource.plural
+            })
             .collect();
         let Some((first, _)) = operations.first() else { continue };
         let source = first.source;
         let methods = planner.methods(resource.namespaced, &operations);
         let ty = &api.types[resource.type_id];
-        let taken: BTreeSet<String> = api.types.iter().filter(|t| t.module == ty.module).map(|t| t.file.clone()).collect();
+        let taken: BTreeSet<String> =
+            api.types.iter().filter(|t| t.module == ty.module).map(|t| t.file.clone()).collect();
         let mut taken = taken;
         let file = naming::unique(format!("{}_api", ty.file), &mut taken, "_");
         let (verbs, subresource_verbs) = verbs(&methods);
-        let schema = docs[ty.source].value.pointer(&format!("/components/schemas/{}", escape_pointer_segment(&ty.schema_name)));
+        let schema =
+            docs[ty.source].value.pointer(&format!("/components/schemas/{}", escape_pointer_segment(&ty.schema_name)));
         let (short_names, categories) = names(schema, &resource.gvk);
         let columns = printer_columns(schema);
         let extension = |key: &str| schema.and_then(|s| s.get(key));
@@ -196,8 +203,8 @@ impl Planner {
             let param_set = list_params.or_else(|| list.and_then(|l| l.param_set));
             // A watch of one object passes its name on as a field selector; without one
             // among the parameters it would watch the whole collection instead.
-            let has_field_selector =
-                param_set.is_some_and(|set| self.server.param_sets[set].params.iter().any(|p| p.name == "fieldSelector"));
+            let has_field_selector = param_set
+                .is_some_and(|set| self.server.param_sets[set].params.iter().any(|p| p.name == "fieldSelector"));
             if !has_field_selector {
                 for route in watch_routes.iter().filter(|r| r.kind == RouteKind::WatchOne) {
                     self.notes.push(format!(
@@ -223,12 +230,15 @@ impl Planner {
                 doc: Some("Streams changes to the objects a list would return.".to_owned()),
             });
         }
-        methods.sort_by(|a, b| (a.role, &a.subresource, a.all_namespaces).cmp(&(b.role, &b.subresource, b.all_namespaces)));
+        methods.sort_by(|a, b| {
+            (a.role, &a.subresource, a.all_namespaces).cmp(&(b.role, &b.subresource, b.all_namespaces))
+        });
         methods
     }
 
     fn param_set(&mut self, op: &Operation, role: Role) -> Option<usize> {
-        let mut params: Vec<_> = op.parameters.iter().filter(|p| p.location == ParameterLocation::Query).cloned().collect();
+        let mut params: Vec<_> =
+            op.parameters.iter().filter(|p| p.location == ParameterLocation::Query).cloned().collect();
         if params.is_empty() {
             return None;
         }
@@ -255,7 +265,8 @@ impl Planner {
     }
 
     fn path_set(&mut self, op: &Operation) -> Option<usize> {
-        let mut params: Vec<&str> = op.parameters.iter().filter(|p| p.location == ParameterLocation::Path).map(|p| p.name.as_str()).collect();
+        let mut params: Vec<&str> =
+            op.parameters.iter().filter(|p| p.location == ParameterLocation::Path).map(|p| p.name.as_str()).collect();
         if params.is_empty() {
             return None;
         }
@@ -341,7 +352,11 @@ fn printer_columns(schema: Option<&Value>) -> Vec<PrinterColumn> {
                 type_: Some(text("type")).filter(|t| !t.is_empty()).unwrap_or_else(|| "string".to_owned()),
                 format: text("format"),
                 description: text("description"),
-                priority: column.get("priority").and_then(Value::as_i64).and_then(|p| i32::try_from(p).ok()).unwrap_or(0),
+                priority: column
+                    .get("priority")
+                    .and_then(Value::as_i64)
+                    .and_then(|p| i32::try_from(p).ok())
+                    .unwrap_or(0),
                 json_path,
             })
         })
@@ -361,7 +376,9 @@ fn served_document(docs: &[Document], sources: &BTreeSet<usize>) -> Value {
     let mut served = sources.first().map(|&first| first.clone()).unwrap_or_default();
     for other in sources.iter().skip(1) {
         for section in ["/paths", "/components/schemas"] {
-            if let (Some(Value::Object(into)), Some(Value::Object(from))) = (served.pointer_mut(section), other.pointer(section)) {
+            if let (Some(Value::Object(into)), Some(Value::Object(from))) =
+                (served.pointer_mut(section), other.pointer(section))
+            {
                 for (key, value) in from {
                     into.entry(key.clone()).or_insert_with(|| value.clone());
                 }

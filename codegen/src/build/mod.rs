@@ -113,8 +113,7 @@ fn build_documents(docs: &[Document]) -> Result<Api> {
         compiled: Compiled::default(),
         api: Api::default(),
     };
-    builder.api.documents =
-        docs.iter().map(|d| DocumentInfo { display_path: d.display_path.clone() }).collect();
+    builder.api.documents = docs.iter().map(|d| DocumentInfo { display_path: d.display_path.clone() }).collect();
     for (index, doc) in docs.iter().enumerate() {
         check_openapi(doc)?;
         if !doc.fills_gaps {
@@ -140,7 +139,8 @@ fn check_openapi(doc: &Document) -> Result<()> {
     match doc.value.get("openapi") {
         Some(Value::String(version)) if version.starts_with("3.") => Ok(()),
         Some(other) => Err(doc.error("/openapi", format!("unsupported OpenAPI version {other}; expected 3.x"))),
-        None => Err(doc.error("", "neither an OpenAPI v3 document (there is no `openapi` field) nor a CustomResourceDefinition")),
+        None => Err(doc
+            .error("", "neither an OpenAPI v3 document (there is no `openapi` field) nor a CustomResourceDefinition")),
     }
 }
 
@@ -174,9 +174,11 @@ impl<'a> Builder<'a> {
         let docs = self.docs;
         let roots = docs.iter().filter(|d| !d.fills_gaps).map(|d| &d.value);
         let fillers = || docs.iter().enumerate().filter(|(_, d)| d.fills_gaps);
-        let found = missing_schemas(roots, |name| self.schemas.contains_key(name), |name| {
-            fillers().find_map(|(doc, d)| schema(&d.value, name).map(|value| (doc, value)))
-        });
+        let found = missing_schemas(
+            roots,
+            |name| self.schemas.contains_key(name),
+            |name| fillers().find_map(|(doc, d)| schema(&d.value, name).map(|value| (doc, value))),
+        );
         for (name, doc, value) in found {
             self.schemas.insert(name, SchemaSource { doc, value });
         }
@@ -221,7 +223,8 @@ impl<'a> Builder<'a> {
             // Documents grouped by the fields the chosen definition adds to theirs.
             let mut groups: BTreeMap<Vec<&str>, Vec<String>> = BTreeMap::new();
             for (doc, document) in self.docs.iter().enumerate() {
-                let Some(schema) = document.value.get("components").and_then(|c| c.get("schemas")).and_then(|s| s.get(name))
+                let Some(schema) =
+                    document.value.get("components").and_then(|c| c.get("schemas")).and_then(|s| s.get(name))
                 else {
                     continue;
                 };
@@ -292,7 +295,10 @@ impl<'a> Builder<'a> {
                 let pointer = format!("/components/schemas/{}", escape_pointer_segment(name));
                 return Err(self.docs[source.doc].error(
                     &pointer,
-                    format!("schemas {first} and {name} both map to the Rust type {}{type_name}", module_prefix(&module)),
+                    format!(
+                        "schemas {first} and {name} both map to the Rust type {}{type_name}",
+                        module_prefix(&module)
+                    ),
                 ));
             }
             self.type_names.entry(module.clone()).or_default().insert(type_name.clone());

@@ -2,11 +2,11 @@
 
 /// Rust keywords (strict, reserved and weak ones that cannot be plain identifiers).
 const KEYWORDS: &[&str] = &[
-    "Self", "abstract", "as", "async", "await", "become", "box", "break", "const", "continue",
-    "crate", "do", "dyn", "else", "enum", "extern", "false", "final", "fn", "for", "gen", "if",
-    "impl", "in", "let", "loop", "macro", "match", "mod", "move", "mut", "override", "priv",
-    "pub", "ref", "return", "self", "static", "struct", "super", "trait", "true", "try", "type",
-    "typeof", "union", "unsafe", "unsized", "use", "virtual", "where", "while", "yield",
+    "Self", "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "crate", "do", "dyn",
+    "else", "enum", "extern", "false", "final", "fn", "for", "gen", "if", "impl", "in", "let", "loop", "macro",
+    "match", "mod", "move", "mut", "override", "priv", "pub", "ref", "return", "self", "static", "struct", "super",
+    "trait", "true", "try", "type", "typeof", "union", "unsafe", "unsized", "use", "virtual", "where", "while",
+    "yield",
 ];
 
 /// Appends `_` to keywords so the result is a plain identifier (`type` -> `type_`).

@@ -84,7 +84,10 @@ impl Builder<'_> {
         if let Some(values) = schema.get("enum").and_then(Value::as_array) {
             rules.enum_values = values.iter().filter(|v| !v.is_null()).cloned().collect();
         }
-        let scalar = |schema: &Value| match (schema.get("type").and_then(Value::as_str), schema.get("format").and_then(Value::as_str)) {
+        let scalar = |schema: &Value| match (
+            schema.get("type").and_then(Value::as_str),
+            schema.get("format").and_then(Value::as_str),
+        ) {
             (Some("integer"), Some("int32")) => Ty::I32,
             (Some("integer"), _) => Ty::I64,
             (Some("number"), _) => Ty::F64,
@@ -119,7 +122,9 @@ impl Builder<'_> {
             let Ok(code) = code.parse::<u16>() else { continue }; // `default` responses carry no status
             let loc = loc.join("responses").join(&code.to_string());
             let content = response.get("content").and_then(Value::as_object);
-            let schema = content.and_then(|c| c.get("application/json").or_else(|| c.values().next())).and_then(|m| m.get("schema"));
+            let schema = content
+                .and_then(|c| c.get("application/json").or_else(|| c.values().next()))
+                .and_then(|m| m.get("schema"));
             let ty = match schema {
                 Some(schema) => self.body_type(schema, &loc)?,
                 None => None,
@@ -179,6 +184,9 @@ impl Builder<'_> {
 
     /// The struct whose `x-kubernetes-group-version-kind` names exactly this kind.
     fn resource_type(&self, gvk: &Gvk) -> Option<usize> {
-        self.api.types.iter().position(|ty| matches!(&ty.kind, TypeKind::Struct(s) if s.gvks.len() == 1 && s.gvks[0] == *gvk))
+        self.api
+            .types
+            .iter()
+            .position(|ty| matches!(&ty.kind, TypeKind::Struct(s) if s.gvks.len() == 1 && s.gvks[0] == *gvk))
     }
 }

@@ -7,15 +7,36 @@ use serde_json::{Map, Value};
 use super::{Builder, Loc, description, naming};
 use crate::error::{Result, escape_pointer_segment};
 use crate::ir::{
-    CelRule, EnumVariant, Field, FieldType, Gvk, ListType, Rules, StringEnum, Struct, SupportType,
-    Ty, TypeDef, TypeId, TypeKind,
+    CelRule, EnumVariant, Field, FieldType, Gvk, ListType, Rules, StringEnum, Struct, SupportType, Ty, TypeDef, TypeId,
+    TypeKind,
 };
 
 /// String formats Kubernetes accepts in schemas; all but the mapped ones stay `String`.
 const STRING_FORMATS: &[&str] = &[
-    "bsonobjectid", "uri", "email", "hostname", "ipv4", "ipv6", "cidr", "mac", "uuid", "uuid3",
-    "uuid4", "uuid5", "isbn", "isbn10", "isbn13", "creditcard", "ssn", "hexcolor", "rgbcolor",
-    "password", "date", "duration", "datetime", "quantity",
+    "bsonobjectid",
+    "uri",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "cidr",
+    "mac",
+    "uuid",
+    "uuid3",
+    "uuid4",
+    "uuid5",
+    "isbn",
+    "isbn10",
+    "isbn13",
+    "creditcard",
+    "ssn",
+    "hexcolor",
+    "rgbcolor",
+    "password",
+    "date",
+    "duration",
+    "datetime",
+    "quantity",
 ];
 
 impl Builder<'_> {
@@ -28,7 +49,8 @@ impl Builder<'_> {
             if matches!(self.api.types[id].kind, TypeKind::Support(_)) {
                 continue;
             }
-            let loc = Loc { doc: source.doc, pointer: format!("/components/schemas/{}", escape_pointer_segment(&name)) };
+            let loc =
+                Loc { doc: source.doc, pointer: format!("/components/schemas/{}", escape_pointer_segment(&name)) };
             let kind = self.type_kind(id, source.value, &loc)?;
             self.api.types[id].kind = kind;
         }
@@ -115,7 +137,12 @@ impl Builder<'_> {
             single => vec![single],
         };
         let loc = loc.join("x-kubernetes-group-version-kind");
-        entries.into_iter().map(|entry| parse_gvk(entry).ok_or_else(|| self.error(&loc, "expected objects with group, version and kind"))).collect()
+        entries
+            .into_iter()
+            .map(|entry| {
+                parse_gvk(entry).ok_or_else(|| self.error(&loc, "expected objects with group, version and kind"))
+            })
+            .collect()
     }
 
     /// The type at a schema position, with the rules stated there.
@@ -135,7 +162,8 @@ impl Builder<'_> {
         if let Some(all_of) = object.get("allOf") {
             return match all_of.as_array().map(Vec::as_slice) {
                 Some([single]) => self.ty(owner, single, &loc.join("allOf").join("0"), hint),
-                _ => Err(self.error(&loc.join("allOf"), "only `allOf` with exactly one schema (a wrapped `$ref`) is supported")),
+                _ => Err(self
+                    .error(&loc.join("allOf"), "only `allOf` with exactly one schema (a wrapped `$ref`) is supported")),
             };
         }
         if object.get("x-kubernetes-int-or-string") == Some(&Value::Bool(true)) {
@@ -147,7 +175,10 @@ impl Builder<'_> {
         }
         let format = object.get("format").and_then(Value::as_str);
         let bad_format = |this: &Self, kind: &str| {
-            Err(this.error(&loc.join("format"), format!("unsupported format {:?} for type {kind}", format.unwrap_or_default())))
+            Err(this.error(
+                &loc.join("format"),
+                format!("unsupported format {:?} for type {kind}", format.unwrap_or_default()),
+            ))
         };
         match object.get("type") {
             None if has_properties => self.inline(owner, schema, loc, hint),
@@ -183,7 +214,9 @@ impl Builder<'_> {
                 "object" => self.map(owner, schema, loc, hint),
                 other => Err(self.error(&loc.join("type"), format!("unsupported type {other:?}"))),
             },
-            Some(other) => Err(self.error(&loc.join("type"), format!("unsupported type {other}; expected a single type name"))),
+            Some(other) => {
+                Err(self.error(&loc.join("type"), format!("unsupported type {other}; expected a single type name")))
+            }
         }
     }
 
@@ -192,7 +225,8 @@ impl Builder<'_> {
         match schema.get("additionalProperties") {
             Some(Value::Bool(true)) => Ok(Ty::Map(Box::new(FieldType::plain(Ty::Value)))),
             Some(values @ Value::Object(_)) => {
-                let value = self.field_type(owner, values, &loc.join("additionalProperties"), &format!("{hint}Value"))?;
+                let value =
+                    self.field_type(owner, values, &loc.join("additionalProperties"), &format!("{hint}Value"))?;
                 Ok(Ty::Map(Box::new(value)))
             }
             _ => Ok(Ty::Value),
@@ -227,7 +261,10 @@ impl Builder<'_> {
         let name = target.strip_prefix("#/components/schemas/").map(|n| n.replace("~1", "/").replace("~0", "~"));
         match name.as_deref().and_then(|n| self.ids.get(n)) {
             Some(&id) => Ok(id),
-            None if name.is_none() => Err(self.error(loc, format!("unsupported $ref {reference}: only `#/components/schemas/...` references are supported"))),
+            None if name.is_none() => Err(self.error(
+                loc,
+                format!("unsupported $ref {reference}: only `#/components/schemas/...` references are supported"),
+            )),
             None => Err(self.error(loc, format!("unresolved $ref {reference}: no such schema in components.schemas"))),
         }
     }
@@ -237,13 +274,19 @@ impl Builder<'_> {
         let count = |key: &str| -> Result<Option<u64>> {
             match schema.get(key) {
                 None => Ok(None),
-                Some(value) => value.as_u64().map(Some).ok_or_else(|| self.error(&loc.join(key), format!("`{key}` must be a non-negative integer"))),
+                Some(value) => value
+                    .as_u64()
+                    .map(Some)
+                    .ok_or_else(|| self.error(&loc.join(key), format!("`{key}` must be a non-negative integer"))),
             }
         };
         let number = |key: &str| -> Result<Option<f64>> {
             match schema.get(key) {
                 None | Some(Value::Bool(_)) => Ok(None),
-                Some(value) => value.as_f64().map(Some).ok_or_else(|| self.error(&loc.join(key), format!("`{key}` must be a number"))),
+                Some(value) => value
+                    .as_f64()
+                    .map(Some)
+                    .ok_or_else(|| self.error(&loc.join(key), format!("`{key}` must be a number"))),
             }
         };
         let flag = |key: &str| schema.get(key) == Some(&Value::Bool(true));
@@ -314,7 +357,12 @@ impl Builder<'_> {
                     .and_then(Value::as_array)
                     .map(|keys| keys.iter().filter_map(Value::as_str).map(str::to_owned).collect::<Vec<_>>())
                     .filter(|keys| !keys.is_empty())
-                    .ok_or_else(|| self.error(&kind_loc, "`x-kubernetes-list-type: map` needs a non-empty `x-kubernetes-list-map-keys`"))?;
+                    .ok_or_else(|| {
+                        self.error(
+                            &kind_loc,
+                            "`x-kubernetes-list-type: map` needs a non-empty `x-kubernetes-list-map-keys`",
+                        )
+                    })?;
                 Ok(Some(ListType::Map { keys }))
             }
             _ => Err(self.error(&kind_loc, format!("unsupported list type {kind}; expected atomic, set or map"))),
@@ -331,7 +379,8 @@ impl Builder<'_> {
             .map(|(index, entry)| {
                 let text = |key: &str| entry.get(key).and_then(Value::as_str).map(str::to_owned);
                 let entry_loc = loc.join(&index.to_string());
-                let rule = text("rule").ok_or_else(|| self.error(&entry_loc, "a validation rule needs a `rule` string"))?;
+                let rule =
+                    text("rule").ok_or_else(|| self.error(&entry_loc, "a validation rule needs a `rule` string"))?;
                 let rule = CelRule {
                     rule,
                     message: text("message"),
@@ -371,7 +420,10 @@ impl Builder<'_> {
                         Some((_, pointer)) => pointer.to_owned(),
                         None => format!("/components/schemas/{}", escape_pointer_segment(&ty.schema_name)),
                     };
-                    let loc = Loc { doc: ty.source, pointer: schema }.join("properties").join(&field.wire_name).join("default");
+                    let loc = Loc { doc: ty.source, pointer: schema }
+                        .join("properties")
+                        .join(&field.wire_name)
+                        .join("default");
                     return Err(self.error(&loc, format!("default {value} does not fit the field's type")));
                 }
             }
@@ -445,4 +497,3 @@ pub(super) fn parse_gvk(value: &Value) -> Option<Gvk> {
     let text = |key: &str| value.get(key).and_then(Value::as_str).map(str::to_owned);
     Some(Gvk { group: text("group")?, version: text("version")?, kind: text("kind")? })
 }
-

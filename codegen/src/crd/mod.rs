@@ -38,21 +38,47 @@ const SCALE: &str = "io.k8s.api.autoscaling.v1.Scale";
 /// Body types of creates, replaces and deletes.
 const BODY_TYPES: &[&str] = &["application/json", "application/yaml"];
 /// Patch types the API server accepts for custom resources: no strategic merge patch.
-const PATCH_TYPES: &[&str] = &["application/apply-patch+yaml", "application/json-patch+json", "application/merge-patch+json"];
+const PATCH_TYPES: &[&str] =
+    &["application/apply-patch+yaml", "application/json-patch+json", "application/merge-patch+json"];
 
 const LIST_PARAMETERS: &[&str] = &[
-    "allowWatchBookmarks", "continue", "fieldSelector", "labelSelector", "limit", "resourceVersion",
-    "resourceVersionMatch", "sendInitialEvents", "shardSelector", "timeoutSeconds", "watch",
+    "allowWatchBookmarks",
+    "continue",
+    "fieldSelector",
+    "labelSelector",
+    "limit",
+    "resourceVersion",
+    "resourceVersionMatch",
+    "sendInitialEvents",
+    "shardSelector",
+    "timeoutSeconds",
+    "watch",
 ];
 const WRITE_PARAMETERS: &[&str] = &["dryRun", "fieldManager", "fieldValidation"];
 const PATCH_PARAMETERS: &[&str] = &["dryRun", "fieldManagerApply", "fieldValidation", "force"];
 const DELETE_COLLECTION_PARAMETERS: &[&str] = &[
-    "continue", "dryRun", "fieldSelector", "gracePeriodSeconds", "ignoreStoreReadErrorWithClusterBreakingPotential",
-    "labelSelector", "limit", "orphanDependents", "propagationPolicy", "resourceVersion", "resourceVersionMatch",
-    "sendInitialEvents", "shardSelector", "timeoutSeconds",
+    "continue",
+    "dryRun",
+    "fieldSelector",
+    "gracePeriodSeconds",
+    "ignoreStoreReadErrorWithClusterBreakingPotential",
+    "labelSelector",
+    "limit",
+    "orphanDependents",
+    "propagationPolicy",
+    "resourceVersion",
+    "resourceVersionMatch",
+    "sendInitialEvents",
+    "shardSelector",
+    "timeoutSeconds",
 ];
-const DELETE_PARAMETERS: &[&str] =
-    &["dryRun", "gracePeriodSeconds", "ignoreStoreReadErrorWithClusterBreakingPotential", "orphanDependents", "propagationPolicy"];
+const DELETE_PARAMETERS: &[&str] = &[
+    "dryRun",
+    "gracePeriodSeconds",
+    "ignoreStoreReadErrorWithClusterBreakingPotential",
+    "orphanDependents",
+    "propagationPolicy",
+];
 
 const BUILTIN_PATH: &str = "built-in/custom-resources.yaml";
 static BUILTIN: LazyLock<Document> = LazyLock::new(|| {
@@ -138,17 +164,23 @@ impl Crd {
     fn read(document: &Document) -> Result<Crd> {
         let value = &document.value;
         let text = |pointer: &str| value.pointer(pointer).and_then(Value::as_str).filter(|s| !s.is_empty());
-        let required = |pointer: &str| text(pointer).ok_or_else(|| document.error(pointer, "required: a non-empty string"));
+        let required =
+            |pointer: &str| text(pointer).ok_or_else(|| document.error(pointer, "required: a non-empty string"));
         let api_version = value.get("apiVersion").and_then(Value::as_str).unwrap_or_default();
         if api_version != CRD_API_VERSION {
-            return Err(document.error("/apiVersion", format!("{api_version:?} is not supported; CustomResourceDefinitions must be {CRD_API_VERSION}")));
+            return Err(document.error(
+                "/apiVersion",
+                format!("{api_version:?} is not supported; CustomResourceDefinitions must be {CRD_API_VERSION}"),
+            ));
         }
         let group = required("/spec/group")?.to_owned();
         let kind = required("/spec/names/kind")?.to_owned();
         let plural = required("/spec/names/plural")?.to_owned();
         let expected_name = format!("{plural}.{group}");
         if text("/metadata/name") != Some(expected_name.as_str()) {
-            return Err(document.error("/metadata/name", format!("must be {expected_name:?}, the plural and the group")));
+            return Err(
+                document.error("/metadata/name", format!("must be {expected_name:?}, the plural and the group"))
+            );
         }
         let namespaced = match text("/spec/scope") {
             Some("Namespaced") => true,
@@ -163,7 +195,8 @@ impl Crd {
         let mut storage_versions = 0;
         for (index, entry) in entries.iter().enumerate() {
             let pointer = format!("/spec/versions/{index}");
-            let name = text(&format!("{pointer}/name")).ok_or_else(|| document.error(&pointer, "a version needs a name"))?;
+            let name =
+                text(&format!("{pointer}/name")).ok_or_else(|| document.error(&pointer, "a version needs a name"))?;
             let storage = entry.get("storage") == Some(&Value::Bool(true));
             storage_versions += usize::from(storage);
             if entry.get("served") != Some(&Value::Bool(true)) {
@@ -179,7 +212,10 @@ impl Crd {
             if let Some(scale) = &scale {
                 for key in ["specReplicasPath", "statusReplicasPath"] {
                     if scale.get(key).and_then(Value::as_str).is_none_or(|p| !p.starts_with('.')) {
-                        return Err(document.error(&format!("{pointer}/subresources/scale"), format!("`{key}` must be a JSON path such as .spec.replicas")));
+                        return Err(document.error(
+                            &format!("{pointer}/subresources/scale"),
+                            format!("`{key}` must be a JSON path such as .spec.replicas"),
+                        ));
                     }
                 }
             }
@@ -189,7 +225,11 @@ impl Crd {
                 schema: schema.clone(),
                 storage,
                 deprecation_warning: deprecated.then(|| {
-                    entry.get("deprecationWarning").and_then(Value::as_str).map(str::to_owned).unwrap_or_else(|| format!("{group}/{name} {kind} is deprecated"))
+                    entry
+                        .get("deprecationWarning")
+                        .and_then(Value::as_str)
+                        .map(str::to_owned)
+                        .unwrap_or_else(|| format!("{group}/{name} {kind} is deprecated"))
                 }),
                 status: subresources.and_then(|s| s.get("status")).is_some(),
                 scale,
@@ -197,7 +237,10 @@ impl Crd {
             });
         }
         if storage_versions != 1 {
-            return Err(document.error("/spec/versions", format!("exactly one version must be the storage version; {storage_versions} are")));
+            return Err(document.error(
+                "/spec/versions",
+                format!("exactly one version must be the storage version; {storage_versions} are"),
+            ));
         }
         Ok(Crd {
             list_kind: text("/spec/names/listKind").map_or_else(|| format!("{kind}List"), str::to_owned),
@@ -223,7 +266,8 @@ impl Crd {
     fn openapi(&self, version: &Version, taken: &mut BTreeSet<String>) -> (Value, Vec<(String, String)>) {
         let prefix = self.schema_prefix(version);
         let reference = |name: &str| format!("#/components/schemas/{prefix}{name}");
-        let component = |name: &str| format!("/components/schemas/{}", escape_pointer_segment(&format!("{prefix}{name}")));
+        let component =
+            |name: &str| format!("/components/schemas/{}", escape_pointer_segment(&format!("{prefix}{name}")));
         let schema_pointer = format!("{}/schema/openAPIV3Schema", version.pointer);
 
         let mut root = version.schema.clone();
@@ -263,7 +307,10 @@ impl Crd {
             );
         }
         let mut extensions = vec![
-            ("x-kubernetes-group-version-kind", json!([{"group": self.group, "version": version.name, "kind": self.kind}])),
+            (
+                "x-kubernetes-group-version-kind",
+                json!([{"group": self.group, "version": version.name, "kind": self.kind}]),
+            ),
             ("x-kubernetes-singular", json!(self.singular)),
             ("x-kubernetes-storage-version", json!(version.storage)),
         ];
@@ -315,7 +362,8 @@ impl Crd {
             version,
             gvk: json!({"group": self.group, "version": version.name, "kind": self.kind}),
         };
-        let with = |first: Vec<Value>| -> Value { Value::Array(first.into_iter().chain([parameter("pretty")]).collect()) };
+        let with =
+            |first: Vec<Value>| -> Value { Value::Array(first.into_iter().chain([parameter("pretty")]).collect()) };
         let mut name_and_scope = vec![self.name_parameter()];
         name_and_scope.extend(scope_parameters.iter().cloned());
 
@@ -332,12 +380,19 @@ impl Crd {
         let object_path = format!("{collection}/{{name}}");
         paths.insert(object_path.clone(), self.object_operations(&ops, "", item, with(name_and_scope.clone()), true));
         if version.status {
-            paths.insert(format!("{object_path}/status"), self.object_operations(&ops, "Status", item, with(name_and_scope.clone()), false));
+            paths.insert(
+                format!("{object_path}/status"),
+                self.object_operations(&ops, "Status", item, with(name_and_scope.clone()), false),
+            );
         }
         if version.scale.is_some() {
             let scale = format!("#/components/schemas/{SCALE}");
-            let scale_ops = Operations { gvk: json!({"group": "autoscaling", "version": "v1", "kind": "Scale"}), ..ops };
-            paths.insert(format!("{object_path}/scale"), self.object_operations(&scale_ops, "Scale", &scale, with(name_and_scope), false));
+            let scale_ops =
+                Operations { gvk: json!({"group": "autoscaling", "version": "v1", "kind": "Scale"}), ..ops };
+            paths.insert(
+                format!("{object_path}/scale"),
+                self.object_operations(&scale_ops, "Scale", &scale, with(name_and_scope), false),
+            );
         }
         if self.namespaced {
             paths.insert(
@@ -419,11 +474,19 @@ impl Operations<'_> {
         let content = |types: &[&str], schema: &str| -> Value {
             Value::Object(types.iter().map(|t| ((*t).to_owned(), json!({"schema": {"$ref": schema}}))).collect())
         };
-        let response_types: &[&str] =
-            if verb == "list" { &["application/json", "application/json;stream=watch", "application/yaml"] } else { &["application/json", "application/yaml"] };
+        let response_types: &[&str] = if verb == "list" {
+            &["application/json", "application/json;stream=watch", "application/yaml"]
+        } else {
+            &["application/json", "application/yaml"]
+        };
         let mut responses: Map<String, Value> = responses
             .iter()
-            .map(|(code, schema)| (code.to_string(), json!({"description": response_description(*code), "content": content(response_types, schema)})))
+            .map(|(code, schema)| {
+                (
+                    code.to_string(),
+                    json!({"description": response_description(*code), "content": content(response_types, schema)}),
+                )
+            })
             .collect();
         responses.insert("401".to_owned(), json!({"description": "Unauthorized"}));
         let mut operation = json!({
@@ -436,7 +499,8 @@ impl Operations<'_> {
             "x-kubernetes-group-version-kind": self.gvk,
         });
         if let Some((types, schema)) = body {
-            operation["requestBody"] = json!({"content": content(types, schema), "required": verb != "deletecollection" && verb != "delete"});
+            operation["requestBody"] =
+                json!({"content": content(types, schema), "required": verb != "deletecollection" && verb != "delete"});
         }
         if parameters.is_empty() {
             operation.as_object_mut().expect("an object").remove("parameters");
@@ -456,7 +520,11 @@ fn response_description(code: u16) -> &'static str {
 
 /// A parameter of the built-in document, by its key there.
 fn parameter(key: &str) -> Value {
-    BUILTIN.value.pointer(&format!("/components/parameters/{key}")).cloned().unwrap_or_else(|| panic!("the built-in document defines parameter {key}"))
+    BUILTIN
+        .value
+        .pointer(&format!("/components/parameters/{key}"))
+        .cloned()
+        .unwrap_or_else(|| panic!("the built-in document defines parameter {key}"))
 }
 
 fn identity_property(name: &str) -> Value {

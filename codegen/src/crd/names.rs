@@ -48,7 +48,12 @@ struct Group {
 /// Replaces every nested object of `root` (a resource schema) with a reference to a named
 /// schema, returning those schemas. `taken` holds names already used in the module; the
 /// new names are added to it. `reference` turns a type name into its `$ref` target.
-pub fn extract(kind: &str, root: &mut Value, taken: &mut BTreeSet<String>, reference: &dyn Fn(&str) -> String) -> Vec<Extracted> {
+pub fn extract(
+    kind: &str,
+    root: &mut Value,
+    taken: &mut BTreeSet<String>,
+    reference: &dyn Fn(&str) -> String,
+) -> Vec<Extracted> {
     let mut walk = Walk::default();
     walk.children(root, &[], "");
     walk.assign_names(kind, taken);
@@ -175,7 +180,10 @@ fn rewrite_position(
     *index += 1;
     let Value::Object(object) = std::mem::take(schema) else { unreachable!("is_object checked it") };
     let mut wrapper = Map::new();
-    wrapper.insert("allOf".to_owned(), Value::Array(vec![serde_json::json!({"$ref": reference(&walk.groups[occurrence.group].name)})]));
+    wrapper.insert(
+        "allOf".to_owned(),
+        Value::Array(vec![serde_json::json!({"$ref": reference(&walk.groups[occurrence.group].name)})]),
+    );
     // The description stays with the use only: `kubectl explain` lists a field with its
     // property's description, and would print a type's own one a second time.
     let (uses, named): (Map<String, Value>, Map<String, Value>) =
@@ -281,7 +289,16 @@ mod tests {
         let (names, root) = names_of("Probe", root);
         assert_eq!(
             names,
-            ["ProbeCaSecret", "ProbeCa", "ProbeCert", "ProbeEndpoint", "ProbeOauthSecret", "ProbeOauth", "ProbeProber", "ProbeSpec"]
+            [
+                "ProbeCaSecret",
+                "ProbeCa",
+                "ProbeCert",
+                "ProbeEndpoint",
+                "ProbeOauthSecret",
+                "ProbeOauth",
+                "ProbeProber",
+                "ProbeSpec"
+            ]
         );
         // Both TLS selectors share the type of the first.
         assert_eq!(root["properties"]["spec"], json!({"allOf": [{"$ref": "#/ProbeSpec"}]}));
@@ -294,7 +311,10 @@ mod tests {
         }));
         let mut taken = BTreeSet::new();
         let extracted = extract("T", &mut root, &mut taken, &|name| name.to_owned());
-        assert_eq!(root["properties"]["a"], json!({"allOf": [{"$ref": "TA"}], "default": {}, "description": "the thing"}));
+        assert_eq!(
+            root["properties"]["a"],
+            json!({"allOf": [{"$ref": "TA"}], "default": {}, "description": "the thing"})
+        );
         assert_eq!(extracted[0].schema, json!({"type": "object", "properties": {"x": {"type": "string"}}}));
         assert_eq!(extracted[0].pointer, "/properties/a");
     }

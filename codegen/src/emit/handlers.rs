@@ -55,16 +55,19 @@ fn dynamic_impl(api: &Api, module: &[String], resource_api: &ResourceApi) -> Tok
         let result = result_type(api, module, &resource_ty, method);
         let args = arguments(api, module, method);
         let params = args.iter().map(|(name, ty)| quote!(#name: #ty));
-        let verb = format_ident!("{}", match method.role {
-            Role::Create => "Create",
-            Role::Read => "Get",
-            Role::Replace => "Update",
-            Role::Patch => "Patch",
-            Role::Delete => "Delete",
-            Role::List => "List",
-            Role::DeleteCollection => "DeleteCollection",
-            Role::Watch => "Watch",
-        });
+        let verb = format_ident!(
+            "{}",
+            match method.role {
+                Role::Create => "Create",
+                Role::Read => "Get",
+                Role::Replace => "Update",
+                Role::Patch => "Patch",
+                Role::Delete => "Delete",
+                Role::List => "List",
+                Role::DeleteCollection => "DeleteCollection",
+                Role::Watch => "Watch",
+            }
+        );
         let subresource = match &method.subresource {
             Some(sub) => quote!(Some(#sub)),
             None => quote!(None),
@@ -143,12 +146,14 @@ fn resource_info(api: &Api, resource_api: &ResourceApi) -> TokenStream {
     let resource = &api.resources[resource_api.resource];
     let info = format_ident!("{}", resource_api.info_static);
     let gvk = &resource.gvk;
-    let (group, version, kind, plural, list_kind) = (&gvk.group, &gvk.version, &gvk.kind, &resource.plural, &resource.list_kind);
+    let (group, version, kind, plural, list_kind) =
+        (&gvk.group, &gvk.version, &gvk.kind, &resource.plural, &resource.list_kind);
     let singular = &resource_api.singular;
     let namespaced = resource.namespaced;
     let (short_names, categories) = (&resource_api.short_names, &resource_api.categories);
     let columns = resource_api.columns.iter().map(|c| {
-        let (name, type_, format, description, json_path) = (&c.name, &c.type_, &c.format, &c.description, &c.json_path);
+        let (name, type_, format, description, json_path) =
+            (&c.name, &c.type_, &c.format, &c.description, &c.json_path);
         let priority = proc_macro2::Literal::i32_unsuffixed(c.priority);
         quote! {
             support::http::Column {
@@ -204,7 +209,8 @@ fn result_type(api: &Api, module: &[String], resource: &Ty, method: &Method) -> 
         let item = rust_type(api, resource, module);
         return quote!(support::http::watch::WatchStream<#item>);
     }
-    let value = method.response.as_ref().map(|ty| rust_type(api, ty, module)).unwrap_or_else(|| quote!(support::Status));
+    let value =
+        method.response.as_ref().map(|ty| rust_type(api, ty, module)).unwrap_or_else(|| quote!(support::Status));
     match method.response_set {
         Some(set) => {
             let set = format_ident!("{}", api.server.response_sets[set].name);
@@ -231,13 +237,20 @@ fn arguments(api: &Api, module: &[String], method: &Method) -> Vec<(proc_macro2:
         args.push((format_ident!("body"), quote!(support::http::Patch)));
     } else if let Some(body) = &method.body {
         let body = rust_type(api, body, module);
-        let body = if matches!(method.role, Role::Delete | Role::DeleteCollection) { quote!(Option<#body>) } else { body };
+        let body =
+            if matches!(method.role, Role::Delete | Role::DeleteCollection) { quote!(Option<#body>) } else { body };
         args.push((format_ident!("body"), body));
     }
     args
 }
 
-fn trait_method(api: &Api, module: &[String], resource: &Ty, info: &proc_macro2::Ident, method: &Method) -> TokenStream {
+fn trait_method(
+    api: &Api,
+    module: &[String],
+    resource: &Ty,
+    info: &proc_macro2::Ident,
+    method: &Method,
+) -> TokenStream {
     let name = format_ident!("{}", method.name);
     let doc = doc_attrs(method.doc.as_deref());
     let result = result_type(api, module, resource, method);

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::ir::{Api, TypeId, TypeKind};
 
 /// How the output crate is named and linked.
@@ -73,11 +73,19 @@ pub fn emit_crate(api: &Api, options: &CrateOptions) -> Result<BTreeMap<PathBuf,
         let tokens = handlers::group_version_file(api, gv);
         files.insert(folder.join("routes.rs"), format_rust(tokens, &header(&options.specs_label))?);
         files.insert(folder.join("openapi.json"), gv.openapi.clone());
-        extra_items.entry(&gv.module).or_default().push(quote!(pub mod routes;));
+        extra_items.entry(&gv.module).or_default().push(quote!(
+            pub mod routes;
+        ));
     }
     files.insert(PathBuf::from("src/params.rs"), format_rust(params::params_file(api), &header(&options.specs_label))?);
-    files.insert(PathBuf::from("src/responses.rs"), format_rust(params::responses_file(api), &header(&options.specs_label))?);
-    files.insert(PathBuf::from("src/server.rs"), format_rust(handlers::server_file(api), &header(&options.specs_label))?);
+    files.insert(
+        PathBuf::from("src/responses.rs"),
+        format_rust(params::responses_file(api), &header(&options.specs_label))?,
+    );
+    files.insert(
+        PathBuf::from("src/server.rs"),
+        format_rust(handlers::server_file(api), &header(&options.specs_label))?,
+    );
     extra_items.entry(&[]).or_default().push(quote! {
         pub mod params;
         pub mod responses;
@@ -103,6 +111,8 @@ pub fn emit_crate(api: &Api, options: &CrateOptions) -> Result<BTreeMap<PathBuf,
             files.insert(folder.join(format!("{file}.rs")), format_rust(tokens, &header(&source_label(source)))?);
         }
     }
+    files.insert(PathBuf::from("rustfmt.toml"), crate::format::policy()?);
+    crate::format::rustfmt_all(&mut files)?;
     Ok(files)
 }
 
@@ -188,26 +198,9 @@ fn source_label(path: &Path) -> String {
     path.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
 }
 
-/// Formats tokens with prettyplease under the header line.
+/// Source text of `tokens` under the header line (rustfmt formats it later, with the rest).
 fn format_rust(tokens: TokenStream, header: &str) -> Result<String> {
-    let file: syn::File = syn::parse2(tokens.clone())
-        .map_err(|e| Error::new(format!("internal error: emitted code does not parse: {e}\n{tokens}")))?;
-    Ok(format!("{header}\n{}", separate_items(&prettyplease::unparse(&file))))
-}
-
-/// prettyplease prints items back to back; a blank line after each multi-line item
-/// makes files read like hand-written code.
-fn separate_items(code: &str) -> String {
-    let mut out = String::with_capacity(code.len() + code.len() / 16);
-    let mut lines = code.lines().peekable();
-    while let Some(line) = lines.next() {
-        out.push_str(line);
-        out.push('\n');
-        if line == "}" && lines.peek().is_some_and(|next| !next.is_empty()) {
-            out.push('\n');
-        }
-    }
-    out
+    Ok(format!("{header}\n{}", crate::format::unparse(tokens)?))
 }
 
 /// `#[doc = "..."]` attributes, one per line of a description.

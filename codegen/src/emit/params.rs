@@ -65,7 +65,8 @@ fn path_struct(set: &PathSet) -> TokenStream {
         let rename = (field != param.as_str()).then(|| quote!(#[serde(rename = #param)]));
         quote!(#rename pub #field: String,)
     });
-    let doc = format!(" Path parameters: {}.", set.params.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", "));
+    let doc =
+        format!(" Path parameters: {}.", set.params.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", "));
     quote! {
         #[doc = #doc]
         #[derive(Clone, Debug, PartialEq, Eq, serde::Deserialize)]

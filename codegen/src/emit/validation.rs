@@ -27,7 +27,8 @@ pub struct Analysis {
 
 impl Analysis {
     pub fn new(api: &Api) -> Self {
-        let mut analysis = Analysis { has_checks: vec![false; api.types.len()], needs_old: vec![false; api.types.len()] };
+        let mut analysis =
+            Analysis { has_checks: vec![false; api.types.len()], needs_old: vec![false; api.types.len()] };
         // Fixed point over possibly recursive types: flags only ever turn on.
         loop {
             let mut changed = false;
@@ -38,9 +39,12 @@ impl Analysis {
                     || s.max_properties.is_some()
                     || is_object_meta_resource(api, id)
                     || s.fields.iter().any(|f| {
-                        f.must_be_present || f.required && emptiness(api, &f.ty.ty).is_some() || analysis.position_has_checks(api, &f.ty)
+                        f.must_be_present
+                            || f.required && emptiness(api, &f.ty.ty).is_some()
+                            || analysis.position_has_checks(api, &f.ty)
                     });
-                let old = s.rules.iter().any(is_transition) || s.fields.iter().any(|f| analysis.position_needs_old(api, &f.ty));
+                let old = s.rules.iter().any(is_transition)
+                    || s.fields.iter().any(|f| analysis.position_needs_old(api, &f.ty));
                 if has != analysis.has_checks[id] || old != analysis.needs_old[id] {
                     analysis.has_checks[id] |= has;
                     analysis.needs_old[id] |= old;
@@ -106,7 +110,8 @@ pub fn emit(api: &Api, analysis: &Analysis, id: TypeId) -> TokenStream {
     let emitter = Emitter { api, analysis, module: &ty.module };
     let fields = s.fields.iter().map(|field| emitter.field(field));
     let object_rules = (!s.rules.is_empty()).then(|| {
-        let rules = emitter.cel(&s.rules, &FieldType::plain(Ty::Named(id)), analysis.needs_old[id].then(|| quote!(old)));
+        let rules =
+            emitter.cel(&s.rules, &FieldType::plain(Ty::Named(id)), analysis.needs_old[id].then(|| quote!(old)));
         quote!(let (value, path) = (self, *path); #rules)
     });
     let property_counts = property_counts(s);
@@ -277,9 +282,9 @@ impl Emitter<'_> {
                     }
                     _ => None,
                 };
-                let old_binding = item_old.as_ref().map(|keys| {
-                    quote!(let old = old.and_then(|old| old.iter().find(|old| #(old.#keys == value.#keys)&&*));)
-                });
+                let old_binding = item_old.as_ref().map(
+                    |keys| quote!(let old = old.and_then(|old| old.iter().find(|old| #(old.#keys == value.#keys)&&*));),
+                );
                 let item_checks = self.value(item, item_old.is_some());
                 quote! {
                     for (index, value) in value.iter().enumerate() {
@@ -456,7 +461,9 @@ impl Emitter<'_> {
             return TokenStream::new();
         }
         let schema_type = schema_type(self.api, &self_ty.ty);
-        if let Some(fast) = super::cel::node(self.api, rules, self_ty, schema_type, self.module, old.as_ref(), compiled_rule) {
+        if let Some(fast) =
+            super::cel::node(self.api, rules, self_ty, schema_type, self.module, old.as_ref(), compiled_rule)
+        {
             return fast;
         }
         let count = Literal::usize_unsuffixed(rules.len());
@@ -477,11 +484,7 @@ impl Emitter<'_> {
         let scope = if resource.namespaced { quote!(Namespaced) } else { quote!(Cluster) };
         let field = object_meta_field(self.api, id).expect("metadata field");
         let metadata = format_ident!("{}", field.rust_name);
-        let view = if field.required {
-            quote!(Some(&self.#metadata))
-        } else {
-            quote!(self.#metadata.as_ref())
-        };
+        let view = if field.required { quote!(Some(&self.#metadata)) } else { quote!(self.#metadata.as_ref()) };
         // Read the fields the spec's ObjectMeta has; a smaller one leaves the rest empty.
         let meta_fields = match (&field.ty.ty, &self.api.types) {
             (Ty::Named(meta), types) => match &types[*meta].kind {
@@ -501,7 +504,8 @@ impl Emitter<'_> {
                 quote!(meta.and_then(|m| m.#name.as_ref()))
             }
         };
-        let (name, generate_name, namespace) = (read("name", true), read("generateName", true), read("namespace", true));
+        let (name, generate_name, namespace) =
+            (read("name", true), read("generateName", true), read("namespace", true));
         let (labels, annotations) = (read("labels", false), read("annotations", false));
         let name_rule = match resource.name_rule {
             crate::ir::NameRule::Dns1123Subdomain => quote!(Dns1123Subdomain),
@@ -544,7 +548,10 @@ fn schema_type(api: &Api, ty: &Ty) -> &'static str {
         Ty::Bool => "boolean",
         Ty::I32 | Ty::I64 => "integer",
         Ty::F64 => "number",
-        Ty::String | Ty::Support(SupportType::Bytes | SupportType::Time | SupportType::MicroTime | SupportType::Quantity) => "string",
+        Ty::String
+        | Ty::Support(SupportType::Bytes | SupportType::Time | SupportType::MicroTime | SupportType::Quantity) => {
+            "string"
+        }
         Ty::Support(SupportType::IntOrString) => "",
         Ty::Vec(_) => "array",
         Ty::Named(id) => match &api.types[*id].kind {

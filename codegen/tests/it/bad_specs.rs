@@ -240,10 +240,7 @@ components:
     },
     Case {
         name: "not an OpenAPI document",
-        files: &[(
-            "deployment.yaml",
-            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n",
-        )],
+        files: &[("deployment.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n")],
         error: "specs/deployment.yaml:1:1: at /: neither an OpenAPI v3 document (there is no `openapi` field) nor a CustomResourceDefinition",
     },
     Case {
@@ -297,18 +294,27 @@ components:
         name: "the second file is bad",
         files: &[
             ("a.yaml", "openapi: 3.0.0\ncomponents:\n  schemas: {}\n"),
-            ("nested/b.json", "{\"openapi\": \"3.0.0\", \"components\": {\"schemas\": {\"io.k8s.api.demo.v1.A\": {\"type\": \"object\", \"properties\": {\"x\": {\"type\": [\"string\", \"null\"]}}}}}}\n"),
+            (
+                "nested/b.json",
+                "{\"openapi\": \"3.0.0\", \"components\": {\"schemas\": {\"io.k8s.api.demo.v1.A\": {\"type\": \"object\", \"properties\": {\"x\": {\"type\": [\"string\", \"null\"]}}}}}}\n",
+            ),
         ],
         error: "specs/nested/b.json:1:113: at /components/schemas/io.k8s.api.demo.v1.A/properties/x/type: unsupported type [\"string\",\"null\"]; expected a single type name",
     },
     Case {
         name: "CRD of an old apiVersion",
-        files: &[("crd.yaml", "apiVersion: apiextensions.k8s.io/v1beta1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.example.com\n")],
+        files: &[(
+            "crd.yaml",
+            "apiVersion: apiextensions.k8s.io/v1beta1\nkind: CustomResourceDefinition\nmetadata:\n  name: widgets.example.com\n",
+        )],
         error: "specs/crd.yaml:1:13: at /apiVersion: \"apiextensions.k8s.io/v1beta1\" is not supported; CustomResourceDefinitions must be apiextensions.k8s.io/v1",
     },
     Case {
         name: "CRD named other than plural.group",
-        files: &[("crd.yaml", "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widget\nspec:\n  group: example.com\n  names: {kind: Widget, plural: widgets}\n")],
+        files: &[(
+            "crd.yaml",
+            "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: widget\nspec:\n  group: example.com\n  names: {kind: Widget, plural: widgets}\n",
+        )],
         error: "specs/crd.yaml:4:9: at /metadata/name: must be \"widgets.example.com\", the plural and the group",
     },
     Case {
@@ -442,7 +448,11 @@ spec:
         )],
         error: "specs/crd.yaml:24:26: at /spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/replicas/default: default \"one\" does not fit the field's type",
     },
-    Case { name: "empty folder", files: &[("README.md", "no specs here\n")], error: "{specs}: no spec files (*.json, *.yaml, *.yml) in this folder" },
+    Case {
+        name: "empty folder",
+        files: &[("README.md", "no specs here\n")],
+        error: "{specs}: no spec files (*.json, *.yaml, *.yml) in this folder",
+    },
 ];
 
 /// Files of an earlier run that a failed run must leave exactly as they are.

@@ -57,7 +57,10 @@ fn writing_replaces_stale_files_and_keeps_user_entries() {
     assert_eq!(paths(&summary.changes.changed), ["src/lib.rs"]);
     assert_eq!(paths(&summary.changes.removed), ["src/api/demo/v1/old_type.rs"]);
     let mut after = read_tree(&out);
-    assert_eq!(after.remove(std::path::Path::new("target/debug/build-output")).map(|s| s.bytes), Some(b"kept\n".to_vec()));
+    assert_eq!(
+        after.remove(std::path::Path::new("target/debug/build-output")).map(|s| s.bytes),
+        Some(b"kept\n".to_vec())
+    );
     assert_eq!(after.remove(std::path::Path::new(".git/HEAD")).map(|s| s.bytes), Some(b"kept\n".to_vec()));
     let contents = |tree: &std::collections::BTreeMap<std::path::PathBuf, crate::common::FileState>| {
         tree.iter().map(|(p, s)| (p.clone(), s.bytes.clone())).collect::<Vec<_>>()

@@ -57,8 +57,11 @@ fn custom_resources_share_the_parameter_types_of_built_in_ones() {
     let specs = crate::common::workspace_root().join("specs");
     let files = emit(&specs).unwrap_or_else(|e| panic!("{e}"));
     let params = &files[Path::new("src/params.rs")];
-    let structs: Vec<&str> =
-        params.lines().filter_map(|line| line.strip_prefix("pub struct ")).map(|rest| rest.trim_end_matches(" {")).collect();
+    let structs: Vec<&str> = params
+        .lines()
+        .filter_map(|line| line.strip_prefix("pub struct "))
+        .map(|rest| rest.trim_end_matches(" {"))
+        .collect();
     assert_eq!(
         structs,
         [

@@ -8,7 +8,9 @@ fn generated_crate_is_up_to_date() {
     let summary = generate(&root.join("specs"), &root.join("generated"), true)
         .unwrap_or_else(|e| panic!("specs/ does not generate: {e}"));
     let changes = &summary.changes;
-    let list = |paths: &[std::path::PathBuf]| paths.iter().map(|p| format!("  {}", slash_path(p))).collect::<Vec<_>>().join("\n");
+    let list = |paths: &[std::path::PathBuf]| {
+        paths.iter().map(|p| format!("  {}", slash_path(p))).collect::<Vec<_>>().join("\n")
+    };
     assert!(
         changes.is_empty(),
         "generated/ is not up to date; run `cargo xtask codegen`.\nstale:\n{}\nextra:\n{}",

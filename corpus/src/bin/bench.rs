@@ -34,7 +34,11 @@ fn parse_args() -> Result<Args, String> {
     while let Some(arg) = given.next() {
         match arg.as_str() {
             "--runs" => {
-                args.runs = given.next().and_then(|n| n.parse().ok()).filter(|&n| n > 0).ok_or("--runs needs a positive number")?
+                args.runs = given
+                    .next()
+                    .and_then(|n| n.parse().ok())
+                    .filter(|&n| n > 0)
+                    .ok_or("--runs needs a positive number")?
             }
             "--no-from-scratch" => args.from_scratch = false,
             other => return Err(format!("unknown argument `{other}`")),
@@ -71,7 +75,10 @@ fn main() -> ExitCode {
     println!("- {}", tool_version("cargo"));
     println!("- load average (1 / 5 / 15 min) at start: {}\n", load());
 
-    println!("## Codegen wall time (release, in process, fresh output folder per run; 1 warm-up + median of {})\n", args.runs);
+    println!(
+        "## Codegen wall time (release, in process, fresh output folder per run; 1 warm-up + median of {})\n",
+        args.runs
+    );
     println!("| input | documents | types | operations | resources | files | lines | median | min | max |");
     println!("|---|---|---|---|---|---|---|---|---|---|");
     let mut failed = false;
@@ -123,7 +130,10 @@ fn main() -> ExitCode {
             let label = specs_label(&root, specs);
             let _ = fs::remove_dir_all(&target);
             match cargo_build(&scratch, &target, &[name]) {
-                Ok(time) => println!("| {label} | from scratch: empty target folder, dependencies included | 1 | {} | | |", secs(time)),
+                Ok(time) => println!(
+                    "| {label} | from scratch: empty target folder, dependencies included | 1 | {} | | |",
+                    secs(time)
+                ),
                 Err(message) => {
                     println!("| {label} | from scratch | failed | | | |");
                     eprintln!("{message}");
@@ -194,7 +204,12 @@ fn cargo_build(scratch: &Scratch, target: &Path, members: &[&str]) -> Result<Dur
 
 /// Rebuilds each member alone `runs` times, dependencies already built. The members take
 /// turns (one run of each, then the next round), so that they share the machine's load.
-fn crate_only_times(scratch: &Scratch, target: &Path, members: &[&str], runs: usize) -> Result<Vec<Vec<Duration>>, String> {
+fn crate_only_times(
+    scratch: &Scratch,
+    target: &Path,
+    members: &[&str],
+    runs: usize,
+) -> Result<Vec<Vec<Duration>>, String> {
     cargo_build(scratch, target, members)?; // dependencies
     let mut times = vec![Vec::with_capacity(runs); members.len()];
     for _ in 0..runs {
@@ -213,10 +228,7 @@ fn timed(command: &mut Command) -> Result<Duration, String> {
     let output = command.stdin(Stdio::null()).output().map_err(|e| format!("cannot run {command:?}: {e}"))?;
     let elapsed = started.elapsed();
     if !output.status.success() {
-        return Err(format!(
-            "{command:?} failed:\n{}",
-            corpus::tail(&String::from_utf8_lossy(&output.stderr), 40)
-        ));
+        return Err(format!("{command:?} failed:\n{}", corpus::tail(&String::from_utf8_lossy(&output.stderr), 40)));
     }
     Ok(elapsed)
 }
@@ -242,7 +254,10 @@ fn machine() -> String {
     let cpu = fs::read_to_string("/proc/cpuinfo")
         .ok()
         .and_then(|info| {
-            info.lines().find(|l| l.starts_with("model name")).and_then(|l| l.split(':').nth(1)).map(|m| m.trim().to_owned())
+            info.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|m| m.trim().to_owned())
         })
         .unwrap_or_else(|| "unknown CPU".to_owned());
     let memory = fs::read_to_string("/proc/meminfo")

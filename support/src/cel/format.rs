@@ -21,8 +21,7 @@ use super::{Args, Returns, args, string_arg};
 use crate::meta::{self, NameRule};
 
 /// `kubernetes.NamedFormat`.
-static FORMAT_TYPE: LazyLock<Type> =
-    LazyLock::new(|| Type::new_opaque_type("kubernetes.NamedFormat"));
+static FORMAT_TYPE: LazyLock<Type> = LazyLock::new(|| Type::new_opaque_type("kubernetes.NamedFormat"));
 
 /// A `kubernetes.NamedFormat` value: an index in [`FORMATS`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,30 +55,16 @@ type Check = fn(&str) -> Vec<String>;
 
 /// The named formats, by the name `format.named` takes (and `format.<name>()` spells).
 const FORMATS: [(&str, Check); 13] = [
-    ("dns1123Label", |s| {
-        owned(NameRule::Dns1123Label.check(s, false))
-    }),
-    ("dns1123Subdomain", |s| {
-        owned(NameRule::Dns1123Subdomain.check(s, false))
-    }),
+    ("dns1123Label", |s| owned(NameRule::Dns1123Label.check(s, false))),
+    ("dns1123Subdomain", |s| owned(NameRule::Dns1123Subdomain.check(s, false))),
     ("dns1035Label", |s| dns1035_label(s)),
     ("qualifiedName", |s| owned(meta::is_qualified_name(s))),
-    ("dns1123LabelPrefix", |s| {
-        owned(NameRule::Dns1123Label.check(s, true))
-    }),
-    ("dns1123SubdomainPrefix", |s| {
-        owned(NameRule::Dns1123Subdomain.check(s, true))
-    }),
-    ("dns1035LabelPrefix", |s| {
-        dns1035_label(&mask_trailing_dash(s))
-    }),
+    ("dns1123LabelPrefix", |s| owned(NameRule::Dns1123Label.check(s, true))),
+    ("dns1123SubdomainPrefix", |s| owned(NameRule::Dns1123Subdomain.check(s, true))),
+    ("dns1035LabelPrefix", |s| dns1035_label(&mask_trailing_dash(s))),
     ("labelValue", |s| owned(meta::is_valid_label_value(s))),
-    ("uri", |s| {
-        super::url::parse_request_uri(s).err().into_iter().collect()
-    }),
-    ("uuid", |s| {
-        failure(is_uuid(s), "does not match the UUID format")
-    }),
+    ("uri", |s| super::url::parse_request_uri(s).err().into_iter().collect()),
+    ("uuid", |s| failure(is_uuid(s), "does not match the UUID format")),
     ("byte", |s| failure(is_base64(s), "invalid base64")),
     ("date", |s| failure(is_date(s), "invalid date")),
     ("datetime", |s| failure(is_date_time(s), "invalid datetime")),
@@ -107,11 +92,7 @@ fn owned(messages: Vec<Cow<'static, str>>) -> Vec<String> {
 }
 
 fn failure(valid: bool, message: &str) -> Vec<String> {
-    if valid {
-        Vec::new()
-    } else {
-        vec![message.to_owned()]
-    }
+    if valid { Vec::new() } else { vec![message.to_owned()] }
 }
 
 const DNS1035_LABEL_MAX_LENGTH: usize = 63;
@@ -121,16 +102,12 @@ const DNS1035_LABEL_ERROR: &str = "a DNS-1035 label must consist of lower case a
 fn dns1035_label(value: &str) -> Vec<String> {
     let mut errors = Vec::new();
     if value.len() > DNS1035_LABEL_MAX_LENGTH {
-        errors.push(format!(
-            "must be no more than {DNS1035_LABEL_MAX_LENGTH} characters"
-        ));
+        errors.push(format!("must be no more than {DNS1035_LABEL_MAX_LENGTH} characters"));
     }
     let bytes = value.as_bytes();
     let inner = |b: &u8| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'-';
     let matches = bytes.first().is_some_and(u8::is_ascii_lowercase)
-        && bytes
-            .last()
-            .is_some_and(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        && bytes.last().is_some_and(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
         && bytes.iter().all(inner);
     if !matches {
         errors.push(DNS1035_LABEL_ERROR.to_owned());
@@ -173,16 +150,11 @@ fn is_base64(s: &str) -> bool {
         return false;
     }
     let padding = data.iter().rev().take_while(|b| **b == b'=').count();
-    padding <= 2
-        && data[..data.len() - padding]
-            .iter()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/'))
+    padding <= 2 && data[..data.len() - padding].iter().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/'))
 }
 
 fn digits(s: &[u8]) -> Option<u32> {
-    s.iter().try_fold(0u32, |acc, b| {
-        b.is_ascii_digit().then(|| acc * 10 + u32::from(b - b'0'))
-    })
+    s.iter().try_fold(0u32, |acc, b| b.is_ascii_digit().then(|| acc * 10 + u32::from(b - b'0')))
 }
 
 /// `YYYY-MM-DD`, a day of the Gregorian calendar (Go's `time.Parse("2006-01-02", s)`).
@@ -191,8 +163,7 @@ fn is_date(s: &str) -> bool {
     if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
         return false;
     }
-    let (Some(year), Some(month), Some(day)) = (digits(&b[..4]), digits(&b[5..7]), digits(&b[8..]))
-    else {
+    let (Some(year), Some(month), Some(day)) = (digits(&b[..4]), digits(&b[5..7]), digits(&b[8..])) else {
         return false;
     };
     let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
@@ -266,13 +237,7 @@ pub(super) fn library(env: &mut Env) -> Result<(), DeclarationError> {
         env.add_overload(&function, &function, vec![], constructor)?;
     }
     env.add_overload("format.named", "format-named", vec![STRING_TYPE], named)?;
-    env.add_member_overload(
-        "validate",
-        "format-validate",
-        format(),
-        vec![STRING_TYPE],
-        validate,
-    )?;
+    env.add_member_overload("validate", "format-validate", format(), vec![STRING_TYPE], validate)?;
     Ok(())
 }
 
@@ -293,17 +258,15 @@ fn named<'b, 'v>(a: Args<'b, 'v>) -> Returns<'b, 'v> {
 
 fn validate<'b, 'v>(a: Args<'b, 'v>) -> Returns<'b, 'v> {
     let [format, text] = args(a)?;
-    let NamedFormat(index) = *format.downcast_ref::<NamedFormat>().ok_or_else(|| {
-        ExecutionError::no_such_overload("validate", vec![format.get_type().name().to_owned()])
-    })?;
+    let NamedFormat(index) = *format
+        .downcast_ref::<NamedFormat>()
+        .ok_or_else(|| ExecutionError::no_such_overload("validate", vec![format.get_type().name().to_owned()]))?;
     let errors = (FORMATS[index].1)(string_arg("validate", text.as_ref())?);
     Ok(CowVal::owned(if errors.is_empty() {
         CelOptional::none()
     } else {
-        let list: Vec<Box<dyn Val + 'v>> = errors
-            .into_iter()
-            .map(|e| Box::new(CelString::from(e)) as Box<dyn Val + 'v>)
-            .collect();
+        let list: Vec<Box<dyn Val + 'v>> =
+            errors.into_iter().map(|e| Box::new(CelString::from(e)) as Box<dyn Val + 'v>).collect();
         CelOptional::of(Box::new(CelList::from(list)))
     }))
 }
@@ -359,49 +322,28 @@ mod tests {
                 "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
             ]
         );
-        assert_eq!(
-            check("dns1035Label", "contains a space"),
-            [DNS1035_LABEL_ERROR]
-        );
+        assert_eq!(check("dns1035Label", "contains a space"), [DNS1035_LABEL_ERROR]);
         assert_eq!(check("dns1035Label", "1abc"), [DNS1035_LABEL_ERROR]);
-        assert_eq!(
-            check("dns1035LabelPrefix", "contains a space-"),
-            [DNS1035_LABEL_ERROR]
-        );
-        assert_eq!(
-            check("dns1035Label", &"a".repeat(64)),
-            ["must be no more than 63 characters"]
-        );
+        assert_eq!(check("dns1035LabelPrefix", "contains a space-"), [DNS1035_LABEL_ERROR]);
+        assert_eq!(check("dns1035Label", &"a".repeat(64)), ["must be no more than 63 characters"]);
         assert_eq!(
             check("qualifiedName", "contains a space"),
             [
                 "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
             ]
         );
-        assert_eq!(
-            check("dns1123LabelPrefix", "contains a space-"),
-            check("dns1123Label", "contains a space")
-        );
+        assert_eq!(check("dns1123LabelPrefix", "contains a space-"), check("dns1123Label", "contains a space"));
         assert_eq!(
             check("labelValue", "my-cool-label-Value!!\n\n!!!"),
             [
                 "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"
             ]
         );
-        assert_eq!(
-            check("uri", "../relative"),
-            ["parse \"../relative\": invalid URI for request"]
-        );
-        assert_eq!(
-            check("uuid", "123e4567-e89b-12d3-a456-42661417400"),
-            ["does not match the UUID format"]
-        );
+        assert_eq!(check("uri", "../relative"), ["parse \"../relative\": invalid URI for request"]);
+        assert_eq!(check("uuid", "123e4567-e89b-12d3-a456-42661417400"), ["does not match the UUID format"]);
         assert_eq!(check("byte", "aGVsbG8"), ["invalid base64"]);
         assert_eq!(check("date", "2020-01-32"), ["invalid date"]);
-        assert_eq!(
-            check("datetime", "2020-01-32T00:00:00Z"),
-            ["invalid datetime"]
-        );
+        assert_eq!(check("datetime", "2020-01-32T00:00:00Z"), ["invalid datetime"]);
     }
 
     #[test]

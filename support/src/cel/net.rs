@@ -97,10 +97,7 @@ impl fmt::Display for Cidr {
 
 impl Cidr {
     fn masked(self) -> Cidr {
-        Cidr {
-            addr: mask(self.addr, self.bits),
-            bits: self.bits,
-        }
+        Cidr { addr: mask(self.addr, self.bits), bits: self.bits }
     }
 
     fn contains_ip(self, ip: IpAddr) -> bool {
@@ -148,16 +145,10 @@ impl fmt::Display for AddrError {
 
 /// An address and its IPv6 zone, as `netip.ParseAddr` reads them.
 pub(super) fn parse_addr(input: &str) -> Result<(IpAddr, Option<&str>), AddrError> {
-    let error = |msg, at: Option<&str>| AddrError {
-        input: input.to_owned(),
-        msg,
-        at: at.map(str::to_owned),
-    };
+    let error = |msg, at: Option<&str>| AddrError { input: input.to_owned(), msg, at: at.map(str::to_owned) };
     // The first separator decides the family.
     match input.bytes().find(|b| matches!(b, b'.' | b':' | b'%')) {
-        Some(b'.') => {
-            parse_ipv4_fields(input, input).map(|octets| (IpAddr::V4(Ipv4Addr::from(octets)), None))
-        }
+        Some(b'.') => parse_ipv4_fields(input, input).map(|octets| (IpAddr::V4(Ipv4Addr::from(octets)), None)),
         Some(b':') => parse_ipv6(input).map(|(addr, zone)| (IpAddr::V6(addr), zone)),
         Some(_) => Err(error("missing IPv6 address", None)),
         None => Err(error("unable to parse IP", None)),
@@ -166,11 +157,7 @@ pub(super) fn parse_addr(input: &str) -> Result<(IpAddr, Option<&str>), AddrErro
 
 /// Four dotted decimal octets, without leading zeros; `text` is part of `input`.
 fn parse_ipv4_fields(input: &str, text: &str) -> Result<[u8; 4], AddrError> {
-    let error = |msg, at: Option<&str>| AddrError {
-        input: input.to_owned(),
-        msg,
-        at: at.map(str::to_owned),
-    };
+    let error = |msg, at: Option<&str>| AddrError { input: input.to_owned(), msg, at: at.map(str::to_owned) };
     let bytes = text.as_bytes();
     let mut octets = [0u8; 4];
     let mut filled = 0;
@@ -190,10 +177,7 @@ fn parse_ipv4_fields(input: &str, text: &str) -> Result<[u8; 4], AddrError> {
             }
             b'.' => {
                 if i == 0 || i == bytes.len() - 1 || bytes[i - 1] == b'.' {
-                    return Err(error(
-                        "IPv4 field must have at least one digit",
-                        Some(&text[i..]),
-                    ));
+                    return Err(error("IPv4 field must have at least one digit", Some(&text[i..])));
                 }
                 if filled == 3 {
                     return Err(error("IPv4 address too long", None));
@@ -215,11 +199,7 @@ fn parse_ipv4_fields(input: &str, text: &str) -> Result<[u8; 4], AddrError> {
 
 /// Colon-separated hex groups, one `::` at most, an optional IPv4 tail and zone.
 fn parse_ipv6(input: &str) -> Result<(Ipv6Addr, Option<&str>), AddrError> {
-    let error = |msg, at: &str| AddrError {
-        input: input.to_owned(),
-        msg,
-        at: (!at.is_empty()).then(|| at.to_owned()),
-    };
+    let error = |msg, at: &str| AddrError { input: input.to_owned(), msg, at: (!at.is_empty()).then(|| at.to_owned()) };
     let (mut rest, zone) = match input.split_once('%') {
         Some((_, "")) => return Err(error("zone must be a non-empty string", "")),
         Some((addr, zone)) => (addr, Some(zone)),
@@ -242,23 +222,14 @@ fn parse_ipv6(input: &str) -> Result<(Ipv6Addr, Option<&str>), AddrError> {
             return Err(error("each group must have 4 or less digits", rest));
         }
         if hex == 0 {
-            return Err(error(
-                "each colon-separated field must have at least one digit",
-                rest,
-            ));
+            return Err(error("each colon-separated field must have at least one digit", rest));
         }
         if rest.as_bytes().get(hex) == Some(&b'.') {
             if ellipsis.is_none() && filled != 12 {
-                return Err(error(
-                    "embedded IPv4 address must replace the final 2 fields of the address",
-                    rest,
-                ));
+                return Err(error("embedded IPv4 address must replace the final 2 fields of the address", rest));
             }
             if filled + 4 > 16 {
-                return Err(error(
-                    "too many hex fields to fit an embedded IPv4 at the end of the address",
-                    rest,
-                ));
+                return Err(error("too many hex fields to fit an embedded IPv4 at the end of the address", rest));
             }
             let octets = parse_ipv4_fields(input, rest)?;
             bytes[filled..filled + 4].copy_from_slice(&octets);
@@ -302,10 +273,7 @@ fn parse_ipv6(input: &str) -> Result<(Ipv6Addr, Option<&str>), AddrError> {
             bytes[at..at + gap].fill(0);
         }
         Some(_) => {
-            return Err(error(
-                "the :: must expand to at least one field of zeros",
-                rest,
-            ));
+            return Err(error("the :: must expand to at least one field of zeros", rest));
         }
         None if filled < 16 => return Err(error("address string too short", "")),
         None => {}
@@ -319,23 +287,13 @@ fn is_ipv4_mapped(addr: IpAddr) -> bool {
 
 /// An IP address as Kubernetes' `ip()` accepts it, or its error.
 pub(super) fn parse_ip(raw: &str) -> Result<IpAddr, String> {
-    let (addr, zone) = parse_addr(raw).map_err(|err| {
-        format!(
-            "IP Address {} parse error during conversion from string: {err}",
-            go_quote(raw)
-        )
-    })?;
+    let (addr, zone) = parse_addr(raw)
+        .map_err(|err| format!("IP Address {} parse error during conversion from string: {err}", go_quote(raw)))?;
     if zone.is_some() {
-        return Err(format!(
-            "IP address {} with zone value is not allowed",
-            go_quote(raw)
-        ));
+        return Err(format!("IP address {} with zone value is not allowed", go_quote(raw)));
     }
     if is_ipv4_mapped(addr) {
-        return Err(format!(
-            "IPv4-mapped IPv6 address {} is not allowed",
-            go_quote(raw)
-        ));
+        return Err(format!("IPv4-mapped IPv6 address {} is not allowed", go_quote(raw)));
     }
     Ok(addr)
 }
@@ -370,23 +328,14 @@ fn parse_cidr(raw: &str) -> Result<Cidr, String> {
         return Err(prefix_error("prefix length out of range"));
     }
     if is_ipv4_mapped(addr) {
-        return Err(format!(
-            "IPv4-mapped IPv6 address {} is not allowed",
-            go_quote(raw)
-        ));
+        return Err(format!("IPv4-mapped IPv6 address {} is not allowed", go_quote(raw)));
     }
-    Ok(Cidr {
-        addr,
-        bits: bits as u8,
-    })
+    Ok(Cidr { addr, bits: bits as u8 })
 }
 
 fn cidr_of(raw: &str) -> Result<Cidr, ExecutionError> {
-    parse_cidr(raw).map_err(|err| {
-        k8s_error(format!(
-            "network address parse error during conversion from string: {err}"
-        ))
-    })
+    parse_cidr(raw)
+        .map_err(|err| k8s_error(format!("network address parse error during conversion from string: {err}")))
 }
 
 /// `netip.Addr.IsGlobalUnicast`: not unspecified, broadcast, loopback, multicast or
@@ -395,10 +344,7 @@ fn is_global_unicast(addr: IpAddr) -> bool {
     if addr == IpAddr::V4(Ipv4Addr::BROADCAST) {
         return false;
     }
-    !addr.is_unspecified()
-        && !addr.is_loopback()
-        && !addr.is_multicast()
-        && !is_link_local_unicast(addr)
+    !addr.is_unspecified() && !addr.is_loopback() && !addr.is_multicast() && !is_link_local_unicast(addr)
 }
 
 fn is_link_local_unicast(addr: IpAddr) -> bool {
@@ -426,21 +372,10 @@ pub(super) fn library(env: &mut Env) -> Result<(), DeclarationError> {
 
     env.add_overload("ip", "string_to_ip", vec![STRING_TYPE], to_ip)?;
     env.add_overload("isIP", "is_ip", vec![STRING_TYPE], is_ip)?;
-    env.add_overload(
-        "ip.isCanonical",
-        "ip_is_canonical",
-        vec![STRING_TYPE],
-        is_canonical,
-    )?;
+    env.add_overload("ip.isCanonical", "ip_is_canonical", vec![STRING_TYPE], is_canonical)?;
     env.add_overload("string", "ip_to_string", vec![ip()], ip_to_string)?;
     env.add_member_overload("family", "ip_family", ip(), vec![], family)?;
-    env.add_member_overload(
-        "isUnspecified",
-        "ip_is_unspecified",
-        ip(),
-        vec![],
-        ip_is_unspecified,
-    )?;
+    env.add_member_overload("isUnspecified", "ip_is_unspecified", ip(), vec![], ip_is_unspecified)?;
     env.add_member_overload("isLoopback", "ip_is_loopback", ip(), vec![], ip_is_loopback)?;
     env.add_member_overload(
         "isLinkLocalMulticast",
@@ -449,61 +384,19 @@ pub(super) fn library(env: &mut Env) -> Result<(), DeclarationError> {
         vec![],
         ip_is_link_local_multicast,
     )?;
-    env.add_member_overload(
-        "isLinkLocalUnicast",
-        "ip_is_link_local_unicast",
-        ip(),
-        vec![],
-        ip_is_link_local_unicast,
-    )?;
-    env.add_member_overload(
-        "isGlobalUnicast",
-        "ip_is_global_unicast",
-        ip(),
-        vec![],
-        ip_is_global_unicast,
-    )?;
+    env.add_member_overload("isLinkLocalUnicast", "ip_is_link_local_unicast", ip(), vec![], ip_is_link_local_unicast)?;
+    env.add_member_overload("isGlobalUnicast", "ip_is_global_unicast", ip(), vec![], ip_is_global_unicast)?;
 
     env.add_overload("cidr", "string_to_cidr", vec![STRING_TYPE], to_cidr)?;
     env.add_overload("isCIDR", "is_cidr", vec![STRING_TYPE], is_cidr)?;
     env.add_overload("string", "cidr_to_string", vec![cidr()], cidr_to_string)?;
-    env.add_member_overload(
-        "containsIP",
-        "cidr_contains_ip_string",
-        cidr(),
-        vec![STRING_TYPE],
-        contains_ip,
-    )?;
-    env.add_member_overload(
-        "containsIP",
-        "cidr_contains_ip_ip",
-        cidr(),
-        vec![ip()],
-        contains_ip,
-    )?;
-    env.add_member_overload(
-        "containsCIDR",
-        "cidr_contains_cidr_string",
-        cidr(),
-        vec![STRING_TYPE],
-        contains_cidr,
-    )?;
-    env.add_member_overload(
-        "containsCIDR",
-        "cidr_contains_cidr",
-        cidr(),
-        vec![cidr()],
-        contains_cidr,
-    )?;
+    env.add_member_overload("containsIP", "cidr_contains_ip_string", cidr(), vec![STRING_TYPE], contains_ip)?;
+    env.add_member_overload("containsIP", "cidr_contains_ip_ip", cidr(), vec![ip()], contains_ip)?;
+    env.add_member_overload("containsCIDR", "cidr_contains_cidr_string", cidr(), vec![STRING_TYPE], contains_cidr)?;
+    env.add_member_overload("containsCIDR", "cidr_contains_cidr", cidr(), vec![cidr()], contains_cidr)?;
     env.add_member_overload("ip", "cidr_ip", cidr(), vec![], cidr_ip)?;
     env.add_member_overload("masked", "cidr_masked", cidr(), vec![], cidr_masked)?;
-    env.add_member_overload(
-        "prefixLength",
-        "cidr_prefix_length",
-        cidr(),
-        vec![],
-        prefix_length,
-    )?;
+    env.add_member_overload("prefixLength", "cidr_prefix_length", cidr(), vec![], prefix_length)?;
     Ok(())
 }
 
@@ -512,17 +405,11 @@ fn no_overload(function: &str, value: &dyn Val) -> ExecutionError {
 }
 
 fn ip_arg(function: &str, value: &dyn Val) -> Result<IpAddr, ExecutionError> {
-    value
-        .downcast_ref::<Ip>()
-        .map(|ip| ip.0)
-        .ok_or_else(|| no_overload(function, value))
+    value.downcast_ref::<Ip>().map(|ip| ip.0).ok_or_else(|| no_overload(function, value))
 }
 
 fn cidr_arg(function: &str, value: &dyn Val) -> Result<Cidr, ExecutionError> {
-    value
-        .downcast_ref::<Cidr>()
-        .copied()
-        .ok_or_else(|| no_overload(function, value))
+    value.downcast_ref::<Cidr>().copied().ok_or_else(|| no_overload(function, value))
 }
 
 fn to_ip<'b, 'v>(a: Args<'b, 'v>) -> Returns<'b, 'v> {
@@ -552,24 +439,13 @@ fn ip_to_string<'b, 'v>(a: Args<'b, 'v>) -> Returns<'b, 'v> {
 
 fn family<'b, 'v>(a: Args<'b, 'v>) -> Returns<'b, 'v> {
     let [ip] = args(a)?;
-    let family = if ip_arg("family", ip.as_ref())?.is_ipv4() {
-        4
-    } else {
-        6
-    };
+    let family = if ip_arg("family", ip.as_ref())?.is_ipv4() { 4 } else { 6 };
     Ok(CowVal::owned(CelInt::from(family)))
 }
 
-fn ip_predicate<'b, 'v>(
-    function: &str,
-    a: Args<'b, 'v>,
-    predicate: fn(IpAddr) -> bool,
-) -> Returns<'b, 'v> {
+fn ip_predicate<'b, 'v>(function: &str, a: Args<'b, 'v>, predicate: fn(IpAddr) -> bool) -> Returns<'b, 'v> {
     let [ip] = args(a)?;
-    Ok(CowVal::owned(CelBool::from(predicate(ip_arg(
-        function,
-        ip.as_ref(),
-    )?))))
+    Ok(CowVal::owned(CelBool::from(predicate(ip_arg(function, ip.as_ref())?))))
 }
 
 fn ip_is_unspecified<'b, 'v>(a: Args<'b, 'v>) -> Returns<'b, 'v> {
@@ -691,70 +567,22 @@ mod tests {
         };
         assert_eq!(err(""), parse("", "unable to parse IP"));
         assert_eq!(err("foo"), parse("foo", "unable to parse IP"));
-        assert_eq!(
-            err("127.0.0.256"),
-            parse("127.0.0.256", "IPv4 field has value >255")
-        );
-        assert_eq!(
-            err("01.2.3.4"),
-            parse("01.2.3.4", "IPv4 field has octet with leading zero")
-        );
+        assert_eq!(err("127.0.0.256"), parse("127.0.0.256", "IPv4 field has value >255"));
+        assert_eq!(err("01.2.3.4"), parse("01.2.3.4", "IPv4 field has octet with leading zero"));
         assert_eq!(err("1.2.3"), parse("1.2.3", "IPv4 address too short"));
-        assert_eq!(
-            err("1.2.3.4.5"),
-            parse("1.2.3.4.5", "IPv4 address too long")
-        );
-        assert_eq!(
-            err("1..2.3"),
-            parse(
-                "1..2.3",
-                "IPv4 field must have at least one digit (at \".2.3\")"
-            )
-        );
-        assert_eq!(
-            err("1.2.3.x"),
-            parse("1.2.3.x", "unexpected character (at \"x\")")
-        );
-        assert_eq!(
-            err(":::1"),
-            parse(
-                ":::1",
-                "each colon-separated field must have at least one digit (at \":1\")"
-            )
-        );
-        assert_eq!(
-            err("1::2::3"),
-            parse("1::2::3", "multiple :: in address (at \":3\")")
-        );
+        assert_eq!(err("1.2.3.4.5"), parse("1.2.3.4.5", "IPv4 address too long"));
+        assert_eq!(err("1..2.3"), parse("1..2.3", "IPv4 field must have at least one digit (at \".2.3\")"));
+        assert_eq!(err("1.2.3.x"), parse("1.2.3.x", "unexpected character (at \"x\")"));
+        assert_eq!(err(":::1"), parse(":::1", "each colon-separated field must have at least one digit (at \":1\")"));
+        assert_eq!(err("1::2::3"), parse("1::2::3", "multiple :: in address (at \":3\")"));
         assert_eq!(err("1:2"), parse("1:2", "address string too short"));
-        assert_eq!(
-            err("12345::"),
-            parse(
-                "12345::",
-                "each group must have 4 or less digits (at \"12345::\")"
-            )
-        );
-        assert_eq!(
-            err("1:2:3:4:5:6:7:8:9"),
-            parse(
-                "1:2:3:4:5:6:7:8:9",
-                "trailing garbage after address (at \"9\")"
-            )
-        );
+        assert_eq!(err("12345::"), parse("12345::", "each group must have 4 or less digits (at \"12345::\")"));
+        assert_eq!(err("1:2:3:4:5:6:7:8:9"), parse("1:2:3:4:5:6:7:8:9", "trailing garbage after address (at \"9\")"));
         assert_eq!(
             err("1:2:3:4:5:6:7::8"),
-            parse(
-                "1:2:3:4:5:6:7::8",
-                "the :: must expand to at least one field of zeros"
-            )
+            parse("1:2:3:4:5:6:7::8", "the :: must expand to at least one field of zeros")
         );
-        assert_eq!(
-            err("1::2:"),
-            parse(
-                "1::2:",
-                "colon must be followed by more characters (at \":\")"
-            )
-        );
+        assert_eq!(err("1::2:"), parse("1::2:", "colon must be followed by more characters (at \":\")"));
         assert_eq!(
             err("1:2:1.2.3.4"),
             parse(
@@ -763,14 +591,8 @@ mod tests {
             )
         );
         assert_eq!(err("%eth0"), parse("%eth0", "missing IPv6 address"));
-        assert_eq!(
-            err("fe80::1%eth0"),
-            "IP address \"fe80::1%eth0\" with zone value is not allowed"
-        );
-        assert_eq!(
-            err("::ffff:1.2.3.4"),
-            "IPv4-mapped IPv6 address \"::ffff:1.2.3.4\" is not allowed"
-        );
+        assert_eq!(err("fe80::1%eth0"), "IP address \"fe80::1%eth0\" with zone value is not allowed");
+        assert_eq!(err("::ffff:1.2.3.4"), "IPv4-mapped IPv6 address \"::ffff:1.2.3.4\" is not allowed");
     }
 
     #[test]
@@ -806,10 +628,7 @@ mod tests {
     fn cidrs_as_kubernetes() {
         assert_eq!(cidr("192.168.0.0/16").to_string(), "192.168.0.0/16");
         assert_eq!(cidr("192.168.0.1/24").to_string(), "192.168.0.1/24");
-        assert_eq!(
-            cidr("192.168.0.1/24").masked().to_string(),
-            "192.168.0.0/24"
-        );
+        assert_eq!(cidr("192.168.0.1/24").masked().to_string(), "192.168.0.0/24");
         assert_eq!(cidr("::1/128").to_string(), "::1/128");
         assert_eq!(cidr("2001:db8::1/32").masked().to_string(), "2001:db8::/32");
         assert_eq!(cidr("0.0.0.0/0").masked().to_string(), "0.0.0.0/0");
@@ -837,33 +656,12 @@ mod tests {
             )
         };
         assert_eq!(err("192.168.0.0"), prefix("192.168.0.0", "no '/'"));
-        assert_eq!(
-            err("192.168.0.0/33"),
-            prefix("192.168.0.0/33", "prefix length out of range")
-        );
-        assert_eq!(
-            err("::1/129"),
-            prefix("::1/129", "prefix length out of range")
-        );
-        assert_eq!(
-            err("1.2.3.4/08"),
-            prefix("1.2.3.4/08", "bad bits after slash: \"08\"")
-        );
-        assert_eq!(
-            err("1.2.3.4/"),
-            prefix("1.2.3.4/", "bad bits after slash: \"\"")
-        );
-        assert_eq!(
-            err("1.2.3/8"),
-            prefix("1.2.3/8", "ParseAddr(\"1.2.3\"): IPv4 address too short")
-        );
-        assert_eq!(
-            err("fe80::%eth0/64"),
-            prefix("fe80::%eth0/64", "IPv6 zones cannot be present in a prefix")
-        );
-        assert_eq!(
-            err("::ffff:1.2.3.4/120"),
-            "IPv4-mapped IPv6 address \"::ffff:1.2.3.4/120\" is not allowed"
-        );
+        assert_eq!(err("192.168.0.0/33"), prefix("192.168.0.0/33", "prefix length out of range"));
+        assert_eq!(err("::1/129"), prefix("::1/129", "prefix length out of range"));
+        assert_eq!(err("1.2.3.4/08"), prefix("1.2.3.4/08", "bad bits after slash: \"08\""));
+        assert_eq!(err("1.2.3.4/"), prefix("1.2.3.4/", "bad bits after slash: \"\""));
+        assert_eq!(err("1.2.3/8"), prefix("1.2.3/8", "ParseAddr(\"1.2.3\"): IPv4 address too short"));
+        assert_eq!(err("fe80::%eth0/64"), prefix("fe80::%eth0/64", "IPv6 zones cannot be present in a prefix"));
+        assert_eq!(err("::ffff:1.2.3.4/120"), "IPv4-mapped IPv6 address \"::ffff:1.2.3.4/120\" is not allowed");
     }
 }

@@ -28,8 +28,7 @@ use super::{Args, Returns, args, k8s_error, string_arg};
 use crate::wire::QuantityError;
 
 /// `kubernetes.Quantity`.
-static QUANTITY_TYPE: LazyLock<Type> =
-    LazyLock::new(|| Type::new_opaque_type("kubernetes.Quantity"));
+static QUANTITY_TYPE: LazyLock<Type> = LazyLock::new(|| Type::new_opaque_type("kubernetes.Quantity"));
 
 /// Longest alignment (in decimal digits) exact arithmetic performs; beyond, `add`/`sub`
 /// fail rather than build numbers of millions of digits (the API server's cost limits stop
@@ -50,9 +49,7 @@ impl Val for Quantity {
     }
 
     fn equals(&self, other: &dyn Val) -> bool {
-        other
-            .downcast_ref::<Quantity>()
-            .is_some_and(|other| self.0.compare(&other.0).is_eq())
+        other.downcast_ref::<Quantity>().is_some_and(|other| self.0.compare(&other.0).is_eq())
     }
 
     fn clone_as_boxed<'v>(&self) -> Box<dyn Val + 'v> {
@@ -113,48 +110,27 @@ pub(super) fn parse(text: &str) -> Result<Amount, QuantityError> {
     let (precision, multiplier, scale) = if binary {
         if denom.is_empty() {
             let exponent = i64::from(exponent);
-            (
-                15 - num.len() as i64 - exponent * 3 / 10 - 1,
-                1i64 << exponent,
-                0,
-            )
+            (15 - num.len() as i64 - exponent * 3 / 10 - 1, 1i64 << exponent, 0)
         } else {
             (-1, 1, 0)
         }
     } else {
-        (
-            18 - (num.len() as i64 + denom_len),
-            1,
-            i64::from(exponent) - denom_len,
-        )
+        (18 - (num.len() as i64 + denom_len), 1, i64::from(exponent) - denom_len)
     };
     if precision >= 0 && scale >= -9 {
         // At most 18 digits: always an i64.
-        let value: i64 = format!("{num}{denom}")
-            .parse()
-            .map_err(|_| QuantityError::Numeric)?;
+        let value: i64 = format!("{num}{denom}").parse().map_err(|_| QuantityError::Numeric)?;
         if let Some(value) = value.checked_mul(multiplier) {
-            return Ok(Amount::Int {
-                value: if negative { -value } else { value },
-                scale: scale as i32,
-            });
+            return Ok(Amount::Int { value: if negative { -value } else { value }, scale: scale as i32 });
         }
     }
 
     // The exact path: `digits × 10^x × 2^bits`, rounded up to nanos and capped.
     let digits = format!("{num}{denom}");
     let digits = digits.trim_start_matches('0');
-    let (x, bits) = if binary {
-        (-denom_len, exponent as u32)
-    } else {
-        (i64::from(exponent) - denom_len, 0)
-    };
+    let (x, bits) = if binary { (-denom_len, exponent as u32) } else { (i64::from(exponent) - denom_len, 0) };
     if digits.is_empty() {
-        return Ok(Amount::Dec(Decimal {
-            negative: false,
-            magnitude: Big::default(),
-            exponent: x,
-        }));
+        return Ok(Amount::Dec(Decimal { negative: false, magnitude: Big::default(), exponent: x }));
     }
     // At least 10^19, more than the cap, whatever the binary factor.
     if digits.len() as i64 - 1 + x >= 19 {
@@ -165,11 +141,7 @@ pub(super) fn parse(text: &str) -> Result<Amount, QuantityError> {
     Ok(Amount::Dec(if nanos.compare(&cap).is_gt() {
         Decimal::capped(negative)
     } else {
-        Decimal {
-            negative,
-            magnitude: nanos,
-            exponent: -9,
-        }
+        Decimal { negative, magnitude: nanos, exponent: -9 }
     }))
 }
 
@@ -237,11 +209,7 @@ fn interpret_suffix(suffix: &str) -> Option<(bool, i32)> {
 impl Decimal {
     /// The largest magnitude a parsed quantity has: `2^63 - 1`.
     fn capped(negative: bool) -> Decimal {
-        Decimal {
-            negative,
-            magnitude: Big::from_u128(i64::MAX as u128),
-            exponent: 0,
-        }
+        Decimal { negative, magnitude: Big::from_u128(i64::MAX as u128), exponent: 0 }
     }
 
     fn signum(&self) -> i64 {
@@ -259,9 +227,7 @@ impl Decimal {
             return Ok(self.magnitude.clone());
         }
         if shift > MAX_ALIGNMENT {
-            return Err(k8s_error(
-                "quantity arithmetic exceeds the supported precision",
-            ));
+            return Err(k8s_error("quantity arithmetic exceeds the supported precision"));
         }
         let mut m = self.magnitude.clone();
         m.mul_pow10(shift);
@@ -280,11 +246,7 @@ impl Decimal {
         } else {
             (other.negative, b.sub(&a))
         };
-        Ok(Decimal {
-            negative: negative && !magnitude.is_zero(),
-            magnitude,
-            exponent,
-        })
+        Ok(Decimal { negative: negative && !magnitude.is_zero(), magnitude, exponent })
     }
 
     fn negated(mut self) -> Decimal {
@@ -314,11 +276,7 @@ impl Decimal {
                 scaled(self).compare(&scaled(other))
             }
         };
-        if a > 0 {
-            magnitudes
-        } else {
-            magnitudes.reverse()
-        }
+        if a > 0 { magnitudes } else { magnitudes.reverse() }
     }
 
     /// The magnitude with its sign, as the nearest double.
@@ -369,25 +327,12 @@ impl Amount {
             Amount::Int { value, scale } => (*value as f64, i64::from(*scale)),
             Amount::Dec(d) => (d.unscaled_f64(), d.exponent),
         };
-        if exponent == 0 {
-            base
-        } else {
-            base * go_pow10(exponent)
-        }
+        if exponent == 0 { base } else { base * go_pow10(exponent) }
     }
 
     fn compare(&self, other: &Amount) -> Ordering {
         match (self, other) {
-            (
-                Amount::Int {
-                    value: a,
-                    scale: sa,
-                },
-                Amount::Int {
-                    value: b,
-                    scale: sb,
-                },
-            ) if sa == sb => a.cmp(b),
+            (Amount::Int { value: a, scale: sa }, Amount::Int { value: b, scale: sb }) if sa == sb => a.cmp(b),
             _ => self.decimal().compare(&other.decimal()),
         }
     }
@@ -395,16 +340,7 @@ impl Amount {
     /// `Quantity.Add`: int64 arithmetic while it neither overflows nor meets an exact
     /// amount, exact arithmetic otherwise.
     fn add(&self, other: &Amount) -> Result<Amount, ExecutionError> {
-        if let (
-            Amount::Int {
-                value: a,
-                scale: sa,
-            },
-            Amount::Int {
-                value: b,
-                scale: sb,
-            },
-        ) = (self, other)
+        if let (Amount::Int { value: a, scale: sa }, Amount::Int { value: b, scale: sb }) = (self, other)
             && let Some((value, scale)) = int_add((*a, *sa), (*b, *sb))
         {
             return Ok(Amount::Int { value, scale });
@@ -418,16 +354,7 @@ impl Amount {
         if self.is_zero() {
             return Ok(Amount::Dec(other.decimal().negated()));
         }
-        if let (
-            Amount::Int {
-                value: a,
-                scale: sa,
-            },
-            Amount::Int {
-                value: b,
-                scale: sb,
-            },
-        ) = (self, other)
+        if let (Amount::Int { value: a, scale: sa }, Amount::Int { value: b, scale: sb }) = (self, other)
             && let Some((value, scale)) = int_add((*a, *sa), (b.wrapping_neg(), *sb))
         {
             return Ok(Amount::Int { value, scale });
@@ -502,9 +429,7 @@ impl Big {
     fn from_decimal(digits: &str) -> Big {
         let mut out = Big::default();
         for chunk in digits.as_bytes().chunks(9) {
-            let value = chunk
-                .iter()
-                .fold(0u32, |acc, d| acc * 10 + u32::from(d - b'0'));
+            let value = chunk.iter().fold(0u32, |acc, d| acc * 10 + u32::from(d - b'0'));
             out.mul_small(10u32.pow(chunk.len() as u32));
             out.add_small(value);
         }
@@ -597,18 +522,11 @@ impl Big {
     }
 
     fn compare(&self, other: &Big) -> Ordering {
-        self.0
-            .len()
-            .cmp(&other.0.len())
-            .then_with(|| self.0.iter().rev().cmp(other.0.iter().rev()))
+        self.0.len().cmp(&other.0.len()).then_with(|| self.0.iter().rev().cmp(other.0.iter().rev()))
     }
 
     fn add(&self, other: &Big) -> Big {
-        let (long, short) = if self.0.len() >= other.0.len() {
-            (self, other)
-        } else {
-            (other, self)
-        };
+        let (long, short) = if self.0.len() >= other.0.len() { (self, other) } else { (other, self) };
         let mut out = Vec::with_capacity(long.0.len() + 1);
         let mut carry = 0u64;
         for (i, limb) in long.0.iter().enumerate() {
@@ -627,8 +545,7 @@ impl Big {
         let mut out = Vec::with_capacity(self.0.len());
         let mut borrow = 0i64;
         for (i, limb) in self.0.iter().enumerate() {
-            let mut diff =
-                i64::from(*limb) - i64::from(other.0.get(i).copied().unwrap_or(0)) - borrow;
+            let mut diff = i64::from(*limb) - i64::from(other.0.get(i).copied().unwrap_or(0)) - borrow;
             borrow = i64::from(diff < 0);
             if diff < 0 {
                 diff += 1 << 32;
@@ -667,41 +584,13 @@ impl Big {
 pub(super) fn library(env: &mut Env) -> Result<(), DeclarationError> {
     let quantity = || (*QUANTITY_TYPE).to_owned();
     env.add_type(quantity())?;
-    env.add_overload(
-        "quantity",
-        "string_to_quantity",
-        vec![STRING_TYPE],
-        to_quantity,
-    )?;
-    env.add_overload(
-        "isQuantity",
-        "is_quantity_string",
-        vec![STRING_TYPE],
-        is_quantity,
-    )?;
+    env.add_overload("quantity", "string_to_quantity", vec![STRING_TYPE], to_quantity)?;
+    env.add_overload("isQuantity", "is_quantity_string", vec![STRING_TYPE], is_quantity)?;
     env.add_member_overload("sign", "quantity_sign", quantity(), vec![], sign)?;
     env.add_overload("sign", "sign_quantity", vec![quantity()], sign)?;
-    env.add_member_overload(
-        "isInteger",
-        "quantity_is_integer",
-        quantity(),
-        vec![],
-        is_integer,
-    )?;
-    env.add_member_overload(
-        "asInteger",
-        "quantity_get_int",
-        quantity(),
-        vec![],
-        as_integer,
-    )?;
-    env.add_member_overload(
-        "asApproximateFloat",
-        "quantity_get_float",
-        quantity(),
-        vec![],
-        as_approximate_float,
-    )?;
+    env.add_member_overload("isInteger", "quantity_is_integer", quantity(), vec![], is_integer)?;
+    env.add_member_overload("asInteger", "quantity_get_int", quantity(), vec![], as_integer)?;
+    env.add_member_overload("asApproximateFloat", "quantity_get_float", quantity(), vec![], as_approximate_float)?;
     env.add_member_overload("add", "quantity_add", quantity(), vec![quantity()], add)?;
     env.add_member_overload("add", "quantity_add_int", quantity(), vec![INT_TYPE], add)?;
     env.add_member_overload("sub", "quantity_sub", quantity(), vec![quantity()], sub)?;
@@ -713,20 +602,8 @@ pub(super) fn library(env: &mut Env) -> Result<(), DeclarationError> {
         vec![quantity()],
         is_greater_than,
     )?;
-    env.add_member_overload(
-        "isLessThan",
-        "quantity_is_less_than",
-        quantity(),
-        vec![quantity()],
-        is_less_than,
-    )?;
-    env.add_member_overload(
-        "compareTo",
-        "quantity_compare_to",
-        quantity(),
-        vec![quantity()],
-        compare_to,
-    )?;
+    env.add_member_overload("isLessThan", "quantity_is_less_than", quantity(), vec![quantity()], is_less_than)?;
+    env.add_member_overload("compareTo", "quantity_compare_to", quantity(), vec![quantity()], compare_to)?;
     Ok(())
 }
 
@@ -734,18 +611,13 @@ fn amount<'a>(function: &str, value: &'a dyn Val) -> Result<&'a Amount, Executio
     value
         .downcast_ref::<Quantity>()
         .map(|q| &q.0)
-        .ok_or_else(|| {
-            ExecutionError::no_such_overload(function, vec![value.get_type().name().to_owned()])
-        })
+        .ok_or_else(|| ExecutionError::no_such_overload(function, vec![value.get_type().name().to_owned()]))
 }
 
 /// A quantity, or an int as `resource.NewQuantity(n, DecimalExponent)`.
 fn operand(function: &str, value: &dyn Val) -> Result<Amount, ExecutionError> {
     match value.downcast_ref::<CelInt>() {
-        Some(i) => Ok(Amount::Int {
-            value: *i.inner(),
-            scale: 0,
-        }),
+        Some(i) => Ok(Amount::Int { value: *i.inner(), scale: 0 }),
         None => amount(function, value).cloned(),
     }
 }
@@ -764,9 +636,7 @@ fn is_quantity<'b, 'v>(a: Args<'b, 'v>) -> Returns<'b, 'v> {
 
 fn sign<'b, 'v>(a: Args<'b, 'v>) -> Returns<'b, 'v> {
     let [q] = args(a)?;
-    Ok(CowVal::owned(CelInt::from(
-        amount("sign", q.as_ref())?.sign(),
-    )))
+    Ok(CowVal::owned(CelInt::from(amount("sign", q.as_ref())?.sign())))
 }
 
 fn is_integer<'b, 'v>(a: Args<'b, 'v>) -> Returns<'b, 'v> {
@@ -777,9 +647,8 @@ fn is_integer<'b, 'v>(a: Args<'b, 'v>) -> Returns<'b, 'v> {
 
 fn as_integer<'b, 'v>(a: Args<'b, 'v>) -> Returns<'b, 'v> {
     let [q] = args(a)?;
-    let value = amount("asInteger", q.as_ref())?
-        .as_int64()
-        .ok_or_else(|| k8s_error("cannot convert value to integer"))?;
+    let value =
+        amount("asInteger", q.as_ref())?.as_int64().ok_or_else(|| k8s_error("cannot convert value to integer"))?;
     Ok(CowVal::owned(CelInt::from(value)))
 }
 
@@ -836,11 +705,7 @@ mod tests {
     }
 
     fn nanos(negative: bool, nanos: u128) -> Amount {
-        Amount::Dec(Decimal {
-            negative,
-            magnitude: Big::from_u128(nanos),
-            exponent: -9,
-        })
+        Amount::Dec(Decimal { negative, magnitude: Big::from_u128(nanos), exponent: -9 })
     }
 
     #[test]
@@ -869,35 +734,22 @@ mod tests {
         assert_eq!(q("0.0000000001"), nanos(false, 1));
         assert_eq!(q("-1e-20"), nanos(true, 1));
         assert_eq!(q("1.0000000001"), nanos(false, 1_000_000_001));
-        assert_eq!(
-            q("1234567890123456789"),
-            nanos(false, 1_234_567_890_123_456_789_000_000_000)
-        );
-        assert_eq!(
-            q(&format!("0.{}1", "0".repeat(5000))),
-            nanos(false, 1),
-            "long fractions round up"
-        );
+        assert_eq!(q("1234567890123456789"), nanos(false, 1_234_567_890_123_456_789_000_000_000));
+        assert_eq!(q(&format!("0.{}1", "0".repeat(5000))), nanos(false, 1), "long fractions round up");
         assert_eq!(
             q(&format!("{}e-9990", "1".repeat(10_000))),
             nanos(false, 1_111_111_111_111_111_112),
             "a long mantissa with a small exponent"
         );
         // Long inputs cost no big arithmetic: only the digits that matter are read.
-        assert_eq!(
-            q(&format!("0.{}", "1".repeat(200_000))),
-            nanos(false, 111_111_112)
-        );
+        assert_eq!(q(&format!("0.{}", "1".repeat(200_000))), nanos(false, 111_111_112));
         assert_eq!(q(&"9".repeat(200_000)), Amount::Dec(Decimal::capped(false)));
         // Capped at 2^63 - 1.
         let capped = Amount::Dec(Decimal::capped(false));
         assert_eq!(q("9999999999999999999999999999999999999G"), capped);
         assert_eq!(q("1e2000000000"), int(1, 2_000_000_000));
         assert_eq!(q("10000000000000000000Ei"), capped);
-        assert_eq!(
-            q("-99999999999999999999"),
-            Amount::Dec(Decimal::capped(true))
-        );
+        assert_eq!(q("-99999999999999999999"), Amount::Dec(Decimal::capped(true)));
     }
 
     #[test]
@@ -913,10 +765,7 @@ mod tests {
             parse("10Mo").unwrap_err().to_string(),
             "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
         );
-        assert_eq!(
-            parse("10Mm").unwrap_err().to_string(),
-            "unable to parse quantity's suffix"
-        );
+        assert_eq!(parse("10Mm").unwrap_err().to_string(), "unable to parse quantity's suffix");
     }
 
     #[test]
@@ -930,10 +779,7 @@ mod tests {
         assert_eq!(cmp("-1", "1n"), Ordering::Less);
         assert_eq!(cmp("-2", "-1"), Ordering::Less);
         assert_eq!(cmp("0", "-0.0000000000001"), Ordering::Greater);
-        assert_eq!(
-            cmp("1e2000000000", "9999999999999999999999Ei"),
-            Ordering::Greater
-        );
+        assert_eq!(cmp("1e2000000000", "9999999999999999999999Ei"), Ordering::Greater);
         assert_eq!(cmp("0", "0e5"), Ordering::Equal);
     }
 
@@ -943,15 +789,7 @@ mod tests {
         assert_eq!(q("50000000G").as_int64(), Some(50_000_000_000_000_000));
         assert_eq!(q("1Gi").as_int64(), Some(1 << 30));
         assert_eq!(q("-3").as_int64(), Some(-3));
-        for not_integer in [
-            "500m",
-            "1000m",
-            "1.0",
-            "1Pi",
-            "1.5Gi",
-            "1e19",
-            "9999999999999999999999999999999999999G",
-        ] {
+        for not_integer in ["500m", "1000m", "1.0", "1Pi", "1.5Gi", "1e19", "9999999999999999999999999999999999999G"] {
             assert_eq!(q(not_integer).as_int64(), None, "{not_integer}");
         }
     }
@@ -965,11 +803,8 @@ mod tests {
         assert_eq!(sub("50k", &q("20")), int(49_980, 0));
         assert_eq!(add("1", &q("500m")), int(1500, -3));
         assert_eq!(add("0", &q("2k")), int(2, 3));
-        let chain = q("50k")
-            .add(&int(20, 0))
-            .and_then(|x| x.sub(&q("100k")))
-            .and_then(|x| x.sub(&int(-50_000, 0)))
-            .unwrap();
+        let chain =
+            q("50k").add(&int(20, 0)).and_then(|x| x.sub(&q("100k"))).and_then(|x| x.sub(&int(-50_000, 0))).unwrap();
         assert_eq!(chain.as_int64(), Some(20));
         assert!(chain.compare(&q("20")).is_eq());
         // Subtracting from zero gives an exact amount, which is no int64 one.
@@ -989,10 +824,7 @@ mod tests {
     #[test]
     fn approximate_floats_and_signs() {
         assert_eq!(q("50.703k").approximate_float(), 50_703.0);
-        assert_eq!(
-            q("50k").sub(&int(20_000, 0)).unwrap().approximate_float(),
-            30_000.0
-        );
+        assert_eq!(q("50k").sub(&int(20_000, 0)).unwrap().approximate_float(), 30_000.0);
         assert_eq!(q("1Gi").approximate_float(), 1_073_741_824.0);
         assert_eq!(q("-1.5").approximate_float(), -1.5);
         assert_eq!(q("1e400").approximate_float(), f64::INFINITY);

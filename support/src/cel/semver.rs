@@ -47,9 +47,7 @@ impl Val for Semver {
     }
 
     fn equals(&self, other: &dyn Val) -> bool {
-        other
-            .downcast_ref::<Semver>()
-            .is_some_and(|other| self.compare(other).is_eq())
+        other.downcast_ref::<Semver>().is_some_and(|other| self.compare(other).is_eq())
     }
 
     fn clone_as_boxed<'v>(&self) -> Box<dyn Val + 'v> {
@@ -78,33 +76,19 @@ fn has_leading_zero(s: &str) -> bool {
 /// Go's `strconv.ParseUint(s, 10, 64)`, with its error text.
 fn parse_uint(s: &str) -> Result<u64, String> {
     if s.is_empty() || !only_digits(s) {
-        return Err(format!(
-            "strconv.ParseUint: parsing {}: invalid syntax",
-            go_quote(s)
-        ));
+        return Err(format!("strconv.ParseUint: parsing {}: invalid syntax", go_quote(s)));
     }
-    s.parse().map_err(|_| {
-        format!(
-            "strconv.ParseUint: parsing {}: value out of range",
-            go_quote(s)
-        )
-    })
+    s.parse().map_err(|_| format!("strconv.ParseUint: parsing {}: value out of range", go_quote(s)))
 }
 
 /// A version number: digits only (an empty one fails as a number), no leading zero.
 fn number(s: &str, what: &str) -> Result<u64, String> {
     if !only_digits(s) {
-        return Err(format!(
-            "Invalid character(s) found in {what} number {}",
-            go_quote(s)
-        ));
+        return Err(format!("Invalid character(s) found in {what} number {}", go_quote(s)));
     }
     if has_leading_zero(s) {
         let capitalized = format!("{}{}", what[..1].to_uppercase(), &what[1..]);
-        return Err(format!(
-            "{capitalized} number must not contain leading zeroes {}",
-            go_quote(s)
-        ));
+        return Err(format!("{capitalized} number must not contain leading zeroes {}", go_quote(s)));
     }
     parse_uint(s)
 }
@@ -129,13 +113,7 @@ pub(super) fn parse(s: &str) -> Result<Semver, String> {
         None => (rest, None),
     };
     let patch = number(patch, "patch")?;
-    let mut version = Semver {
-        major,
-        minor,
-        patch,
-        pre: Vec::new(),
-        build: Vec::new(),
-    };
+    let mut version = Semver { major, minor, patch, pre: Vec::new(), build: Vec::new() };
     for identifier in pre.into_iter().flat_map(|pre| pre.split('.')) {
         version.pre.push(prerelease(identifier)?);
     }
@@ -144,10 +122,7 @@ pub(super) fn parse(s: &str) -> Result<Semver, String> {
             return Err("Build meta data is empty".to_owned());
         }
         if !only_alphanumeric(identifier) {
-            return Err(format!(
-                "Invalid character(s) found in build meta data {}",
-                go_quote(identifier)
-            ));
+            return Err(format!("Invalid character(s) found in build meta data {}", go_quote(identifier)));
         }
         version.build.push(identifier.to_owned());
     }
@@ -160,20 +135,14 @@ fn prerelease(s: &str) -> Result<Prerelease, String> {
     }
     if only_digits(s) {
         if has_leading_zero(s) {
-            return Err(format!(
-                "Numeric PreRelease version must not contain leading zeroes {}",
-                go_quote(s)
-            ));
+            return Err(format!("Numeric PreRelease version must not contain leading zeroes {}", go_quote(s)));
         }
         return parse_uint(s).map(Prerelease::Number);
     }
     if only_alphanumeric(s) {
         return Ok(Prerelease::Text(s.to_owned()));
     }
-    Err(format!(
-        "Invalid character(s) found in prerelease {}",
-        go_quote(s)
-    ))
+    Err(format!("Invalid character(s) found in prerelease {}", go_quote(s)))
 }
 
 /// Kubernetes' `normalizeAndParse`: without a leading `v`, leading zeros trimmed from
@@ -206,8 +175,7 @@ pub(super) fn normalize_and_parse(s: &str) -> Result<Semver, String> {
 impl Semver {
     /// Precedence, as blang/semver `Compare`.
     fn compare(&self, other: &Semver) -> Ordering {
-        let core =
-            (self.major, self.minor, self.patch).cmp(&(other.major, other.minor, other.patch));
+        let core = (self.major, self.minor, self.patch).cmp(&(other.major, other.minor, other.patch));
         if core.is_ne() {
             return core;
         }
@@ -239,50 +207,22 @@ pub(super) fn library(env: &mut Env) -> Result<(), DeclarationError> {
     let semver = || (*SEMVER_TYPE).to_owned();
     env.add_type(semver())?;
     env.add_overload("semver", "string_to_semver", vec![STRING_TYPE], to_semver)?;
-    env.add_overload(
-        "semver",
-        "string_bool_to_semver",
-        vec![STRING_TYPE, BOOL_TYPE],
-        to_semver,
-    )?;
+    env.add_overload("semver", "string_bool_to_semver", vec![STRING_TYPE, BOOL_TYPE], to_semver)?;
     env.add_overload("isSemver", "is_semver_string", vec![STRING_TYPE], is_semver)?;
-    env.add_overload(
-        "isSemver",
-        "is_semver_string_bool",
-        vec![STRING_TYPE, BOOL_TYPE],
-        is_semver,
-    )?;
+    env.add_overload("isSemver", "is_semver_string_bool", vec![STRING_TYPE, BOOL_TYPE], is_semver)?;
     env.add_member_overload("major", "semver_major", semver(), vec![], major)?;
     env.add_member_overload("minor", "semver_minor", semver(), vec![], minor)?;
     env.add_member_overload("patch", "semver_patch", semver(), vec![], patch)?;
-    env.add_member_overload(
-        "isGreaterThan",
-        "semver_is_greater_than",
-        semver(),
-        vec![semver()],
-        is_greater_than,
-    )?;
-    env.add_member_overload(
-        "isLessThan",
-        "semver_is_less_than",
-        semver(),
-        vec![semver()],
-        is_less_than,
-    )?;
-    env.add_member_overload(
-        "compareTo",
-        "semver_compare_to",
-        semver(),
-        vec![semver()],
-        compare_to,
-    )?;
+    env.add_member_overload("isGreaterThan", "semver_is_greater_than", semver(), vec![semver()], is_greater_than)?;
+    env.add_member_overload("isLessThan", "semver_is_less_than", semver(), vec![semver()], is_less_than)?;
+    env.add_member_overload("compareTo", "semver_compare_to", semver(), vec![semver()], compare_to)?;
     Ok(())
 }
 
 fn semver_arg<'a>(function: &str, value: &'a dyn Val) -> Result<&'a Semver, ExecutionError> {
-    value.downcast_ref::<Semver>().ok_or_else(|| {
-        ExecutionError::no_such_overload(function, vec![value.get_type().name().to_owned()])
-    })
+    value
+        .downcast_ref::<Semver>()
+        .ok_or_else(|| ExecutionError::no_such_overload(function, vec![value.get_type().name().to_owned()]))
 }
 
 /// The version from the string argument, normalized when a second argument says so.
@@ -301,11 +241,7 @@ fn parse_args(function: &str, a: Args<'_, '_>) -> Result<Result<Semver, String>,
             (string_arg(function, text.as_ref())?.to_owned(), false)
         }
     };
-    Ok(if normalize {
-        normalize_and_parse(&text)
-    } else {
-        parse(&text)
-    })
+    Ok(if normalize { normalize_and_parse(&text) } else { parse(&text) })
 }
 
 fn to_semver<'b, 'v>(a: Args<'b, 'v>) -> Returns<'b, 'v> {
@@ -371,10 +307,7 @@ mod tests {
     fn parses_as_blang_semver() {
         let version = v("1.2.3-alpha.1+build.5");
         assert_eq!((version.major, version.minor, version.patch), (1, 2, 3));
-        assert_eq!(
-            version.pre,
-            [Prerelease::Text("alpha".to_owned()), Prerelease::Number(1)]
-        );
+        assert_eq!(version.pre, [Prerelease::Text("alpha".to_owned()), Prerelease::Number(1)]);
         assert_eq!(version.build, ["build", "5"]);
         assert_eq!(v("0.1.0-alpha.1").pre.len(), 2);
         assert!(parse("1.0.0-x-y-z.--").is_ok());
@@ -383,52 +316,22 @@ mod tests {
         assert_eq!(err(""), "Version string empty");
         assert_eq!(err("200K"), "No Major.Minor.Patch elements found");
         assert_eq!(err("1.0"), "No Major.Minor.Patch elements found");
-        assert_eq!(
-            err("v1.0.0"),
-            "Invalid character(s) found in major number \"v1\""
-        );
-        assert_eq!(
-            err("01.0.0"),
-            "Major number must not contain leading zeroes \"01\""
-        );
-        assert_eq!(
-            err("1.01.0"),
-            "Minor number must not contain leading zeroes \"01\""
-        );
-        assert_eq!(
-            err("1.0.01"),
-            "Patch number must not contain leading zeroes \"01\""
-        );
-        assert_eq!(
-            err("1.x.0"),
-            "Invalid character(s) found in minor number \"x\""
-        );
-        assert_eq!(
-            err("1..0"),
-            "strconv.ParseUint: parsing \"\": invalid syntax"
-        );
+        assert_eq!(err("v1.0.0"), "Invalid character(s) found in major number \"v1\"");
+        assert_eq!(err("01.0.0"), "Major number must not contain leading zeroes \"01\"");
+        assert_eq!(err("1.01.0"), "Minor number must not contain leading zeroes \"01\"");
+        assert_eq!(err("1.0.01"), "Patch number must not contain leading zeroes \"01\"");
+        assert_eq!(err("1.x.0"), "Invalid character(s) found in minor number \"x\"");
+        assert_eq!(err("1..0"), "strconv.ParseUint: parsing \"\": invalid syntax");
         assert_eq!(
             err("99999999999999999999.0.0"),
             "strconv.ParseUint: parsing \"99999999999999999999\": value out of range"
         );
         assert_eq!(err("1.0.0-"), "Prerelease is empty");
-        assert_eq!(
-            err("1.0.0-01"),
-            "Numeric PreRelease version must not contain leading zeroes \"01\""
-        );
-        assert_eq!(
-            err("1.0.0-a_b"),
-            "Invalid character(s) found in prerelease \"a_b\""
-        );
+        assert_eq!(err("1.0.0-01"), "Numeric PreRelease version must not contain leading zeroes \"01\"");
+        assert_eq!(err("1.0.0-a_b"), "Invalid character(s) found in prerelease \"a_b\"");
         assert_eq!(err("1.0.0+"), "Build meta data is empty");
-        assert_eq!(
-            err("1.0.0+a_b"),
-            "Invalid character(s) found in build meta data \"a_b\""
-        );
-        assert_eq!(
-            err("1.0.0 "),
-            "Invalid character(s) found in patch number \"0 \""
-        );
+        assert_eq!(err("1.0.0+a_b"), "Invalid character(s) found in build meta data \"a_b\"");
+        assert_eq!(err("1.0.0 "), "Invalid character(s) found in patch number \"0 \"");
     }
 
     #[test]
@@ -465,11 +368,7 @@ mod tests {
         ];
         for pair in ordered.windows(2) {
             assert_eq!(v(pair[0]).compare(&v(pair[1])), Ordering::Less, "{pair:?}");
-            assert_eq!(
-                v(pair[1]).compare(&v(pair[0])),
-                Ordering::Greater,
-                "{pair:?}"
-            );
+            assert_eq!(v(pair[1]).compare(&v(pair[0])), Ordering::Greater, "{pair:?}");
         }
         assert_eq!(v("1.0.0+a").compare(&v("1.0.0+b")), Ordering::Equal);
     }

@@ -7,9 +7,7 @@ use super::{CelRule, CelRuleSpec};
 use crate::validation::{ErrorList, Path};
 
 fn rule(source: &str) -> CelRule {
-    CelRuleSpec::new(source)
-        .compile()
-        .unwrap_or_else(|err| panic!("{err}"))
+    CelRuleSpec::new(source).compile().unwrap_or_else(|err| panic!("{err}"))
 }
 
 /// The details of the errors `rule` gives on `value` at `spec`.
@@ -23,11 +21,7 @@ fn details(rule: &CelRule, value: &Value) -> Vec<String> {
 /// Every expression evaluates to true.
 fn all_hold(expressions: &[&str]) {
     for source in expressions {
-        assert_eq!(
-            rule(source).evaluate(&json!({}), None),
-            Ok(true),
-            "{source}"
-        );
+        assert_eq!(rule(source).evaluate(&json!({}), None), Ok(true), "{source}");
     }
 }
 
@@ -175,38 +169,17 @@ fn semver_library() {
 #[test]
 fn rules_over_objects() {
     let scheme = rule("isURL(self.endpoint) && url(self.endpoint).getScheme() in ['http','https']");
-    assert_eq!(
-        scheme.evaluate(&json!({"endpoint": "https://api.example.com/v1"}), None),
-        Ok(true)
-    );
-    assert_eq!(
-        scheme.evaluate(&json!({"endpoint": "ftp://files.example.com/"}), None),
-        Ok(false)
-    );
-    assert_eq!(
-        scheme.evaluate(&json!({"endpoint": "api.example.com"}), None),
-        Ok(false)
-    );
+    assert_eq!(scheme.evaluate(&json!({"endpoint": "https://api.example.com/v1"}), None), Ok(true));
+    assert_eq!(scheme.evaluate(&json!({"endpoint": "ftp://files.example.com/"}), None), Ok(false));
+    assert_eq!(scheme.evaluate(&json!({"endpoint": "api.example.com"}), None), Ok(false));
 
     let limits = rule("quantity(self.limit).isGreaterThan(quantity(self.request))");
-    assert_eq!(
-        limits.evaluate(&json!({"limit": "2Gi", "request": "1500Mi"}), None),
-        Ok(true)
-    );
-    assert_eq!(
-        limits.evaluate(&json!({"limit": "1", "request": "1000m"}), None),
-        Ok(false)
-    );
+    assert_eq!(limits.evaluate(&json!({"limit": "2Gi", "request": "1500Mi"}), None), Ok(true));
+    assert_eq!(limits.evaluate(&json!({"limit": "1", "request": "1000m"}), None), Ok(false));
 
     let cidrs = rule("self.all(c, isCIDR(c))");
-    assert_eq!(
-        cidrs.evaluate(&json!(["10.0.0.0/8", "fd00::/8"]), None),
-        Ok(true)
-    );
-    assert_eq!(
-        cidrs.evaluate(&json!(["10.0.0.0/8", "10.0.0.1"]), None),
-        Ok(false)
-    );
+    assert_eq!(cidrs.evaluate(&json!(["10.0.0.0/8", "fd00::/8"]), None), Ok(true));
+    assert_eq!(cidrs.evaluate(&json!(["10.0.0.0/8", "10.0.0.1"]), None), Ok(false));
 
     let name = rule("format.dns1123Label().validate(self.name).hasValue() == false");
     assert_eq!(name.evaluate(&json!({"name": "my-app"}), None), Ok(true));
@@ -224,57 +197,24 @@ fn rules_over_objects() {
         ),
         Ok(true)
     );
-    assert_eq!(
-        addresses.evaluate(
-            &json!([{"type": "IPAddress", "value": "2001:db8::g"}]),
-            None
-        ),
-        Ok(false)
-    );
-    let subnet =
-        rule("cidr(self.network).containsIP(self.address) && !ip(self.address).isLoopback()");
-    assert_eq!(
-        subnet.evaluate(
-            &json!({"network": "10.0.0.0/8", "address": "10.1.2.3"}),
-            None
-        ),
-        Ok(true)
-    );
-    assert_eq!(
-        subnet.evaluate(
-            &json!({"network": "10.0.0.0/8", "address": "11.1.2.3"}),
-            None
-        ),
-        Ok(false)
-    );
+    assert_eq!(addresses.evaluate(&json!([{"type": "IPAddress", "value": "2001:db8::g"}]), None), Ok(false));
+    let subnet = rule("cidr(self.network).containsIP(self.address) && !ip(self.address).isLoopback()");
+    assert_eq!(subnet.evaluate(&json!({"network": "10.0.0.0/8", "address": "10.1.2.3"}), None), Ok(true));
+    assert_eq!(subnet.evaluate(&json!({"network": "10.0.0.0/8", "address": "11.1.2.3"}), None), Ok(false));
     let upgrade = rule("semver(self, true).isGreaterThan(semver(oldSelf, true))");
     assert!(upgrade.is_transition_rule());
-    assert_eq!(
-        upgrade.evaluate(&json!("v1.3"), Some(&json!("1.2.9"))),
-        Ok(true)
-    );
-    assert_eq!(
-        upgrade.evaluate(&json!("v1.2"), Some(&json!("1.2.9"))),
-        Ok(false)
-    );
+    assert_eq!(upgrade.evaluate(&json!("v1.3"), Some(&json!("1.2.9"))), Ok(true));
+    assert_eq!(upgrade.evaluate(&json!("v1.2"), Some(&json!("1.2.9"))), Ok(false));
 }
 
 #[test]
 fn messages_from_the_format_library() {
     let compiled = CelRuleSpec::new("!format.dns1123Label().validate(self.name).hasValue()")
-        .with_message_expression(
-            "self.name + ': ' + format.dns1123Label().validate(self.name).value().join('; ')",
-        )
+        .with_message_expression("self.name + ': ' + format.dns1123Label().validate(self.name).value().join('; ')")
         .compile()
         .unwrap();
-    assert_eq!(
-        details(&compiled, &json!({"name": "a.b"})),
-        ["a.b: must not contain dots"]
-    );
-    assert_eq!(
-        details(&compiled, &json!({"name": "ok"})),
-        Vec::<String>::new()
-    );
+    assert_eq!(details(&compiled, &json!({"name": "a.b"})), ["a.b: must not contain dots"]);
+    assert_eq!(details(&compiled, &json!({"name": "ok"})), Vec::<String>::new());
 }
 
 #[test]
@@ -328,10 +268,7 @@ fn evaluation_errors_are_worded_as_kubernetes() {
         "self.s.family() == 4",
         "quantity('1') < quantity('2')",
     ] {
-        assert_eq!(
-            error(source, json!({"n": 1, "s": "not-an-ip"})),
-            no_overload(source)
-        );
+        assert_eq!(error(source, json!({"n": 1, "s": "not-an-ip"})), no_overload(source));
     }
 }
 

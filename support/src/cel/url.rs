@@ -126,20 +126,16 @@ fn unescape(s: &str, mode: Mode) -> Result<Vec<u8>, String> {
     let bytes = s.as_bytes();
     let escape_error = |from: usize, len: usize| {
         let end = (from + len).min(bytes.len());
-        format!(
-            "invalid URL escape {}",
-            go_quote(&String::from_utf8_lossy(&bytes[from..end]))
-        )
+        format!("invalid URL escape {}", go_quote(&String::from_utf8_lossy(&bytes[from..end])))
     };
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
         match bytes[i] {
             b'%' => {
-                let (Some(hi), Some(lo)) = (
-                    bytes.get(i + 1).copied().and_then(hex_value),
-                    bytes.get(i + 2).copied().and_then(hex_value),
-                ) else {
+                let (Some(hi), Some(lo)) =
+                    (bytes.get(i + 1).copied().and_then(hex_value), bytes.get(i + 2).copied().and_then(hex_value))
+                else {
                     return Err(escape_error(i, 3));
                 };
                 let escaped = &bytes[i..i + 3];
@@ -147,30 +143,19 @@ fn unescape(s: &str, mode: Mode) -> Result<Vec<u8>, String> {
                     return Err(escape_error(i, 3));
                 }
                 let value = hi << 4 | lo;
-                if mode == Mode::Zone
-                    && escaped != b"%25"
-                    && value != b' '
-                    && should_escape(value, Mode::Host)
-                {
+                if mode == Mode::Zone && escaped != b"%25" && value != b' ' && should_escape(value, Mode::Host) {
                     return Err(escape_error(i, 3));
                 }
                 out.push(value);
                 i += 3;
             }
             b'+' => {
-                out.push(if mode == Mode::QueryComponent {
-                    b' '
-                } else {
-                    b'+'
-                });
+                out.push(if mode == Mode::QueryComponent { b' ' } else { b'+' });
                 i += 1;
             }
             c => {
                 if matches!(mode, Mode::Host | Mode::Zone) && c < 0x80 && should_escape(c, mode) {
-                    return Err(format!(
-                        "invalid character {} in host name",
-                        go_quote(&(c as char).to_string())
-                    ));
+                    return Err(format!("invalid character {} in host name", go_quote(&(c as char).to_string())));
                 }
                 out.push(c);
                 i += 1;
@@ -218,10 +203,7 @@ fn valid_encoded(s: &str, mode: Mode) -> bool {
 }
 
 fn valid_optional_port(port: &str) -> bool {
-    port.is_empty()
-        || port
-            .strip_prefix(':')
-            .is_some_and(|digits| digits.bytes().all(|b| b.is_ascii_digit()))
+    port.is_empty() || port.strip_prefix(':').is_some_and(|digits| digits.bytes().all(|b| b.is_ascii_digit()))
 }
 
 fn valid_userinfo(s: &str) -> bool {
@@ -311,10 +293,7 @@ fn parse_authority(authority: &str) -> Result<(User, Vec<u8>), String> {
     }
     let user = match userinfo.split_once(':') {
         None => (unescape(userinfo, Mode::UserPassword)?, None),
-        Some((name, password)) => (
-            unescape(name, Mode::UserPassword)?,
-            Some(unescape(password, Mode::UserPassword)?),
-        ),
+        Some((name, password)) => (unescape(name, Mode::UserPassword)?, Some(unescape(password, Mode::UserPassword)?)),
     };
     Ok((Some(user), host))
 }
@@ -322,11 +301,7 @@ fn parse_authority(authority: &str) -> Result<(User, Vec<u8>), String> {
 impl Url {
     fn set_path(&mut self, written: &str) -> Result<(), String> {
         self.path = unescape(written, Mode::Path)?;
-        self.raw_path = if escape(&self.path, Mode::Path) == written {
-            String::new()
-        } else {
-            written.to_owned()
-        };
+        self.raw_path = if escape(&self.path, Mode::Path) == written { String::new() } else { written.to_owned() };
         Ok(())
     }
 
@@ -371,10 +346,8 @@ impl Url {
                 continue;
             }
             let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
-            let (Ok(key), Ok(value)) = (
-                unescape(key, Mode::QueryComponent),
-                unescape(value, Mode::QueryComponent),
-            ) else {
+            let (Ok(key), Ok(value)) = (unescape(key, Mode::QueryComponent), unescape(value, Mode::QueryComponent))
+            else {
                 continue;
             };
             out.entry(String::from_utf8_lossy(&key).into_owned())
@@ -416,17 +389,11 @@ fn parse(raw: &str, via_request: bool) -> Result<Url, String> {
         if via_request {
             return Err("invalid URI for request".to_owned());
         }
-        if rest
-            .split('/')
-            .next()
-            .is_some_and(|segment| segment.contains(':'))
-        {
+        if rest.split('/').next().is_some_and(|segment| segment.contains(':')) {
             return Err("first path segment in URL cannot contain colon".to_owned());
         }
     }
-    if (!url.scheme.is_empty() || !via_request && !rest.starts_with("///"))
-        && rest.starts_with("//")
-    {
+    if (!url.scheme.is_empty() || !via_request && !rest.starts_with("///")) && rest.starts_with("//") {
         let after = &rest[2..];
         let (authority, path) = after.split_at(after.find('/').unwrap_or(after.len()));
         let (user, host) = parse_authority(authority)?;
@@ -477,29 +444,17 @@ pub(super) fn library(env: &mut Env) -> Result<(), DeclarationError> {
     env.add_overload("isURL", "is_url_string", vec![STRING_TYPE], is_url)?;
     env.add_member_overload("getScheme", "url_get_scheme", url(), vec![], get_scheme)?;
     env.add_member_overload("getHost", "url_get_host", url(), vec![], get_host)?;
-    env.add_member_overload(
-        "getHostname",
-        "url_get_hostname",
-        url(),
-        vec![],
-        get_hostname,
-    )?;
+    env.add_member_overload("getHostname", "url_get_hostname", url(), vec![], get_hostname)?;
     env.add_member_overload("getPort", "url_get_port", url(), vec![], get_port)?;
-    env.add_member_overload(
-        "getEscapedPath",
-        "url_get_escaped_path",
-        url(),
-        vec![],
-        get_escaped_path,
-    )?;
+    env.add_member_overload("getEscapedPath", "url_get_escaped_path", url(), vec![], get_escaped_path)?;
     env.add_member_overload("getQuery", "url_get_query", url(), vec![], get_query)?;
     Ok(())
 }
 
 fn url_arg<'a>(function: &str, value: &'a dyn Val) -> Result<&'a Url, ExecutionError> {
-    value.downcast_ref::<Url>().ok_or_else(|| {
-        ExecutionError::no_such_overload(function, vec![value.get_type().name().to_owned()])
-    })
+    value
+        .downcast_ref::<Url>()
+        .ok_or_else(|| ExecutionError::no_such_overload(function, vec![value.get_type().name().to_owned()]))
 }
 
 fn to_url<'b, 'v>(a: Args<'b, 'v>) -> Returns<'b, 'v> {
@@ -514,16 +469,9 @@ fn is_url<'b, 'v>(a: Args<'b, 'v>) -> Returns<'b, 'v> {
     Ok(CowVal::owned(CelBool::from(valid)))
 }
 
-fn url_string<'b, 'v>(
-    function: &str,
-    a: Args<'b, 'v>,
-    part: fn(&Url) -> String,
-) -> Returns<'b, 'v> {
+fn url_string<'b, 'v>(function: &str, a: Args<'b, 'v>, part: fn(&Url) -> String) -> Returns<'b, 'v> {
     let [url] = args(a)?;
-    Ok(CowVal::owned(CelString::from(part(url_arg(
-        function,
-        url.as_ref(),
-    )?))))
+    Ok(CowVal::owned(CelString::from(part(url_arg(function, url.as_ref())?))))
 }
 
 fn get_scheme<'b, 'v>(a: Args<'b, 'v>) -> Returns<'b, 'v> {
@@ -531,9 +479,7 @@ fn get_scheme<'b, 'v>(a: Args<'b, 'v>) -> Returns<'b, 'v> {
 }
 
 fn get_host<'b, 'v>(a: Args<'b, 'v>) -> Returns<'b, 'v> {
-    url_string("getHost", a, |u| {
-        String::from_utf8_lossy(&u.host).into_owned()
-    })
+    url_string("getHost", a, |u| String::from_utf8_lossy(&u.host).into_owned())
 }
 
 fn get_hostname<'b, 'v>(a: Args<'b, 'v>) -> Returns<'b, 'v> {
@@ -554,14 +500,9 @@ fn get_query<'b, 'v>(a: Args<'b, 'v>) -> Returns<'b, 'v> {
         .query()
         .into_iter()
         .map(|(key, values)| {
-            let values: Vec<Box<dyn Val + 'v>> = values
-                .into_iter()
-                .map(|v| Box::new(CelString::from(v)) as Box<dyn Val + 'v>)
-                .collect();
-            (
-                CelMapKey::from(key),
-                Box::new(CelList::from(values)) as Box<dyn Val + 'v>,
-            )
+            let values: Vec<Box<dyn Val + 'v>> =
+                values.into_iter().map(|v| Box::new(CelString::from(v)) as Box<dyn Val + 'v>).collect();
+            (CelMapKey::from(key), Box::new(CelList::from(values)) as Box<dyn Val + 'v>)
         })
         .collect();
     Ok(CowVal::owned(CelMap::from(entries)))
@@ -599,20 +540,11 @@ mod tests {
     #[test]
     fn invalid_request_uris_with_gos_errors() {
         let err = |text: &str| parse_request_uri(text).unwrap_err();
-        assert_eq!(
-            err("https://a:b:c/"),
-            r#"parse "https://a:b:c/": invalid port ":c" after host"#
-        );
-        assert_eq!(
-            err("../relative-path"),
-            r#"parse "../relative-path": invalid URI for request"#
-        );
+        assert_eq!(err("https://a:b:c/"), r#"parse "https://a:b:c/": invalid port ":c" after host"#);
+        assert_eq!(err("../relative-path"), r#"parse "../relative-path": invalid URI for request"#);
         assert_eq!(err(""), r#"parse "": empty url"#);
         assert_eq!(err(":foo"), r#"parse ":foo": missing protocol scheme"#);
-        assert_eq!(
-            err("example.com"),
-            r#"parse "example.com": invalid URI for request"#
-        );
+        assert_eq!(err("example.com"), r#"parse "example.com": invalid URI for request"#);
         assert_eq!(
             err("http://example.com/\n"),
             r#"parse "http://example.com/\n": net/url: invalid control character in URL"#
@@ -627,23 +559,11 @@ mod tests {
             err("https://example.com#frag"),
             r##"parse "https://example.com#frag": invalid character "#" in host name"##
         );
-        assert_eq!(
-            err("http://%41.com/"),
-            r#"parse "http://%41.com/": invalid URL escape "%41""#
-        );
-        assert_eq!(
-            err("http://[::1/"),
-            r#"parse "http://[::1/": missing ']' in host"#
-        );
-        assert_eq!(
-            err("http://[1.2.3.4]/"),
-            r#"parse "http://[1.2.3.4]/": invalid IP-literal"#
-        );
+        assert_eq!(err("http://%41.com/"), r#"parse "http://%41.com/": invalid URL escape "%41""#);
+        assert_eq!(err("http://[::1/"), r#"parse "http://[::1/": missing ']' in host"#);
+        assert_eq!(err("http://[1.2.3.4]/"), r#"parse "http://[1.2.3.4]/": invalid IP-literal"#);
         assert!(err("http://[example.com]/").contains("invalid host: ParseAddr"));
-        assert_eq!(
-            err("http://a b@c/"),
-            r#"parse "http://a b@c/": net/url: invalid userinfo"#
-        );
+        assert_eq!(err("http://a b@c/"), r#"parse "http://a b@c/": net/url: invalid userinfo"#);
         assert_eq!(
             parse_url("https://a:b:c/").unwrap_err(),
             r#"URL parse error during conversion from string: parse "https://a:b:c/": invalid port ":c" after host"#
@@ -655,10 +575,7 @@ mod tests {
         let u = url("https://user:pass@example.com:80/path?query=val#fragment");
         assert_eq!(u.scheme, "https");
         assert_eq!(u.host, b"example.com:80");
-        assert_eq!(
-            u.host_and_port(),
-            ("example.com".to_owned(), "80".to_owned())
-        );
+        assert_eq!(u.host_and_port(), ("example.com".to_owned(), "80".to_owned()));
         assert_eq!(u.escaped_path(), "/path");
         assert_eq!(u.raw_query, "query=val");
         assert_eq!(u.fragment, b"fragment");
@@ -668,37 +585,18 @@ mod tests {
         assert_eq!(url("HTTP://Example.COM/").scheme, "http");
         assert_eq!(url("HTTP://Example.COM/").host, b"Example.COM");
         assert_eq!(url("https://[::1]:80/").host, b"[::1]:80");
-        assert_eq!(
-            url("https://[::1]:80/").host_and_port(),
-            ("::1".to_owned(), "80".to_owned())
-        );
-        assert_eq!(
-            url("https://[::1]/").host_and_port(),
-            ("::1".to_owned(), String::new())
-        );
+        assert_eq!(url("https://[::1]:80/").host_and_port(), ("::1".to_owned(), "80".to_owned()));
+        assert_eq!(url("https://[::1]/").host_and_port(), ("::1".to_owned(), String::new()));
         assert_eq!(url("https://127.0.0.1:80/").host_and_port().0, "127.0.0.1");
         assert_eq!(url("https://example.com").escaped_path(), "");
-        assert_eq!(
-            url("https://example.com/path with spaces/").escaped_path(),
-            "/path%20with%20spaces/"
-        );
+        assert_eq!(url("https://example.com/path with spaces/").escaped_path(), "/path%20with%20spaces/");
         assert_eq!(url("https://example.com/a%2Fb").escaped_path(), "/a%2Fb");
-        assert_eq!(
-            url("https://example.com/%7Euser").escaped_path(),
-            "/%7Euser"
-        );
-        assert_eq!(
-            url("https://example.com/caf%C3%A9").escaped_path(),
-            "/caf%C3%A9"
-        );
+        assert_eq!(url("https://example.com/%7Euser").escaped_path(), "/%7Euser");
+        assert_eq!(url("https://example.com/caf%C3%A9").escaped_path(), "/caf%C3%A9");
         assert_eq!(url("https://example.com/café").escaped_path(), "/caf%C3%A9");
         assert_eq!(url("*").escaped_path(), "*");
         assert_eq!(url("https://[fe80::1%25en0]/").host, b"[fe80::1%en0]");
-        assert_eq!(
-            url("//host/path").host,
-            b"host",
-            "url.Parse reads the authority"
-        );
+        assert_eq!(url("//host/path").host, b"host", "url.Parse reads the authority");
 
         let query = url("https://example.com/path?k1=a&k2=b&k2=c").query();
         assert_eq!(query.len(), 2);

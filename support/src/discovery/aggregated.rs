@@ -67,10 +67,8 @@ use super::{ApiResourceInfo, GroupVersionInfo, VersionInfo};
 
 const DISCOVERY_GROUP: &str = "apidiscovery.k8s.io";
 const LIST_KIND: &str = "APIGroupDiscoveryList";
-const CONTENT_TYPE_V2: &str =
-    "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
-const CONTENT_TYPE_V2BETA1: &str =
-    "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList";
+const CONTENT_TYPE_V2: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
+const CONTENT_TYPE_V2BETA1: &str = "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList";
 
 /// What the Kubernetes version a catalog claims changes in aggregated discovery.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -233,23 +231,12 @@ fn subresource_kind(
     }
 }
 
-fn group_json(
-    name: &'static str,
-    versions: &[&'static GroupVersionInfo],
-    flavor: Flavor,
-) -> GroupJson<'static> {
+fn group_json(name: &'static str, versions: &[&'static GroupVersionInfo], flavor: Flavor) -> GroupJson<'static> {
     GroupJson {
-        metadata: MetadataJson {
-            name,
-            creation_timestamp: flavor.creation_timestamp.then_some(()),
-        },
+        metadata: MetadataJson { name, creation_timestamp: flavor.creation_timestamp.then_some(()) },
         versions: versions
             .iter()
-            .map(|gv| VersionJson {
-                version: gv.version,
-                resources: resources_json(gv),
-                freshness: "Current",
-            })
+            .map(|gv| VersionJson { version: gv.version, resources: resources_json(gv), freshness: "Current" })
             .collect(),
     }
 }
@@ -260,8 +247,7 @@ fn list_json(api_version: Option<&str>, items: &[u8]) -> Bytes {
     let mut body = Vec::with_capacity(items.len() + 120);
     if let Some(api_version) = api_version {
         body.extend_from_slice(
-            format!(r#"{{"kind":"{LIST_KIND}","apiVersion":"{DISCOVERY_GROUP}/{api_version}","#)
-                .as_bytes(),
+            format!(r#"{{"kind":"{LIST_KIND}","apiVersion":"{DISCOVERY_GROUP}/{api_version}","#).as_bytes(),
         );
     } else {
         body.push(b'{');
@@ -283,10 +269,7 @@ pub(crate) struct Aggregated {
 
 impl Aggregated {
     /// The list of `groups`, each with its group-versions, in the order given.
-    pub(crate) fn new(
-        groups: &[(&'static str, Vec<&'static GroupVersionInfo>)],
-        flavor: Flavor,
-    ) -> Aggregated {
+    pub(crate) fn new(groups: &[(&'static str, Vec<&'static GroupVersionInfo>)], flavor: Flavor) -> Aggregated {
         let items: Vec<GroupJson<'static>> =
             groups.iter().map(|(name, versions)| group_json(name, versions, flavor)).collect();
         let items = serde_json::to_vec(&items).expect("discovery documents serialize");
@@ -310,9 +293,7 @@ impl Aggregated {
             response
         } else {
             let mut response = Response::new(Body::from(body.clone()));
-            response
-                .headers_mut()
-                .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+            response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
             response
         };
         let headers = response.headers_mut();
@@ -413,8 +394,7 @@ mod tests {
     }
 
     const V2: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
-    const V2BETA1: &str =
-        "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList";
+    const V2BETA1: &str = "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList";
 
     #[test]
     fn negotiation() {
@@ -430,29 +410,26 @@ mod tests {
         assert_eq!(negotiate(&accept(beta_first), true), Some(Version::V2beta1));
         assert_eq!(negotiate(&accept(beta_first), false), Some(Version::V2));
         // Order by q, then the header's order.
-        let weighted = "application/json;q=0.5, application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList;q=0.9";
+        let weighted =
+            "application/json;q=0.5, application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList;q=0.9";
         assert_eq!(negotiate(&accept(weighted), true), Some(Version::V2));
         let plain_first = "application/json, application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
         assert_eq!(negotiate(&accept(plain_first), true), None);
         // Wildcards rank below concrete types of the same q.
-        let wildcard_first =
-            "*/*, application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
+        let wildcard_first = "*/*, application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
         assert_eq!(negotiate(&accept(wildcard_first), true), Some(Version::V2));
-        let wildcard =
-            "*/*;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList, application/json;q=0.1";
+        let wildcard = "*/*;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList, application/json;q=0.1";
         assert_eq!(negotiate(&accept(wildcard), true), Some(Version::V2));
         // Other conversions, media types not written here and refusals are skipped.
         let table = "application/json;as=Table;v=v1;g=meta.k8s.io, application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
         assert_eq!(negotiate(&accept(table), true), Some(Version::V2));
-        let proto = "application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList, application/json";
+        let proto =
+            "application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList, application/json";
         assert_eq!(negotiate(&accept(proto), true), None);
         let refused = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList;q=0, application/json";
         assert_eq!(negotiate(&accept(refused), true), None);
         assert_eq!(
-            negotiate(
-                &accept("application/json;g=apidiscovery.k8s.io;v=v3;as=APIGroupDiscoveryList"),
-                true
-            ),
+            negotiate(&accept("application/json;g=apidiscovery.k8s.io;v=v3;as=APIGroupDiscoveryList"), true),
             None
         );
         assert_eq!(negotiate(&accept("application/json;v=v2"), true), None);

@@ -199,10 +199,7 @@ fn version_json(version: &VersionInfo) -> Bytes {
     Bytes::from(serde_json::to_vec_pretty(&info).expect("version serializes"))
 }
 
-fn resource_json(
-    gv: &GroupVersionInfo,
-    resource: &'static ApiResourceInfo,
-) -> ApiResourceJson<'static> {
+fn resource_json(gv: &GroupVersionInfo, resource: &'static ApiResourceInfo) -> ApiResourceJson<'static> {
     let top_level = !resource.name.contains('/');
     ApiResourceJson {
         name: resource.name,
@@ -214,8 +211,7 @@ fn resource_json(
         verbs: resource.verbs,
         short_names: resource.short_names,
         categories: resource.categories,
-        storage_version_hash: top_level
-            .then(|| storage_version_hash(gv.group, gv.version, resource.kind)),
+        storage_version_hash: top_level.then(|| storage_version_hash(gv.group, gv.version, resource.kind)),
     }
 }
 
@@ -228,15 +224,8 @@ fn resource_list_json(gv: &'static GroupVersionInfo) -> Bytes {
     })
 }
 
-fn api_group_json(
-    group: &'static str,
-    versions: &[&'static str],
-    standalone: bool,
-) -> ApiGroupJson<'static> {
-    let entry = |version: &'static str| GroupVersionJson {
-        group_version: group_version(group, version),
-        version,
-    };
+fn api_group_json(group: &'static str, versions: &[&'static str], standalone: bool) -> ApiGroupJson<'static> {
+    let entry = |version: &'static str| GroupVersionJson { group_version: group_version(group, version), version };
     ApiGroupJson {
         kind: standalone.then_some("APIGroup"),
         api_version: standalone.then_some("v1"),
@@ -301,13 +290,10 @@ impl Documents {
         }
 
         let flavor = Flavor::of(&catalog.version);
-        let (core, apis): (Vec<_>, Vec<_>) = names
-            .iter()
-            .map(|&name| (name, group_versions_of(name)))
-            .partition(|(name, _)| name.is_empty());
+        let (core, apis): (Vec<_>, Vec<_>) =
+            names.iter().map(|&name| (name, group_versions_of(name))).partition(|(name, _)| name.is_empty());
 
-        let resource_lists =
-            gvs.iter().map(|gv| ((gv.group, gv.version), resource_list_json(gv))).collect();
+        let resource_lists = gvs.iter().map(|gv| ((gv.group, gv.version), resource_list_json(gv))).collect();
 
         let openapi: HashMap<String, (&'static str, String)> = gvs
             .iter()
@@ -332,11 +318,7 @@ impl Documents {
         Documents {
             version: version_json(&catalog.version),
             core_versions,
-            group_list: to_bytes(&ApiGroupListJson {
-                kind: "APIGroupList",
-                api_version: "v1",
-                groups: group_list,
-            }),
+            group_list: to_bytes(&ApiGroupListJson { kind: "APIGroupList", api_version: "v1", groups: group_list }),
             aggregated_apis: Aggregated::new(&apis, flavor),
             aggregated_api: Aggregated::new(&core, flavor),
             groups,

@@ -195,8 +195,7 @@ fn only_get(router: MethodRouter<Arc<Documents>>) -> MethodRouter<Arc<Documents>
 fn status_response(status: &Status) -> Response {
     let code = StatusCode::from_u16(status.code()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let body = serde_json::to_vec(status).unwrap_or_default();
-    (code, [(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))], body)
-        .into_response()
+    (code, [(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))], body).into_response()
 }
 
 fn not_found() -> Response {
@@ -258,12 +257,7 @@ async fn openapi_paths(State(docs): Docs, headers: HeaderMap) -> Response {
     openapi::conditional_json(&headers, HeaderMap::new(), &docs.openapi_paths_hash, body)
 }
 
-async fn core_openapi(
-    docs: Docs,
-    Path(version): Path<String>,
-    query: RawQuery,
-    headers: HeaderMap,
-) -> Response {
+async fn core_openapi(docs: Docs, Path(version): Path<String>, query: RawQuery, headers: HeaderMap) -> Response {
     openapi_document(docs, group_version_path("", &version), query, headers)
 }
 
@@ -276,12 +270,7 @@ async fn group_openapi(
     openapi_document(docs, group_version_path(&group, &version), query, headers)
 }
 
-fn openapi_document(
-    State(docs): Docs,
-    path: String,
-    RawQuery(query): RawQuery,
-    headers: HeaderMap,
-) -> Response {
+fn openapi_document(State(docs): Docs, path: String, RawQuery(query): RawQuery, headers: HeaderMap) -> Response {
     let Some((document, hash)) = docs.openapi.get(&path) else {
         return not_found();
     };

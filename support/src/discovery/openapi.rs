@@ -47,8 +47,7 @@ pub(crate) fn accepts_json(headers: &HeaderMap) -> bool {
         let media = parts.next().unwrap_or("").trim().to_ascii_lowercase();
         let refused = parts.any(|param| {
             let (name, value) = param.split_once('=').unwrap_or((param, ""));
-            name.trim().eq_ignore_ascii_case("q")
-                && value.trim().parse::<f32>().is_ok_and(|q| q <= 0.0)
+            name.trim().eq_ignore_ascii_case("q") && value.trim().parse::<f32>().is_ok_and(|q| q <= 0.0)
         });
         let (kind, sub) = media.split_once('/').unwrap_or((media.as_str(), "*"));
         !refused && matches!(kind, "application" | "*") && matches!(sub, "json" | "*")
@@ -134,8 +133,7 @@ pub(crate) fn document_response(
             if let Ok(value) = HeaderValue::from_str(&location) {
                 headers.insert(header::LOCATION, value);
             }
-            headers
-                .insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
+            headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
             *response.headers_mut() = headers;
             return response;
         }
@@ -166,10 +164,7 @@ mod tests {
             header::ACCEPT,
             "application/com.github.proto-openapi.spec.v3@v1.0+protobuf, application/json;q=0.9"
         )));
-        assert!(!accepts_json(&headers(
-            header::ACCEPT,
-            "application/com.github.proto-openapi.spec.v3@v1.0+protobuf"
-        )));
+        assert!(!accepts_json(&headers(header::ACCEPT, "application/com.github.proto-openapi.spec.v3@v1.0+protobuf")));
         assert!(!accepts_json(&headers(header::ACCEPT, "application/json;q=0")));
         assert!(!accepts_json(&headers(header::ACCEPT, "text/html")));
     }

@@ -78,10 +78,7 @@ pub(crate) fn is_built_in(group: &str) -> bool {
 
 /// The priority of a group among groups: higher is listed first.
 pub(crate) fn group_priority(group: &str) -> u32 {
-    BUILT_IN
-        .iter()
-        .find(|(g, ..)| *g == group)
-        .map_or(CUSTOM_GROUP_PRIORITY, |&(_, _, priority, _)| priority)
+    BUILT_IN.iter().find(|(g, ..)| *g == group).map_or(CUSTOM_GROUP_PRIORITY, |&(_, _, priority, _)| priority)
 }
 
 /// The priority of a version within its group: higher is listed first. A version of a
@@ -100,9 +97,7 @@ pub(crate) fn compare_groups(a: &str, b: &str) -> Ordering {
 
 /// Orders the versions of one group as discovery lists them: the preferred version first.
 pub(crate) fn compare_versions(group: &str, a: &str, b: &str) -> Ordering {
-    version_priority(group, b)
-        .cmp(&version_priority(group, a))
-        .then_with(|| compare_kube_aware_versions(b, a))
+    version_priority(group, b).cmp(&version_priority(group, a)).then_with(|| compare_kube_aware_versions(b, a))
 }
 
 /// A kube-like version (`v1`, `v2beta1`, `v1alpha3`): `(stability, major, minor)`, where
@@ -155,32 +150,9 @@ mod tests {
 
     #[test]
     fn kube_aware_order() {
-        let mut versions = [
-            "foo10",
-            "v1alpha1",
-            "v1",
-            "foo1",
-            "v11alpha2",
-            "v1beta1",
-            "v2",
-            "v10beta3",
-            "v1beta2",
-        ];
+        let mut versions = ["foo10", "v1alpha1", "v1", "foo1", "v11alpha2", "v1beta1", "v2", "v10beta3", "v1beta2"];
         versions.sort_by(|a, b| compare_kube_aware_versions(b, a));
-        assert_eq!(
-            versions,
-            [
-                "v2",
-                "v1",
-                "v10beta3",
-                "v1beta2",
-                "v1beta1",
-                "v11alpha2",
-                "v1alpha1",
-                "foo1",
-                "foo10"
-            ]
-        );
+        assert_eq!(versions, ["v2", "v1", "v10beta3", "v1beta2", "v1beta1", "v11alpha2", "v1alpha1", "foo1", "foo10"]);
     }
 
     #[test]
@@ -190,9 +162,6 @@ mod tests {
         assert_eq!(versions, ["v2", "v1", "v2beta1", "v2beta2"]);
         let mut groups = ["z.example.com", "a.example.com", "certificates.k8s.io", "autoscaling"];
         groups.sort_by(|a, b| compare_groups(a, b));
-        assert_eq!(
-            groups,
-            ["autoscaling", "certificates.k8s.io", "a.example.com", "z.example.com"]
-        );
+        assert_eq!(groups, ["autoscaling", "certificates.k8s.io", "a.example.com", "z.example.com"]);
     }
 }

@@ -80,12 +80,7 @@ impl IntoResponse for Reply {
 ///
 /// `handler` gets the [`Call`] by value: `async move |mut call| { ... }` or
 /// `|mut call| async move { ... }`.
-pub async fn serve<F, Fut>(
-    request: Request,
-    config: &Config,
-    resource: &'static ResourceInfo,
-    handler: F,
-) -> Response
+pub async fn serve<F, Fut>(request: Request, config: &Config, resource: &'static ResourceInfo, handler: F) -> Response
 where
     F: FnOnce(Call) -> Fut + Send,
     Fut: Future<Output = Result<Reply, Status>> + Send,
@@ -98,8 +93,7 @@ where
         warnings.add(deprecation);
     }
     let warnings = Arc::new(Mutex::new(warnings));
-    let result =
-        run(parts, body, accept.as_deref(), config, resource, handler, Arc::clone(&warnings)).await;
+    let result = run(parts, body, accept.as_deref(), config, resource, handler, Arc::clone(&warnings)).await;
     let mut response = match result {
         Ok(Reply(response)) => response,
         Err(status) => status_response(&status, error_format),
@@ -121,9 +115,8 @@ where
     F: FnOnce(Call) -> Fut + Send,
     Fut: Future<Output = Result<Reply, Status>> + Send,
 {
-    let authenticated = std::panic::catch_unwind(AssertUnwindSafe(|| {
-        config.authenticator.authenticate(&parts.headers)
-    }));
+    let authenticated =
+        std::panic::catch_unwind(AssertUnwindSafe(|| config.authenticator.authenticate(&parts.headers)));
     let user = authenticated.map_err(|_| Status::internal_error(PANIC_MESSAGE))??;
     let output = negotiate::negotiate(accept).ok_or_else(|| Status::not_acceptable(ACCEPTED))?;
     let body = collect(body, config.max_body_bytes, &parts.headers).await?;
@@ -136,9 +129,7 @@ where
 
 async fn collect(body: Body, limit: usize, headers: &HeaderMap) -> Result<Bytes, Status> {
     let too_large = || Status::request_entity_too_large(format_args!("limit is {limit}"));
-    let declared = headers
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok()?.trim().parse::<u64>().ok());
+    let declared = headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.trim().parse::<u64>().ok());
     if declared.is_some_and(|length| length > limit as u64) {
         return Err(too_large());
     }
@@ -176,11 +167,7 @@ pub(crate) fn status_response(status: &Status, format: Format) -> Response {
     let code = StatusCode::from_u16(status.code()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     match encode(status, format) {
         Ok(body) => response(code, format.content_type(), body),
-        Err(_) => response(
-            code,
-            Format::Json.content_type(),
-            serde_json::to_vec(status).unwrap_or_default(),
-        ),
+        Err(_) => response(code, Format::Json.content_type(), serde_json::to_vec(status).unwrap_or_default()),
     }
 }
 
@@ -271,26 +258,13 @@ impl Call {
 
     /// 422 `<kind>.meta.k8s.io "" is invalid: ...` when the options (`CreateOptions`,
     /// `ListOptions`, ...) have errors, as the API server validates them.
-    pub fn check_options(
-        &self,
-        kind: &str,
-        errors: impl AsRef<[FieldError]>,
-    ) -> Result<(), Status> {
+    pub fn check_options(&self, kind: &str, errors: impl AsRef<[FieldError]>) -> Result<(), Status> {
         let errors = errors.as_ref();
-        if errors.is_empty() {
-            Ok(())
-        } else {
-            Err(Status::invalid(kind, "meta.k8s.io", "", errors))
-        }
+        if errors.is_empty() { Ok(()) } else { Err(Status::invalid(kind, "meta.k8s.io", "", errors)) }
     }
 
     fn body_format(&self) -> Result<BodyFormat, Status> {
-        let content_type = self
-            .parts
-            .headers
-            .get(header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("");
+        let content_type = self.parts.headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
         let media_type = content_type.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
         match media_type.as_str() {
             "" | "*/*" | "application/json" => Ok(BodyFormat::Json),
@@ -301,11 +275,7 @@ impl Call {
 
     /// Reports strict errors as `fieldValidation` says: nothing, warnings, or `Err` with
     /// the `strict decoding error: ...` text for `error` to wrap.
-    fn field_problems(
-        &self,
-        mut strict: Vec<StrictError>,
-        error: impl FnOnce(String) -> Status,
-    ) -> Result<(), Status> {
+    fn field_problems(&self, mut strict: Vec<StrictError>, error: impl FnOnce(String) -> Status) -> Result<(), Status> {
         strict.truncate(MAX_STRICT_ERRORS);
         match self.field_validation() {
             FieldValidation::Ignore => Ok(()),
@@ -336,12 +306,9 @@ impl Call {
     pub fn body<T: DeserializeOwned>(&mut self) -> Result<T, Status> {
         let format = self.body_format()?;
         let target = decode::short_type_name::<T>();
-        let decoded = decode::decode::<T>(&self.body, format, target, self.resource.version)
-            .map_err(|e| match e {
-                DecodeError::Unrecognized(message) | DecodeError::CannotHandle(message) => {
-                    Status::bad_request(message)
-                }
-            })?;
+        let decoded = decode::decode::<T>(&self.body, format, target, self.resource.version).map_err(|e| match e {
+            DecodeError::Unrecognized(message) | DecodeError::CannotHandle(message) => Status::bad_request(message),
+        })?;
         let kind = decoded.kind.as_deref().unwrap_or(target);
         let version = decoded.version.as_deref().unwrap_or(self.resource.version);
         self.field_problems(decoded.strict, |strict| {
@@ -368,8 +335,7 @@ impl Call {
     /// duplicate fields of JSON Patch operations) are kept and reported, per
     /// `fieldValidation`, by [`Call::decode_patched`], with those of the patched object.
     pub fn patch(&mut self, allowed: &[PatchType]) -> Result<Patch, Status> {
-        let content_type =
-            self.parts.headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok());
+        let content_type = self.parts.headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok());
         let (patch, strict) = patch::parse(&self.body, content_type, allowed)?;
         self.pending = strict;
         Ok(patch)
@@ -383,15 +349,9 @@ impl Call {
     pub fn decode_patched<T: DeserializeOwned>(&mut self, patched: Value) -> Result<T, Status> {
         let shown = patched.to_string();
         let invalid = |detail: String| {
-            Status::invalid(
-                "",
-                "",
-                "",
-                &[FieldError::invalid(&Path::ROOT.field("patch"), shown.as_str(), detail)],
-            )
+            Status::invalid("", "", "", &[FieldError::invalid(&Path::ROOT.field("patch"), shown.as_str(), detail)])
         };
-        let (value, unknown) =
-            decode::from_value::<T>(patched).map_err(|e| invalid(e.to_string()))?;
+        let (value, unknown) = decode::from_value::<T>(patched).map_err(|e| invalid(e.to_string()))?;
         let mut strict = std::mem::take(&mut self.pending);
         strict.extend(unknown.iter().map(|path| StrictError::unknown(path)));
         self.field_problems(strict, invalid)?;
@@ -401,11 +361,7 @@ impl Call {
     /// Runs `value`'s validation (`validate_update(old)` when `old` is given); errors are
     /// 422 `<Kind>.<group> "<metadata.name>" is invalid: [...]` for this resource. The
     /// name is read from `value` serialized, only when there are errors.
-    pub fn validate<T: Validate + Serialize>(
-        &self,
-        value: &T,
-        old: Option<&T>,
-    ) -> Result<(), Status> {
+    pub fn validate<T: Validate + Serialize>(&self, value: &T, old: Option<&T>) -> Result<(), Status> {
         let errors = match old {
             None => value.validate(),
             Some(old) => value.validate_update(old),
@@ -432,8 +388,7 @@ impl Call {
     /// `;as=<Kind>;g=meta.k8s.io;v=v1` (or `v1beta1`). A `Status` is never converted.
     pub fn reply<T: Serialize>(&self, code: StatusCode, value: &T) -> Result<Reply, Status> {
         let Output { format, transform } = self.output;
-        let encode_error =
-            |e: String| Status::internal_error(format!("unable to encode the response: {e}"));
+        let encode_error = |e: String| Status::internal_error(format!("unable to encode the response: {e}"));
         let body = if transform == Transform::None {
             encode(value, format).map_err(encode_error)?
         } else {
@@ -462,21 +417,19 @@ impl Call {
         timeout_seconds: Option<i64>,
     ) -> Result<Reply, Status> {
         let accept = self.parts.headers.get(header::ACCEPT).and_then(|v| v.to_str().ok());
-        let transform = negotiate::negotiate_watch(accept)
-            .ok_or_else(|| Status::not_acceptable(ACCEPTED_STREAM))?;
+        let transform = negotiate::negotiate_watch(accept).ok_or_else(|| Status::not_acceptable(ACCEPTED_STREAM))?;
         let include_object = match transform {
             Transform::Table(_) => IncludeObject::from_query(&self.query())?,
             _ => IncludeObject::Metadata,
         };
         let stop: Pin<Box<dyn Future<Output = ()> + Send>> = match timeout_seconds {
             Some(seconds) if seconds < 0 => Box::pin(std::future::ready(())),
-            Some(seconds) if seconds > 0 => Box::pin(async move {
-                tokio::time::sleep(Duration::from_secs(seconds.unsigned_abs())).await
-            }),
+            Some(seconds) if seconds > 0 => {
+                Box::pin(async move { tokio::time::sleep(Duration::from_secs(seconds.unsigned_abs())).await })
+            }
             _ => Box::pin(std::future::pending()),
         };
-        let mut encoder =
-            Encoder { transform, resource: self.resource, include_object, sent_headers: false };
+        let mut encoder = Encoder { transform, resource: self.resource, include_object, sent_headers: false };
         let mut failed = false;
         let lines = events
             .take_until(stop)

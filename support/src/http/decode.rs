@@ -12,9 +12,7 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use serde::de::{
-    self, DeserializeOwned, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor,
-};
+use serde::de::{self, DeserializeOwned, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 
 use crate::validation::go_quote;
@@ -132,9 +130,7 @@ pub(crate) fn render_ignored(path: &serde_ignored::Path<'_>) -> String {
                 }
                 out.push_str(key);
             }
-            Path::Some { parent }
-            | Path::NewtypeStruct { parent }
-            | Path::NewtypeVariant { parent } => go(parent, out),
+            Path::Some { parent } | Path::NewtypeStruct { parent } | Path::NewtypeVariant { parent } => go(parent, out),
         }
     }
     let mut out = String::new();
@@ -238,10 +234,7 @@ impl<'de, const YAML: bool> Visitor<'de> for ValueSeed<'_, YAML> {
     fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
         deserializer.deserialize_any(self)
     }
-    fn visit_newtype_struct<D: Deserializer<'de>>(
-        self,
-        deserializer: D,
-    ) -> Result<Value, D::Error> {
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
         deserializer.deserialize_any(self)
     }
 
@@ -304,10 +297,7 @@ pub(crate) struct Scanned {
     pub(crate) duplicates: Vec<Duplicate>,
 }
 
-fn scan_json(
-    body: &[u8],
-    order: bool,
-) -> Result<(Scanned, Option<HashMap<String, usize>>), serde_json::Error> {
+fn scan_json(body: &[u8], order: bool) -> Result<(Scanned, Option<HashMap<String, usize>>), serde_json::Error> {
     let mut state = ScanState { order: order.then(HashMap::new), ..ScanState::default() };
     let mut deserializer = serde_json::Deserializer::from_slice(body);
     let value = ValueSeed::<false> { state: &mut state }.deserialize(&mut deserializer)?;
@@ -329,11 +319,9 @@ fn scan_yaml(body: &[u8]) -> Result<Scanned, String> {
         return Ok(Scanned { value: Value::Null, duplicates: Vec::new() });
     }
     let mut state = ScanState::default();
-    let value = serde_saphyr::with_deserializer_from_str_with_options(
-        text,
-        yaml_options(),
-        |deserializer| ValueSeed::<true> { state: &mut state }.deserialize(deserializer),
-    )
+    let value = serde_saphyr::with_deserializer_from_str_with_options(text, yaml_options(), |deserializer| {
+        ValueSeed::<true> { state: &mut state }.deserialize(deserializer)
+    })
     .map_err(|e| e.to_string())?;
     Ok(Scanned { value, duplicates: state.duplicates })
 }
@@ -342,9 +330,7 @@ fn scan_yaml(body: &[u8]) -> Result<Scanned, String> {
 /// decoder's message.
 pub(crate) fn scan(body: &[u8], format: BodyFormat) -> Result<Scanned, String> {
     match format {
-        BodyFormat::Json => {
-            scan_json(body, false).map(|(scanned, _)| scanned).map_err(|e| e.to_string())
-        }
+        BodyFormat::Json => scan_json(body, false).map(|(scanned, _)| scanned).map_err(|e| e.to_string()),
         BodyFormat::Yaml => scan_yaml(body),
     }
 }
@@ -357,9 +343,7 @@ pub(crate) fn yaml_duplicates(duplicates: &[Duplicate]) -> Option<StrictError> {
     }
     let warnings: Vec<String> = duplicates
         .iter()
-        .map(|d| {
-            format!("line {}: key {} already set in map", d.line.unwrap_or(0), go_quote(&d.key))
-        })
+        .map(|d| format!("line {}: key {} already set in map", d.line.unwrap_or(0), go_quote(&d.key)))
         .collect();
     let mut error = String::from("yaml: unmarshal errors:");
     for warning in &warnings {
@@ -370,9 +354,7 @@ pub(crate) fn yaml_duplicates(duplicates: &[Duplicate]) -> Option<StrictError> {
 }
 
 /// Decodes `T` from a value, collecting the paths of unknown fields.
-pub(crate) fn from_value<T: DeserializeOwned>(
-    value: Value,
-) -> Result<(T, Vec<String>), serde_json::Error> {
+pub(crate) fn from_value<T: DeserializeOwned>(value: Value) -> Result<(T, Vec<String>), serde_json::Error> {
     let mut unknown = Vec::new();
     let decoded = serde_ignored::deserialize(value, |path| unknown.push(render_ignored(&path)))?;
     Ok((decoded, unknown))
@@ -382,8 +364,7 @@ pub(crate) fn from_value<T: DeserializeOwned>(
 fn from_json_text<T: DeserializeOwned>(body: &[u8]) -> Result<(T, Vec<String>), serde_json::Error> {
     let mut unknown = Vec::new();
     let mut deserializer = serde_json::Deserializer::from_slice(body);
-    let decoded =
-        serde_ignored::deserialize(&mut deserializer, |path| unknown.push(render_ignored(&path)))?;
+    let decoded = serde_ignored::deserialize(&mut deserializer, |path| unknown.push(render_ignored(&path)))?;
     deserializer.end()?;
     Ok((decoded, unknown))
 }
@@ -408,8 +389,7 @@ pub(crate) struct Decoded<T> {
 }
 
 fn kind_and_version(value: &Value) -> (Option<String>, Option<String>) {
-    let kind =
-        value.get("kind").and_then(Value::as_str).filter(|k| !k.is_empty()).map(str::to_owned);
+    let kind = value.get("kind").and_then(Value::as_str).filter(|k| !k.is_empty()).map(str::to_owned);
     let version = value
         .get("apiVersion")
         .and_then(Value::as_str)
@@ -430,9 +410,7 @@ pub(crate) fn decode<T: DeserializeOwned>(
         BodyFormat::Json => scan_json(body, false)
             .map(|(scanned, _)| scanned)
             .map_err(|e| format!("couldn't get version/kind; json parse error: {e}")),
-        BodyFormat::Yaml => {
-            scan_yaml(body).map_err(|e| format!("error converting YAML to JSON: yaml: {e}"))
-        }
+        BodyFormat::Yaml => scan_yaml(body).map_err(|e| format!("error converting YAML to JSON: yaml: {e}")),
     };
     let scanned = scanned.map_err(|detail| {
         DecodeError::Unrecognized(format!(
@@ -474,11 +452,7 @@ pub(crate) fn decode<T: DeserializeOwned>(
 
 /// Duplicate and unknown fields of a JSON body in document order, each reported once;
 /// a field both unknown and repeated is reported as unknown only (as Go's decoder does).
-fn json_strict_errors(
-    body: &[u8],
-    duplicates: &[Duplicate],
-    unknown: &[String],
-) -> Vec<StrictError> {
+fn json_strict_errors(body: &[u8], duplicates: &[Duplicate], unknown: &[String]) -> Vec<StrictError> {
     let order = if unknown.is_empty() {
         HashMap::new()
     } else {
@@ -561,11 +535,7 @@ mod tests {
         assert_eq!(d.value.spec.replicas, 2);
         assert_eq!(
             errors(&d.strict),
-            [
-                r#"unknown field "spec.zz""#,
-                r#"unknown field "spec.items[0].foo""#,
-                r#"unknown field "spec.aa""#
-            ]
+            [r#"unknown field "spec.zz""#, r#"unknown field "spec.items[0].foo""#, r#"unknown field "spec.aa""#]
         );
     }
 
@@ -593,19 +563,14 @@ mod tests {
         assert_eq!(d.value.spec.replicas, 2);
         assert_eq!(
             errors(&d.strict),
-            [
-                "yaml: unmarshal errors:\n  line 3: key \"replicas\" already set in map",
-                r#"unknown field "spec.foo""#
-            ]
+            ["yaml: unmarshal errors:\n  line 3: key \"replicas\" already set in map", r#"unknown field "spec.foo""#]
         );
         assert_eq!(d.strict[0].warnings, [r#"line 3: key "replicas" already set in map"#]);
     }
 
     #[test]
     fn malformed_and_mistyped() {
-        let Err(DecodeError::Unrecognized(m)) =
-            decode::<Obj>(b"{\"spec\": ", BodyFormat::Json, "Obj", "v1")
-        else {
+        let Err(DecodeError::Unrecognized(m)) = decode::<Obj>(b"{\"spec\": ", BodyFormat::Json, "Obj", "v1") else {
             panic!()
         };
         assert_eq!(

@@ -107,9 +107,7 @@ impl Default for Config {
 
 impl std::fmt::Debug for Config {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Config")
-            .field("max_body_bytes", &self.max_body_bytes)
-            .finish_non_exhaustive()
+        f.debug_struct("Config").field("max_body_bytes", &self.max_body_bytes).finish_non_exhaustive()
     }
 }
 
@@ -247,11 +245,7 @@ pub struct ScalePaths {
 impl ResourceInfo {
     /// `group/version`, or `version` for the core group.
     pub fn api_version(&self) -> String {
-        if self.group.is_empty() {
-            self.version.to_owned()
-        } else {
-            format!("{}/{}", self.group, self.version)
-        }
+        if self.group.is_empty() { self.version.to_owned() } else { format!("{}/{}", self.group, self.version) }
     }
 }
 

@@ -190,12 +190,9 @@ mod tests {
 
     #[test]
     fn unknown_conversions_fall_through() {
-        let out = negotiate(Some("application/json;as=Table;v=v2;g=meta.k8s.io,application/yaml"))
-            .unwrap();
+        let out = negotiate(Some("application/json;as=Table;v=v2;g=meta.k8s.io,application/yaml")).unwrap();
         assert_eq!(out, Output { format: Format::Yaml, transform: Transform::None });
-        let out =
-            negotiate(Some("application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io"))
-                .unwrap();
+        let out = negotiate(Some("application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io")).unwrap();
         assert_eq!(out.transform, Transform::PartialList("v1"));
     }
 }

@@ -72,10 +72,8 @@ pub(crate) fn parse(
     content_type: Option<&str>,
     allowed: &[PatchType],
 ) -> Result<(Patch, Vec<StrictError>), Status> {
-    let patch_type = content_type
-        .and_then(PatchType::from_content_type)
-        .filter(|t| allowed.contains(t))
-        .ok_or_else(|| {
+    let patch_type =
+        content_type.and_then(PatchType::from_content_type).filter(|t| allowed.contains(t)).ok_or_else(|| {
             let accepted: Vec<&str> = allowed.iter().map(|t| t.content_type()).collect();
             Status::unsupported_media_type(&accepted)
         })?;
@@ -87,10 +85,8 @@ pub(crate) fn parse(
             if let Value::Array(operations) = &scanned.value {
                 for (index, operation) in operations.iter().enumerate() {
                     if let Value::Object(fields) = operation {
-                        for key in fields.keys().filter(|k| !OPERATION_FIELDS.contains(&k.as_str()))
-                        {
-                            strict
-                                .push(StrictError::json_patch_unknown(&format!("[{index}].{key}")));
+                        for key in fields.keys().filter(|k| !OPERATION_FIELDS.contains(&k.as_str())) {
+                            strict.push(StrictError::json_patch_unknown(&format!("[{index}].{key}")));
                         }
                     }
                     let prefix = format!("[{index}].");
@@ -101,8 +97,7 @@ pub(crate) fn parse(
                     }
                 }
             }
-            let patch =
-                serde_json::from_value(scanned.value).map_err(|e| bad_patch(e.to_string()))?;
+            let patch = serde_json::from_value(scanned.value).map_err(|e| bad_patch(e.to_string()))?;
             Ok((Patch::Json(patch), strict))
         }
         PatchType::Merge | PatchType::StrategicMerge => {
@@ -110,8 +105,7 @@ pub(crate) fn parse(
             if patch_type == PatchType::StrategicMerge && !scanned.value.is_object() {
                 return Err(bad_patch("a strategic merge patch must be a JSON object".to_owned()));
             }
-            let strict =
-                scanned.duplicates.iter().map(|d| StrictError::duplicate(&d.path)).collect();
+            let strict = scanned.duplicates.iter().map(|d| StrictError::duplicate(&d.path)).collect();
             let patch = if patch_type == PatchType::Merge {
                 Patch::Merge(scanned.value)
             } else {
@@ -122,20 +116,14 @@ pub(crate) fn parse(
         PatchType::Apply => {
             let looks_like_json = body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
             let format = if looks_like_json { BodyFormat::Json } else { BodyFormat::Yaml };
-            let scanned = decode::scan(body, format)
-                .map_err(|e| Status::bad_request(format!("error decoding YAML: {e}")))?;
+            let scanned =
+                decode::scan(body, format).map_err(|e| Status::bad_request(format!("error decoding YAML: {e}")))?;
             if !scanned.value.is_object() {
-                return Err(Status::bad_request(
-                    "error decoding YAML: the applied configuration must be an object",
-                ));
+                return Err(Status::bad_request("error decoding YAML: the applied configuration must be an object"));
             }
             let strict = match format {
-                BodyFormat::Json => {
-                    scanned.duplicates.iter().map(|d| StrictError::duplicate(&d.path)).collect()
-                }
-                BodyFormat::Yaml => {
-                    decode::yaml_duplicates(&scanned.duplicates).into_iter().collect()
-                }
+                BodyFormat::Json => scanned.duplicates.iter().map(|d| StrictError::duplicate(&d.path)).collect(),
+                BodyFormat::Yaml => decode::yaml_duplicates(&scanned.duplicates).into_iter().collect(),
             };
             Ok((Patch::Apply(scanned.value), strict))
         }

@@ -29,10 +29,7 @@ impl<'a> Query<'a> {
     }
 
     /// Every value of `name`, in order.
-    pub fn values<'s, 'n>(
-        &'s self,
-        name: &'n str,
-    ) -> impl Iterator<Item = &'s str> + use<'s, 'n, 'a> {
+    pub fn values<'s, 'n>(&'s self, name: &'n str) -> impl Iterator<Item = &'s str> + use<'s, 'n, 'a> {
         self.pairs.iter().filter(move |(k, _)| k == name).map(|(_, v)| v.as_ref())
     }
 
@@ -133,9 +130,7 @@ mod tests {
         let e = parse_int::<i64>("limit", "abc").unwrap_err();
         assert_eq!(
             e.message.as_deref(),
-            Some(
-                r#"invalid value for query parameter "limit": strconv.ParseInt: parsing "abc": invalid syntax"#
-            )
+            Some(r#"invalid value for query parameter "limit": strconv.ParseInt: parsing "abc": invalid syntax"#)
         );
         let e = parse_int::<i64>("limit", "99999999999999999999").unwrap_err();
         assert!(e.message.unwrap().ends_with("value out of range"));

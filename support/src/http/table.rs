@@ -129,11 +129,7 @@ fn metadata(value: &Value) -> Option<&Map<String, Value>> {
 }
 
 fn meta_str(value: &Value, field: &str) -> Option<String> {
-    metadata(value)
-        .and_then(|m| m.get(field))
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty())
-        .map(str::to_owned)
+    metadata(value).and_then(|m| m.get(field)).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_owned)
 }
 
 fn list_meta(value: &Value, list: bool) -> ListMeta {
@@ -185,9 +181,7 @@ pub(crate) fn convert(
     let list = is_list(&value, resource);
     match transform {
         Transform::None => Ok(Converted::Unchanged(value)),
-        Transform::Table(version) => {
-            Ok(Converted::Table(table(&value, list, version, resource, options)))
-        }
+        Transform::Table(version) => Ok(Converted::Table(table(&value, list, version, resource, options))),
         Transform::Partial(version) => {
             if list {
                 return Err(not_acceptable(format!(
@@ -228,13 +222,7 @@ fn columns(resource: &ResourceInfo) -> &[Column] {
     if resource.columns.is_empty() { std::slice::from_ref(&AGE) } else { resource.columns }
 }
 
-fn table<'a>(
-    value: &Value,
-    list: bool,
-    version: &str,
-    resource: &'a ResourceInfo,
-    options: TableOptions,
-) -> Table<'a> {
+fn table<'a>(value: &Value, list: bool, version: &str, resource: &'a ResourceInfo, options: TableOptions) -> Table<'a> {
     let columns = columns(resource);
     let column_definitions = (!options.no_headers).then(|| {
         let mut definitions = vec![ColumnDefinition {
@@ -284,9 +272,7 @@ fn cell(column: &Column, object: &Value, now_millis: i64) -> Value {
             other => other.to_string(),
         }),
         "integer" => match value {
-            Value::Number(n) => {
-                n.as_i64().or_else(|| n.as_f64().map(|f| f as i64)).map_or(Value::Null, Value::from)
-            }
+            Value::Number(n) => n.as_i64().or_else(|| n.as_f64().map(|f| f as i64)).map_or(Value::Null, Value::from),
             _ => Value::Null,
         },
         "number" => match value {
@@ -298,9 +284,7 @@ fn cell(column: &Column, object: &Value, now_millis: i64) -> Value {
             _ => Value::Null,
         },
         "date" => match value {
-            Value::String(s) if s.is_empty() || s == "null" => {
-                Value::String("<unknown>".to_owned())
-            }
+            Value::String(s) if s.is_empty() || s == "null" => Value::String("<unknown>".to_owned()),
             Value::String(s) => match s.parse::<jiff::Timestamp>() {
                 Ok(t) => Value::String(human_duration(now_millis - t.as_millisecond())),
                 Err(_) => Value::String("<invalid>".to_owned()),
@@ -342,11 +326,7 @@ pub(crate) fn human_duration(millis: i64) -> String {
         format!("{}d", hours / 24)
     } else if hours < 24 * 365 * 8 {
         let days = (hours / 24) % 365;
-        if days == 0 {
-            format!("{}y", hours / 24 / 365)
-        } else {
-            format!("{}y{days}d", hours / 24 / 365)
-        }
+        if days == 0 { format!("{}y", hours / 24 / 365) } else { format!("{}y{days}d", hours / 24 / 365) }
     } else {
         format!("{}y", hours / 24 / 365)
     }
@@ -455,11 +435,8 @@ fn parse_bracket(inner: &str) -> Option<Step> {
     let (path, rest) = parse_steps(&chars)?;
     let rest: String = rest.iter().collect();
     let rest = rest.trim();
-    let (equal, literal) = if let Some(literal) = rest.strip_prefix("==") {
-        (true, literal)
-    } else {
-        (false, rest.strip_prefix("!=")?)
-    };
+    let (equal, literal) =
+        if let Some(literal) = rest.strip_prefix("==") { (true, literal) } else { (false, rest.strip_prefix("!=")?) };
     let literal = match unquote(literal) {
         Some(s) => Value::String(s.to_owned()),
         None => serde_json::from_str(literal.trim()).ok()?,
@@ -483,11 +460,8 @@ fn walk<'v>(steps: &[Step], value: &'v Value) -> Option<&'v Value> {
         Step::Field(name) => walk(rest, value.as_object()?.get(name)?),
         Step::Index(index) => {
             let items = value.as_array()?;
-            let index = if *index < 0 {
-                items.len().checked_sub(index.unsigned_abs() as usize)?
-            } else {
-                *index as usize
-            };
+            let index =
+                if *index < 0 { items.len().checked_sub(index.unsigned_abs() as usize)? } else { *index as usize };
             walk(rest, items.get(index)?)
         }
         Step::Wildcard => match value {
@@ -539,14 +513,8 @@ mod tests {
         assert_eq!(find(".spec.ports[1].port", &o), Some(&json!(443)));
         assert_eq!(find("{.spec.ports[-1].port}", &o), Some(&json!(443)));
         assert_eq!(find(".spec.ports[*].port", &o), Some(&json!(80)));
-        assert_eq!(
-            find(r#".status.conditions[?(@.type=="Ready")].status"#, &o),
-            Some(&json!("False"))
-        );
-        assert_eq!(
-            find(".status.conditions[?(@.type != 'Ready')].type", &o),
-            Some(&json!("Scheduled"))
-        );
+        assert_eq!(find(r#".status.conditions[?(@.type=="Ready")].status"#, &o), Some(&json!("False")));
+        assert_eq!(find(".status.conditions[?(@.type != 'Ready')].type", &o), Some(&json!("Scheduled")));
         assert_eq!(find(r".metadata.labels.app\.kubernetes\.io/name", &o), Some(&json!("web")));
         assert_eq!(find(".metadata.labels['app.kubernetes.io/name']", &o), Some(&json!("web")));
         assert_eq!(find(".spec.missing", &o), None);

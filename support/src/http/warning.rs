@@ -71,10 +71,7 @@ mod tests {
 
     #[test]
     fn escapes_quotes() {
-        assert_eq!(
-            header_value(r#"unknown field "spec.foo""#),
-            r#"299 - "unknown field \"spec.foo\"""#
-        );
+        assert_eq!(header_value(r#"unknown field "spec.foo""#), r#"299 - "unknown field \"spec.foo\"""#);
     }
 
     #[test]

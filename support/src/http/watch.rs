@@ -83,7 +83,8 @@ fn required_exact(selector: &str, field: &str) -> Option<String> {
         }
     }
     terms.iter().find_map(|term| {
-        let (key, value) = term.split_once("==").or_else(|| term.split_once('=').filter(|(key, _)| !key.ends_with('!')))?;
+        let (key, value) =
+            term.split_once("==").or_else(|| term.split_once('=').filter(|(key, _)| !key.ends_with('!')))?;
         (key.trim() == field).then(|| unescape(value.trim()))
     })
 }
@@ -136,12 +137,8 @@ impl Encoder {
                         now_millis: jiff::Timestamp::now().as_millisecond(),
                     };
                     let converted = serde_json::to_value(o)
-                        .map_err(|e| {
-                            Status::internal_error(format!("unable to encode watch object: {e}"))
-                        })
-                        .and_then(|value| {
-                            table::convert(value, self.transform, self.resource, options)
-                        });
+                        .map_err(|e| Status::internal_error(format!("unable to encode watch object: {e}")))
+                        .and_then(|value| table::convert(value, self.transform, self.resource, options));
                     match converted {
                         Ok(object) => {
                             self.sent_headers = true;
@@ -157,9 +154,7 @@ impl Encoder {
                 line.push(b'\n');
                 Ok(Bytes::from(line))
             }
-            Err(e) => Err(error_line(&Status::internal_error(format!(
-                "unable to encode watch object: {e}"
-            )))),
+            Err(e) => Err(error_line(&Status::internal_error(format!("unable to encode watch object: {e}")))),
         }
     }
 }
@@ -186,7 +181,10 @@ mod tests {
         assert_eq!(one_object_selector(Some(r"metadata.name=a\,b".into()), "a,b").unwrap(), r"metadata.name=a\,b");
         for contradicting in ["status.phase=X", "metadata.name=other", "metadata.name!=web"] {
             let error = one_object_selector(Some(contradicting.into()), "web").unwrap_err();
-            assert_eq!((error.code, error.message.as_deref()), (Some(400), Some("fieldSelector metadata.name doesn't match requested name")));
+            assert_eq!(
+                (error.code, error.message.as_deref()),
+                (Some(400), Some("fieldSelector metadata.name doesn't match requested name"))
+            );
         }
     }
 }

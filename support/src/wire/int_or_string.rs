@@ -107,10 +107,7 @@ impl IntOrStringVisitor {
             Ok(i) => Ok(IntOrString::Int(i)),
             Err(_) => Err(match i64::try_from(value) {
                 Ok(v) => E::invalid_value(Unexpected::Signed(v), &self),
-                Err(_) => E::custom(format_args!(
-                    "invalid value: integer `{value}`, expected {}",
-                    Expected
-                )),
+                Err(_) => E::custom(format_args!("invalid value: integer `{value}`, expected {}", Expected)),
             }),
         }
     }
@@ -147,9 +144,7 @@ impl<'de> Visitor<'de> for IntOrStringVisitor {
     fn visit_u128<E: de::Error>(self, v: u128) -> Result<IntOrString, E> {
         match i128::try_from(v) {
             Ok(v) => self.int(v),
-            Err(_) => {
-                Err(E::custom(format_args!("invalid value: integer `{v}`, expected {Expected}")))
-            }
+            Err(_) => Err(E::custom(format_args!("invalid value: integer `{v}`, expected {Expected}"))),
         }
     }
 

@@ -151,9 +151,7 @@ fn serialize<S: Serializer>(serializer: S, ts: Timestamp, micros: bool) -> Resul
         return serializer.serialize_none();
     }
     let dt = utc_datetime(ts).ok_or_else(|| {
-        ser::Error::custom(format_args!(
-            "timestamp {ts} is outside the years 0000..=9999 that RFC 3339 can write"
-        ))
+        ser::Error::custom(format_args!("timestamp {ts} is outside the years 0000..=9999 that RFC 3339 can write"))
     })?;
     let mut text = String::with_capacity(27);
     write_rfc3339(&mut text, dt, micros).map_err(ser::Error::custom)?;
@@ -296,16 +294,8 @@ fn parse_rfc3339(s: &str) -> Result<Timestamp, ParseTimeError> {
     }
 
     // All fields are at most four digits, so the narrowing casts cannot truncate.
-    let datetime = DateTime::new(
-        year as i16,
-        month as i8,
-        day as i8,
-        hour as i8,
-        minute as i8,
-        second as i8,
-        nanos,
-    )
-    .map_err(|e| fail(&e.to_string()))?;
+    let datetime = DateTime::new(year as i16, month as i8, day as i8, hour as i8, minute as i8, second as i8, nanos)
+        .map_err(|e| fail(&e.to_string()))?;
     let offset = Offset::from_seconds(offset_seconds).map_err(|e| fail(&e.to_string()))?;
     offset.to_timestamp(datetime).map_err(|e| fail(&e.to_string()))
 }

@@ -2,13 +2,23 @@
 
 //! A complete API server's trait, router and discovery catalog.
 /// Implemented by a server for every resource of these specs.
-pub trait Server: crate::com::example::crd::v1::GizmoApi + crate::com::example::crd::v1alpha1::KnobApi + crate::com::example::crd::v1beta1::GizmoApi + crate::api::fixture::v1::AutoscalerApi + crate::api::fixture::v1::WidgetApi {}
+pub trait Server:
+    crate::com::example::crd::v1::GizmoApi
+    + crate::com::example::crd::v1alpha1::KnobApi
+    + crate::com::example::crd::v1beta1::GizmoApi
+    + crate::api::fixture::v1::AutoscalerApi
+    + crate::api::fixture::v1::WidgetApi
+{
+}
 impl<
     T: crate::com::example::crd::v1::GizmoApi
         + crate::com::example::crd::v1alpha1::KnobApi
         + crate::com::example::crd::v1beta1::GizmoApi
-        + crate::api::fixture::v1::AutoscalerApi + crate::api::fixture::v1::WidgetApi,
-> Server for T {}
+        + crate::api::fixture::v1::AutoscalerApi
+        + crate::api::fixture::v1::WidgetApi,
+> Server for T
+{
+}
 /// Discovery information of every group/version, and the version reported at `/version`.
 pub static CATALOG: support::discovery::ApiCatalog = support::discovery::ApiCatalog {
     groups: &[
@@ -17,57 +27,24 @@ pub static CATALOG: support::discovery::ApiCatalog = support::discovery::ApiCata
         crate::com::example::crd::v1beta1::routes::GROUP_VERSION,
         crate::api::fixture::v1::routes::GROUP_VERSION,
     ],
-    version: support::discovery::VersionInfo {
-        major: "1",
-        minor: "32",
-        git_version: "v1.32.0",
-    },
+    version: support::discovery::VersionInfo { major: "1", minor: "32", git_version: "v1.32.0" },
 };
+
 /// The typed check (decode and validate) of every resource, by group, version and
 /// kind, for servers that work with JSON (`support::dynamic`).
 pub static TYPED_CHECKS: &[(&str, &str, &str, support::dynamic::TypedCheck)] = &[
-    (
-        "crd.example.com",
-        "v1",
-        "Gizmo",
-        support::dynamic::typed::<crate::com::example::crd::v1::Gizmo>,
-    ),
-    (
-        "crd.example.com",
-        "v1alpha1",
-        "Knob",
-        support::dynamic::typed::<crate::com::example::crd::v1alpha1::Knob>,
-    ),
-    (
-        "crd.example.com",
-        "v1beta1",
-        "Gizmo",
-        support::dynamic::typed::<crate::com::example::crd::v1beta1::Gizmo>,
-    ),
-    (
-        "fixture.example.com",
-        "v1",
-        "Autoscaler",
-        support::dynamic::typed::<crate::api::fixture::v1::Autoscaler>,
-    ),
-    (
-        "fixture.example.com",
-        "v1",
-        "Widget",
-        support::dynamic::typed::<crate::api::fixture::v1::Widget>,
-    ),
+    ("crd.example.com", "v1", "Gizmo", support::dynamic::typed::<crate::com::example::crd::v1::Gizmo>),
+    ("crd.example.com", "v1alpha1", "Knob", support::dynamic::typed::<crate::com::example::crd::v1alpha1::Knob>),
+    ("crd.example.com", "v1beta1", "Gizmo", support::dynamic::typed::<crate::com::example::crd::v1beta1::Gizmo>),
+    ("fixture.example.com", "v1", "Autoscaler", support::dynamic::typed::<crate::api::fixture::v1::Autoscaler>),
+    ("fixture.example.com", "v1", "Widget", support::dynamic::typed::<crate::api::fixture::v1::Widget>),
 ];
+
 /// Every path of every resource, plus discovery (`/version`, `/api`, `/apis`, ...) and
 /// the OpenAPI documents, served by `api` with `config`. Requests no route serves get
 /// Kubernetes `Status` errors too.
-pub fn router<S: Server>(
-    api: S,
-    config: support::http::Config,
-) -> support::axum::Router {
-    let state = support::http::ApiState {
-        api: std::sync::Arc::new(api),
-        config: std::sync::Arc::new(config),
-    };
+pub fn router<S: Server>(api: S, config: support::http::Config) -> support::axum::Router {
+    let state = support::http::ApiState { api: std::sync::Arc::new(api), config: std::sync::Arc::new(config) };
     let routes = support::axum::Router::new()
         .merge(crate::com::example::crd::v1::routes::router::<S>())
         .merge(crate::com::example::crd::v1alpha1::routes::router::<S>())

@@ -13,9 +13,7 @@ use serde_json::Value;
 
 /// Path of a file under `tests/fixtures/`.
 pub fn fixture_path(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures")
-        .join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(name)
 }
 
 /// The raw bytes of a fixture file.
@@ -37,12 +35,8 @@ pub fn fixture(name: &str) -> Value {
 
 /// Decodes JSON text into `T`, as a client decodes a response body.
 pub fn decode<T: DeserializeOwned>(context: &str, text: &str) -> T {
-    serde_json::from_str(text).unwrap_or_else(|e| {
-        panic!(
-            "{context}: decoding into {} failed: {e}",
-            std::any::type_name::<T>()
-        )
-    })
+    serde_json::from_str(text)
+        .unwrap_or_else(|e| panic!("{context}: decoding into {} failed: {e}", std::any::type_name::<T>()))
 }
 
 /// Decodes a JSON value by way of its text, so that the same deserializer paths run as for a
@@ -61,14 +55,9 @@ pub fn decode_err<T: DeserializeOwned + std::fmt::Debug>(context: &str, value: &
 
 /// Encodes `value` to JSON text and parses that text back, as the receiving side would.
 pub fn encode<T: Serialize>(context: &str, value: &T) -> Value {
-    let text = serde_json::to_string(value).unwrap_or_else(|e| {
-        panic!(
-            "{context}: encoding {} failed: {e}",
-            std::any::type_name::<T>()
-        )
-    });
-    serde_json::from_str(&text)
-        .unwrap_or_else(|e| panic!("{context}: encoder wrote invalid JSON: {e}"))
+    let text = serde_json::to_string(value)
+        .unwrap_or_else(|e| panic!("{context}: encoding {} failed: {e}", std::any::type_name::<T>()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{context}: encoder wrote invalid JSON: {e}"))
 }
 
 /// Decodes `input` into `T` and encodes it again: returns the typed value and the output.
@@ -105,11 +94,7 @@ fn walk(path: &str, expected: &Value, actual: &Value, out: &mut Vec<String>) {
         }
         (Value::Array(e), Value::Array(a)) => {
             if e.len() != a.len() {
-                out.push(format!(
-                    "{path}: {} items expected, {} found",
-                    e.len(),
-                    a.len()
-                ));
+                out.push(format!("{path}: {} items expected, {} found", e.len(), a.len()));
             }
             for (i, (ev, av)) in e.iter().zip(a).enumerate() {
                 walk(&format!("{path}/{i}"), ev, av, out);
@@ -134,22 +119,16 @@ pub fn assert_json_eq(context: &str, expected: &Value, actual: &Value) {
 
 /// Sets the value at a JSON pointer (`/spec/metrics/0/type`), which must exist.
 pub fn set(doc: &mut Value, pointer: &str, value: Value) {
-    let slot = doc
-        .pointer_mut(pointer)
-        .unwrap_or_else(|| panic!("no value at {pointer}"));
+    let slot = doc.pointer_mut(pointer).unwrap_or_else(|| panic!("no value at {pointer}"));
     *slot = value;
 }
 
 /// Removes the member at a JSON pointer, which must exist; returns its value.
 pub fn remove(doc: &mut Value, pointer: &str) -> Value {
     let (parent, key) = pointer.rsplit_once('/').expect("pointer has a parent");
-    let object = doc
-        .pointer_mut(parent)
-        .and_then(Value::as_object_mut)
-        .unwrap_or_else(|| panic!("no object at {parent}"));
-    object
-        .remove(key)
-        .unwrap_or_else(|| panic!("no member {key} at {parent}"))
+    let object =
+        doc.pointer_mut(parent).and_then(Value::as_object_mut).unwrap_or_else(|| panic!("no object at {parent}"));
+    object.remove(key).unwrap_or_else(|| panic!("no member {key} at {parent}"))
 }
 
 /// Parses an RFC 3339 timestamp as `support::Time`.

@@ -38,12 +38,7 @@ impl support::Validate for ContainerResourceMetricSource {
         {
             let path = path.field("target");
             let value = &self.target;
-            <super::MetricTarget as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            <super::MetricTarget as support::Validate>::validate_into(value, None, &path, errors);
         }
     }
 }

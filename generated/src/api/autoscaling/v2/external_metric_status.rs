@@ -21,22 +21,12 @@ impl support::Validate for ExternalMetricStatus {
         {
             let path = path.field("current");
             let value = &self.current;
-            <super::MetricValueStatus as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            <super::MetricValueStatus as support::Validate>::validate_into(value, None, &path, errors);
         }
         {
             let path = path.field("metric");
             let value = &self.metric;
-            <super::MetricIdentifier as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            <super::MetricIdentifier as support::Validate>::validate_into(value, None, &path, errors);
         }
     }
 }

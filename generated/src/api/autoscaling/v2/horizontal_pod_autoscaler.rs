@@ -22,11 +22,17 @@ pub struct HorizontalPodAutoscaler {
 
 impl support::Resource for HorizontalPodAutoscaler {
     const GROUP: &'static str = "autoscaling";
+
     const VERSION: &'static str = "v2";
+
     const API_VERSION: &'static str = "autoscaling/v2";
+
     const KIND: &'static str = "HorizontalPodAutoscaler";
+
     const PLURAL: &'static str = "horizontalpodautoscalers";
+
     const SCOPE: support::Scope = support::Scope::Namespaced;
+
     const LIST_KIND: &'static str = "HorizontalPodAutoscalerList";
 }
 
@@ -42,9 +48,7 @@ impl support::Validate for HorizontalPodAutoscaler {
             &path.field("metadata"),
             support::meta::ObjectMetaView {
                 name: meta.and_then(|m| m.name.as_deref()).unwrap_or_default(),
-                generate_name: meta
-                    .and_then(|m| m.generate_name.as_deref())
-                    .unwrap_or_default(),
+                generate_name: meta.and_then(|m| m.generate_name.as_deref()).unwrap_or_default(),
                 namespace: meta.and_then(|m| m.namespace.as_deref()).unwrap_or_default(),
                 labels: meta.and_then(|m| m.labels.as_ref()),
                 annotations: meta.and_then(|m| m.annotations.as_ref()),
@@ -56,30 +60,17 @@ impl support::Validate for HorizontalPodAutoscaler {
         if let Some(value) = &self.metadata {
             let path = path.field("metadata");
             <crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
+                value, None, &path, errors,
             );
         }
         {
             let path = path.field("spec");
             let value = &self.spec;
-            <super::HorizontalPodAutoscalerSpec as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            <super::HorizontalPodAutoscalerSpec as support::Validate>::validate_into(value, None, &path, errors);
         }
         if let Some(value) = &self.status {
             let path = path.field("status");
-            <super::HorizontalPodAutoscalerStatus as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            <super::HorizontalPodAutoscalerStatus as support::Validate>::validate_into(value, None, &path, errors);
         }
     }
 }

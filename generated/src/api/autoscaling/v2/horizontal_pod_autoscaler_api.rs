@@ -57,6 +57,7 @@ pub static HORIZONTAL_POD_AUTOSCALER: support::http::ResourceInfo = support::htt
     deprecation_warning: None,
     storage_version: true,
 };
+
 /// The operations on HorizontalPodAutoscaler. Every method answers 405 `MethodNotAllowed` unless implemented, so a server implements only what it supports.
 pub trait HorizontalPodAutoscalerApi: Send + Sync + 'static {
     /// Create a HorizontalPodAutoscaler in the namespace.
@@ -67,44 +68,34 @@ pub trait HorizontalPodAutoscalerApi: Send + Sync + 'static {
         params: crate::params::CreateOrReplaceParams,
         body: super::HorizontalPodAutoscaler,
     ) -> impl std::future::Future<
-        Output = Result<
-            crate::responses::OkCreatedOrAccepted<super::HorizontalPodAutoscaler>,
-            support::Status,
-        >,
+        Output = Result<crate::responses::OkCreatedOrAccepted<super::HorizontalPodAutoscaler>, support::Status>,
     > + Send {
         let _ = (context, path, params, body);
-        std::future::ready(
-            Err(support::http::not_implemented(&HORIZONTAL_POD_AUTOSCALER, "create")),
-        )
+        std::future::ready(Err(support::http::not_implemented(&HORIZONTAL_POD_AUTOSCALER, "create")))
     }
+
     /// Return the named HorizontalPodAutoscaler.
     fn read(
         &self,
         context: support::http::Context,
         path: crate::params::NamespaceNamePath,
         params: crate::params::ReadParams,
-    ) -> impl std::future::Future<
-        Output = Result<super::HorizontalPodAutoscaler, support::Status>,
-    > + Send {
+    ) -> impl std::future::Future<Output = Result<super::HorizontalPodAutoscaler, support::Status>> + Send {
         let _ = (context, path, params);
-        std::future::ready(
-            Err(support::http::not_implemented(&HORIZONTAL_POD_AUTOSCALER, "get")),
-        )
+        std::future::ready(Err(support::http::not_implemented(&HORIZONTAL_POD_AUTOSCALER, "get")))
     }
+
     /// Return the named HorizontalPodAutoscaler, for its status.
     fn read_status(
         &self,
         context: support::http::Context,
         path: crate::params::NamespaceNamePath,
         params: crate::params::ReadParams,
-    ) -> impl std::future::Future<
-        Output = Result<super::HorizontalPodAutoscaler, support::Status>,
-    > + Send {
+    ) -> impl std::future::Future<Output = Result<super::HorizontalPodAutoscaler, support::Status>> + Send {
         let _ = (context, path, params);
-        std::future::ready(
-            Err(support::http::not_implemented(&HORIZONTAL_POD_AUTOSCALER, "get")),
-        )
+        std::future::ready(Err(support::http::not_implemented(&HORIZONTAL_POD_AUTOSCALER, "get")))
     }
+
     /// Replace the named HorizontalPodAutoscaler.
     fn replace(
         &self,
@@ -113,16 +104,12 @@ pub trait HorizontalPodAutoscalerApi: Send + Sync + 'static {
         params: crate::params::CreateOrReplaceParams,
         body: super::HorizontalPodAutoscaler,
     ) -> impl std::future::Future<
-        Output = Result<
-            crate::responses::OkOrCreated<super::HorizontalPodAutoscaler>,
-            support::Status,
-        >,
+        Output = Result<crate::responses::OkOrCreated<super::HorizontalPodAutoscaler>, support::Status>,
     > + Send {
         let _ = (context, path, params, body);
-        std::future::ready(
-            Err(support::http::not_implemented(&HORIZONTAL_POD_AUTOSCALER, "update")),
-        )
+        std::future::ready(Err(support::http::not_implemented(&HORIZONTAL_POD_AUTOSCALER, "update")))
     }
+
     /// Replace the status of the named HorizontalPodAutoscaler.
     fn replace_status(
         &self,
@@ -131,16 +118,12 @@ pub trait HorizontalPodAutoscalerApi: Send + Sync + 'static {
         params: crate::params::CreateOrReplaceParams,
         body: super::HorizontalPodAutoscaler,
     ) -> impl std::future::Future<
-        Output = Result<
-            crate::responses::OkOrCreated<super::HorizontalPodAutoscaler>,
-            support::Status,
-        >,
+        Output = Result<crate::responses::OkOrCreated<super::HorizontalPodAutoscaler>, support::Status>,
     > + Send {
         let _ = (context, path, params, body);
-        std::future::ready(
-            Err(support::http::not_implemented(&HORIZONTAL_POD_AUTOSCALER, "update")),
-        )
+        std::future::ready(Err(support::http::not_implemented(&HORIZONTAL_POD_AUTOSCALER, "update")))
     }
+
     /// Apply a patch to the named HorizontalPodAutoscaler.
     fn patch(
         &self,
@@ -149,16 +132,12 @@ pub trait HorizontalPodAutoscalerApi: Send + Sync + 'static {
         params: crate::params::PatchParams,
         body: support::http::Patch,
     ) -> impl std::future::Future<
-        Output = Result<
-            crate::responses::OkOrCreated<super::HorizontalPodAutoscaler>,
-            support::Status,
-        >,
+        Output = Result<crate::responses::OkOrCreated<super::HorizontalPodAutoscaler>, support::Status>,
     > + Send {
         let _ = (context, path, params, body);
-        std::future::ready(
-            Err(support::http::not_implemented(&HORIZONTAL_POD_AUTOSCALER, "patch")),
-        )
+        std::future::ready(Err(support::http::not_implemented(&HORIZONTAL_POD_AUTOSCALER, "patch")))
     }
+
     /// Apply a patch to the status of the named HorizontalPodAutoscaler.
     fn patch_status(
         &self,
@@ -167,16 +146,12 @@ pub trait HorizontalPodAutoscalerApi: Send + Sync + 'static {
         params: crate::params::PatchParams,
         body: support::http::Patch,
     ) -> impl std::future::Future<
-        Output = Result<
-            crate::responses::OkOrCreated<super::HorizontalPodAutoscaler>,
-            support::Status,
-        >,
+        Output = Result<crate::responses::OkOrCreated<super::HorizontalPodAutoscaler>, support::Status>,
     > + Send {
         let _ = (context, path, params, body);
-        std::future::ready(
-            Err(support::http::not_implemented(&HORIZONTAL_POD_AUTOSCALER, "patch")),
-        )
+        std::future::ready(Err(support::http::not_implemented(&HORIZONTAL_POD_AUTOSCALER, "patch")))
     }
+
     /// Delete the named HorizontalPodAutoscaler.
     fn delete(
         &self,
@@ -184,41 +159,33 @@ pub trait HorizontalPodAutoscalerApi: Send + Sync + 'static {
         path: crate::params::NamespaceNamePath,
         params: crate::params::DeleteParams,
         body: Option<crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
-    ) -> impl std::future::Future<
-        Output = Result<crate::responses::OkOrAccepted<support::Status>, support::Status>,
-    > + Send {
+    ) -> impl std::future::Future<Output = Result<crate::responses::OkOrAccepted<support::Status>, support::Status>> + Send
+    {
         let _ = (context, path, params, body);
-        std::future::ready(
-            Err(support::http::not_implemented(&HORIZONTAL_POD_AUTOSCALER, "delete")),
-        )
+        std::future::ready(Err(support::http::not_implemented(&HORIZONTAL_POD_AUTOSCALER, "delete")))
     }
+
     /// Return the HorizontalPodAutoscalers of the namespace, or stream their changes when watch is set.
     fn list(
         &self,
         context: support::http::Context,
         path: crate::params::NamespacePath,
         params: crate::params::ListParams,
-    ) -> impl std::future::Future<
-        Output = Result<super::HorizontalPodAutoscalerList, support::Status>,
-    > + Send {
+    ) -> impl std::future::Future<Output = Result<super::HorizontalPodAutoscalerList, support::Status>> + Send {
         let _ = (context, path, params);
-        std::future::ready(
-            Err(support::http::not_implemented(&HORIZONTAL_POD_AUTOSCALER, "list")),
-        )
+        std::future::ready(Err(support::http::not_implemented(&HORIZONTAL_POD_AUTOSCALER, "list")))
     }
+
     /// Return the HorizontalPodAutoscalers of all namespaces, or stream their changes when watch is set.
     fn list_all_namespaces(
         &self,
         context: support::http::Context,
         params: crate::params::ListParams,
-    ) -> impl std::future::Future<
-        Output = Result<super::HorizontalPodAutoscalerList, support::Status>,
-    > + Send {
+    ) -> impl std::future::Future<Output = Result<super::HorizontalPodAutoscalerList, support::Status>> + Send {
         let _ = (context, params);
-        std::future::ready(
-            Err(support::http::not_implemented(&HORIZONTAL_POD_AUTOSCALER, "list")),
-        )
+        std::future::ready(Err(support::http::not_implemented(&HORIZONTAL_POD_AUTOSCALER, "list")))
     }
+
     /// Delete every HorizontalPodAutoscaler of the namespace matched by the selectors.
     fn delete_collection(
         &self,
@@ -226,19 +193,11 @@ pub trait HorizontalPodAutoscalerApi: Send + Sync + 'static {
         path: crate::params::NamespacePath,
         params: crate::params::DeleteCollectionParams,
         body: Option<crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
-    ) -> impl std::future::Future<
-        Output = Result<support::Status, support::Status>,
-    > + Send {
+    ) -> impl std::future::Future<Output = Result<support::Status, support::Status>> + Send {
         let _ = (context, path, params, body);
-        std::future::ready(
-            Err(
-                support::http::not_implemented(
-                    &HORIZONTAL_POD_AUTOSCALER,
-                    "deletecollection",
-                ),
-            ),
-        )
+        std::future::ready(Err(support::http::not_implemented(&HORIZONTAL_POD_AUTOSCALER, "deletecollection")))
     }
+
     /// Streams changes to the objects a list would return.
     fn watch(
         &self,
@@ -246,30 +205,21 @@ pub trait HorizontalPodAutoscalerApi: Send + Sync + 'static {
         namespace: Option<String>,
         params: crate::params::ListParams,
     ) -> impl std::future::Future<
-        Output = Result<
-            support::http::watch::WatchStream<super::HorizontalPodAutoscaler>,
-            support::Status,
-        >,
+        Output = Result<support::http::watch::WatchStream<super::HorizontalPodAutoscaler>, support::Status>,
     > + Send {
         let _ = (context, namespace, params);
-        std::future::ready(
-            Err(support::http::not_implemented(&HORIZONTAL_POD_AUTOSCALER, "watch")),
-        )
+        std::future::ready(Err(support::http::not_implemented(&HORIZONTAL_POD_AUTOSCALER, "watch")))
     }
 }
 
-impl<S: support::dynamic::DynamicApi> HorizontalPodAutoscalerApi
-for support::dynamic::Dynamic<S> {
+impl<S: support::dynamic::DynamicApi> HorizontalPodAutoscalerApi for support::dynamic::Dynamic<S> {
     async fn create(
         &self,
         context: support::http::Context,
         path: crate::params::NamespacePath,
         params: crate::params::CreateOrReplaceParams,
         body: super::HorizontalPodAutoscaler,
-    ) -> Result<
-        crate::responses::OkCreatedOrAccepted<super::HorizontalPodAutoscaler>,
-        support::Status,
-    > {
+    ) -> Result<crate::responses::OkCreatedOrAccepted<super::HorizontalPodAutoscaler>, support::Status> {
         let request = support::dynamic::Request {
             verb: support::dynamic::Verb::Create,
             resource: &HORIZONTAL_POD_AUTOSCALER,
@@ -282,14 +232,13 @@ for support::dynamic::Dynamic<S> {
         };
         let response = self.0.handle(context, request).await?;
         let (code, value) = support::dynamic::object(response)?;
-        Ok(
-            match code {
-                201u16 => crate::responses::OkCreatedOrAccepted::Created(value),
-                202u16 => crate::responses::OkCreatedOrAccepted::Accepted(value),
-                _ => crate::responses::OkCreatedOrAccepted::Ok(value),
-            },
-        )
+        Ok(match code {
+            201u16 => crate::responses::OkCreatedOrAccepted::Created(value),
+            202u16 => crate::responses::OkCreatedOrAccepted::Accepted(value),
+            _ => crate::responses::OkCreatedOrAccepted::Ok(value),
+        })
     }
+
     async fn read(
         &self,
         context: support::http::Context,
@@ -309,6 +258,7 @@ for support::dynamic::Dynamic<S> {
         let response = self.0.handle(context, request).await?;
         support::dynamic::object(response).map(|(_, value)| value)
     }
+
     async fn read_status(
         &self,
         context: support::http::Context,
@@ -328,16 +278,14 @@ for support::dynamic::Dynamic<S> {
         let response = self.0.handle(context, request).await?;
         support::dynamic::object(response).map(|(_, value)| value)
     }
+
     async fn replace(
         &self,
         context: support::http::Context,
         path: crate::params::NamespaceNamePath,
         params: crate::params::CreateOrReplaceParams,
         body: super::HorizontalPodAutoscaler,
-    ) -> Result<
-        crate::responses::OkOrCreated<super::HorizontalPodAutoscaler>,
-        support::Status,
-    > {
+    ) -> Result<crate::responses::OkOrCreated<super::HorizontalPodAutoscaler>, support::Status> {
         let request = support::dynamic::Request {
             verb: support::dynamic::Verb::Update,
             resource: &HORIZONTAL_POD_AUTOSCALER,
@@ -350,23 +298,19 @@ for support::dynamic::Dynamic<S> {
         };
         let response = self.0.handle(context, request).await?;
         let (code, value) = support::dynamic::object(response)?;
-        Ok(
-            match code {
-                201u16 => crate::responses::OkOrCreated::Created(value),
-                _ => crate::responses::OkOrCreated::Ok(value),
-            },
-        )
+        Ok(match code {
+            201u16 => crate::responses::OkOrCreated::Created(value),
+            _ => crate::responses::OkOrCreated::Ok(value),
+        })
     }
+
     async fn replace_status(
         &self,
         context: support::http::Context,
         path: crate::params::NamespaceNamePath,
         params: crate::params::CreateOrReplaceParams,
         body: super::HorizontalPodAutoscaler,
-    ) -> Result<
-        crate::responses::OkOrCreated<super::HorizontalPodAutoscaler>,
-        support::Status,
-    > {
+    ) -> Result<crate::responses::OkOrCreated<super::HorizontalPodAutoscaler>, support::Status> {
         let request = support::dynamic::Request {
             verb: support::dynamic::Verb::Update,
             resource: &HORIZONTAL_POD_AUTOSCALER,
@@ -379,23 +323,19 @@ for support::dynamic::Dynamic<S> {
         };
         let response = self.0.handle(context, request).await?;
         let (code, value) = support::dynamic::object(response)?;
-        Ok(
-            match code {
-                201u16 => crate::responses::OkOrCreated::Created(value),
-                _ => crate::responses::OkOrCreated::Ok(value),
-            },
-        )
+        Ok(match code {
+            201u16 => crate::responses::OkOrCreated::Created(value),
+            _ => crate::responses::OkOrCreated::Ok(value),
+        })
     }
+
     async fn patch(
         &self,
         context: support::http::Context,
         path: crate::params::NamespaceNamePath,
         params: crate::params::PatchParams,
         body: support::http::Patch,
-    ) -> Result<
-        crate::responses::OkOrCreated<super::HorizontalPodAutoscaler>,
-        support::Status,
-    > {
+    ) -> Result<crate::responses::OkOrCreated<super::HorizontalPodAutoscaler>, support::Status> {
         let request = support::dynamic::Request {
             verb: support::dynamic::Verb::Patch,
             resource: &HORIZONTAL_POD_AUTOSCALER,
@@ -408,23 +348,19 @@ for support::dynamic::Dynamic<S> {
         };
         let response = self.0.handle(context, request).await?;
         let (code, value) = support::dynamic::object(response)?;
-        Ok(
-            match code {
-                201u16 => crate::responses::OkOrCreated::Created(value),
-                _ => crate::responses::OkOrCreated::Ok(value),
-            },
-        )
+        Ok(match code {
+            201u16 => crate::responses::OkOrCreated::Created(value),
+            _ => crate::responses::OkOrCreated::Ok(value),
+        })
     }
+
     async fn patch_status(
         &self,
         context: support::http::Context,
         path: crate::params::NamespaceNamePath,
         params: crate::params::PatchParams,
         body: support::http::Patch,
-    ) -> Result<
-        crate::responses::OkOrCreated<super::HorizontalPodAutoscaler>,
-        support::Status,
-    > {
+    ) -> Result<crate::responses::OkOrCreated<super::HorizontalPodAutoscaler>, support::Status> {
         let request = support::dynamic::Request {
             verb: support::dynamic::Verb::Patch,
             resource: &HORIZONTAL_POD_AUTOSCALER,
@@ -437,13 +373,12 @@ for support::dynamic::Dynamic<S> {
         };
         let response = self.0.handle(context, request).await?;
         let (code, value) = support::dynamic::object(response)?;
-        Ok(
-            match code {
-                201u16 => crate::responses::OkOrCreated::Created(value),
-                _ => crate::responses::OkOrCreated::Ok(value),
-            },
-        )
+        Ok(match code {
+            201u16 => crate::responses::OkOrCreated::Created(value),
+            _ => crate::responses::OkOrCreated::Ok(value),
+        })
     }
+
     async fn delete(
         &self,
         context: support::http::Context,
@@ -463,13 +398,12 @@ for support::dynamic::Dynamic<S> {
         };
         let response = self.0.handle(context, request).await?;
         let (code, value) = support::dynamic::object(response)?;
-        Ok(
-            match code {
-                202u16 => crate::responses::OkOrAccepted::Accepted(value),
-                _ => crate::responses::OkOrAccepted::Ok(value),
-            },
-        )
+        Ok(match code {
+            202u16 => crate::responses::OkOrAccepted::Accepted(value),
+            _ => crate::responses::OkOrAccepted::Ok(value),
+        })
     }
+
     async fn list(
         &self,
         context: support::http::Context,
@@ -489,6 +423,7 @@ for support::dynamic::Dynamic<S> {
         let response = self.0.handle(context, request).await?;
         support::dynamic::object(response).map(|(_, value)| value)
     }
+
     async fn list_all_namespaces(
         &self,
         context: support::http::Context,
@@ -507,6 +442,7 @@ for support::dynamic::Dynamic<S> {
         let response = self.0.handle(context, request).await?;
         support::dynamic::object(response).map(|(_, value)| value)
     }
+
     async fn delete_collection(
         &self,
         context: support::http::Context,
@@ -527,15 +463,13 @@ for support::dynamic::Dynamic<S> {
         let response = self.0.handle(context, request).await?;
         support::dynamic::object(response).map(|(_, value)| value)
     }
+
     async fn watch(
         &self,
         context: support::http::Context,
         namespace: Option<String>,
         params: crate::params::ListParams,
-    ) -> Result<
-        support::http::watch::WatchStream<super::HorizontalPodAutoscaler>,
-        support::Status,
-    > {
+    ) -> Result<support::http::watch::WatchStream<super::HorizontalPodAutoscaler>, support::Status> {
         let request = support::dynamic::Request {
             verb: support::dynamic::Verb::Watch,
             resource: &HORIZONTAL_POD_AUTOSCALER,
@@ -552,9 +486,7 @@ for support::dynamic::Dynamic<S> {
 }
 
 /// Every path of the resource, for a server implementing its trait.
-pub fn routes<S: HorizontalPodAutoscalerApi>() -> support::axum::Router<
-    support::http::ApiState<S>,
-> {
+pub fn routes<S: HorizontalPodAutoscalerApi>() -> support::axum::Router<support::http::ApiState<S>> {
     support::axum::Router::new()
         .route(
             "/apis/autoscaling/v2/horizontalpodautoscalers",
@@ -594,421 +526,235 @@ pub fn routes<S: HorizontalPodAutoscalerApi>() -> support::axum::Router<
 }
 
 async fn handle_create<S: HorizontalPodAutoscalerApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::http::PathParams(
-        path,
-    ): support::http::PathParams<crate::params::NamespacePath>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
+    support::http::PathParams(path): support::http::PathParams<crate::params::NamespacePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &HORIZONTAL_POD_AUTOSCALER,
-            async move |mut call| {
-                let params = crate::params::CreateOrReplaceParams::from_query(
-                    call.query(),
-                )?;
-                call.check_options("CreateOptions", params.validate())?;
-                let body: super::HorizontalPodAutoscaler = call.body()?;
-                call.validate(&body, None)?;
-                let value = state.api.create(call.context(), path, params, body).await?;
-                let (code, value) = value.into_parts();
-                call.reply(
-                    support::axum::http::StatusCode::from_u16(code).unwrap_or_default(),
-                    &value,
-                )
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &HORIZONTAL_POD_AUTOSCALER, async move |mut call| {
+        let params = crate::params::CreateOrReplaceParams::from_query(call.query())?;
+        call.check_options("CreateOptions", params.validate())?;
+        let body: super::HorizontalPodAutoscaler = call.body()?;
+        call.validate(&body, None)?;
+        let value = state.api.create(call.context(), path, params, body).await?;
+        let (code, value) = value.into_parts();
+        call.reply(support::axum::http::StatusCode::from_u16(code).unwrap_or_default(), &value)
+    })
+    .await
 }
 
 async fn handle_read<S: HorizontalPodAutoscalerApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::http::PathParams(
-        path,
-    ): support::http::PathParams<crate::params::NamespaceNamePath>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
+    support::http::PathParams(path): support::http::PathParams<crate::params::NamespaceNamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &HORIZONTAL_POD_AUTOSCALER,
-            async move |call| {
-                let params = crate::params::ReadParams::from_query(call.query())?;
-                call.check_options("GetOptions", params.validate())?;
-                let value = state.api.read(call.context(), path, params).await?;
-                call.reply(support::axum::http::StatusCode::OK, &value)
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &HORIZONTAL_POD_AUTOSCALER, async move |call| {
+        let params = crate::params::ReadParams::from_query(call.query())?;
+        call.check_options("GetOptions", params.validate())?;
+        let value = state.api.read(call.context(), path, params).await?;
+        call.reply(support::axum::http::StatusCode::OK, &value)
+    })
+    .await
 }
 
 async fn handle_read_status<S: HorizontalPodAutoscalerApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::http::PathParams(
-        path,
-    ): support::http::PathParams<crate::params::NamespaceNamePath>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
+    support::http::PathParams(path): support::http::PathParams<crate::params::NamespaceNamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &HORIZONTAL_POD_AUTOSCALER,
-            async move |call| {
-                let params = crate::params::ReadParams::from_query(call.query())?;
-                call.check_options("GetOptions", params.validate())?;
-                let value = state.api.read_status(call.context(), path, params).await?;
-                call.reply(support::axum::http::StatusCode::OK, &value)
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &HORIZONTAL_POD_AUTOSCALER, async move |call| {
+        let params = crate::params::ReadParams::from_query(call.query())?;
+        call.check_options("GetOptions", params.validate())?;
+        let value = state.api.read_status(call.context(), path, params).await?;
+        call.reply(support::axum::http::StatusCode::OK, &value)
+    })
+    .await
 }
 
 async fn handle_replace<S: HorizontalPodAutoscalerApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::http::PathParams(
-        path,
-    ): support::http::PathParams<crate::params::NamespaceNamePath>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
+    support::http::PathParams(path): support::http::PathParams<crate::params::NamespaceNamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &HORIZONTAL_POD_AUTOSCALER,
-            async move |mut call| {
-                let params = crate::params::CreateOrReplaceParams::from_query(
-                    call.query(),
-                )?;
-                call.check_options("UpdateOptions", params.validate())?;
-                let body: super::HorizontalPodAutoscaler = call.body()?;
-                call.validate(&body, None)?;
-                let value = state.api.replace(call.context(), path, params, body).await?;
-                let (code, value) = value.into_parts();
-                call.reply(
-                    support::axum::http::StatusCode::from_u16(code).unwrap_or_default(),
-                    &value,
-                )
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &HORIZONTAL_POD_AUTOSCALER, async move |mut call| {
+        let params = crate::params::CreateOrReplaceParams::from_query(call.query())?;
+        call.check_options("UpdateOptions", params.validate())?;
+        let body: super::HorizontalPodAutoscaler = call.body()?;
+        call.validate(&body, None)?;
+        let value = state.api.replace(call.context(), path, params, body).await?;
+        let (code, value) = value.into_parts();
+        call.reply(support::axum::http::StatusCode::from_u16(code).unwrap_or_default(), &value)
+    })
+    .await
 }
 
 async fn handle_replace_status<S: HorizontalPodAutoscalerApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::http::PathParams(
-        path,
-    ): support::http::PathParams<crate::params::NamespaceNamePath>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
+    support::http::PathParams(path): support::http::PathParams<crate::params::NamespaceNamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &HORIZONTAL_POD_AUTOSCALER,
-            async move |mut call| {
-                let params = crate::params::CreateOrReplaceParams::from_query(
-                    call.query(),
-                )?;
-                call.check_options("UpdateOptions", params.validate())?;
-                let body: super::HorizontalPodAutoscaler = call.body()?;
-                call.validate(&body, None)?;
-                let value = state
-                    .api
-                    .replace_status(call.context(), path, params, body)
-                    .await?;
-                let (code, value) = value.into_parts();
-                call.reply(
-                    support::axum::http::StatusCode::from_u16(code).unwrap_or_default(),
-                    &value,
-                )
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &HORIZONTAL_POD_AUTOSCALER, async move |mut call| {
+        let params = crate::params::CreateOrReplaceParams::from_query(call.query())?;
+        call.check_options("UpdateOptions", params.validate())?;
+        let body: super::HorizontalPodAutoscaler = call.body()?;
+        call.validate(&body, None)?;
+        let value = state.api.replace_status(call.context(), path, params, body).await?;
+        let (code, value) = value.into_parts();
+        call.reply(support::axum::http::StatusCode::from_u16(code).unwrap_or_default(), &value)
+    })
+    .await
 }
 
 async fn handle_patch<S: HorizontalPodAutoscalerApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::http::PathParams(
-        path,
-    ): support::http::PathParams<crate::params::NamespaceNamePath>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
+    support::http::PathParams(path): support::http::PathParams<crate::params::NamespaceNamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &HORIZONTAL_POD_AUTOSCALER,
-            async move |mut call| {
-                let params = crate::params::PatchParams::from_query(call.query())?;
-                let mut errors = params.validate();
-                let is_apply = call.patch_type()
-                    == Some(support::http::PatchType::Apply);
-                support::rules::patch_options(
-                    params.force,
-                    params.field_manager.as_deref(),
-                    is_apply,
-                    &mut errors,
-                );
-                call.check_options("PatchOptions", errors)?;
-                let body = call
-                    .patch(
-                        &[
-                            support::http::PatchType::Json,
-                            support::http::PatchType::Merge,
-                            support::http::PatchType::StrategicMerge,
-                            support::http::PatchType::Apply,
-                        ],
-                    )?;
-                let value = state.api.patch(call.context(), path, params, body).await?;
-                let (code, value) = value.into_parts();
-                call.reply(
-                    support::axum::http::StatusCode::from_u16(code).unwrap_or_default(),
-                    &value,
-                )
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &HORIZONTAL_POD_AUTOSCALER, async move |mut call| {
+        let params = crate::params::PatchParams::from_query(call.query())?;
+        let mut errors = params.validate();
+        let is_apply = call.patch_type() == Some(support::http::PatchType::Apply);
+        support::rules::patch_options(params.force, params.field_manager.as_deref(), is_apply, &mut errors);
+        call.check_options("PatchOptions", errors)?;
+        let body = call.patch(&[
+            support::http::PatchType::Json,
+            support::http::PatchType::Merge,
+            support::http::PatchType::StrategicMerge,
+            support::http::PatchType::Apply,
+        ])?;
+        let value = state.api.patch(call.context(), path, params, body).await?;
+        let (code, value) = value.into_parts();
+        call.reply(support::axum::http::StatusCode::from_u16(code).unwrap_or_default(), &value)
+    })
+    .await
 }
 
 async fn handle_patch_status<S: HorizontalPodAutoscalerApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::http::PathParams(
-        path,
-    ): support::http::PathParams<crate::params::NamespaceNamePath>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
+    support::http::PathParams(path): support::http::PathParams<crate::params::NamespaceNamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &HORIZONTAL_POD_AUTOSCALER,
-            async move |mut call| {
-                let params = crate::params::PatchParams::from_query(call.query())?;
-                let mut errors = params.validate();
-                let is_apply = call.patch_type()
-                    == Some(support::http::PatchType::Apply);
-                support::rules::patch_options(
-                    params.force,
-                    params.field_manager.as_deref(),
-                    is_apply,
-                    &mut errors,
-                );
-                call.check_options("PatchOptions", errors)?;
-                let body = call
-                    .patch(
-                        &[
-                            support::http::PatchType::Json,
-                            support::http::PatchType::Merge,
-                            support::http::PatchType::StrategicMerge,
-                            support::http::PatchType::Apply,
-                        ],
-                    )?;
-                let value = state
-                    .api
-                    .patch_status(call.context(), path, params, body)
-                    .await?;
-                let (code, value) = value.into_parts();
-                call.reply(
-                    support::axum::http::StatusCode::from_u16(code).unwrap_or_default(),
-                    &value,
-                )
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &HORIZONTAL_POD_AUTOSCALER, async move |mut call| {
+        let params = crate::params::PatchParams::from_query(call.query())?;
+        let mut errors = params.validate();
+        let is_apply = call.patch_type() == Some(support::http::PatchType::Apply);
+        support::rules::patch_options(params.force, params.field_manager.as_deref(), is_apply, &mut errors);
+        call.check_options("PatchOptions", errors)?;
+        let body = call.patch(&[
+            support::http::PatchType::Json,
+            support::http::PatchType::Merge,
+            support::http::PatchType::StrategicMerge,
+            support::http::PatchType::Apply,
+        ])?;
+        let value = state.api.patch_status(call.context(), path, params, body).await?;
+        let (code, value) = value.into_parts();
+        call.reply(support::axum::http::StatusCode::from_u16(code).unwrap_or_default(), &value)
+    })
+    .await
 }
 
 async fn handle_delete<S: HorizontalPodAutoscalerApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::http::PathParams(
-        path,
-    ): support::http::PathParams<crate::params::NamespaceNamePath>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
+    support::http::PathParams(path): support::http::PathParams<crate::params::NamespaceNamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &HORIZONTAL_POD_AUTOSCALER,
-            async move |mut call| {
-                let params = crate::params::DeleteParams::from_query(call.query())?;
-                call.check_options("DeleteOptions", params.validate())?;
-                let body: Option<
-                    crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
-                > = call.optional_body()?;
-                if let Some(options) = &body {
-                    call.check_options(
-                        "DeleteOptions",
-                        support::Validate::validate(options),
-                    )?;
-                }
-                let value = state.api.delete(call.context(), path, params, body).await?;
-                let (code, value) = value.into_parts();
-                call.reply(
-                    support::axum::http::StatusCode::from_u16(code).unwrap_or_default(),
-                    &value,
-                )
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &HORIZONTAL_POD_AUTOSCALER, async move |mut call| {
+        let params = crate::params::DeleteParams::from_query(call.query())?;
+        call.check_options("DeleteOptions", params.validate())?;
+        let body: Option<crate::apimachinery::pkg::apis::meta::v1::DeleteOptions> = call.optional_body()?;
+        if let Some(options) = &body {
+            call.check_options("DeleteOptions", support::Validate::validate(options))?;
+        }
+        let value = state.api.delete(call.context(), path, params, body).await?;
+        let (code, value) = value.into_parts();
+        call.reply(support::axum::http::StatusCode::from_u16(code).unwrap_or_default(), &value)
+    })
+    .await
 }
 
 async fn handle_list<S: HorizontalPodAutoscalerApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::http::PathParams(
-        path,
-    ): support::http::PathParams<crate::params::NamespacePath>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
+    support::http::PathParams(path): support::http::PathParams<crate::params::NamespacePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &HORIZONTAL_POD_AUTOSCALER,
-            async move |call| {
-                let params = crate::params::ListParams::from_query(call.query())?;
-                call.check_options("ListOptions", params.validate())?;
-                if params.watch == Some(true) {
-                    let timeout = params.timeout_seconds;
-                    let events = state
-                        .api
-                        .watch(call.context(), Some(path.namespace.clone()), params)
-                        .await?;
-                    return call.watch(events, timeout);
-                }
-                let value = state.api.list(call.context(), path, params).await?;
-                call.reply(support::axum::http::StatusCode::OK, &value)
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &HORIZONTAL_POD_AUTOSCALER, async move |call| {
+        let params = crate::params::ListParams::from_query(call.query())?;
+        call.check_options("ListOptions", params.validate())?;
+        if params.watch == Some(true) {
+            let timeout = params.timeout_seconds;
+            let events = state.api.watch(call.context(), Some(path.namespace.clone()), params).await?;
+            return call.watch(events, timeout);
+        }
+        let value = state.api.list(call.context(), path, params).await?;
+        call.reply(support::axum::http::StatusCode::OK, &value)
+    })
+    .await
 }
 
 async fn handle_list_all_namespaces<S: HorizontalPodAutoscalerApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &HORIZONTAL_POD_AUTOSCALER,
-            async move |call| {
-                let params = crate::params::ListParams::from_query(call.query())?;
-                call.check_options("ListOptions", params.validate())?;
-                if params.watch == Some(true) {
-                    let timeout = params.timeout_seconds;
-                    let events = state.api.watch(call.context(), None, params).await?;
-                    return call.watch(events, timeout);
-                }
-                let value = state.api.list_all_namespaces(call.context(), params).await?;
-                call.reply(support::axum::http::StatusCode::OK, &value)
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &HORIZONTAL_POD_AUTOSCALER, async move |call| {
+        let params = crate::params::ListParams::from_query(call.query())?;
+        call.check_options("ListOptions", params.validate())?;
+        if params.watch == Some(true) {
+            let timeout = params.timeout_seconds;
+            let events = state.api.watch(call.context(), None, params).await?;
+            return call.watch(events, timeout);
+        }
+        let value = state.api.list_all_namespaces(call.context(), params).await?;
+        call.reply(support::axum::http::StatusCode::OK, &value)
+    })
+    .await
 }
 
 async fn handle_delete_collection<S: HorizontalPodAutoscalerApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::http::PathParams(
-        path,
-    ): support::http::PathParams<crate::params::NamespacePath>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
+    support::http::PathParams(path): support::http::PathParams<crate::params::NamespacePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &HORIZONTAL_POD_AUTOSCALER,
-            async move |mut call| {
-                let params = crate::params::DeleteCollectionParams::from_query(
-                    call.query(),
-                )?;
-                call.check_options("ListOptions", params.validate())?;
-                let body: Option<
-                    crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
-                > = call.optional_body()?;
-                if let Some(options) = &body {
-                    call.check_options(
-                        "DeleteOptions",
-                        support::Validate::validate(options),
-                    )?;
-                }
-                let value = state
-                    .api
-                    .delete_collection(call.context(), path, params, body)
-                    .await?;
-                call.reply(support::axum::http::StatusCode::OK, &value)
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &HORIZONTAL_POD_AUTOSCALER, async move |mut call| {
+        let params = crate::params::DeleteCollectionParams::from_query(call.query())?;
+        call.check_options("ListOptions", params.validate())?;
+        let body: Option<crate::apimachinery::pkg::apis::meta::v1::DeleteOptions> = call.optional_body()?;
+        if let Some(options) = &body {
+            call.check_options("DeleteOptions", support::Validate::validate(options))?;
+        }
+        let value = state.api.delete_collection(call.context(), path, params, body).await?;
+        call.reply(support::axum::http::StatusCode::OK, &value)
+    })
+    .await
 }
 
 async fn handle_watch_all<S: HorizontalPodAutoscalerApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &HORIZONTAL_POD_AUTOSCALER,
-            async move |call| {
-                let params = crate::params::ListParams::from_query(call.query())?;
-                call.check_options("ListOptions", params.validate())?;
-                let timeout = params.timeout_seconds;
-                let events = state.api.watch(call.context(), None, params).await?;
-                call.watch(events, timeout)
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &HORIZONTAL_POD_AUTOSCALER, async move |call| {
+        let params = crate::params::ListParams::from_query(call.query())?;
+        call.check_options("ListOptions", params.validate())?;
+        let timeout = params.timeout_seconds;
+        let events = state.api.watch(call.context(), None, params).await?;
+        call.watch(events, timeout)
+    })
+    .await
 }
 
 async fn handle_watch<S: HorizontalPodAutoscalerApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::http::PathParams(
-        path,
-    ): support::http::PathParams<std::collections::BTreeMap<String, String>>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
+    support::http::PathParams(path): support::http::PathParams<std::collections::BTreeMap<String, String>>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &HORIZONTAL_POD_AUTOSCALER,
-            async move |call| {
-                let mut params = crate::params::ListParams::from_query(call.query())?;
-                if let Some(name) = path.get("name") {
-                    params.field_selector = Some(
-                        support::http::watch::one_object_selector(
-                            params.field_selector.take(),
-                            name,
-                        )?,
-                    );
-                }
-                call.check_options("ListOptions", params.validate())?;
-                let timeout = params.timeout_seconds;
-                let events = state
-                    .api
-                    .watch(call.context(), path.get("namespace").cloned(), params)
-                    .await?;
-                call.watch(events, timeout)
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &HORIZONTAL_POD_AUTOSCALER, async move |call| {
+        let mut params = crate::params::ListParams::from_query(call.query())?;
+        if let Some(name) = path.get("name") {
+            params.field_selector =
+                Some(support::http::watch::one_object_selector(params.field_selector.take(), name)?);
+        }
+        call.check_options("ListOptions", params.validate())?;
+        let timeout = params.timeout_seconds;
+        let events = state.api.watch(call.context(), path.get("namespace").cloned(), params).await?;
+        call.watch(events, timeout)
+    })
+    .await
 }

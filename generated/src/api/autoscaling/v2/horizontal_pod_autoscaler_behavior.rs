@@ -20,21 +20,11 @@ impl support::Validate for HorizontalPodAutoscalerBehavior {
     ) {
         if let Some(value) = &self.scale_down {
             let path = path.field("scaleDown");
-            <super::HPAScalingRules as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            <super::HPAScalingRules as support::Validate>::validate_into(value, None, &path, errors);
         }
         if let Some(value) = &self.scale_up {
             let path = path.field("scaleUp");
-            <super::HPAScalingRules as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            <super::HPAScalingRules as support::Validate>::validate_into(value, None, &path, errors);
         }
     }
 }

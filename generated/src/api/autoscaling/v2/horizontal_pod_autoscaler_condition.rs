@@ -4,21 +4,13 @@
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct HorizontalPodAutoscalerCondition {
     /// When the status of the condition last changed.
-    #[serde(
-        rename = "lastTransitionTime",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "lastTransitionTime", default, skip_serializing_if = "Option::is_none")]
     pub last_transition_time: Option<support::Time>,
     /// Human-readable details about the last transition.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
     /// The metadata.generation the condition was computed for; older than the current generation means stale.
-    #[serde(
-        rename = "observedGeneration",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "observedGeneration", default, skip_serializing_if = "Option::is_none")]
     pub observed_generation: Option<i64>,
     /// Machine-readable reason for the last transition.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -89,6 +81,7 @@ pub enum HorizontalPodAutoscalerConditionStatus {
 impl HorizontalPodAutoscalerConditionStatus {
     /// The values this version of the API defines.
     pub const VALUES: &'static [&'static str] = &["True", "False", "Unknown"];
+
     /// The value as sent on the wire.
     pub fn as_str(&self) -> &str {
         match self {
@@ -98,6 +91,7 @@ impl HorizontalPodAutoscalerConditionStatus {
             Self::Other(value) => value,
         }
     }
+
     /// Whether the value is one this version of the API defines.
     pub fn is_known(&self) -> bool {
         !matches!(self, Self::Other(_))
@@ -146,9 +140,7 @@ impl serde::Serialize for HorizontalPodAutoscalerConditionStatus {
 }
 
 impl<'de> serde::Deserialize<'de> for HorizontalPodAutoscalerConditionStatus {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         String::deserialize(deserializer).map(Self::from)
     }
 }
@@ -168,11 +160,8 @@ pub enum HorizontalPodAutoscalerConditionType {
 
 impl HorizontalPodAutoscalerConditionType {
     /// The values this version of the API defines.
-    pub const VALUES: &'static [&'static str] = &[
-        "ScalingActive",
-        "AbleToScale",
-        "ScalingLimited",
-    ];
+    pub const VALUES: &'static [&'static str] = &["ScalingActive", "AbleToScale", "ScalingLimited"];
+
     /// The value as sent on the wire.
     pub fn as_str(&self) -> &str {
         match self {
@@ -182,6 +171,7 @@ impl HorizontalPodAutoscalerConditionType {
             Self::Other(value) => value,
         }
     }
+
     /// Whether the value is one this version of the API defines.
     pub fn is_known(&self) -> bool {
         !matches!(self, Self::Other(_))
@@ -230,9 +220,7 @@ impl serde::Serialize for HorizontalPodAutoscalerConditionType {
 }
 
 impl<'de> serde::Deserialize<'de> for HorizontalPodAutoscalerConditionType {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         String::deserialize(deserializer).map(Self::from)
     }
 }

@@ -29,12 +29,7 @@ impl support::Validate for HorizontalPodAutoscalerList {
             let value = &self.items;
             for (index, value) in value.iter().enumerate() {
                 let path = path.index(index);
-                <super::HorizontalPodAutoscaler as support::Validate>::validate_into(
-                    value,
-                    None,
-                    &path,
-                    errors,
-                );
+                <super::HorizontalPodAutoscaler as support::Validate>::validate_into(value, None, &path, errors);
             }
         }
     }

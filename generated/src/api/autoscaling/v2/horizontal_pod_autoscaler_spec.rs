@@ -7,11 +7,7 @@ pub struct HorizontalPodAutoscalerSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub behavior: Option<super::HorizontalPodAutoscalerBehavior>,
     /// Largest replica count the autoscaler may set; not less than minReplicas.
-    #[serde(
-        rename = "maxReplicas",
-        default,
-        deserialize_with = "support::de::null_as_default"
-    )]
+    #[serde(rename = "maxReplicas", default, deserialize_with = "support::de::null_as_default")]
     pub max_replicas: i32,
     /// Metrics the desired replica count is computed from, the largest result winning; 80% average CPU utilization when unset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -20,11 +16,7 @@ pub struct HorizontalPodAutoscalerSpec {
     #[serde(rename = "minReplicas", default, skip_serializing_if = "Option::is_none")]
     pub min_replicas: Option<i32>,
     /// The resource to scale; its pods are the ones metrics are collected for.
-    #[serde(
-        rename = "scaleTargetRef",
-        default,
-        deserialize_with = "support::de::null_as_default"
-    )]
+    #[serde(rename = "scaleTargetRef", default, deserialize_with = "support::de::null_as_default")]
     pub scale_target_ref: super::CrossVersionObjectReference,
 }
 
@@ -37,12 +29,7 @@ impl support::Validate for HorizontalPodAutoscalerSpec {
     ) {
         if let Some(value) = &self.behavior {
             let path = path.field("behavior");
-            <super::HorizontalPodAutoscalerBehavior as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            <super::HorizontalPodAutoscalerBehavior as support::Validate>::validate_into(value, None, &path, errors);
         }
         {
             let path = path.field("maxReplicas");
@@ -53,12 +40,7 @@ impl support::Validate for HorizontalPodAutoscalerSpec {
             let path = path.field("metrics");
             for (index, value) in value.iter().enumerate() {
                 let path = path.index(index);
-                <super::MetricSpec as support::Validate>::validate_into(
-                    value,
-                    None,
-                    &path,
-                    errors,
-                );
+                <super::MetricSpec as support::Validate>::validate_into(value, None, &path, errors);
             }
         }
         if let Some(value) = &self.min_replicas {
@@ -68,41 +50,33 @@ impl support::Validate for HorizontalPodAutoscalerSpec {
         {
             let path = path.field("scaleTargetRef");
             let value = &self.scale_target_ref;
-            <super::CrossVersionObjectReference as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            <super::CrossVersionObjectReference as support::Validate>::validate_into(value, None, &path, errors);
         }
         let (value, path) = (self, *path);
         let mut json = None;
+
         fn rule_0(value: &super::HorizontalPodAutoscalerSpec) -> Option<bool> {
-            Some(
-                value.min_replicas.is_none()
-                    || i64::from(value.max_replicas) >= i64::from(value.min_replicas?),
-            )
+            Some(value.min_replicas.is_none() || i64::from(value.max_replicas) >= i64::from(value.min_replicas?))
         }
-        static RULE_0: std::sync::LazyLock<support::cel::CelRule> = std::sync::LazyLock::new(||
-        support::cel::CelRule::new(
-            &support::cel::CelRuleSpec::new(
-                    "!has(self.minReplicas) || self.maxReplicas >= self.minReplicas",
-                )
-                .with_message("maxReplicas must be greater than or equal to minReplicas")
-                .with_field_path(".maxReplicas"),
-        ));
+
+        static RULE_0: std::sync::LazyLock<support::cel::CelRule> = std::sync::LazyLock::new(|| {
+            support::cel::CelRule::new(
+                &support::cel::CelRuleSpec::new("!has(self.minReplicas) || self.maxReplicas >= self.minReplicas")
+                    .with_message("maxReplicas must be greater than or equal to minReplicas")
+                    .with_field_path(".maxReplicas"),
+            )
+        });
         match rule_0(value) {
             Some(true) => {}
             Some(false) => {
-                errors
-                    .push(
-                        support::validation::FieldError::invalid(
-                                &path,
-                                "object",
-                                "maxReplicas must be greater than or equal to minReplicas",
-                            )
-                            .at_child("maxReplicas"),
-                    );
+                errors.push(
+                    support::validation::FieldError::invalid(
+                        &path,
+                        "object",
+                        "maxReplicas must be greater than or equal to minReplicas",
+                    )
+                    .at_child("maxReplicas"),
+                );
             }
             None => {
                 support::cel::check_rules_typed(

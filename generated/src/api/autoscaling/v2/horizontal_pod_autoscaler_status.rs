@@ -10,28 +10,16 @@ pub struct HorizontalPodAutoscalerStatus {
     #[serde(rename = "currentMetrics", default, skip_serializing_if = "Option::is_none")]
     pub current_metrics: Option<Vec<super::MetricStatus>>,
     /// Replica count of the target when the autoscaler last looked.
-    #[serde(
-        rename = "currentReplicas",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "currentReplicas", default, skip_serializing_if = "Option::is_none")]
     pub current_replicas: Option<i32>,
     /// Replica count as last computed by the autoscaler.
-    #[serde(
-        rename = "desiredReplicas",
-        default,
-        deserialize_with = "support::de::null_as_default"
-    )]
+    #[serde(rename = "desiredReplicas", default, deserialize_with = "support::de::null_as_default")]
     pub desired_replicas: i32,
     /// When the autoscaler last changed the replica count.
     #[serde(rename = "lastScaleTime", default, skip_serializing_if = "Option::is_none")]
     pub last_scale_time: Option<support::Time>,
     /// Most recent generation the autoscaler has observed.
-    #[serde(
-        rename = "observedGeneration",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "observedGeneration", default, skip_serializing_if = "Option::is_none")]
     pub observed_generation: Option<i64>,
 }
 
@@ -49,16 +37,13 @@ impl support::Validate for HorizontalPodAutoscalerStatus {
                 value,
                 &["type"],
                 |a, b| a.type_ == b.type_,
-                |item| vec![support::cel::to_json(& item.type_)],
+                |item| vec![support::cel::to_json(&item.type_)],
                 errors,
             );
             for (index, value) in value.iter().enumerate() {
                 let path = path.index(index);
                 <super::HorizontalPodAutoscalerCondition as support::Validate>::validate_into(
-                    value,
-                    None,
-                    &path,
-                    errors,
+                    value, None, &path, errors,
                 );
             }
         }
@@ -66,12 +51,7 @@ impl support::Validate for HorizontalPodAutoscalerStatus {
             let path = path.field("currentMetrics");
             for (index, value) in value.iter().enumerate() {
                 let path = path.index(index);
-                <super::MetricStatus as support::Validate>::validate_into(
-                    value,
-                    None,
-                    &path,
-                    errors,
-                );
+                <super::MetricStatus as support::Validate>::validate_into(value, None, &path, errors);
             }
         }
     }

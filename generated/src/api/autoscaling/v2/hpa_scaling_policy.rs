@@ -4,11 +4,7 @@
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct HPAScalingPolicy {
     /// Length in seconds of the window the policy applies to, from 1 to 1800.
-    #[serde(
-        rename = "periodSeconds",
-        default,
-        deserialize_with = "support::de::null_as_default"
-    )]
+    #[serde(rename = "periodSeconds", default, deserialize_with = "support::de::null_as_default")]
     pub period_seconds: i32,
     /// Unit of value: Pods for a number of pods, Percent for a percentage of the current replicas.
     #[serde(rename = "type", default, deserialize_with = "support::de::null_as_default")]
@@ -38,12 +34,7 @@ impl support::Validate for HPAScalingPolicy {
                 support::rules::required(&path, errors);
             } else {
                 if !value.is_known() {
-                    support::rules::not_supported(
-                        &path,
-                        value.as_str(),
-                        super::HPAScalingPolicyType::VALUES,
-                        errors,
-                    );
+                    support::rules::not_supported(&path, value.as_str(), super::HPAScalingPolicyType::VALUES, errors);
                 }
             }
         }
@@ -69,6 +60,7 @@ pub enum HPAScalingPolicyType {
 impl HPAScalingPolicyType {
     /// The values this version of the API defines.
     pub const VALUES: &'static [&'static str] = &["Pods", "Percent"];
+
     /// The value as sent on the wire.
     pub fn as_str(&self) -> &str {
         match self {
@@ -77,6 +69,7 @@ impl HPAScalingPolicyType {
             Self::Other(value) => value,
         }
     }
+
     /// Whether the value is one this version of the API defines.
     pub fn is_known(&self) -> bool {
         !matches!(self, Self::Other(_))
@@ -123,9 +116,7 @@ impl serde::Serialize for HPAScalingPolicyType {
 }
 
 impl<'de> serde::Deserialize<'de> for HPAScalingPolicyType {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         String::deserialize(deserializer).map(Self::from)
     }
 }

@@ -10,11 +10,7 @@ pub struct HPAScalingRules {
     #[serde(rename = "selectPolicy", default, skip_serializing_if = "Option::is_none")]
     pub select_policy: Option<super::HPAScalingRulesSelectPolicy>,
     /// Seconds of past recommendations to consider, from 0 to 3600; defaults to 0 for scaling up and 300 for scaling down.
-    #[serde(
-        rename = "stabilizationWindowSeconds",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "stabilizationWindowSeconds", default, skip_serializing_if = "Option::is_none")]
     pub stabilization_window_seconds: Option<i32>,
     /// Ratio between current and desired metric values under which the replica count is left alone, 0.05 meaning 5%; not negative, the cluster default when unset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -32,12 +28,7 @@ impl support::Validate for HPAScalingRules {
             let path = path.field("policies");
             for (index, value) in value.iter().enumerate() {
                 let path = path.index(index);
-                <super::HPAScalingPolicy as support::Validate>::validate_into(
-                    value,
-                    None,
-                    &path,
-                    errors,
-                );
+                <super::HPAScalingPolicy as support::Validate>::validate_into(value, None, &path, errors);
             }
         }
         if let Some(value) = &self.select_policy {
@@ -62,32 +53,29 @@ impl support::Validate for HPAScalingRules {
         }
         let (value, path) = (self, *path);
         let mut json = None;
+
         fn rule_0(value: &super::HPAScalingRules) -> Option<bool> {
-            Some(
-                value.tolerance.is_none()
-                    || !value.tolerance.as_ref()?.0.as_str().starts_with("-"),
-            )
+            Some(value.tolerance.is_none() || !value.tolerance.as_ref()?.0.as_str().starts_with("-"))
         }
-        static RULE_0: std::sync::LazyLock<support::cel::CelRule> = std::sync::LazyLock::new(||
-        support::cel::CelRule::new(
-            &support::cel::CelRuleSpec::new(
-                    "!has(self.tolerance) || !string(self.tolerance).startsWith('-')",
-                )
-                .with_message("tolerance must be greater than or equal to zero")
-                .with_field_path(".tolerance"),
-        ));
+
+        static RULE_0: std::sync::LazyLock<support::cel::CelRule> = std::sync::LazyLock::new(|| {
+            support::cel::CelRule::new(
+                &support::cel::CelRuleSpec::new("!has(self.tolerance) || !string(self.tolerance).startsWith('-')")
+                    .with_message("tolerance must be greater than or equal to zero")
+                    .with_field_path(".tolerance"),
+            )
+        });
         match rule_0(value) {
             Some(true) => {}
             Some(false) => {
-                errors
-                    .push(
-                        support::validation::FieldError::invalid(
-                                &path,
-                                "object",
-                                "tolerance must be greater than or equal to zero",
-                            )
-                            .at_child("tolerance"),
-                    );
+                errors.push(
+                    support::validation::FieldError::invalid(
+                        &path,
+                        "object",
+                        "tolerance must be greater than or equal to zero",
+                    )
+                    .at_child("tolerance"),
+                );
             }
             None => {
                 support::cel::check_rules_typed(
@@ -119,6 +107,7 @@ pub enum HPAScalingRulesSelectPolicy {
 impl HPAScalingRulesSelectPolicy {
     /// The values this version of the API defines.
     pub const VALUES: &'static [&'static str] = &["Max", "Min", "Disabled"];
+
     /// The value as sent on the wire.
     pub fn as_str(&self) -> &str {
         match self {
@@ -128,6 +117,7 @@ impl HPAScalingRulesSelectPolicy {
             Self::Other(value) => value,
         }
     }
+
     /// Whether the value is one this version of the API defines.
     pub fn is_known(&self) -> bool {
         !matches!(self, Self::Other(_))
@@ -176,9 +166,7 @@ impl serde::Serialize for HPAScalingRulesSelectPolicy {
 }
 
 impl<'de> serde::Deserialize<'de> for HPAScalingRulesSelectPolicy {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         String::deserialize(deserializer).map(Self::from)
     }
 }

@@ -28,10 +28,7 @@ impl support::Validate for MetricIdentifier {
         if let Some(value) = &self.selector {
             let path = path.field("selector");
             <crate::apimachinery::pkg::apis::meta::v1::LabelSelector as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
+                value, None, &path, errors,
             );
         }
     }

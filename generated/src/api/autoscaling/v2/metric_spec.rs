@@ -4,11 +4,7 @@
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct MetricSpec {
     /// Resource metric of one named container across the target pods.
-    #[serde(
-        rename = "containerResource",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "containerResource", default, skip_serializing_if = "Option::is_none")]
     pub container_resource: Option<super::ContainerResourceMetricSource>,
     /// Metric from outside the cluster, not tied to any Kubernetes object.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -36,48 +32,23 @@ impl support::Validate for MetricSpec {
     ) {
         if let Some(value) = &self.container_resource {
             let path = path.field("containerResource");
-            <super::ContainerResourceMetricSource as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            <super::ContainerResourceMetricSource as support::Validate>::validate_into(value, None, &path, errors);
         }
         if let Some(value) = &self.external {
             let path = path.field("external");
-            <super::ExternalMetricSource as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            <super::ExternalMetricSource as support::Validate>::validate_into(value, None, &path, errors);
         }
         if let Some(value) = &self.object {
             let path = path.field("object");
-            <super::ObjectMetricSource as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            <super::ObjectMetricSource as support::Validate>::validate_into(value, None, &path, errors);
         }
         if let Some(value) = &self.pods {
             let path = path.field("pods");
-            <super::PodsMetricSource as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            <super::PodsMetricSource as support::Validate>::validate_into(value, None, &path, errors);
         }
         if let Some(value) = &self.resource {
             let path = path.field("resource");
-            <super::ResourceMetricSource as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            <super::ResourceMetricSource as support::Validate>::validate_into(value, None, &path, errors);
         }
         {
             let path = path.field("type");
@@ -86,21 +57,14 @@ impl support::Validate for MetricSpec {
                 support::rules::required(&path, errors);
             } else {
                 if !value.is_known() {
-                    support::rules::not_supported(
-                        &path,
-                        value.as_str(),
-                        super::MetricSpecType::VALUES,
-                        errors,
-                    );
+                    support::rules::not_supported(&path, value.as_str(), super::MetricSpecType::VALUES, errors);
                 }
             }
         }
         let (value, path) = (self, *path);
+
         fn rule_0(value: &super::MetricSpec) -> bool {
-            !matches!(
-                value.type_.as_str(), "ContainerResource" | "External" | "Object" |
-                "Pods" | "Resource"
-            )
+            !matches!(value.type_.as_str(), "ContainerResource" | "External" | "Object" | "Pods" | "Resource")
                 || (if value.type_.as_str() == "ContainerResource" {
                     value.container_resource.is_some()
                 } else if value.type_.as_str() == "External" {
@@ -114,15 +78,13 @@ impl support::Validate for MetricSpec {
                 })
         }
         if !rule_0(value) {
-            errors
-                .push(
-                    support::validation::FieldError::invalid(
-                        &path,
-                        "object",
-                        "the source field named by type must be set",
-                    ),
-                );
+            errors.push(support::validation::FieldError::invalid(
+                &path,
+                "object",
+                "the source field named by type must be set",
+            ));
         }
+
         fn rule_1(value: &super::MetricSpec) -> bool {
             ({
                 let mut count0 = 0i64;
@@ -141,14 +103,11 @@ impl support::Validate for MetricSpec {
             }) <= 1
         }
         if !rule_1(value) {
-            errors
-                .push(
-                    support::validation::FieldError::invalid(
-                        &path,
-                        "object",
-                        "only the source field named by type may be set",
-                    ),
-                );
+            errors.push(support::validation::FieldError::invalid(
+                &path,
+                "object",
+                "only the source field named by type may be set",
+            ));
         }
     }
 }
@@ -172,13 +131,8 @@ pub enum MetricSpecType {
 
 impl MetricSpecType {
     /// The values this version of the API defines.
-    pub const VALUES: &'static [&'static str] = &[
-        "ContainerResource",
-        "External",
-        "Object",
-        "Pods",
-        "Resource",
-    ];
+    pub const VALUES: &'static [&'static str] = &["ContainerResource", "External", "Object", "Pods", "Resource"];
+
     /// The value as sent on the wire.
     pub fn as_str(&self) -> &str {
         match self {
@@ -190,6 +144,7 @@ impl MetricSpecType {
             Self::Other(value) => value,
         }
     }
+
     /// Whether the value is one this version of the API defines.
     pub fn is_known(&self) -> bool {
         !matches!(self, Self::Other(_))
@@ -242,9 +197,7 @@ impl serde::Serialize for MetricSpecType {
 }
 
 impl<'de> serde::Deserialize<'de> for MetricSpecType {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         String::deserialize(deserializer).map(Self::from)
     }
 }

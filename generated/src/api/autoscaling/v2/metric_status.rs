@@ -4,11 +4,7 @@
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct MetricStatus {
     /// Resource metric of one named container across the target pods.
-    #[serde(
-        rename = "containerResource",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "containerResource", default, skip_serializing_if = "Option::is_none")]
     pub container_resource: Option<super::ContainerResourceMetricStatus>,
     /// Metric from outside the cluster, not tied to any Kubernetes object.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -36,48 +32,23 @@ impl support::Validate for MetricStatus {
     ) {
         if let Some(value) = &self.container_resource {
             let path = path.field("containerResource");
-            <super::ContainerResourceMetricStatus as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            <super::ContainerResourceMetricStatus as support::Validate>::validate_into(value, None, &path, errors);
         }
         if let Some(value) = &self.external {
             let path = path.field("external");
-            <super::ExternalMetricStatus as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            <super::ExternalMetricStatus as support::Validate>::validate_into(value, None, &path, errors);
         }
         if let Some(value) = &self.object {
             let path = path.field("object");
-            <super::ObjectMetricStatus as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            <super::ObjectMetricStatus as support::Validate>::validate_into(value, None, &path, errors);
         }
         if let Some(value) = &self.pods {
             let path = path.field("pods");
-            <super::PodsMetricStatus as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            <super::PodsMetricStatus as support::Validate>::validate_into(value, None, &path, errors);
         }
         if let Some(value) = &self.resource {
             let path = path.field("resource");
-            <super::ResourceMetricStatus as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            <super::ResourceMetricStatus as support::Validate>::validate_into(value, None, &path, errors);
         }
         {
             let path = path.field("type");
@@ -86,12 +57,7 @@ impl support::Validate for MetricStatus {
                 support::rules::required(&path, errors);
             } else {
                 if !value.is_known() {
-                    support::rules::not_supported(
-                        &path,
-                        value.as_str(),
-                        super::MetricStatusType::VALUES,
-                        errors,
-                    );
+                    support::rules::not_supported(&path, value.as_str(), super::MetricStatusType::VALUES, errors);
                 }
             }
         }
@@ -117,13 +83,8 @@ pub enum MetricStatusType {
 
 impl MetricStatusType {
     /// The values this version of the API defines.
-    pub const VALUES: &'static [&'static str] = &[
-        "ContainerResource",
-        "External",
-        "Object",
-        "Pods",
-        "Resource",
-    ];
+    pub const VALUES: &'static [&'static str] = &["ContainerResource", "External", "Object", "Pods", "Resource"];
+
     /// The value as sent on the wire.
     pub fn as_str(&self) -> &str {
         match self {
@@ -135,6 +96,7 @@ impl MetricStatusType {
             Self::Other(value) => value,
         }
     }
+
     /// Whether the value is one this version of the API defines.
     pub fn is_known(&self) -> bool {
         !matches!(self, Self::Other(_))
@@ -187,9 +149,7 @@ impl serde::Serialize for MetricStatusType {
 }
 
 impl<'de> serde::Deserialize<'de> for MetricStatusType {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         String::deserialize(deserializer).map(Self::from)
     }
 }

@@ -4,11 +4,7 @@
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct MetricTarget {
     /// Target average over the relevant pods, as a percentage of the resource request; only for resource metrics.
-    #[serde(
-        rename = "averageUtilization",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "averageUtilization", default, skip_serializing_if = "Option::is_none")]
     pub average_utilization: Option<i32>,
     /// Target average of the metric over the relevant pods.
     #[serde(rename = "averageValue", default, skip_serializing_if = "Option::is_none")]
@@ -39,12 +35,7 @@ impl support::Validate for MetricTarget {
                 support::rules::required(&path, errors);
             } else {
                 if !value.is_known() {
-                    support::rules::not_supported(
-                        &path,
-                        value.as_str(),
-                        super::MetricTargetType::VALUES,
-                        errors,
-                    );
+                    support::rules::not_supported(&path, value.as_str(), super::MetricTargetType::VALUES, errors);
                 }
             }
         }
@@ -53,47 +44,43 @@ impl support::Validate for MetricTarget {
             support::rules::quantity(&path, value, errors);
         }
         let (value, path) = (self, *path);
+
         fn rule_0(value: &super::MetricTarget) -> bool {
             value.type_.as_str() != "Utilization" || value.average_utilization.is_some()
         }
         if !rule_0(value) {
-            errors
-                .push(
-                    support::validation::FieldError::invalid(
-                            &path,
-                            "object",
-                            "averageUtilization must be set when type is Utilization",
-                        )
-                        .at_child("averageUtilization"),
-                );
+            errors.push(
+                support::validation::FieldError::invalid(
+                    &path,
+                    "object",
+                    "averageUtilization must be set when type is Utilization",
+                )
+                .at_child("averageUtilization"),
+            );
         }
+
         fn rule_1(value: &super::MetricTarget) -> bool {
             value.type_.as_str() != "Value" || value.value.is_some()
         }
         if !rule_1(value) {
-            errors
-                .push(
-                    support::validation::FieldError::invalid(
-                            &path,
-                            "object",
-                            "value must be set when type is Value",
-                        )
-                        .at_child("value"),
-                );
+            errors.push(
+                support::validation::FieldError::invalid(&path, "object", "value must be set when type is Value")
+                    .at_child("value"),
+            );
         }
+
         fn rule_2(value: &super::MetricTarget) -> bool {
             value.type_.as_str() != "AverageValue" || value.average_value.is_some()
         }
         if !rule_2(value) {
-            errors
-                .push(
-                    support::validation::FieldError::invalid(
-                            &path,
-                            "object",
-                            "averageValue must be set when type is AverageValue",
-                        )
-                        .at_child("averageValue"),
-                );
+            errors.push(
+                support::validation::FieldError::invalid(
+                    &path,
+                    "object",
+                    "averageValue must be set when type is AverageValue",
+                )
+                .at_child("averageValue"),
+            );
         }
     }
 }
@@ -113,11 +100,8 @@ pub enum MetricTargetType {
 
 impl MetricTargetType {
     /// The values this version of the API defines.
-    pub const VALUES: &'static [&'static str] = &[
-        "Utilization",
-        "Value",
-        "AverageValue",
-    ];
+    pub const VALUES: &'static [&'static str] = &["Utilization", "Value", "AverageValue"];
+
     /// The value as sent on the wire.
     pub fn as_str(&self) -> &str {
         match self {
@@ -127,6 +111,7 @@ impl MetricTargetType {
             Self::Other(value) => value,
         }
     }
+
     /// Whether the value is one this version of the API defines.
     pub fn is_known(&self) -> bool {
         !matches!(self, Self::Other(_))
@@ -175,9 +160,7 @@ impl serde::Serialize for MetricTargetType {
 }
 
 impl<'de> serde::Deserialize<'de> for MetricTargetType {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         String::deserialize(deserializer).map(Self::from)
     }
 }

@@ -4,11 +4,7 @@
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct MetricValueStatus {
     /// Current average over the relevant pods, as a percentage of the resource request.
-    #[serde(
-        rename = "averageUtilization",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "averageUtilization", default, skip_serializing_if = "Option::is_none")]
     pub average_utilization: Option<i32>,
     /// Current average of the metric over the relevant pods.
     #[serde(rename = "averageValue", default, skip_serializing_if = "Option::is_none")]

@@ -16,9 +16,9 @@ mod horizontal_pod_autoscaler_behavior;
 pub use self::horizontal_pod_autoscaler_behavior::HorizontalPodAutoscalerBehavior;
 mod horizontal_pod_autoscaler_condition;
 pub use self::horizontal_pod_autoscaler_condition::{
-    HorizontalPodAutoscalerCondition, HorizontalPodAutoscalerConditionStatus,
-    HorizontalPodAutoscalerConditionType,
+    HorizontalPodAutoscalerCondition, HorizontalPodAutoscalerConditionStatus, HorizontalPodAutoscalerConditionType,
 };
+
 mod horizontal_pod_autoscaler_list;
 pub use self::horizontal_pod_autoscaler_list::HorizontalPodAutoscalerList;
 mod horizontal_pod_autoscaler_spec;
@@ -52,7 +52,6 @@ pub use self::resource_metric_source::ResourceMetricSource;
 mod resource_metric_status;
 pub use self::resource_metric_status::ResourceMetricStatus;
 mod horizontal_pod_autoscaler_api;
-pub use self::horizontal_pod_autoscaler_api::{
-    HorizontalPodAutoscalerApi, HORIZONTAL_POD_AUTOSCALER,
-};
+pub use self::horizontal_pod_autoscaler_api::{HORIZONTAL_POD_AUTOSCALER, HorizontalPodAutoscalerApi};
+
 pub mod routes;

@@ -4,11 +4,7 @@
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ObjectMetricSource {
     /// The object the metric describes, by kind, name and API version.
-    #[serde(
-        rename = "describedObject",
-        default,
-        deserialize_with = "support::de::null_as_default"
-    )]
+    #[serde(rename = "describedObject", default, deserialize_with = "support::de::null_as_default")]
     pub described_object: super::CrossVersionObjectReference,
     /// Name and selector of the metric.
     #[serde(default, deserialize_with = "support::de::null_as_default")]
@@ -28,32 +24,17 @@ impl support::Validate for ObjectMetricSource {
         {
             let path = path.field("describedObject");
             let value = &self.described_object;
-            <super::CrossVersionObjectReference as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            <super::CrossVersionObjectReference as support::Validate>::validate_into(value, None, &path, errors);
         }
         {
             let path = path.field("metric");
             let value = &self.metric;
-            <super::MetricIdentifier as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            <super::MetricIdentifier as support::Validate>::validate_into(value, None, &path, errors);
         }
         {
             let path = path.field("target");
             let value = &self.target;
-            <super::MetricTarget as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            <super::MetricTarget as support::Validate>::validate_into(value, None, &path, errors);
         }
     }
 }

@@ -7,11 +7,7 @@ pub struct ObjectMetricStatus {
     #[serde(default, deserialize_with = "support::de::null_as_default")]
     pub current: super::MetricValueStatus,
     /// The object the metric describes, by kind, name and API version.
-    #[serde(
-        rename = "describedObject",
-        default,
-        deserialize_with = "support::de::null_as_default"
-    )]
+    #[serde(rename = "describedObject", default, deserialize_with = "support::de::null_as_default")]
     pub described_object: super::CrossVersionObjectReference,
     /// Name and selector of the metric.
     #[serde(default, deserialize_with = "support::de::null_as_default")]
@@ -28,32 +24,17 @@ impl support::Validate for ObjectMetricStatus {
         {
             let path = path.field("current");
             let value = &self.current;
-            <super::MetricValueStatus as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            <super::MetricValueStatus as support::Validate>::validate_into(value, None, &path, errors);
         }
         {
             let path = path.field("describedObject");
             let value = &self.described_object;
-            <super::CrossVersionObjectReference as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            <super::CrossVersionObjectReference as support::Validate>::validate_into(value, None, &path, errors);
         }
         {
             let path = path.field("metric");
             let value = &self.metric;
-            <super::MetricIdentifier as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            <super::MetricIdentifier as support::Validate>::validate_into(value, None, &path, errors);
         }
     }
 }

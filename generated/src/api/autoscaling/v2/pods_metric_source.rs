@@ -21,22 +21,12 @@ impl support::Validate for PodsMetricSource {
         {
             let path = path.field("metric");
             let value = &self.metric;
-            <super::MetricIdentifier as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            <super::MetricIdentifier as support::Validate>::validate_into(value, None, &path, errors);
         }
         {
             let path = path.field("target");
             let value = &self.target;
-            <super::MetricTarget as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            <super::MetricTarget as support::Validate>::validate_into(value, None, &path, errors);
         }
     }
 }

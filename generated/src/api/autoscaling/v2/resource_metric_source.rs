@@ -28,12 +28,7 @@ impl support::Validate for ResourceMetricSource {
         {
             let path = path.field("target");
             let value = &self.target;
-            <super::MetricTarget as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            <super::MetricTarget as support::Validate>::validate_into(value, None, &path, errors);
         }
     }
 }

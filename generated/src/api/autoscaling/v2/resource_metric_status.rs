@@ -21,12 +21,7 @@ impl support::Validate for ResourceMetricStatus {
         {
             let path = path.field("current");
             let value = &self.current;
-            <super::MetricValueStatus as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            <super::MetricValueStatus as support::Validate>::validate_into(value, None, &path, errors);
         }
         {
             let path = path.field("name");

@@ -22,11 +22,17 @@ pub struct CertificateSigningRequest {
 
 impl support::Resource for CertificateSigningRequest {
     const GROUP: &'static str = "certificates.k8s.io";
+
     const VERSION: &'static str = "v1";
+
     const API_VERSION: &'static str = "certificates.k8s.io/v1";
+
     const KIND: &'static str = "CertificateSigningRequest";
+
     const PLURAL: &'static str = "certificatesigningrequests";
+
     const SCOPE: support::Scope = support::Scope::Cluster;
+
     const LIST_KIND: &'static str = "CertificateSigningRequestList";
 }
 
@@ -42,9 +48,7 @@ impl support::Validate for CertificateSigningRequest {
             &path.field("metadata"),
             support::meta::ObjectMetaView {
                 name: meta.and_then(|m| m.name.as_deref()).unwrap_or_default(),
-                generate_name: meta
-                    .and_then(|m| m.generate_name.as_deref())
-                    .unwrap_or_default(),
+                generate_name: meta.and_then(|m| m.generate_name.as_deref()).unwrap_or_default(),
                 namespace: meta.and_then(|m| m.namespace.as_deref()).unwrap_or_default(),
                 labels: meta.and_then(|m| m.labels.as_ref()),
                 annotations: meta.and_then(|m| m.annotations.as_ref()),
@@ -56,30 +60,17 @@ impl support::Validate for CertificateSigningRequest {
         if let Some(value) = &self.metadata {
             let path = path.field("metadata");
             <crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
+                value, None, &path, errors,
             );
         }
         {
             let path = path.field("spec");
             let value = &self.spec;
-            <super::CertificateSigningRequestSpec as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            <super::CertificateSigningRequestSpec as support::Validate>::validate_into(value, None, &path, errors);
         }
         if let Some(value) = &self.status {
             let path = path.field("status");
-            <super::CertificateSigningRequestStatus as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            <super::CertificateSigningRequestStatus as support::Validate>::validate_into(value, None, &path, errors);
         }
     }
 }

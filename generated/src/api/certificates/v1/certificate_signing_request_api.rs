@@ -57,6 +57,7 @@ pub static CERTIFICATE_SIGNING_REQUEST: support::http::ResourceInfo = support::h
     deprecation_warning: None,
     storage_version: true,
 };
+
 /// The operations on CertificateSigningRequest. Every method answers 405 `MethodNotAllowed` unless implemented, so a server implements only what it supports.
 pub trait CertificateSigningRequestApi: Send + Sync + 'static {
     /// Create a CertificateSigningRequest.
@@ -66,58 +67,45 @@ pub trait CertificateSigningRequestApi: Send + Sync + 'static {
         params: crate::params::CreateOrReplaceParams,
         body: super::CertificateSigningRequest,
     ) -> impl std::future::Future<
-        Output = Result<
-            crate::responses::OkCreatedOrAccepted<super::CertificateSigningRequest>,
-            support::Status,
-        >,
+        Output = Result<crate::responses::OkCreatedOrAccepted<super::CertificateSigningRequest>, support::Status>,
     > + Send {
         let _ = (context, params, body);
-        std::future::ready(
-            Err(support::http::not_implemented(&CERTIFICATE_SIGNING_REQUEST, "create")),
-        )
+        std::future::ready(Err(support::http::not_implemented(&CERTIFICATE_SIGNING_REQUEST, "create")))
     }
+
     /// Return the named CertificateSigningRequest.
     fn read(
         &self,
         context: support::http::Context,
         path: crate::params::NamePath,
         params: crate::params::ReadParams,
-    ) -> impl std::future::Future<
-        Output = Result<super::CertificateSigningRequest, support::Status>,
-    > + Send {
+    ) -> impl std::future::Future<Output = Result<super::CertificateSigningRequest, support::Status>> + Send {
         let _ = (context, path, params);
-        std::future::ready(
-            Err(support::http::not_implemented(&CERTIFICATE_SIGNING_REQUEST, "get")),
-        )
+        std::future::ready(Err(support::http::not_implemented(&CERTIFICATE_SIGNING_REQUEST, "get")))
     }
+
     /// Return the named CertificateSigningRequest, for its approval conditions.
     fn read_approval(
         &self,
         context: support::http::Context,
         path: crate::params::NamePath,
         params: crate::params::ReadParams,
-    ) -> impl std::future::Future<
-        Output = Result<super::CertificateSigningRequest, support::Status>,
-    > + Send {
+    ) -> impl std::future::Future<Output = Result<super::CertificateSigningRequest, support::Status>> + Send {
         let _ = (context, path, params);
-        std::future::ready(
-            Err(support::http::not_implemented(&CERTIFICATE_SIGNING_REQUEST, "get")),
-        )
+        std::future::ready(Err(support::http::not_implemented(&CERTIFICATE_SIGNING_REQUEST, "get")))
     }
+
     /// Return the named CertificateSigningRequest, for its status.
     fn read_status(
         &self,
         context: support::http::Context,
         path: crate::params::NamePath,
         params: crate::params::ReadParams,
-    ) -> impl std::future::Future<
-        Output = Result<super::CertificateSigningRequest, support::Status>,
-    > + Send {
+    ) -> impl std::future::Future<Output = Result<super::CertificateSigningRequest, support::Status>> + Send {
         let _ = (context, path, params);
-        std::future::ready(
-            Err(support::http::not_implemented(&CERTIFICATE_SIGNING_REQUEST, "get")),
-        )
+        std::future::ready(Err(support::http::not_implemented(&CERTIFICATE_SIGNING_REQUEST, "get")))
     }
+
     /// Replace the named CertificateSigningRequest.
     fn replace(
         &self,
@@ -126,16 +114,12 @@ pub trait CertificateSigningRequestApi: Send + Sync + 'static {
         params: crate::params::CreateOrReplaceParams,
         body: super::CertificateSigningRequest,
     ) -> impl std::future::Future<
-        Output = Result<
-            crate::responses::OkOrCreated<super::CertificateSigningRequest>,
-            support::Status,
-        >,
+        Output = Result<crate::responses::OkOrCreated<super::CertificateSigningRequest>, support::Status>,
     > + Send {
         let _ = (context, path, params, body);
-        std::future::ready(
-            Err(support::http::not_implemented(&CERTIFICATE_SIGNING_REQUEST, "update")),
-        )
+        std::future::ready(Err(support::http::not_implemented(&CERTIFICATE_SIGNING_REQUEST, "update")))
     }
+
     /// Replace the approval conditions (Approved or Denied) of the named CertificateSigningRequest.
     fn replace_approval(
         &self,
@@ -144,16 +128,12 @@ pub trait CertificateSigningRequestApi: Send + Sync + 'static {
         params: crate::params::CreateOrReplaceParams,
         body: super::CertificateSigningRequest,
     ) -> impl std::future::Future<
-        Output = Result<
-            crate::responses::OkOrCreated<super::CertificateSigningRequest>,
-            support::Status,
-        >,
+        Output = Result<crate::responses::OkOrCreated<super::CertificateSigningRequest>, support::Status>,
     > + Send {
         let _ = (context, path, params, body);
-        std::future::ready(
-            Err(support::http::not_implemented(&CERTIFICATE_SIGNING_REQUEST, "update")),
-        )
+        std::future::ready(Err(support::http::not_implemented(&CERTIFICATE_SIGNING_REQUEST, "update")))
     }
+
     /// Replace the status of the named CertificateSigningRequest.
     fn replace_status(
         &self,
@@ -162,16 +142,12 @@ pub trait CertificateSigningRequestApi: Send + Sync + 'static {
         params: crate::params::CreateOrReplaceParams,
         body: super::CertificateSigningRequest,
     ) -> impl std::future::Future<
-        Output = Result<
-            crate::responses::OkOrCreated<super::CertificateSigningRequest>,
-            support::Status,
-        >,
+        Output = Result<crate::responses::OkOrCreated<super::CertificateSigningRequest>, support::Status>,
     > + Send {
         let _ = (context, path, params, body);
-        std::future::ready(
-            Err(support::http::not_implemented(&CERTIFICATE_SIGNING_REQUEST, "update")),
-        )
+        std::future::ready(Err(support::http::not_implemented(&CERTIFICATE_SIGNING_REQUEST, "update")))
     }
+
     /// Apply a patch to the named CertificateSigningRequest.
     fn patch(
         &self,
@@ -180,16 +156,12 @@ pub trait CertificateSigningRequestApi: Send + Sync + 'static {
         params: crate::params::PatchParams,
         body: support::http::Patch,
     ) -> impl std::future::Future<
-        Output = Result<
-            crate::responses::OkOrCreated<super::CertificateSigningRequest>,
-            support::Status,
-        >,
+        Output = Result<crate::responses::OkOrCreated<super::CertificateSigningRequest>, support::Status>,
     > + Send {
         let _ = (context, path, params, body);
-        std::future::ready(
-            Err(support::http::not_implemented(&CERTIFICATE_SIGNING_REQUEST, "patch")),
-        )
+        std::future::ready(Err(support::http::not_implemented(&CERTIFICATE_SIGNING_REQUEST, "patch")))
     }
+
     /// Apply a patch to the approval conditions of the named CertificateSigningRequest.
     fn patch_approval(
         &self,
@@ -198,16 +170,12 @@ pub trait CertificateSigningRequestApi: Send + Sync + 'static {
         params: crate::params::PatchParams,
         body: support::http::Patch,
     ) -> impl std::future::Future<
-        Output = Result<
-            crate::responses::OkOrCreated<super::CertificateSigningRequest>,
-            support::Status,
-        >,
+        Output = Result<crate::responses::OkOrCreated<super::CertificateSigningRequest>, support::Status>,
     > + Send {
         let _ = (context, path, params, body);
-        std::future::ready(
-            Err(support::http::not_implemented(&CERTIFICATE_SIGNING_REQUEST, "patch")),
-        )
+        std::future::ready(Err(support::http::not_implemented(&CERTIFICATE_SIGNING_REQUEST, "patch")))
     }
+
     /// Apply a patch to the status of the named CertificateSigningRequest.
     fn patch_status(
         &self,
@@ -216,16 +184,12 @@ pub trait CertificateSigningRequestApi: Send + Sync + 'static {
         params: crate::params::PatchParams,
         body: support::http::Patch,
     ) -> impl std::future::Future<
-        Output = Result<
-            crate::responses::OkOrCreated<super::CertificateSigningRequest>,
-            support::Status,
-        >,
+        Output = Result<crate::responses::OkOrCreated<super::CertificateSigningRequest>, support::Status>,
     > + Send {
         let _ = (context, path, params, body);
-        std::future::ready(
-            Err(support::http::not_implemented(&CERTIFICATE_SIGNING_REQUEST, "patch")),
-        )
+        std::future::ready(Err(support::http::not_implemented(&CERTIFICATE_SIGNING_REQUEST, "patch")))
     }
+
     /// Delete the named CertificateSigningRequest.
     fn delete(
         &self,
@@ -233,46 +197,33 @@ pub trait CertificateSigningRequestApi: Send + Sync + 'static {
         path: crate::params::NamePath,
         params: crate::params::DeleteParams,
         body: Option<crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
-    ) -> impl std::future::Future<
-        Output = Result<crate::responses::OkOrAccepted<support::Status>, support::Status>,
-    > + Send {
+    ) -> impl std::future::Future<Output = Result<crate::responses::OkOrAccepted<support::Status>, support::Status>> + Send
+    {
         let _ = (context, path, params, body);
-        std::future::ready(
-            Err(support::http::not_implemented(&CERTIFICATE_SIGNING_REQUEST, "delete")),
-        )
+        std::future::ready(Err(support::http::not_implemented(&CERTIFICATE_SIGNING_REQUEST, "delete")))
     }
+
     /// Return the CertificateSigningRequests, or stream their changes when watch is set.
     fn list(
         &self,
         context: support::http::Context,
         params: crate::params::ListParams,
-    ) -> impl std::future::Future<
-        Output = Result<super::CertificateSigningRequestList, support::Status>,
-    > + Send {
+    ) -> impl std::future::Future<Output = Result<super::CertificateSigningRequestList, support::Status>> + Send {
         let _ = (context, params);
-        std::future::ready(
-            Err(support::http::not_implemented(&CERTIFICATE_SIGNING_REQUEST, "list")),
-        )
+        std::future::ready(Err(support::http::not_implemented(&CERTIFICATE_SIGNING_REQUEST, "list")))
     }
+
     /// Delete every CertificateSigningRequest matched by the selectors.
     fn delete_collection(
         &self,
         context: support::http::Context,
         params: crate::params::DeleteCollectionParams,
         body: Option<crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
-    ) -> impl std::future::Future<
-        Output = Result<support::Status, support::Status>,
-    > + Send {
+    ) -> impl std::future::Future<Output = Result<support::Status, support::Status>> + Send {
         let _ = (context, params, body);
-        std::future::ready(
-            Err(
-                support::http::not_implemented(
-                    &CERTIFICATE_SIGNING_REQUEST,
-                    "deletecollection",
-                ),
-            ),
-        )
+        std::future::ready(Err(support::http::not_implemented(&CERTIFICATE_SIGNING_REQUEST, "deletecollection")))
     }
+
     /// Streams changes to the objects a list would return.
     fn watch(
         &self,
@@ -280,29 +231,20 @@ pub trait CertificateSigningRequestApi: Send + Sync + 'static {
         namespace: Option<String>,
         params: crate::params::ListParams,
     ) -> impl std::future::Future<
-        Output = Result<
-            support::http::watch::WatchStream<super::CertificateSigningRequest>,
-            support::Status,
-        >,
+        Output = Result<support::http::watch::WatchStream<super::CertificateSigningRequest>, support::Status>,
     > + Send {
         let _ = (context, namespace, params);
-        std::future::ready(
-            Err(support::http::not_implemented(&CERTIFICATE_SIGNING_REQUEST, "watch")),
-        )
+        std::future::ready(Err(support::http::not_implemented(&CERTIFICATE_SIGNING_REQUEST, "watch")))
     }
 }
 
-impl<S: support::dynamic::DynamicApi> CertificateSigningRequestApi
-for support::dynamic::Dynamic<S> {
+impl<S: support::dynamic::DynamicApi> CertificateSigningRequestApi for support::dynamic::Dynamic<S> {
     async fn create(
         &self,
         context: support::http::Context,
         params: crate::params::CreateOrReplaceParams,
         body: super::CertificateSigningRequest,
-    ) -> Result<
-        crate::responses::OkCreatedOrAccepted<super::CertificateSigningRequest>,
-        support::Status,
-    > {
+    ) -> Result<crate::responses::OkCreatedOrAccepted<super::CertificateSigningRequest>, support::Status> {
         let request = support::dynamic::Request {
             verb: support::dynamic::Verb::Create,
             resource: &CERTIFICATE_SIGNING_REQUEST,
@@ -315,14 +257,13 @@ for support::dynamic::Dynamic<S> {
         };
         let response = self.0.handle(context, request).await?;
         let (code, value) = support::dynamic::object(response)?;
-        Ok(
-            match code {
-                201u16 => crate::responses::OkCreatedOrAccepted::Created(value),
-                202u16 => crate::responses::OkCreatedOrAccepted::Accepted(value),
-                _ => crate::responses::OkCreatedOrAccepted::Ok(value),
-            },
-        )
+        Ok(match code {
+            201u16 => crate::responses::OkCreatedOrAccepted::Created(value),
+            202u16 => crate::responses::OkCreatedOrAccepted::Accepted(value),
+            _ => crate::responses::OkCreatedOrAccepted::Ok(value),
+        })
     }
+
     async fn read(
         &self,
         context: support::http::Context,
@@ -342,6 +283,7 @@ for support::dynamic::Dynamic<S> {
         let response = self.0.handle(context, request).await?;
         support::dynamic::object(response).map(|(_, value)| value)
     }
+
     async fn read_approval(
         &self,
         context: support::http::Context,
@@ -361,6 +303,7 @@ for support::dynamic::Dynamic<S> {
         let response = self.0.handle(context, request).await?;
         support::dynamic::object(response).map(|(_, value)| value)
     }
+
     async fn read_status(
         &self,
         context: support::http::Context,
@@ -380,16 +323,14 @@ for support::dynamic::Dynamic<S> {
         let response = self.0.handle(context, request).await?;
         support::dynamic::object(response).map(|(_, value)| value)
     }
+
     async fn replace(
         &self,
         context: support::http::Context,
         path: crate::params::NamePath,
         params: crate::params::CreateOrReplaceParams,
         body: super::CertificateSigningRequest,
-    ) -> Result<
-        crate::responses::OkOrCreated<super::CertificateSigningRequest>,
-        support::Status,
-    > {
+    ) -> Result<crate::responses::OkOrCreated<super::CertificateSigningRequest>, support::Status> {
         let request = support::dynamic::Request {
             verb: support::dynamic::Verb::Update,
             resource: &CERTIFICATE_SIGNING_REQUEST,
@@ -402,23 +343,19 @@ for support::dynamic::Dynamic<S> {
         };
         let response = self.0.handle(context, request).await?;
         let (code, value) = support::dynamic::object(response)?;
-        Ok(
-            match code {
-                201u16 => crate::responses::OkOrCreated::Created(value),
-                _ => crate::responses::OkOrCreated::Ok(value),
-            },
-        )
+        Ok(match code {
+            201u16 => crate::responses::OkOrCreated::Created(value),
+            _ => crate::responses::OkOrCreated::Ok(value),
+        })
     }
+
     async fn replace_approval(
         &self,
         context: support::http::Context,
         path: crate::params::NamePath,
         params: crate::params::CreateOrReplaceParams,
         body: super::CertificateSigningRequest,
-    ) -> Result<
-        crate::responses::OkOrCreated<super::CertificateSigningRequest>,
-        support::Status,
-    > {
+    ) -> Result<crate::responses::OkOrCreated<super::CertificateSigningRequest>, support::Status> {
         let request = support::dynamic::Request {
             verb: support::dynamic::Verb::Update,
             resource: &CERTIFICATE_SIGNING_REQUEST,
@@ -431,23 +368,19 @@ for support::dynamic::Dynamic<S> {
         };
         let response = self.0.handle(context, request).await?;
         let (code, value) = support::dynamic::object(response)?;
-        Ok(
-            match code {
-                201u16 => crate::responses::OkOrCreated::Created(value),
-                _ => crate::responses::OkOrCreated::Ok(value),
-            },
-        )
+        Ok(match code {
+            201u16 => crate::responses::OkOrCreated::Created(value),
+            _ => crate::responses::OkOrCreated::Ok(value),
+        })
     }
+
     async fn replace_status(
         &self,
         context: support::http::Context,
         path: crate::params::NamePath,
         params: crate::params::CreateOrReplaceParams,
         body: super::CertificateSigningRequest,
-    ) -> Result<
-        crate::responses::OkOrCreated<super::CertificateSigningRequest>,
-        support::Status,
-    > {
+    ) -> Result<crate::responses::OkOrCreated<super::CertificateSigningRequest>, support::Status> {
         let request = support::dynamic::Request {
             verb: support::dynamic::Verb::Update,
             resource: &CERTIFICATE_SIGNING_REQUEST,
@@ -460,23 +393,19 @@ for support::dynamic::Dynamic<S> {
         };
         let response = self.0.handle(context, request).await?;
         let (code, value) = support::dynamic::object(response)?;
-        Ok(
-            match code {
-                201u16 => crate::responses::OkOrCreated::Created(value),
-                _ => crate::responses::OkOrCreated::Ok(value),
-            },
-        )
+        Ok(match code {
+            201u16 => crate::responses::OkOrCreated::Created(value),
+            _ => crate::responses::OkOrCreated::Ok(value),
+        })
     }
+
     async fn patch(
         &self,
         context: support::http::Context,
         path: crate::params::NamePath,
         params: crate::params::PatchParams,
         body: support::http::Patch,
-    ) -> Result<
-        crate::responses::OkOrCreated<super::CertificateSigningRequest>,
-        support::Status,
-    > {
+    ) -> Result<crate::responses::OkOrCreated<super::CertificateSigningRequest>, support::Status> {
         let request = support::dynamic::Request {
             verb: support::dynamic::Verb::Patch,
             resource: &CERTIFICATE_SIGNING_REQUEST,
@@ -489,23 +418,19 @@ for support::dynamic::Dynamic<S> {
         };
         let response = self.0.handle(context, request).await?;
         let (code, value) = support::dynamic::object(response)?;
-        Ok(
-            match code {
-                201u16 => crate::responses::OkOrCreated::Created(value),
-                _ => crate::responses::OkOrCreated::Ok(value),
-            },
-        )
+        Ok(match code {
+            201u16 => crate::responses::OkOrCreated::Created(value),
+            _ => crate::responses::OkOrCreated::Ok(value),
+        })
     }
+
     async fn patch_approval(
         &self,
         context: support::http::Context,
         path: crate::params::NamePath,
         params: crate::params::PatchParams,
         body: support::http::Patch,
-    ) -> Result<
-        crate::responses::OkOrCreated<super::CertificateSigningRequest>,
-        support::Status,
-    > {
+    ) -> Result<crate::responses::OkOrCreated<super::CertificateSigningRequest>, support::Status> {
         let request = support::dynamic::Request {
             verb: support::dynamic::Verb::Patch,
             resource: &CERTIFICATE_SIGNING_REQUEST,
@@ -518,23 +443,19 @@ for support::dynamic::Dynamic<S> {
         };
         let response = self.0.handle(context, request).await?;
         let (code, value) = support::dynamic::object(response)?;
-        Ok(
-            match code {
-                201u16 => crate::responses::OkOrCreated::Created(value),
-                _ => crate::responses::OkOrCreated::Ok(value),
-            },
-        )
+        Ok(match code {
+            201u16 => crate::responses::OkOrCreated::Created(value),
+            _ => crate::responses::OkOrCreated::Ok(value),
+        })
     }
+
     async fn patch_status(
         &self,
         context: support::http::Context,
         path: crate::params::NamePath,
         params: crate::params::PatchParams,
         body: support::http::Patch,
-    ) -> Result<
-        crate::responses::OkOrCreated<super::CertificateSigningRequest>,
-        support::Status,
-    > {
+    ) -> Result<crate::responses::OkOrCreated<super::CertificateSigningRequest>, support::Status> {
         let request = support::dynamic::Request {
             verb: support::dynamic::Verb::Patch,
             resource: &CERTIFICATE_SIGNING_REQUEST,
@@ -547,13 +468,12 @@ for support::dynamic::Dynamic<S> {
         };
         let response = self.0.handle(context, request).await?;
         let (code, value) = support::dynamic::object(response)?;
-        Ok(
-            match code {
-                201u16 => crate::responses::OkOrCreated::Created(value),
-                _ => crate::responses::OkOrCreated::Ok(value),
-            },
-        )
+        Ok(match code {
+            201u16 => crate::responses::OkOrCreated::Created(value),
+            _ => crate::responses::OkOrCreated::Ok(value),
+        })
     }
+
     async fn delete(
         &self,
         context: support::http::Context,
@@ -573,13 +493,12 @@ for support::dynamic::Dynamic<S> {
         };
         let response = self.0.handle(context, request).await?;
         let (code, value) = support::dynamic::object(response)?;
-        Ok(
-            match code {
-                202u16 => crate::responses::OkOrAccepted::Accepted(value),
-                _ => crate::responses::OkOrAccepted::Ok(value),
-            },
-        )
+        Ok(match code {
+            202u16 => crate::responses::OkOrAccepted::Accepted(value),
+            _ => crate::responses::OkOrAccepted::Ok(value),
+        })
     }
+
     async fn list(
         &self,
         context: support::http::Context,
@@ -598,6 +517,7 @@ for support::dynamic::Dynamic<S> {
         let response = self.0.handle(context, request).await?;
         support::dynamic::object(response).map(|(_, value)| value)
     }
+
     async fn delete_collection(
         &self,
         context: support::http::Context,
@@ -617,15 +537,13 @@ for support::dynamic::Dynamic<S> {
         let response = self.0.handle(context, request).await?;
         support::dynamic::object(response).map(|(_, value)| value)
     }
+
     async fn watch(
         &self,
         context: support::http::Context,
         namespace: Option<String>,
         params: crate::params::ListParams,
-    ) -> Result<
-        support::http::watch::WatchStream<super::CertificateSigningRequest>,
-        support::Status,
-    > {
+    ) -> Result<support::http::watch::WatchStream<super::CertificateSigningRequest>, support::Status> {
         let request = support::dynamic::Request {
             verb: support::dynamic::Verb::Watch,
             resource: &CERTIFICATE_SIGNING_REQUEST,
@@ -642,9 +560,7 @@ for support::dynamic::Dynamic<S> {
 }
 
 /// Every path of the resource, for a server implementing its trait.
-pub fn routes<S: CertificateSigningRequestApi>() -> support::axum::Router<
-    support::http::ApiState<S>,
-> {
+pub fn routes<S: CertificateSigningRequestApi>() -> support::axum::Router<support::http::ApiState<S>> {
     support::axum::Router::new()
         .route(
             "/apis/certificates.k8s.io/v1/certificatesigningrequests",
@@ -682,469 +598,269 @@ pub fn routes<S: CertificateSigningRequestApi>() -> support::axum::Router<
 }
 
 async fn handle_create<S: CertificateSigningRequestApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &CERTIFICATE_SIGNING_REQUEST,
-            async move |mut call| {
-                let params = crate::params::CreateOrReplaceParams::from_query(
-                    call.query(),
-                )?;
-                call.check_options("CreateOptions", params.validate())?;
-                let body: super::CertificateSigningRequest = call.body()?;
-                call.validate(&body, None)?;
-                let value = state.api.create(call.context(), params, body).await?;
-                let (code, value) = value.into_parts();
-                call.reply(
-                    support::axum::http::StatusCode::from_u16(code).unwrap_or_default(),
-                    &value,
-                )
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |mut call| {
+        let params = crate::params::CreateOrReplaceParams::from_query(call.query())?;
+        call.check_options("CreateOptions", params.validate())?;
+        let body: super::CertificateSigningRequest = call.body()?;
+        call.validate(&body, None)?;
+        let value = state.api.create(call.context(), params, body).await?;
+        let (code, value) = value.into_parts();
+        call.reply(support::axum::http::StatusCode::from_u16(code).unwrap_or_default(), &value)
+    })
+    .await
 }
 
 async fn handle_read<S: CertificateSigningRequestApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
     support::http::PathParams(path): support::http::PathParams<crate::params::NamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &CERTIFICATE_SIGNING_REQUEST,
-            async move |call| {
-                let params = crate::params::ReadParams::from_query(call.query())?;
-                call.check_options("GetOptions", params.validate())?;
-                let value = state.api.read(call.context(), path, params).await?;
-                call.reply(support::axum::http::StatusCode::OK, &value)
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |call| {
+        let params = crate::params::ReadParams::from_query(call.query())?;
+        call.check_options("GetOptions", params.validate())?;
+        let value = state.api.read(call.context(), path, params).await?;
+        call.reply(support::axum::http::StatusCode::OK, &value)
+    })
+    .await
 }
 
 async fn handle_read_approval<S: CertificateSigningRequestApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
     support::http::PathParams(path): support::http::PathParams<crate::params::NamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &CERTIFICATE_SIGNING_REQUEST,
-            async move |call| {
-                let params = crate::params::ReadParams::from_query(call.query())?;
-                call.check_options("GetOptions", params.validate())?;
-                let value = state.api.read_approval(call.context(), path, params).await?;
-                call.reply(support::axum::http::StatusCode::OK, &value)
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |call| {
+        let params = crate::params::ReadParams::from_query(call.query())?;
+        call.check_options("GetOptions", params.validate())?;
+        let value = state.api.read_approval(call.context(), path, params).await?;
+        call.reply(support::axum::http::StatusCode::OK, &value)
+    })
+    .await
 }
 
 async fn handle_read_status<S: CertificateSigningRequestApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
     support::http::PathParams(path): support::http::PathParams<crate::params::NamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &CERTIFICATE_SIGNING_REQUEST,
-            async move |call| {
-                let params = crate::params::ReadParams::from_query(call.query())?;
-                call.check_options("GetOptions", params.validate())?;
-                let value = state.api.read_status(call.context(), path, params).await?;
-                call.reply(support::axum::http::StatusCode::OK, &value)
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |call| {
+        let params = crate::params::ReadParams::from_query(call.query())?;
+        call.check_options("GetOptions", params.validate())?;
+        let value = state.api.read_status(call.context(), path, params).await?;
+        call.reply(support::axum::http::StatusCode::OK, &value)
+    })
+    .await
 }
 
 async fn handle_replace<S: CertificateSigningRequestApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
     support::http::PathParams(path): support::http::PathParams<crate::params::NamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &CERTIFICATE_SIGNING_REQUEST,
-            async move |mut call| {
-                let params = crate::params::CreateOrReplaceParams::from_query(
-                    call.query(),
-                )?;
-                call.check_options("UpdateOptions", params.validate())?;
-                let body: super::CertificateSigningRequest = call.body()?;
-                call.validate(&body, None)?;
-                let value = state.api.replace(call.context(), path, params, body).await?;
-                let (code, value) = value.into_parts();
-                call.reply(
-                    support::axum::http::StatusCode::from_u16(code).unwrap_or_default(),
-                    &value,
-                )
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |mut call| {
+        let params = crate::params::CreateOrReplaceParams::from_query(call.query())?;
+        call.check_options("UpdateOptions", params.validate())?;
+        let body: super::CertificateSigningRequest = call.body()?;
+        call.validate(&body, None)?;
+        let value = state.api.replace(call.context(), path, params, body).await?;
+        let (code, value) = value.into_parts();
+        call.reply(support::axum::http::StatusCode::from_u16(code).unwrap_or_default(), &value)
+    })
+    .await
 }
 
 async fn handle_replace_approval<S: CertificateSigningRequestApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
     support::http::PathParams(path): support::http::PathParams<crate::params::NamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &CERTIFICATE_SIGNING_REQUEST,
-            async move |mut call| {
-                let params = crate::params::CreateOrReplaceParams::from_query(
-                    call.query(),
-                )?;
-                call.check_options("UpdateOptions", params.validate())?;
-                let body: super::CertificateSigningRequest = call.body()?;
-                call.validate(&body, None)?;
-                let value = state
-                    .api
-                    .replace_approval(call.context(), path, params, body)
-                    .await?;
-                let (code, value) = value.into_parts();
-                call.reply(
-                    support::axum::http::StatusCode::from_u16(code).unwrap_or_default(),
-                    &value,
-                )
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |mut call| {
+        let params = crate::params::CreateOrReplaceParams::from_query(call.query())?;
+        call.check_options("UpdateOptions", params.validate())?;
+        let body: super::CertificateSigningRequest = call.body()?;
+        call.validate(&body, None)?;
+        let value = state.api.replace_approval(call.context(), path, params, body).await?;
+        let (code, value) = value.into_parts();
+        call.reply(support::axum::http::StatusCode::from_u16(code).unwrap_or_default(), &value)
+    })
+    .await
 }
 
 async fn handle_replace_status<S: CertificateSigningRequestApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
     support::http::PathParams(path): support::http::PathParams<crate::params::NamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &CERTIFICATE_SIGNING_REQUEST,
-            async move |mut call| {
-                let params = crate::params::CreateOrReplaceParams::from_query(
-                    call.query(),
-                )?;
-                call.check_options("UpdateOptions", params.validate())?;
-                let body: super::CertificateSigningRequest = call.body()?;
-                call.validate(&body, None)?;
-                let value = state
-                    .api
-                    .replace_status(call.context(), path, params, body)
-                    .await?;
-                let (code, value) = value.into_parts();
-                call.reply(
-                    support::axum::http::StatusCode::from_u16(code).unwrap_or_default(),
-                    &value,
-                )
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |mut call| {
+        let params = crate::params::CreateOrReplaceParams::from_query(call.query())?;
+        call.check_options("UpdateOptions", params.validate())?;
+        let body: super::CertificateSigningRequest = call.body()?;
+        call.validate(&body, None)?;
+        let value = state.api.replace_status(call.context(), path, params, body).await?;
+        let (code, value) = value.into_parts();
+        call.reply(support::axum::http::StatusCode::from_u16(code).unwrap_or_default(), &value)
+    })
+    .await
 }
 
 async fn handle_patch<S: CertificateSigningRequestApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
     support::http::PathParams(path): support::http::PathParams<crate::params::NamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &CERTIFICATE_SIGNING_REQUEST,
-            async move |mut call| {
-                let params = crate::params::PatchParams::from_query(call.query())?;
-                let mut errors = params.validate();
-                let is_apply = call.patch_type()
-                    == Some(support::http::PatchType::Apply);
-                support::rules::patch_options(
-                    params.force,
-                    params.field_manager.as_deref(),
-                    is_apply,
-                    &mut errors,
-                );
-                call.check_options("PatchOptions", errors)?;
-                let body = call
-                    .patch(
-                        &[
-                            support::http::PatchType::Json,
-                            support::http::PatchType::Merge,
-                            support::http::PatchType::StrategicMerge,
-                            support::http::PatchType::Apply,
-                        ],
-                    )?;
-                let value = state.api.patch(call.context(), path, params, body).await?;
-                let (code, value) = value.into_parts();
-                call.reply(
-                    support::axum::http::StatusCode::from_u16(code).unwrap_or_default(),
-                    &value,
-                )
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |mut call| {
+        let params = crate::params::PatchParams::from_query(call.query())?;
+        let mut errors = params.validate();
+        let is_apply = call.patch_type() == Some(support::http::PatchType::Apply);
+        support::rules::patch_options(params.force, params.field_manager.as_deref(), is_apply, &mut errors);
+        call.check_options("PatchOptions", errors)?;
+        let body = call.patch(&[
+            support::http::PatchType::Json,
+            support::http::PatchType::Merge,
+            support::http::PatchType::StrategicMerge,
+            support::http::PatchType::Apply,
+        ])?;
+        let value = state.api.patch(call.context(), path, params, body).await?;
+        let (code, value) = value.into_parts();
+        call.reply(support::axum::http::StatusCode::from_u16(code).unwrap_or_default(), &value)
+    })
+    .await
 }
 
 async fn handle_patch_approval<S: CertificateSigningRequestApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
     support::http::PathParams(path): support::http::PathParams<crate::params::NamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &CERTIFICATE_SIGNING_REQUEST,
-            async move |mut call| {
-                let params = crate::params::PatchParams::from_query(call.query())?;
-                let mut errors = params.validate();
-                let is_apply = call.patch_type()
-                    == Some(support::http::PatchType::Apply);
-                support::rules::patch_options(
-                    params.force,
-                    params.field_manager.as_deref(),
-                    is_apply,
-                    &mut errors,
-                );
-                call.check_options("PatchOptions", errors)?;
-                let body = call
-                    .patch(
-                        &[
-                            support::http::PatchType::Json,
-                            support::http::PatchType::Merge,
-                            support::http::PatchType::StrategicMerge,
-                            support::http::PatchType::Apply,
-                        ],
-                    )?;
-                let value = state
-                    .api
-                    .patch_approval(call.context(), path, params, body)
-                    .await?;
-                let (code, value) = value.into_parts();
-                call.reply(
-                    support::axum::http::StatusCode::from_u16(code).unwrap_or_default(),
-                    &value,
-                )
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |mut call| {
+        let params = crate::params::PatchParams::from_query(call.query())?;
+        let mut errors = params.validate();
+        let is_apply = call.patch_type() == Some(support::http::PatchType::Apply);
+        support::rules::patch_options(params.force, params.field_manager.as_deref(), is_apply, &mut errors);
+        call.check_options("PatchOptions", errors)?;
+        let body = call.patch(&[
+            support::http::PatchType::Json,
+            support::http::PatchType::Merge,
+            support::http::PatchType::StrategicMerge,
+            support::http::PatchType::Apply,
+        ])?;
+        let value = state.api.patch_approval(call.context(), path, params, body).await?;
+        let (code, value) = value.into_parts();
+        call.reply(support::axum::http::StatusCode::from_u16(code).unwrap_or_default(), &value)
+    })
+    .await
 }
 
 async fn handle_patch_status<S: CertificateSigningRequestApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
     support::http::PathParams(path): support::http::PathParams<crate::params::NamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &CERTIFICATE_SIGNING_REQUEST,
-            async move |mut call| {
-                let params = crate::params::PatchParams::from_query(call.query())?;
-                let mut errors = params.validate();
-                let is_apply = call.patch_type()
-                    == Some(support::http::PatchType::Apply);
-                support::rules::patch_options(
-                    params.force,
-                    params.field_manager.as_deref(),
-                    is_apply,
-                    &mut errors,
-                );
-                call.check_options("PatchOptions", errors)?;
-                let body = call
-                    .patch(
-                        &[
-                            support::http::PatchType::Json,
-                            support::http::PatchType::Merge,
-                            support::http::PatchType::StrategicMerge,
-                            support::http::PatchType::Apply,
-                        ],
-                    )?;
-                let value = state
-                    .api
-                    .patch_status(call.context(), path, params, body)
-                    .await?;
-                let (code, value) = value.into_parts();
-                call.reply(
-                    support::axum::http::StatusCode::from_u16(code).unwrap_or_default(),
-                    &value,
-                )
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |mut call| {
+        let params = crate::params::PatchParams::from_query(call.query())?;
+        let mut errors = params.validate();
+        let is_apply = call.patch_type() == Some(support::http::PatchType::Apply);
+        support::rules::patch_options(params.force, params.field_manager.as_deref(), is_apply, &mut errors);
+        call.check_options("PatchOptions", errors)?;
+        let body = call.patch(&[
+            support::http::PatchType::Json,
+            support::http::PatchType::Merge,
+            support::http::PatchType::StrategicMerge,
+            support::http::PatchType::Apply,
+        ])?;
+        let value = state.api.patch_status(call.context(), path, params, body).await?;
+        let (code, value) = value.into_parts();
+        call.reply(support::axum::http::StatusCode::from_u16(code).unwrap_or_default(), &value)
+    })
+    .await
 }
 
 async fn handle_delete<S: CertificateSigningRequestApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
     support::http::PathParams(path): support::http::PathParams<crate::params::NamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &CERTIFICATE_SIGNING_REQUEST,
-            async move |mut call| {
-                let params = crate::params::DeleteParams::from_query(call.query())?;
-                call.check_options("DeleteOptions", params.validate())?;
-                let body: Option<
-                    crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
-                > = call.optional_body()?;
-                if let Some(options) = &body {
-                    call.check_options(
-                        "DeleteOptions",
-                        support::Validate::validate(options),
-                    )?;
-                }
-                let value = state.api.delete(call.context(), path, params, body).await?;
-                let (code, value) = value.into_parts();
-                call.reply(
-                    support::axum::http::StatusCode::from_u16(code).unwrap_or_default(),
-                    &value,
-                )
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |mut call| {
+        let params = crate::params::DeleteParams::from_query(call.query())?;
+        call.check_options("DeleteOptions", params.validate())?;
+        let body: Option<crate::apimachinery::pkg::apis::meta::v1::DeleteOptions> = call.optional_body()?;
+        if let Some(options) = &body {
+            call.check_options("DeleteOptions", support::Validate::validate(options))?;
+        }
+        let value = state.api.delete(call.context(), path, params, body).await?;
+        let (code, value) = value.into_parts();
+        call.reply(support::axum::http::StatusCode::from_u16(code).unwrap_or_default(), &value)
+    })
+    .await
 }
 
 async fn handle_list<S: CertificateSigningRequestApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &CERTIFICATE_SIGNING_REQUEST,
-            async move |call| {
-                let params = crate::params::ListParams::from_query(call.query())?;
-                call.check_options("ListOptions", params.validate())?;
-                if params.watch == Some(true) {
-                    let timeout = params.timeout_seconds;
-                    let events = state.api.watch(call.context(), None, params).await?;
-                    return call.watch(events, timeout);
-                }
-                let value = state.api.list(call.context(), params).await?;
-                call.reply(support::axum::http::StatusCode::OK, &value)
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |call| {
+        let params = crate::params::ListParams::from_query(call.query())?;
+        call.check_options("ListOptions", params.validate())?;
+        if params.watch == Some(true) {
+            let timeout = params.timeout_seconds;
+            let events = state.api.watch(call.context(), None, params).await?;
+            return call.watch(events, timeout);
+        }
+        let value = state.api.list(call.context(), params).await?;
+        call.reply(support::axum::http::StatusCode::OK, &value)
+    })
+    .await
 }
 
 async fn handle_delete_collection<S: CertificateSigningRequestApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &CERTIFICATE_SIGNING_REQUEST,
-            async move |mut call| {
-                let params = crate::params::DeleteCollectionParams::from_query(
-                    call.query(),
-                )?;
-                call.check_options("ListOptions", params.validate())?;
-                let body: Option<
-                    crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
-                > = call.optional_body()?;
-                if let Some(options) = &body {
-                    call.check_options(
-                        "DeleteOptions",
-                        support::Validate::validate(options),
-                    )?;
-                }
-                let value = state
-                    .api
-                    .delete_collection(call.context(), params, body)
-                    .await?;
-                call.reply(support::axum::http::StatusCode::OK, &value)
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |mut call| {
+        let params = crate::params::DeleteCollectionParams::from_query(call.query())?;
+        call.check_options("ListOptions", params.validate())?;
+        let body: Option<crate::apimachinery::pkg::apis::meta::v1::DeleteOptions> = call.optional_body()?;
+        if let Some(options) = &body {
+            call.check_options("DeleteOptions", support::Validate::validate(options))?;
+        }
+        let value = state.api.delete_collection(call.context(), params, body).await?;
+        call.reply(support::axum::http::StatusCode::OK, &value)
+    })
+    .await
 }
 
 async fn handle_watch_all<S: CertificateSigningRequestApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &CERTIFICATE_SIGNING_REQUEST,
-            async move |call| {
-                let params = crate::params::ListParams::from_query(call.query())?;
-                call.check_options("ListOptions", params.validate())?;
-                let timeout = params.timeout_seconds;
-                let events = state.api.watch(call.context(), None, params).await?;
-                call.watch(events, timeout)
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |call| {
+        let params = crate::params::ListParams::from_query(call.query())?;
+        call.check_options("ListOptions", params.validate())?;
+        let timeout = params.timeout_seconds;
+        let events = state.api.watch(call.context(), None, params).await?;
+        call.watch(events, timeout)
+    })
+    .await
 }
 
 async fn handle_watch<S: CertificateSigningRequestApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::http::PathParams(
-        path,
-    ): support::http::PathParams<std::collections::BTreeMap<String, String>>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
+    support::http::PathParams(path): support::http::PathParams<std::collections::BTreeMap<String, String>>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &CERTIFICATE_SIGNING_REQUEST,
-            async move |call| {
-                let mut params = crate::params::ListParams::from_query(call.query())?;
-                if let Some(name) = path.get("name") {
-                    params.field_selector = Some(
-                        support::http::watch::one_object_selector(
-                            params.field_selector.take(),
-                            name,
-                        )?,
-                    );
-                }
-                call.check_options("ListOptions", params.validate())?;
-                let timeout = params.timeout_seconds;
-                let events = state
-                    .api
-                    .watch(call.context(), path.get("namespace").cloned(), params)
-                    .await?;
-                call.watch(events, timeout)
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |call| {
+        let mut params = crate::params::ListParams::from_query(call.query())?;
+        if let Some(name) = path.get("name") {
+            params.field_selector =
+                Some(support::http::watch::one_object_selector(params.field_selector.take(), name)?);
+        }
+        call.check_options("ListOptions", params.validate())?;
+        let timeout = params.timeout_seconds;
+        let events = state.api.watch(call.context(), path.get("namespace").cloned(), params).await?;
+        call.watch(events, timeout)
+    })
+    .await
 }

@@ -4,11 +4,7 @@
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CertificateSigningRequestCondition {
     /// When the status of the condition last changed; the server sets it to now when left empty.
-    #[serde(
-        rename = "lastTransitionTime",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "lastTransitionTime", default, skip_serializing_if = "Option::is_none")]
     pub last_transition_time: Option<support::Time>,
     /// When the condition was last updated.
     #[serde(rename = "lastUpdateTime", default, skip_serializing_if = "Option::is_none")]
@@ -67,20 +63,19 @@ impl support::Validate for CertificateSigningRequestCondition {
             }
         }
         let (value, path) = (self, *path);
+
         fn rule_0(value: &super::CertificateSigningRequestCondition) -> bool {
-            !matches!(value.type_.as_str(), "Approved" | "Denied" | "Failed")
-                || value.status.as_str() == "True"
+            !matches!(value.type_.as_str(), "Approved" | "Denied" | "Failed") || value.status.as_str() == "True"
         }
         if !rule_0(value) {
-            errors
-                .push(
-                    support::validation::FieldError::invalid(
-                            &path,
-                            "object",
-                            "Approved, Denied and Failed conditions must have status True",
-                        )
-                        .at_child("status"),
-                );
+            errors.push(
+                support::validation::FieldError::invalid(
+                    &path,
+                    "object",
+                    "Approved, Denied and Failed conditions must have status True",
+                )
+                .at_child("status"),
+            );
         }
     }
 }
@@ -101,6 +96,7 @@ pub enum CertificateSigningRequestConditionStatus {
 impl CertificateSigningRequestConditionStatus {
     /// The values this version of the API defines.
     pub const VALUES: &'static [&'static str] = &["True", "False", "Unknown"];
+
     /// The value as sent on the wire.
     pub fn as_str(&self) -> &str {
         match self {
@@ -110,6 +106,7 @@ impl CertificateSigningRequestConditionStatus {
             Self::Other(value) => value,
         }
     }
+
     /// Whether the value is one this version of the API defines.
     pub fn is_known(&self) -> bool {
         !matches!(self, Self::Other(_))
@@ -158,9 +155,7 @@ impl serde::Serialize for CertificateSigningRequestConditionStatus {
 }
 
 impl<'de> serde::Deserialize<'de> for CertificateSigningRequestConditionStatus {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         String::deserialize(deserializer).map(Self::from)
     }
 }
@@ -181,6 +176,7 @@ pub enum CertificateSigningRequestConditionType {
 impl CertificateSigningRequestConditionType {
     /// The values this version of the API defines.
     pub const VALUES: &'static [&'static str] = &["Approved", "Denied", "Failed"];
+
     /// The value as sent on the wire.
     pub fn as_str(&self) -> &str {
         match self {
@@ -190,6 +186,7 @@ impl CertificateSigningRequestConditionType {
             Self::Other(value) => value,
         }
     }
+
     /// Whether the value is one this version of the API defines.
     pub fn is_known(&self) -> bool {
         !matches!(self, Self::Other(_))
@@ -238,9 +235,7 @@ impl serde::Serialize for CertificateSigningRequestConditionType {
 }
 
 impl<'de> serde::Deserialize<'de> for CertificateSigningRequestConditionType {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         String::deserialize(deserializer).map(Self::from)
     }
 }

@@ -29,12 +29,7 @@ impl support::Validate for CertificateSigningRequestList {
             let value = &self.items;
             for (index, value) in value.iter().enumerate() {
                 let path = path.index(index);
-                <super::CertificateSigningRequest as support::Validate>::validate_into(
-                    value,
-                    None,
-                    &path,
-                    errors,
-                );
+                <super::CertificateSigningRequest as support::Validate>::validate_into(value, None, &path, errors);
             }
         }
     }

@@ -4,11 +4,7 @@
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CertificateSigningRequestSpec {
     /// Requested validity of the certificate in seconds, at least 600; a signer may issue a different duration.
-    #[serde(
-        rename = "expirationSeconds",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "expirationSeconds", default, skip_serializing_if = "Option::is_none")]
     pub expiration_seconds: Option<i32>,
     /// Extra attributes of the requesting user; set by the API server on creation, immutable.
     #[serde(
@@ -24,11 +20,7 @@ pub struct CertificateSigningRequestSpec {
     #[serde(default, deserialize_with = "support::de::null_as_default")]
     pub request: support::Bytes,
     /// Qualified name of the signer asked to issue the certificate, e.g. kubernetes.io/kube-apiserver-client; usable as a spec.signerName field selector.
-    #[serde(
-        rename = "signerName",
-        default,
-        deserialize_with = "support::de::null_as_default"
-    )]
+    #[serde(rename = "signerName", default, deserialize_with = "support::de::null_as_default")]
     pub signer_name: String,
     /// UID of the requesting user; set by the API server on creation, immutable.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -162,6 +154,7 @@ impl CertificateSigningRequestSpecUsagesItem {
         "microsoft sgc",
         "netscape sgc",
     ];
+
     /// The value as sent on the wire.
     pub fn as_str(&self) -> &str {
         match self {
@@ -191,6 +184,7 @@ impl CertificateSigningRequestSpecUsagesItem {
             Self::Other(value) => value,
         }
     }
+
     /// Whether the value is one this version of the API defines.
     pub fn is_known(&self) -> bool {
         !matches!(self, Self::Other(_))
@@ -279,9 +273,7 @@ impl serde::Serialize for CertificateSigningRequestSpecUsagesItem {
 }
 
 impl<'de> serde::Deserialize<'de> for CertificateSigningRequestSpecUsagesItem {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         String::deserialize(deserializer).map(Self::from)
     }
 }

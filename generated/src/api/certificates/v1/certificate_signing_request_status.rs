@@ -25,21 +25,19 @@ impl support::Validate for CertificateSigningRequestStatus {
                 value,
                 &["type"],
                 |a, b| a.type_ == b.type_,
-                |item| vec![support::cel::to_json(& item.type_)],
+                |item| vec![support::cel::to_json(&item.type_)],
                 errors,
             );
             for (index, value) in value.iter().enumerate() {
                 let path = path.index(index);
                 <super::CertificateSigningRequestCondition as support::Validate>::validate_into(
-                    value,
-                    None,
-                    &path,
-                    errors,
+                    value, None, &path, errors,
                 );
             }
         }
         let (value, path) = (self, *path);
         let mut json = None;
+
         fn rule_0(value: &super::CertificateSigningRequestStatus) -> Option<bool> {
             Some(
                 value.conditions.is_none()
@@ -50,37 +48,37 @@ impl support::Validate for CertificateSigningRequestStatus {
                             }
                         }
                         false
-                    })
-                        && ('l1: {
-                            for item1 in value.conditions.as_ref()? {
-                                if item1.type_.as_str() == "Denied" {
-                                    break 'l1 true;
-                                }
+                    }) && ('l1: {
+                        for item1 in value.conditions.as_ref()? {
+                            if item1.type_.as_str() == "Denied" {
+                                break 'l1 true;
                             }
-                            false
-                        })),
+                        }
+                        false
+                    })),
             )
         }
-        static RULE_0: std::sync::LazyLock<support::cel::CelRule> = std::sync::LazyLock::new(||
-        support::cel::CelRule::new(
+
+        static RULE_0: std::sync::LazyLock<support::cel::CelRule> = std::sync::LazyLock::new(|| {
+            support::cel::CelRule::new(
             &support::cel::CelRuleSpec::new(
                     "!has(self.conditions) || !(self.conditions.exists(c, c.type == 'Approved') && self.conditions.exists(c, c.type == 'Denied'))",
                 )
                 .with_message("Approved and Denied conditions are mutually exclusive")
                 .with_field_path(".conditions"),
-        ));
+        )
+        });
         match rule_0(value) {
             Some(true) => {}
             Some(false) => {
-                errors
-                    .push(
-                        support::validation::FieldError::invalid(
-                                &path,
-                                "object",
-                                "Approved and Denied conditions are mutually exclusive",
-                            )
-                            .at_child("conditions"),
-                    );
+                errors.push(
+                    support::validation::FieldError::invalid(
+                        &path,
+                        "object",
+                        "Approved and Denied conditions are mutually exclusive",
+                    )
+                    .at_child("conditions"),
+                );
             }
             None => {
                 support::cel::check_rules_typed(
@@ -93,11 +91,11 @@ impl support::Validate for CertificateSigningRequestStatus {
                 );
             }
         }
+
         fn rule_1(value: &super::CertificateSigningRequestStatus) -> Option<bool> {
             Some(
                 value.certificate.is_none()
-                    || ((value.certificate.as_ref()?.0.len().div_ceil(3) * 4) as i64)
-                        == 0
+                    || ((value.certificate.as_ref()?.0.len().div_ceil(3) * 4) as i64) == 0
                     || value.conditions.is_some()
                         && ('l0: {
                             for item1 in value.conditions.as_ref()? {
@@ -109,8 +107,9 @@ impl support::Validate for CertificateSigningRequestStatus {
                         }),
             )
         }
-        static RULE_1: std::sync::LazyLock<support::cel::CelRule> = std::sync::LazyLock::new(||
-        support::cel::CelRule::new(
+
+        static RULE_1: std::sync::LazyLock<support::cel::CelRule> = std::sync::LazyLock::new(|| {
+            support::cel::CelRule::new(
             &support::cel::CelRuleSpec::new(
                     "!has(self.certificate) || size(self.certificate) == 0 || (has(self.conditions) && self.conditions.exists(c, c.type == 'Approved'))",
                 )
@@ -118,19 +117,19 @@ impl support::Validate for CertificateSigningRequestStatus {
                     "certificate may only be set once the request has an Approved condition",
                 )
                 .with_field_path(".certificate"),
-        ));
+        )
+        });
         match rule_1(value) {
             Some(true) => {}
             Some(false) => {
-                errors
-                    .push(
-                        support::validation::FieldError::invalid(
-                                &path,
-                                "object",
-                                "certificate may only be set once the request has an Approved condition",
-                            )
-                            .at_child("certificate"),
-                    );
+                errors.push(
+                    support::validation::FieldError::invalid(
+                        &path,
+                        "object",
+                        "certificate may only be set once the request has an Approved condition",
+                    )
+                    .at_child("certificate"),
+                );
             }
             None => {
                 support::cel::check_rules_typed(

@@ -29,9 +29,8 @@ pub use self::probe_list::ProbeList;
 mod probe_match_expression;
 pub use self::probe_match_expression::ProbeMatchExpression;
 mod probe_metric_relabeling;
-pub use self::probe_metric_relabeling::{
-    ProbeMetricRelabeling, ProbeMetricRelabelingAction,
-};
+pub use self::probe_metric_relabeling::{ProbeMetricRelabeling, ProbeMetricRelabelingAction};
+
 mod probe_namespace_selector;
 pub use self::probe_namespace_selector::ProbeNamespaceSelector;
 mod probe_oauth2;
@@ -41,9 +40,8 @@ pub use self::probe_password::ProbePassword;
 mod probe_prober;
 pub use self::probe_prober::{ProbeProber, ProbeProberScheme};
 mod probe_relabeling_config;
-pub use self::probe_relabeling_config::{
-    ProbeRelabelingConfig, ProbeRelabelingConfigAction,
-};
+pub use self::probe_relabeling_config::{ProbeRelabelingConfig, ProbeRelabelingConfigAction};
+
 mod probe_secret;
 pub use self::probe_secret::ProbeSecret;
 mod probe_selector;
@@ -59,5 +57,5 @@ pub use self::probe_tls_config::ProbeTlsConfig;
 mod probe_username;
 pub use self::probe_username::ProbeUsername;
 mod probe_api;
-pub use self::probe_api::{ProbeApi, PROBE};
+pub use self::probe_api::{PROBE, ProbeApi};
 pub mod routes;

@@ -19,11 +19,17 @@ pub struct Probe {
 
 impl support::Resource for Probe {
     const GROUP: &'static str = "monitoring.coreos.com";
+
     const VERSION: &'static str = "v1";
+
     const API_VERSION: &'static str = "monitoring.coreos.com/v1";
+
     const KIND: &'static str = "Probe";
+
     const PLURAL: &'static str = "probes";
+
     const SCOPE: support::Scope = support::Scope::Namespaced;
+
     const LIST_KIND: &'static str = "ProbeList";
 }
 
@@ -39,9 +45,7 @@ impl support::Validate for Probe {
             &path.field("metadata"),
             support::meta::ObjectMetaView {
                 name: meta.and_then(|m| m.name.as_deref()).unwrap_or_default(),
-                generate_name: meta
-                    .and_then(|m| m.generate_name.as_deref())
-                    .unwrap_or_default(),
+                generate_name: meta.and_then(|m| m.generate_name.as_deref()).unwrap_or_default(),
                 namespace: meta.and_then(|m| m.namespace.as_deref()).unwrap_or_default(),
                 labels: meta.and_then(|m| m.labels.as_ref()),
                 annotations: meta.and_then(|m| m.annotations.as_ref()),
@@ -53,22 +57,14 @@ impl support::Validate for Probe {
         if let Some(value) = &self.metadata {
             let path = path.field("metadata");
             <crate::apimachinery::pkg::apis::meta::v1::ObjectMeta as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
+                value, None, &path, errors,
             );
         }
         {
             let path = path.field("spec");
             match &self.spec {
                 Some(value) => {
-                    <super::ProbeSpec as support::Validate>::validate_into(
-                        value,
-                        None,
-                        &path,
-                        errors,
-                    );
+                    <super::ProbeSpec as support::Validate>::validate_into(value, None, &path, errors);
                 }
                 None => support::rules::required(&path, errors),
             }

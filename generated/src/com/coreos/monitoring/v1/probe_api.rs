@@ -49,6 +49,7 @@ pub static PROBE: support::http::ResourceInfo = support::http::ResourceInfo {
     deprecation_warning: None,
     storage_version: true,
 };
+
 /// The operations on Probe. Every method answers 405 `MethodNotAllowed` unless implemented, so a server implements only what it supports.
 pub trait ProbeApi: Send + Sync + 'static {
     /// Create a Probe.
@@ -58,27 +59,23 @@ pub trait ProbeApi: Send + Sync + 'static {
         path: crate::params::NamespacePath,
         params: crate::params::CreateOrReplaceParams,
         body: super::Probe,
-    ) -> impl std::future::Future<
-        Output = Result<
-            crate::responses::OkCreatedOrAccepted<super::Probe>,
-            support::Status,
-        >,
-    > + Send {
+    ) -> impl std::future::Future<Output = Result<crate::responses::OkCreatedOrAccepted<super::Probe>, support::Status>> + Send
+    {
         let _ = (context, path, params, body);
         std::future::ready(Err(support::http::not_implemented(&PROBE, "create")))
     }
+
     /// Read Probe.
     fn read(
         &self,
         context: support::http::Context,
         path: crate::params::NamespaceNamePath,
         params: crate::params::ReadParams,
-    ) -> impl std::future::Future<
-        Output = Result<super::Probe, support::Status>,
-    > + Send {
+    ) -> impl std::future::Future<Output = Result<super::Probe, support::Status>> + Send {
         let _ = (context, path, params);
         std::future::ready(Err(support::http::not_implemented(&PROBE, "get")))
     }
+
     /// Replace Probe.
     fn replace(
         &self,
@@ -86,12 +83,12 @@ pub trait ProbeApi: Send + Sync + 'static {
         path: crate::params::NamespaceNamePath,
         params: crate::params::CreateOrReplaceParams,
         body: super::Probe,
-    ) -> impl std::future::Future<
-        Output = Result<crate::responses::OkOrCreated<super::Probe>, support::Status>,
-    > + Send {
+    ) -> impl std::future::Future<Output = Result<crate::responses::OkOrCreated<super::Probe>, support::Status>> + Send
+    {
         let _ = (context, path, params, body);
         std::future::ready(Err(support::http::not_implemented(&PROBE, "update")))
     }
+
     /// Partially update Probe.
     fn patch(
         &self,
@@ -99,12 +96,12 @@ pub trait ProbeApi: Send + Sync + 'static {
         path: crate::params::NamespaceNamePath,
         params: crate::params::PatchParams,
         body: support::http::Patch,
-    ) -> impl std::future::Future<
-        Output = Result<crate::responses::OkOrCreated<super::Probe>, support::Status>,
-    > + Send {
+    ) -> impl std::future::Future<Output = Result<crate::responses::OkOrCreated<super::Probe>, support::Status>> + Send
+    {
         let _ = (context, path, params, body);
         std::future::ready(Err(support::http::not_implemented(&PROBE, "patch")))
     }
+
     /// Delete a Probe.
     fn delete(
         &self,
@@ -112,35 +109,33 @@ pub trait ProbeApi: Send + Sync + 'static {
         path: crate::params::NamespaceNamePath,
         params: crate::params::DeleteParams,
         body: Option<crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
-    ) -> impl std::future::Future<
-        Output = Result<crate::responses::OkOrAccepted<support::Status>, support::Status>,
-    > + Send {
+    ) -> impl std::future::Future<Output = Result<crate::responses::OkOrAccepted<support::Status>, support::Status>> + Send
+    {
         let _ = (context, path, params, body);
         std::future::ready(Err(support::http::not_implemented(&PROBE, "delete")))
     }
+
     /// List or watch Probe objects.
     fn list(
         &self,
         context: support::http::Context,
         path: crate::params::NamespacePath,
         params: crate::params::ListParams,
-    ) -> impl std::future::Future<
-        Output = Result<super::ProbeList, support::Status>,
-    > + Send {
+    ) -> impl std::future::Future<Output = Result<super::ProbeList, support::Status>> + Send {
         let _ = (context, path, params);
         std::future::ready(Err(support::http::not_implemented(&PROBE, "list")))
     }
+
     /// List or watch Probe objects.
     fn list_all_namespaces(
         &self,
         context: support::http::Context,
         params: crate::params::ListParams,
-    ) -> impl std::future::Future<
-        Output = Result<super::ProbeList, support::Status>,
-    > + Send {
+    ) -> impl std::future::Future<Output = Result<super::ProbeList, support::Status>> + Send {
         let _ = (context, params);
         std::future::ready(Err(support::http::not_implemented(&PROBE, "list")))
     }
+
     /// Delete a collection of Probe objects.
     fn delete_collection(
         &self,
@@ -148,23 +143,19 @@ pub trait ProbeApi: Send + Sync + 'static {
         path: crate::params::NamespacePath,
         params: crate::params::DeleteCollectionParams,
         body: Option<crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
-    ) -> impl std::future::Future<
-        Output = Result<support::Status, support::Status>,
-    > + Send {
+    ) -> impl std::future::Future<Output = Result<support::Status, support::Status>> + Send {
         let _ = (context, path, params, body);
-        std::future::ready(
-            Err(support::http::not_implemented(&PROBE, "deletecollection")),
-        )
+        std::future::ready(Err(support::http::not_implemented(&PROBE, "deletecollection")))
     }
+
     /// Streams changes to the objects a list would return.
     fn watch(
         &self,
         context: support::http::Context,
         namespace: Option<String>,
         params: crate::params::ListParams,
-    ) -> impl std::future::Future<
-        Output = Result<support::http::watch::WatchStream<super::Probe>, support::Status>,
-    > + Send {
+    ) -> impl std::future::Future<Output = Result<support::http::watch::WatchStream<super::Probe>, support::Status>> + Send
+    {
         let _ = (context, namespace, params);
         std::future::ready(Err(support::http::not_implemented(&PROBE, "watch")))
     }
@@ -190,14 +181,13 @@ impl<S: support::dynamic::DynamicApi> ProbeApi for support::dynamic::Dynamic<S> 
         };
         let response = self.0.handle(context, request).await?;
         let (code, value) = support::dynamic::object(response)?;
-        Ok(
-            match code {
-                201u16 => crate::responses::OkCreatedOrAccepted::Created(value),
-                202u16 => crate::responses::OkCreatedOrAccepted::Accepted(value),
-                _ => crate::responses::OkCreatedOrAccepted::Ok(value),
-            },
-        )
+        Ok(match code {
+            201u16 => crate::responses::OkCreatedOrAccepted::Created(value),
+            202u16 => crate::responses::OkCreatedOrAccepted::Accepted(value),
+            _ => crate::responses::OkCreatedOrAccepted::Ok(value),
+        })
     }
+
     async fn read(
         &self,
         context: support::http::Context,
@@ -217,6 +207,7 @@ impl<S: support::dynamic::DynamicApi> ProbeApi for support::dynamic::Dynamic<S> 
         let response = self.0.handle(context, request).await?;
         support::dynamic::object(response).map(|(_, value)| value)
     }
+
     async fn replace(
         &self,
         context: support::http::Context,
@@ -236,13 +227,12 @@ impl<S: support::dynamic::DynamicApi> ProbeApi for support::dynamic::Dynamic<S> 
         };
         let response = self.0.handle(context, request).await?;
         let (code, value) = support::dynamic::object(response)?;
-        Ok(
-            match code {
-                201u16 => crate::responses::OkOrCreated::Created(value),
-                _ => crate::responses::OkOrCreated::Ok(value),
-            },
-        )
+        Ok(match code {
+            201u16 => crate::responses::OkOrCreated::Created(value),
+            _ => crate::responses::OkOrCreated::Ok(value),
+        })
     }
+
     async fn patch(
         &self,
         context: support::http::Context,
@@ -262,13 +252,12 @@ impl<S: support::dynamic::DynamicApi> ProbeApi for support::dynamic::Dynamic<S> 
         };
         let response = self.0.handle(context, request).await?;
         let (code, value) = support::dynamic::object(response)?;
-        Ok(
-            match code {
-                201u16 => crate::responses::OkOrCreated::Created(value),
-                _ => crate::responses::OkOrCreated::Ok(value),
-            },
-        )
+        Ok(match code {
+            201u16 => crate::responses::OkOrCreated::Created(value),
+            _ => crate::responses::OkOrCreated::Ok(value),
+        })
     }
+
     async fn delete(
         &self,
         context: support::http::Context,
@@ -288,13 +277,12 @@ impl<S: support::dynamic::DynamicApi> ProbeApi for support::dynamic::Dynamic<S> 
         };
         let response = self.0.handle(context, request).await?;
         let (code, value) = support::dynamic::object(response)?;
-        Ok(
-            match code {
-                202u16 => crate::responses::OkOrAccepted::Accepted(value),
-                _ => crate::responses::OkOrAccepted::Ok(value),
-            },
-        )
+        Ok(match code {
+            202u16 => crate::responses::OkOrAccepted::Accepted(value),
+            _ => crate::responses::OkOrAccepted::Ok(value),
+        })
     }
+
     async fn list(
         &self,
         context: support::http::Context,
@@ -314,6 +302,7 @@ impl<S: support::dynamic::DynamicApi> ProbeApi for support::dynamic::Dynamic<S> 
         let response = self.0.handle(context, request).await?;
         support::dynamic::object(response).map(|(_, value)| value)
     }
+
     async fn list_all_namespaces(
         &self,
         context: support::http::Context,
@@ -332,6 +321,7 @@ impl<S: support::dynamic::DynamicApi> ProbeApi for support::dynamic::Dynamic<S> 
         let response = self.0.handle(context, request).await?;
         support::dynamic::object(response).map(|(_, value)| value)
     }
+
     async fn delete_collection(
         &self,
         context: support::http::Context,
@@ -352,6 +342,7 @@ impl<S: support::dynamic::DynamicApi> ProbeApi for support::dynamic::Dynamic<S> 
         let response = self.0.handle(context, request).await?;
         support::dynamic::object(response).map(|(_, value)| value)
     }
+
     async fn watch(
         &self,
         context: support::http::Context,
@@ -389,266 +380,150 @@ pub fn routes<S: ProbeApi>() -> support::axum::Router<support::http::ApiState<S>
                 .patch(handle_patch::<S>)
                 .delete(handle_delete::<S>),
         )
-        .route(
-            "/apis/monitoring.coreos.com/v1/probes",
-            support::axum::routing::get(handle_list_all_namespaces::<S>),
-        )
+        .route("/apis/monitoring.coreos.com/v1/probes", support::axum::routing::get(handle_list_all_namespaces::<S>))
 }
 
 async fn handle_create<S: ProbeApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::http::PathParams(
-        path,
-    ): support::http::PathParams<crate::params::NamespacePath>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
+    support::http::PathParams(path): support::http::PathParams<crate::params::NamespacePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &PROBE,
-            async move |mut call| {
-                let params = crate::params::CreateOrReplaceParams::from_query(
-                    call.query(),
-                )?;
-                call.check_options("CreateOptions", params.validate())?;
-                let body: super::Probe = call.body()?;
-                call.validate(&body, None)?;
-                let value = state.api.create(call.context(), path, params, body).await?;
-                let (code, value) = value.into_parts();
-                call.reply(
-                    support::axum::http::StatusCode::from_u16(code).unwrap_or_default(),
-                    &value,
-                )
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &PROBE, async move |mut call| {
+        let params = crate::params::CreateOrReplaceParams::from_query(call.query())?;
+        call.check_options("CreateOptions", params.validate())?;
+        let body: super::Probe = call.body()?;
+        call.validate(&body, None)?;
+        let value = state.api.create(call.context(), path, params, body).await?;
+        let (code, value) = value.into_parts();
+        call.reply(support::axum::http::StatusCode::from_u16(code).unwrap_or_default(), &value)
+    })
+    .await
 }
 
 async fn handle_read<S: ProbeApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::http::PathParams(
-        path,
-    ): support::http::PathParams<crate::params::NamespaceNamePath>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
+    support::http::PathParams(path): support::http::PathParams<crate::params::NamespaceNamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &PROBE,
-            async move |call| {
-                let params = crate::params::ReadParams::from_query(call.query())?;
-                call.check_options("GetOptions", params.validate())?;
-                let value = state.api.read(call.context(), path, params).await?;
-                call.reply(support::axum::http::StatusCode::OK, &value)
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &PROBE, async move |call| {
+        let params = crate::params::ReadParams::from_query(call.query())?;
+        call.check_options("GetOptions", params.validate())?;
+        let value = state.api.read(call.context(), path, params).await?;
+        call.reply(support::axum::http::StatusCode::OK, &value)
+    })
+    .await
 }
 
 async fn handle_replace<S: ProbeApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::http::PathParams(
-        path,
-    ): support::http::PathParams<crate::params::NamespaceNamePath>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
+    support::http::PathParams(path): support::http::PathParams<crate::params::NamespaceNamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &PROBE,
-            async move |mut call| {
-                let params = crate::params::CreateOrReplaceParams::from_query(
-                    call.query(),
-                )?;
-                call.check_options("UpdateOptions", params.validate())?;
-                let body: super::Probe = call.body()?;
-                call.validate(&body, None)?;
-                let value = state.api.replace(call.context(), path, params, body).await?;
-                let (code, value) = value.into_parts();
-                call.reply(
-                    support::axum::http::StatusCode::from_u16(code).unwrap_or_default(),
-                    &value,
-                )
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &PROBE, async move |mut call| {
+        let params = crate::params::CreateOrReplaceParams::from_query(call.query())?;
+        call.check_options("UpdateOptions", params.validate())?;
+        let body: super::Probe = call.body()?;
+        call.validate(&body, None)?;
+        let value = state.api.replace(call.context(), path, params, body).await?;
+        let (code, value) = value.into_parts();
+        call.reply(support::axum::http::StatusCode::from_u16(code).unwrap_or_default(), &value)
+    })
+    .await
 }
 
 async fn handle_patch<S: ProbeApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::http::PathParams(
-        path,
-    ): support::http::PathParams<crate::params::NamespaceNamePath>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
+    support::http::PathParams(path): support::http::PathParams<crate::params::NamespaceNamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &PROBE,
-            async move |mut call| {
-                let params = crate::params::PatchParams::from_query(call.query())?;
-                let mut errors = params.validate();
-                let is_apply = call.patch_type()
-                    == Some(support::http::PatchType::Apply);
-                support::rules::patch_options(
-                    params.force,
-                    params.field_manager.as_deref(),
-                    is_apply,
-                    &mut errors,
-                );
-                call.check_options("PatchOptions", errors)?;
-                let body = call
-                    .patch(
-                        &[
-                            support::http::PatchType::Json,
-                            support::http::PatchType::Merge,
-                            support::http::PatchType::Apply,
-                        ],
-                    )?;
-                let value = state.api.patch(call.context(), path, params, body).await?;
-                let (code, value) = value.into_parts();
-                call.reply(
-                    support::axum::http::StatusCode::from_u16(code).unwrap_or_default(),
-                    &value,
-                )
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &PROBE, async move |mut call| {
+        let params = crate::params::PatchParams::from_query(call.query())?;
+        let mut errors = params.validate();
+        let is_apply = call.patch_type() == Some(support::http::PatchType::Apply);
+        support::rules::patch_options(params.force, params.field_manager.as_deref(), is_apply, &mut errors);
+        call.check_options("PatchOptions", errors)?;
+        let body = call.patch(&[
+            support::http::PatchType::Json,
+            support::http::PatchType::Merge,
+            support::http::PatchType::Apply,
+        ])?;
+        let value = state.api.patch(call.context(), path, params, body).await?;
+        let (code, value) = value.into_parts();
+        call.reply(support::axum::http::StatusCode::from_u16(code).unwrap_or_default(), &value)
+    })
+    .await
 }
 
 async fn handle_delete<S: ProbeApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::http::PathParams(
-        path,
-    ): support::http::PathParams<crate::params::NamespaceNamePath>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
+    support::http::PathParams(path): support::http::PathParams<crate::params::NamespaceNamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &PROBE,
-            async move |mut call| {
-                let params = crate::params::DeleteParams::from_query(call.query())?;
-                call.check_options("DeleteOptions", params.validate())?;
-                let body: Option<
-                    crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
-                > = call.optional_body()?;
-                if let Some(options) = &body {
-                    call.check_options(
-                        "DeleteOptions",
-                        support::Validate::validate(options),
-                    )?;
-                }
-                let value = state.api.delete(call.context(), path, params, body).await?;
-                let (code, value) = value.into_parts();
-                call.reply(
-                    support::axum::http::StatusCode::from_u16(code).unwrap_or_default(),
-                    &value,
-                )
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &PROBE, async move |mut call| {
+        let params = crate::params::DeleteParams::from_query(call.query())?;
+        call.check_options("DeleteOptions", params.validate())?;
+        let body: Option<crate::apimachinery::pkg::apis::meta::v1::DeleteOptions> = call.optional_body()?;
+        if let Some(options) = &body {
+            call.check_options("DeleteOptions", support::Validate::validate(options))?;
+        }
+        let value = state.api.delete(call.context(), path, params, body).await?;
+        let (code, value) = value.into_parts();
+        call.reply(support::axum::http::StatusCode::from_u16(code).unwrap_or_default(), &value)
+    })
+    .await
 }
 
 async fn handle_list<S: ProbeApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::http::PathParams(
-        path,
-    ): support::http::PathParams<crate::params::NamespacePath>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
+    support::http::PathParams(path): support::http::PathParams<crate::params::NamespacePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &PROBE,
-            async move |call| {
-                let params = crate::params::ListParams::from_query(call.query())?;
-                call.check_options("ListOptions", params.validate())?;
-                if params.watch == Some(true) {
-                    let timeout = params.timeout_seconds;
-                    let events = state
-                        .api
-                        .watch(call.context(), Some(path.namespace.clone()), params)
-                        .await?;
-                    return call.watch(events, timeout);
-                }
-                let value = state.api.list(call.context(), path, params).await?;
-                call.reply(support::axum::http::StatusCode::OK, &value)
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &PROBE, async move |call| {
+        let params = crate::params::ListParams::from_query(call.query())?;
+        call.check_options("ListOptions", params.validate())?;
+        if params.watch == Some(true) {
+            let timeout = params.timeout_seconds;
+            let events = state.api.watch(call.context(), Some(path.namespace.clone()), params).await?;
+            return call.watch(events, timeout);
+        }
+        let value = state.api.list(call.context(), path, params).await?;
+        call.reply(support::axum::http::StatusCode::OK, &value)
+    })
+    .await
 }
 
 async fn handle_list_all_namespaces<S: ProbeApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &PROBE,
-            async move |call| {
-                let params = crate::params::ListParams::from_query(call.query())?;
-                call.check_options("ListOptions", params.validate())?;
-                if params.watch == Some(true) {
-                    let timeout = params.timeout_seconds;
-                    let events = state.api.watch(call.context(), None, params).await?;
-                    return call.watch(events, timeout);
-                }
-                let value = state.api.list_all_namespaces(call.context(), params).await?;
-                call.reply(support::axum::http::StatusCode::OK, &value)
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &PROBE, async move |call| {
+        let params = crate::params::ListParams::from_query(call.query())?;
+        call.check_options("ListOptions", params.validate())?;
+        if params.watch == Some(true) {
+            let timeout = params.timeout_seconds;
+            let events = state.api.watch(call.context(), None, params).await?;
+            return call.watch(events, timeout);
+        }
+        let value = state.api.list_all_namespaces(call.context(), params).await?;
+        call.reply(support::axum::http::StatusCode::OK, &value)
+    })
+    .await
 }
 
 async fn handle_delete_collection<S: ProbeApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::http::PathParams(
-        path,
-    ): support::http::PathParams<crate::params::NamespacePath>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
+    support::http::PathParams(path): support::http::PathParams<crate::params::NamespacePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &PROBE,
-            async move |mut call| {
-                let params = crate::params::DeleteCollectionParams::from_query(
-                    call.query(),
-                )?;
-                call.check_options("ListOptions", params.validate())?;
-                let body: Option<
-                    crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
-                > = call.optional_body()?;
-                if let Some(options) = &body {
-                    call.check_options(
-                        "DeleteOptions",
-                        support::Validate::validate(options),
-                    )?;
-                }
-                let value = state
-                    .api
-                    .delete_collection(call.context(), path, params, body)
-                    .await?;
-                call.reply(support::axum::http::StatusCode::OK, &value)
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &PROBE, async move |mut call| {
+        let params = crate::params::DeleteCollectionParams::from_query(call.query())?;
+        call.check_options("ListOptions", params.validate())?;
+        let body: Option<crate::apimachinery::pkg::apis::meta::v1::DeleteOptions> = call.optional_body()?;
+        if let Some(options) = &body {
+            call.check_options("DeleteOptions", support::Validate::validate(options))?;
+        }
+        let value = state.api.delete_collection(call.context(), path, params, body).await?;
+        call.reply(support::axum::http::StatusCode::OK, &value)
+    })
+    .await
 }

@@ -19,12 +19,7 @@ impl support::Validate for ProbeAuthorization {
     ) {
         if let Some(value) = &self.credentials {
             let path = path.field("credentials");
-            <super::ProbeCredentials as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            <super::ProbeCredentials as support::Validate>::validate_into(value, None, &path, errors);
         }
     }
 }

@@ -19,21 +19,11 @@ impl support::Validate for ProbeBasicAuth {
     ) {
         if let Some(value) = &self.password {
             let path = path.field("password");
-            <super::ProbePassword as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            <super::ProbePassword as support::Validate>::validate_into(value, None, &path, errors);
         }
         if let Some(value) = &self.username {
             let path = path.field("username");
-            <super::ProbeUsername as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            <super::ProbeUsername as support::Validate>::validate_into(value, None, &path, errors);
         }
     }
 }

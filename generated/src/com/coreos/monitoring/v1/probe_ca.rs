@@ -19,35 +19,23 @@ impl support::Validate for ProbeCa {
     ) {
         if let Some(value) = &self.config_map {
             let path = path.field("configMap");
-            <super::ProbeConfigMap as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            <super::ProbeConfigMap as support::Validate>::validate_into(value, None, &path, errors);
         }
         if let Some(value) = &self.secret {
             let path = path.field("secret");
-            <super::ProbeSecret as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            <super::ProbeSecret as support::Validate>::validate_into(value, None, &path, errors);
         }
         let (value, path) = (self, *path);
+
         fn rule_0(value: &super::ProbeCa) -> bool {
             !(value.secret.is_some() && value.config_map.is_some())
         }
         if !rule_0(value) {
-            errors
-                .push(
-                    support::validation::FieldError::invalid(
-                        &path,
-                        "object",
-                        "secret and configMap are mutually exclusive",
-                    ),
-                );
+            errors.push(support::validation::FieldError::invalid(
+                &path,
+                "object",
+                "secret and configMap are mutually exclusive",
+            ));
         }
     }
 }

@@ -19,39 +19,20 @@ impl support::Validate for ProbeClientId {
     ) {
         if let Some(value) = &self.config_map {
             let path = path.field("configMap");
-            <super::ProbeConfigMap as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            <super::ProbeConfigMap as support::Validate>::validate_into(value, None, &path, errors);
         }
         if let Some(value) = &self.secret {
             let path = path.field("secret");
-            <super::ProbeSecret as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            <super::ProbeSecret as support::Validate>::validate_into(value, None, &path, errors);
         }
         let (value, path) = (self, *path);
-        static RULES: std::sync::LazyLock<[support::cel::CelRule; 1]> = std::sync::LazyLock::new(||
-        [
-            support::cel::CelRule::new(
-                &support::cel::CelRuleSpec::new(
-                        "has(self.secret) != has(self.configMap)",
-                    )
+
+        static RULES: std::sync::LazyLock<[support::cel::CelRule; 1]> = std::sync::LazyLock::new(|| {
+            [support::cel::CelRule::new(
+                &support::cel::CelRuleSpec::new("has(self.secret) != has(self.configMap)")
                     .with_message("exactly one of secret and configMap must be set"),
-            ),
-        ]);
-        support::cel::check_rules_typed(
-            &*RULES,
-            &path,
-            "object",
-            &support::cel::to_json(value),
-            None,
-            errors,
-        );
+            )]
+        });
+        support::cel::check_rules_typed(&*RULES, &path, "object", &support::cel::to_json(value), None, errors);
     }
 }

@@ -3,18 +3,10 @@
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ProbeIngress {
     /// Namespaces in which Ingress objects are looked up.
-    #[serde(
-        rename = "namespaceSelector",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "namespaceSelector", default, skip_serializing_if = "Option::is_none")]
     pub namespace_selector: Option<super::ProbeNamespaceSelector>,
     /// Relabeling steps applied to each discovered target before it is probed. The Ingress address is in __tmp_prometheus_ingress_address, the job name in __tmp_prometheus_job_name.
-    #[serde(
-        rename = "relabelingConfigs",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "relabelingConfigs", default, skip_serializing_if = "Option::is_none")]
     pub relabeling_configs: Option<Vec<super::ProbeRelabelingConfig>>,
     /// Label selector that picks the Ingress objects.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -32,22 +24,12 @@ impl support::Validate for ProbeIngress {
             let path = path.field("relabelingConfigs");
             for (index, value) in value.iter().enumerate() {
                 let path = path.index(index);
-                <super::ProbeRelabelingConfig as support::Validate>::validate_into(
-                    value,
-                    None,
-                    &path,
-                    errors,
-                );
+                <super::ProbeRelabelingConfig as support::Validate>::validate_into(value, None, &path, errors);
             }
         }
         if let Some(value) = &self.selector {
             let path = path.field("selector");
-            <super::ProbeSelector as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            <super::ProbeSelector as support::Validate>::validate_into(value, None, &path, errors);
         }
     }
 }

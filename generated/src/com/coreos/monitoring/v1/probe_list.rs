@@ -30,12 +30,7 @@ impl support::Validate for ProbeList {
                 Some(value) => {
                     for (index, value) in value.iter().enumerate() {
                         let path = path.index(index);
-                        <super::Probe as support::Validate>::validate_into(
-                            value,
-                            None,
-                            &path,
-                            errors,
-                        );
+                        <super::Probe as support::Validate>::validate_into(value, None, &path, errors);
                     }
                 }
                 None => support::rules::required(&path, errors),

@@ -16,5 +16,6 @@ impl support::Validate for ProbeNamespaceSelector {
         _old: Option<&Self>,
         _path: &support::validation::Path<'_>,
         _errors: &mut support::validation::ErrorList,
-    ) {}
+    ) {
+    }
 }

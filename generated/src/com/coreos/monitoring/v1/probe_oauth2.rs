@@ -35,12 +35,7 @@ impl support::Validate for ProbeOauth2 {
             let path = path.field("clientId");
             match &self.client_id {
                 Some(value) => {
-                    <super::ProbeClientId as support::Validate>::validate_into(
-                        value,
-                        None,
-                        &path,
-                        errors,
-                    );
+                    <super::ProbeClientId as support::Validate>::validate_into(value, None, &path, errors);
                 }
                 None => support::rules::required(&path, errors),
             }
@@ -49,12 +44,7 @@ impl support::Validate for ProbeOauth2 {
             let path = path.field("clientSecret");
             match &self.client_secret {
                 Some(value) => {
-                    <super::ProbeClientSecret as support::Validate>::validate_into(
-                        value,
-                        None,
-                        &path,
-                        errors,
-                    );
+                    <super::ProbeClientSecret as support::Validate>::validate_into(value, None, &path, errors);
                 }
                 None => support::rules::required(&path, errors),
             }

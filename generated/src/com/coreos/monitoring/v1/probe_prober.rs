@@ -25,9 +25,8 @@ impl ProbeProber {
     fn default_path() -> Option<String> {
         support::de::spec_default("\"/probe\"")
     }
-    fn deserialize_path<'de, D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Option<String>, D::Error> {
+
+    fn deserialize_path<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
         support::de::null_as(deserializer, Self::default_path)
     }
 }
@@ -42,12 +41,7 @@ impl support::Validate for ProbeProber {
         if let Some(value) = &self.scheme {
             let path = path.field("scheme");
             if !value.is_known() {
-                support::rules::not_supported(
-                    &path,
-                    value.as_str(),
-                    super::ProbeProberScheme::VALUES,
-                    errors,
-                );
+                support::rules::not_supported(&path, value.as_str(), super::ProbeProberScheme::VALUES, errors);
             }
         }
         if self.url.is_none() {
@@ -70,6 +64,7 @@ pub enum ProbeProberScheme {
 impl ProbeProberScheme {
     /// The values this version of the API defines.
     pub const VALUES: &'static [&'static str] = &["http", "https"];
+
     /// The value as sent on the wire.
     pub fn as_str(&self) -> &str {
         match self {
@@ -78,6 +73,7 @@ impl ProbeProberScheme {
             Self::Other(value) => value,
         }
     }
+
     /// Whether the value is one this version of the API defines.
     pub fn is_known(&self) -> bool {
         !matches!(self, Self::Other(_))
@@ -124,9 +120,7 @@ impl serde::Serialize for ProbeProberScheme {
 }
 
 impl<'de> serde::Deserialize<'de> for ProbeProberScheme {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         String::deserialize(deserializer).map(Self::from)
     }
 }

@@ -34,6 +34,7 @@ impl ProbeRelabelingConfig {
     fn default_action() -> Option<super::ProbeRelabelingConfigAction> {
         support::de::spec_default("\"replace\"")
     }
+
     fn deserialize_action<'de, D: serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Option<super::ProbeRelabelingConfigAction>, D::Error> {
@@ -63,9 +64,8 @@ impl support::Validate for ProbeRelabelingConfig {
             let path = path.field("sourceLabels");
             for (index, value) in value.iter().enumerate() {
                 let path = path.index(index);
-                static PATTERN: support::rules::Pattern = support::rules::Pattern::new(
-                    "^[a-zA-Z_][a-zA-Z0-9_]*$",
-                );
+
+                static PATTERN: support::rules::Pattern = support::rules::Pattern::new("^[a-zA-Z_][a-zA-Z0-9_]*$");
                 support::rules::schema::pattern(&PATTERN, &path, value, errors);
             }
         }
@@ -149,6 +149,7 @@ impl ProbeRelabelingConfigAction {
         "dropequal",
         "DropEqual",
     ];
+
     /// The value as sent on the wire.
     pub fn as_str(&self) -> &str {
         match self {
@@ -177,6 +178,7 @@ impl ProbeRelabelingConfigAction {
             Self::Other(value) => value,
         }
     }
+
     /// Whether the value is one this version of the API defines.
     pub fn is_known(&self) -> bool {
         !matches!(self, Self::Other(_))
@@ -263,9 +265,7 @@ impl serde::Serialize for ProbeRelabelingConfigAction {
 }
 
 impl<'de> serde::Deserialize<'de> for ProbeRelabelingConfigAction {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         String::deserialize(deserializer).map(Self::from)
     }
 }

@@ -3,11 +3,7 @@
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ProbeSelector {
     /// Requirements on labels; all of them must hold.
-    #[serde(
-        rename = "matchExpressions",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "matchExpressions", default, skip_serializing_if = "Option::is_none")]
     pub match_expressions: Option<Vec<super::ProbeMatchExpression>>,
     /// Label key/value pairs that must all be present.
     #[serde(
@@ -30,12 +26,7 @@ impl support::Validate for ProbeSelector {
             let path = path.field("matchExpressions");
             for (index, value) in value.iter().enumerate() {
                 let path = path.index(index);
-                <super::ProbeMatchExpression as support::Validate>::validate_into(
-                    value,
-                    None,
-                    &path,
-                    errors,
-                );
+                <super::ProbeMatchExpression as support::Validate>::validate_into(value, None, &path, errors);
             }
         }
     }

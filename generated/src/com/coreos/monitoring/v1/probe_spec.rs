@@ -9,11 +9,7 @@ pub struct ProbeSpec {
     #[serde(rename = "basicAuth", default, skip_serializing_if = "Option::is_none")]
     pub basic_auth: Option<super::ProbeBasicAuth>,
     /// Secret key holding a bearer token for scraping the prober. The Secret must be in the Probe's namespace and readable by the operator.
-    #[serde(
-        rename = "bearerTokenSecret",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "bearerTokenSecret", default, skip_serializing_if = "Option::is_none")]
     pub bearer_token_secret: Option<super::ProbeBearerTokenSecret>,
     /// How often the targets are probed. Prometheus' global scrape interval applies when unset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -22,35 +18,19 @@ pub struct ProbeSpec {
     #[serde(rename = "jobName", default, skip_serializing_if = "Option::is_none")]
     pub job_name: Option<String>,
     /// How many targets dropped by relabeling are kept in memory per scrape; 0 means no limit. Needs Prometheus v2.47.0 or later.
-    #[serde(
-        rename = "keepDroppedTargets",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "keepDroppedTargets", default, skip_serializing_if = "Option::is_none")]
     pub keep_dropped_targets: Option<i64>,
     /// Most labels a sample may carry in one scrape. Needs Prometheus v2.27.0 or later.
     #[serde(rename = "labelLimit", default, skip_serializing_if = "Option::is_none")]
     pub label_limit: Option<i64>,
     /// Longest label name accepted in one scrape. Needs Prometheus v2.27.0 or later.
-    #[serde(
-        rename = "labelNameLengthLimit",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "labelNameLengthLimit", default, skip_serializing_if = "Option::is_none")]
     pub label_name_length_limit: Option<i64>,
     /// Longest label value accepted in one scrape. Needs Prometheus v2.27.0 or later.
-    #[serde(
-        rename = "labelValueLengthLimit",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "labelValueLengthLimit", default, skip_serializing_if = "Option::is_none")]
     pub label_value_length_limit: Option<i64>,
     /// Relabeling steps applied to scraped samples before they are stored.
-    #[serde(
-        rename = "metricRelabelings",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "metricRelabelings", default, skip_serializing_if = "Option::is_none")]
     pub metric_relabelings: Option<Vec<super::ProbeMetricRelabeling>>,
     /// Prober module that decides how targets are checked, such as http_2xx in the blackbox exporter.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -68,11 +48,7 @@ pub struct ProbeSpec {
     #[serde(rename = "scrapeClass", default, skip_serializing_if = "Option::is_none")]
     pub scrape_class: Option<String>,
     /// Protocols Prometheus offers when scraping, most preferred first; Prometheus' default applies when unset. Needs Prometheus v2.49.0 or later.
-    #[serde(
-        rename = "scrapeProtocols",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "scrapeProtocols", default, skip_serializing_if = "Option::is_none")]
     pub scrape_protocols: Option<Vec<super::ProbeSpecScrapeProtocolsItem>>,
     /// How long one scrape may take. Prometheus' global scrape timeout applies when unset.
     #[serde(rename = "scrapeTimeout", default, skip_serializing_if = "Option::is_none")]
@@ -97,33 +73,19 @@ impl support::Validate for ProbeSpec {
     ) {
         if let Some(value) = &self.authorization {
             let path = path.field("authorization");
-            <super::ProbeAuthorization as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            <super::ProbeAuthorization as support::Validate>::validate_into(value, None, &path, errors);
         }
         if let Some(value) = &self.basic_auth {
             let path = path.field("basicAuth");
-            <super::ProbeBasicAuth as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            <super::ProbeBasicAuth as support::Validate>::validate_into(value, None, &path, errors);
         }
         if let Some(value) = &self.bearer_token_secret {
             let path = path.field("bearerTokenSecret");
-            <super::ProbeBearerTokenSecret as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            <super::ProbeBearerTokenSecret as support::Validate>::validate_into(value, None, &path, errors);
         }
         if let Some(value) = &self.interval {
             let path = path.field("interval");
+
             static PATTERN: support::rules::Pattern = support::rules::Pattern::new(
                 "^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$",
             );
@@ -133,31 +95,16 @@ impl support::Validate for ProbeSpec {
             let path = path.field("metricRelabelings");
             for (index, value) in value.iter().enumerate() {
                 let path = path.index(index);
-                <super::ProbeMetricRelabeling as support::Validate>::validate_into(
-                    value,
-                    None,
-                    &path,
-                    errors,
-                );
+                <super::ProbeMetricRelabeling as support::Validate>::validate_into(value, None, &path, errors);
             }
         }
         if let Some(value) = &self.oauth2 {
             let path = path.field("oauth2");
-            <super::ProbeOauth2 as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            <super::ProbeOauth2 as support::Validate>::validate_into(value, None, &path, errors);
         }
         if let Some(value) = &self.prober {
             let path = path.field("prober");
-            <super::ProbeProber as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            <super::ProbeProber as support::Validate>::validate_into(value, None, &path, errors);
         }
         if let Some(value) = &self.scrape_class {
             let path = path.field("scrapeClass");
@@ -180,6 +127,7 @@ impl support::Validate for ProbeSpec {
         }
         if let Some(value) = &self.scrape_timeout {
             let path = path.field("scrapeTimeout");
+
             static PATTERN: support::rules::Pattern = support::rules::Pattern::new(
                 "^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$",
             );
@@ -187,51 +135,42 @@ impl support::Validate for ProbeSpec {
         }
         if let Some(value) = &self.targets {
             let path = path.field("targets");
-            <super::ProbeTargets as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            <super::ProbeTargets as support::Validate>::validate_into(value, None, &path, errors);
         }
         if let Some(value) = &self.tls_config {
             let path = path.field("tlsConfig");
-            <super::ProbeTlsConfig as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            <super::ProbeTlsConfig as support::Validate>::validate_into(value, None, &path, errors);
         }
         let (value, path) = (self, *path);
         let mut json = None;
+
         fn rule_0(value: &super::ProbeSpec) -> Option<bool> {
             Some(
                 value.targets.is_some()
-                    && (value.targets.as_ref()?.static_config.is_some()
-                        || value.targets.as_ref()?.ingress.is_some()),
+                    && (value.targets.as_ref()?.static_config.is_some() || value.targets.as_ref()?.ingress.is_some()),
             )
         }
-        static RULE_0: std::sync::LazyLock<support::cel::CelRule> = std::sync::LazyLock::new(||
-        support::cel::CelRule::new(
-            &support::cel::CelRuleSpec::new(
+
+        static RULE_0: std::sync::LazyLock<support::cel::CelRule> = std::sync::LazyLock::new(|| {
+            support::cel::CelRule::new(
+                &support::cel::CelRuleSpec::new(
                     "has(self.targets) && (has(self.targets.staticConfig) || has(self.targets.ingress))",
                 )
                 .with_message("targets must set staticConfig or ingress")
                 .with_field_path(".targets"),
-        ));
+            )
+        });
         match rule_0(value) {
             Some(true) => {}
             Some(false) => {
-                errors
-                    .push(
-                        support::validation::FieldError::invalid(
-                                &path,
-                                "object",
-                                "targets must set staticConfig or ingress",
-                            )
-                            .at_child("targets"),
-                    );
+                errors.push(
+                    support::validation::FieldError::invalid(
+                        &path,
+                        "object",
+                        "targets must set staticConfig or ingress",
+                    )
+                    .at_child("targets"),
+                );
             }
             None => {
                 support::cel::check_rules_typed(
@@ -244,13 +183,15 @@ impl support::Validate for ProbeSpec {
                 );
             }
         }
+
         fn rule_1(value: &super::ProbeSpec) -> bool {
             !(value.basic_auth.is_some() && value.authorization.is_some())
                 && !(value.basic_auth.is_some() && value.oauth2.is_some())
                 && !(value.authorization.is_some() && value.oauth2.is_some())
         }
-        static RULE_1: std::sync::LazyLock<support::cel::CelRule> = std::sync::LazyLock::new(||
-        support::cel::CelRule::new(
+
+        static RULE_1: std::sync::LazyLock<support::cel::CelRule> = std::sync::LazyLock::new(|| {
+            support::cel::CelRule::new(
             &support::cel::CelRuleSpec::new(
                     "!(has(self.basicAuth) && has(self.authorization)) && !(has(self.basicAuth) && has(self.oauth2)) && !(has(self.authorization) && has(self.oauth2))",
                 )
@@ -260,7 +201,8 @@ impl support::Validate for ProbeSpec {
                 .with_message_expression(
                     "'at most one of basicAuth, authorization and oauth2 may be set, found:' + (has(self.basicAuth) ? ' basicAuth' : '') + (has(self.authorization) ? ' authorization' : '') + (has(self.oauth2) ? ' oauth2' : '')",
                 ),
-        ));
+        )
+        });
         if !rule_1(value) {
             support::cel::check_rules_typed(
                 std::slice::from_ref(&*RULE_1),
@@ -271,17 +213,18 @@ impl support::Validate for ProbeSpec {
                 errors,
             );
         }
+
         fn rule_2(value: &super::ProbeSpec) -> Option<bool> {
             Some(
                 !(value.bearer_token_secret.is_some()
                     && value.bearer_token_secret.as_ref()?.name.is_some()
                     && value.bearer_token_secret.as_ref()?.name.as_ref()?.as_str() != "")
-                    || !(value.basic_auth.is_some() || value.authorization.is_some()
-                        || value.oauth2.is_some()),
+                    || !(value.basic_auth.is_some() || value.authorization.is_some() || value.oauth2.is_some()),
             )
         }
-        static RULE_2: std::sync::LazyLock<support::cel::CelRule> = std::sync::LazyLock::new(||
-        support::cel::CelRule::new(
+
+        static RULE_2: std::sync::LazyLock<support::cel::CelRule> = std::sync::LazyLock::new(|| {
+            support::cel::CelRule::new(
             &support::cel::CelRuleSpec::new(
                     "!(has(self.bearerTokenSecret) && has(self.bearerTokenSecret.name) && self.bearerTokenSecret.name != '') || !(has(self.basicAuth) || has(self.authorization) || has(self.oauth2))",
                 )
@@ -289,19 +232,19 @@ impl support::Validate for ProbeSpec {
                     "bearerTokenSecret cannot be used together with basicAuth, authorization or oauth2",
                 )
                 .with_field_path(".bearerTokenSecret"),
-        ));
+        )
+        });
         match rule_2(value) {
             Some(true) => {}
             Some(false) => {
-                errors
-                    .push(
-                        support::validation::FieldError::invalid(
-                                &path,
-                                "object",
-                                "bearerTokenSecret cannot be used together with basicAuth, authorization or oauth2",
-                            )
-                            .at_child("bearerTokenSecret"),
-                    );
+                errors.push(
+                    support::validation::FieldError::invalid(
+                        &path,
+                        "object",
+                        "bearerTokenSecret cannot be used together with basicAuth, authorization or oauth2",
+                    )
+                    .at_child("bearerTokenSecret"),
+                );
             }
             None => {
                 support::cel::check_rules_typed(
@@ -334,12 +277,9 @@ pub enum ProbeSpecScrapeProtocolsItem {
 
 impl ProbeSpecScrapeProtocolsItem {
     /// The values this version of the API defines.
-    pub const VALUES: &'static [&'static str] = &[
-        "PrometheusProto",
-        "OpenMetricsText0.0.1",
-        "OpenMetricsText1.0.0",
-        "PrometheusText0.0.4",
-    ];
+    pub const VALUES: &'static [&'static str] =
+        &["PrometheusProto", "OpenMetricsText0.0.1", "OpenMetricsText1.0.0", "PrometheusText0.0.4"];
+
     /// The value as sent on the wire.
     pub fn as_str(&self) -> &str {
         match self {
@@ -350,6 +290,7 @@ impl ProbeSpecScrapeProtocolsItem {
             Self::Other(value) => value,
         }
     }
+
     /// Whether the value is one this version of the API defines.
     pub fn is_known(&self) -> bool {
         !matches!(self, Self::Other(_))
@@ -400,9 +341,7 @@ impl serde::Serialize for ProbeSpecScrapeProtocolsItem {
 }
 
 impl<'de> serde::Deserialize<'de> for ProbeSpecScrapeProtocolsItem {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         String::deserialize(deserializer).map(Self::from)
     }
 }

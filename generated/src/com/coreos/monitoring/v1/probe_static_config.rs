@@ -10,11 +10,7 @@ pub struct ProbeStaticConfig {
     )]
     pub labels: Option<std::collections::BTreeMap<String, String>>,
     /// Relabeling steps applied to the targets' labels before they are probed.
-    #[serde(
-        rename = "relabelingConfigs",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "relabelingConfigs", default, skip_serializing_if = "Option::is_none")]
     pub relabeling_configs: Option<Vec<super::ProbeRelabelingConfig>>,
     /// Addresses to probe.
     #[serde(rename = "static", default, skip_serializing_if = "Option::is_none")]
@@ -32,12 +28,7 @@ impl support::Validate for ProbeStaticConfig {
             let path = path.field("relabelingConfigs");
             for (index, value) in value.iter().enumerate() {
                 let path = path.index(index);
-                <super::ProbeRelabelingConfig as support::Validate>::validate_into(
-                    value,
-                    None,
-                    &path,
-                    errors,
-                );
+                <super::ProbeRelabelingConfig as support::Validate>::validate_into(value, None, &path, errors);
             }
         }
     }

@@ -19,21 +19,11 @@ impl support::Validate for ProbeTargets {
     ) {
         if let Some(value) = &self.ingress {
             let path = path.field("ingress");
-            <super::ProbeIngress as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            <super::ProbeIngress as support::Validate>::validate_into(value, None, &path, errors);
         }
         if let Some(value) = &self.static_config {
             let path = path.field("staticConfig");
-            <super::ProbeStaticConfig as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            <super::ProbeStaticConfig as support::Validate>::validate_into(value, None, &path, errors);
         }
     }
 }

@@ -9,11 +9,7 @@ pub struct ProbeTlsConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cert: Option<super::ProbeCert>,
     /// If true, the server's certificate is not verified.
-    #[serde(
-        rename = "insecureSkipVerify",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "insecureSkipVerify", default, skip_serializing_if = "Option::is_none")]
     pub insecure_skip_verify: Option<bool>,
     /// Secret key holding the client's private key.
     #[serde(rename = "keySecret", default, skip_serializing_if = "Option::is_none")]
@@ -32,34 +28,20 @@ impl support::Validate for ProbeTlsConfig {
     ) {
         if let Some(value) = &self.ca {
             let path = path.field("ca");
-            <super::ProbeCa as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            <super::ProbeCa as support::Validate>::validate_into(value, None, &path, errors);
         }
         if let Some(value) = &self.cert {
             let path = path.field("cert");
-            <super::ProbeCert as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            <super::ProbeCert as support::Validate>::validate_into(value, None, &path, errors);
         }
         if let Some(value) = &self.key_secret {
             let path = path.field("keySecret");
-            <super::ProbeKeySecret as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            <super::ProbeKeySecret as support::Validate>::validate_into(value, None, &path, errors);
         }
         let (value, path) = (self, *path);
-        static RULES: std::sync::LazyLock<[support::cel::CelRule; 1]> = std::sync::LazyLock::new(||
-        [
+
+        static RULES: std::sync::LazyLock<[support::cel::CelRule; 1]> = std::sync::LazyLock::new(|| {
+            [
             support::cel::CelRule::new(
                 &support::cel::CelRuleSpec::new(
                         "(has(self.cert) && (has(self.cert.secret) || has(self.cert.configMap))) == has(self.keySecret)",
@@ -69,14 +51,8 @@ impl support::Validate for ProbeTlsConfig {
                         "has(self.keySecret) ? 'keySecret is set but cert has neither secret nor configMap' : 'cert is set but keySecret is missing'",
                     ),
             ),
-        ]);
-        support::cel::check_rules_typed(
-            &*RULES,
-            &path,
-            "object",
-            &support::cel::to_json(value),
-            None,
-            errors,
-        );
+        ]
+        });
+        support::cel::check_rules_typed(&*RULES, &path, "object", &support::cel::to_json(value), None, errors);
     }
 }

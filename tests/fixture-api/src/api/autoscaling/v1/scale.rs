@@ -29,12 +29,7 @@ impl support::Validate for Scale {
     ) {
         if let Some(value) = &self.spec {
             let path = path.field("spec");
-            <super::ScaleSpec as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            <super::ScaleSpec as support::Validate>::validate_into(value, None, &path, errors);
         }
     }
 }

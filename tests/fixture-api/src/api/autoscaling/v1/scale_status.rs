@@ -17,5 +17,6 @@ impl support::Validate for ScaleStatus {
         _old: Option<&Self>,
         _path: &support::validation::Path<'_>,
         _errors: &mut support::validation::ErrorList,
-    ) {}
+    ) {
+    }
 }

@@ -22,18 +22,10 @@ pub struct APIResource {
     #[serde(rename = "shortNames", default, skip_serializing_if = "Option::is_none")]
     pub short_names: Option<Vec<String>>,
     /// Singular name of the resource, used by clients such as kubectl.
-    #[serde(
-        rename = "singularName",
-        default,
-        deserialize_with = "support::de::null_as_default"
-    )]
+    #[serde(rename = "singularName", default, deserialize_with = "support::de::null_as_default")]
     pub singular_name: String,
     /// Opaque hash of the version the resource is stored in; clients use it to detect storage changes.
-    #[serde(
-        rename = "storageVersionHash",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "storageVersionHash", default, skip_serializing_if = "Option::is_none")]
     pub storage_version_hash: Option<String>,
     /// Verbs the resource supports, e.g. get, list, watch, create, patch or delete.
     #[serde(default, deserialize_with = "support::de::null_as_default")]

@@ -7,11 +7,7 @@ pub struct APIResourceList {
     #[serde(rename = "apiVersion", default, skip_serializing_if = "Option::is_none")]
     pub api_version: Option<String>,
     /// Group and version the resources belong to, e.g. autoscaling/v2.
-    #[serde(
-        rename = "groupVersion",
-        default,
-        deserialize_with = "support::de::null_as_default"
-    )]
+    #[serde(rename = "groupVersion", default, deserialize_with = "support::de::null_as_default")]
     pub group_version: String,
     /// Object kind in CamelCase; servers may infer it from the endpoint, and it cannot be changed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -40,12 +36,7 @@ impl support::Validate for APIResourceList {
             let value = &self.resources;
             for (index, value) in value.iter().enumerate() {
                 let path = path.index(index);
-                <super::APIResource as support::Validate>::validate_into(
-                    value,
-                    None,
-                    &path,
-                    errors,
-                );
+                <super::APIResource as support::Validate>::validate_into(value, None, &path, errors);
             }
         }
     }

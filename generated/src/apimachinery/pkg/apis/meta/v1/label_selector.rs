@@ -4,11 +4,7 @@
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct LabelSelector {
     /// Label requirements, all of which must hold.
-    #[serde(
-        rename = "matchExpressions",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "matchExpressions", default, skip_serializing_if = "Option::is_none")]
     pub match_expressions: Option<Vec<super::LabelSelectorRequirement>>,
     /// Labels that must be present with exactly these values.
     #[serde(
@@ -31,12 +27,7 @@ impl support::Validate for LabelSelector {
             let path = path.field("matchExpressions");
             for (index, value) in value.iter().enumerate() {
                 let path = path.index(index);
-                <super::LabelSelectorRequirement as support::Validate>::validate_into(
-                    value,
-                    None,
-                    &path,
-                    errors,
-                );
+                <super::LabelSelectorRequirement as support::Validate>::validate_into(value, None, &path, errors);
             }
         }
     }

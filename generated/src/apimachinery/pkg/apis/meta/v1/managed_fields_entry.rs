@@ -32,5 +32,6 @@ impl support::Validate for ManagedFieldsEntry {
         _old: Option<&Self>,
         _path: &support::validation::Path<'_>,
         _errors: &mut support::validation::ErrorList,
-    ) {}
+    ) {
+    }
 }

@@ -11,25 +11,13 @@ pub struct ObjectMeta {
     )]
     pub annotations: Option<std::collections::BTreeMap<String, String>>,
     /// When the object was created; set by the server, read-only.
-    #[serde(
-        rename = "creationTimestamp",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "creationTimestamp", default, skip_serializing_if = "Option::is_none")]
     pub creation_timestamp: Option<support::Time>,
     /// Seconds the object is given to terminate before removal; set with deletionTimestamp, read-only.
-    #[serde(
-        rename = "deletionGracePeriodSeconds",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "deletionGracePeriodSeconds", default, skip_serializing_if = "Option::is_none")]
     pub deletion_grace_period_seconds: Option<i64>,
     /// When the object is due to be removed; set by the server once deletion is requested, read-only.
-    #[serde(
-        rename = "deletionTimestamp",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "deletionTimestamp", default, skip_serializing_if = "Option::is_none")]
     pub deletion_timestamp: Option<support::Time>,
     /// Markers that must be cleared before the object is removed from storage.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -57,18 +45,10 @@ pub struct ObjectMeta {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub namespace: Option<String>,
     /// Objects this one depends on; it is garbage collected once they are all gone.
-    #[serde(
-        rename = "ownerReferences",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "ownerReferences", default, skip_serializing_if = "Option::is_none")]
     pub owner_references: Option<Vec<super::OwnerReference>>,
     /// Opaque version of the object, used for optimistic concurrency and watches; set by the server.
-    #[serde(
-        rename = "resourceVersion",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "resourceVersion", default, skip_serializing_if = "Option::is_none")]
     pub resource_version: Option<String>,
     /// Deprecated; no longer set by servers.
     #[serde(rename = "selfLink", default, skip_serializing_if = "Option::is_none")]
@@ -96,17 +76,12 @@ impl support::Validate for ObjectMeta {
                 value,
                 &["uid"],
                 |a, b| a.uid == b.uid,
-                |item| vec![support::cel::to_json(& item.uid)],
+                |item| vec![support::cel::to_json(&item.uid)],
                 errors,
             );
             for (index, value) in value.iter().enumerate() {
                 let path = path.index(index);
-                <super::OwnerReference as support::Validate>::validate_into(
-                    value,
-                    None,
-                    &path,
-                    errors,
-                );
+                <super::OwnerReference as support::Validate>::validate_into(value, None, &path, errors);
             }
         }
     }

@@ -4,18 +4,10 @@
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct OwnerReference {
     /// API version of the owner.
-    #[serde(
-        rename = "apiVersion",
-        default,
-        deserialize_with = "support::de::null_as_default"
-    )]
+    #[serde(rename = "apiVersion", default, deserialize_with = "support::de::null_as_default")]
     pub api_version: String,
     /// If true, foreground deletion of the owner waits until this reference is removed.
-    #[serde(
-        rename = "blockOwnerDeletion",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "blockOwnerDeletion", default, skip_serializing_if = "Option::is_none")]
     pub block_owner_deletion: Option<bool>,
     /// Whether the owner is the managing controller; at most one reference may set it.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -4,11 +4,7 @@
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Preconditions {
     /// Resource version the object must have.
-    #[serde(
-        rename = "resourceVersion",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "resourceVersion", default, skip_serializing_if = "Option::is_none")]
     pub resource_version: Option<String>,
     /// UID the object must have.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -21,5 +17,6 @@ impl support::Validate for Preconditions {
         _old: Option<&Self>,
         _path: &support::validation::Path<'_>,
         _errors: &mut support::validation::ErrorList,
-    ) {}
+    ) {
+    }
 }

@@ -21,11 +21,17 @@ pub struct Gizmo {
 
 impl support::Resource for Gizmo {
     const GROUP: &'static str = "crd.example.com";
+
     const VERSION: &'static str = "v1";
+
     const API_VERSION: &'static str = "crd.example.com/v1";
+
     const KIND: &'static str = "Gizmo";
+
     const PLURAL: &'static str = "gizmos";
+
     const SCOPE: support::Scope = support::Scope::Namespaced;
+
     const LIST_KIND: &'static str = "GizmoList";
 }
 
@@ -41,9 +47,7 @@ impl support::Validate for Gizmo {
             &path.field("metadata"),
             support::meta::ObjectMetaView {
                 name: meta.and_then(|m| m.name.as_deref()).unwrap_or_default(),
-                generate_name: meta
-                    .and_then(|m| m.generate_name.as_deref())
-                    .unwrap_or_default(),
+                generate_name: meta.and_then(|m| m.generate_name.as_deref()).unwrap_or_default(),
                 namespace: meta.and_then(|m| m.namespace.as_deref()).unwrap_or_default(),
                 labels: meta.and_then(|m| m.labels.as_ref()),
                 annotations: meta.and_then(|m| m.annotations.as_ref()),
@@ -54,21 +58,11 @@ impl support::Validate for Gizmo {
         );
         if let Some(value) = &self.spec {
             let path = path.field("spec");
-            <super::GizmoSpec as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            <super::GizmoSpec as support::Validate>::validate_into(value, None, &path, errors);
         }
         if let Some(value) = &self.status {
             let path = path.field("status");
-            <super::GizmoStatus as support::Validate>::validate_into(
-                value,
-                None,
-                &path,
-                errors,
-            );
+            <super::GizmoStatus as support::Validate>::validate_into(value, None, &path, errors);
         }
     }
 }

@@ -53,6 +53,7 @@ pub static GIZMO: support::http::ResourceInfo = support::http::ResourceInfo {
     deprecation_warning: None,
     storage_version: true,
 };
+
 /// The operations on Gizmo. Every method answers 405 `MethodNotAllowed` unless implemented, so a server implements only what it supports.
 pub trait GizmoApi: Send + Sync + 'static {
     /// Create a Gizmo.
@@ -62,51 +63,45 @@ pub trait GizmoApi: Send + Sync + 'static {
         path: crate::params::NamespacePath,
         params: crate::params::CreateOrReplaceParams,
         body: super::Gizmo,
-    ) -> impl std::future::Future<
-        Output = Result<
-            crate::responses::OkCreatedOrAccepted<super::Gizmo>,
-            support::Status,
-        >,
-    > + Send {
+    ) -> impl std::future::Future<Output = Result<crate::responses::OkCreatedOrAccepted<super::Gizmo>, support::Status>> + Send
+    {
         let _ = (context, path, params, body);
         std::future::ready(Err(support::http::not_implemented(&GIZMO, "create")))
     }
+
     /// Read Gizmo.
     fn read(
         &self,
         context: support::http::Context,
         path: crate::params::NamespaceNamePath,
         params: crate::params::ReadParams,
-    ) -> impl std::future::Future<
-        Output = Result<super::Gizmo, support::Status>,
-    > + Send {
+    ) -> impl std::future::Future<Output = Result<super::Gizmo, support::Status>> + Send {
         let _ = (context, path, params);
         std::future::ready(Err(support::http::not_implemented(&GIZMO, "get")))
     }
+
     /// Read the scale of Gizmo.
     fn read_scale(
         &self,
         context: support::http::Context,
         path: crate::params::NamespaceNamePath,
         params: crate::params::ReadParams,
-    ) -> impl std::future::Future<
-        Output = Result<crate::api::autoscaling::v1::Scale, support::Status>,
-    > + Send {
+    ) -> impl std::future::Future<Output = Result<crate::api::autoscaling::v1::Scale, support::Status>> + Send {
         let _ = (context, path, params);
         std::future::ready(Err(support::http::not_implemented(&GIZMO, "get")))
     }
+
     /// Read the status of Gizmo.
     fn read_status(
         &self,
         context: support::http::Context,
         path: crate::params::NamespaceNamePath,
         params: crate::params::ReadParams,
-    ) -> impl std::future::Future<
-        Output = Result<super::Gizmo, support::Status>,
-    > + Send {
+    ) -> impl std::future::Future<Output = Result<super::Gizmo, support::Status>> + Send {
         let _ = (context, path, params);
         std::future::ready(Err(support::http::not_implemented(&GIZMO, "get")))
     }
+
     /// Replace Gizmo.
     fn replace(
         &self,
@@ -114,12 +109,12 @@ pub trait GizmoApi: Send + Sync + 'static {
         path: crate::params::NamespaceNamePath,
         params: crate::params::CreateOrReplaceParams,
         body: super::Gizmo,
-    ) -> impl std::future::Future<
-        Output = Result<crate::responses::OkOrCreated<super::Gizmo>, support::Status>,
-    > + Send {
+    ) -> impl std::future::Future<Output = Result<crate::responses::OkOrCreated<super::Gizmo>, support::Status>> + Send
+    {
         let _ = (context, path, params, body);
         std::future::ready(Err(support::http::not_implemented(&GIZMO, "update")))
     }
+
     /// Replace the scale of Gizmo.
     fn replace_scale(
         &self,
@@ -128,14 +123,12 @@ pub trait GizmoApi: Send + Sync + 'static {
         params: crate::params::CreateOrReplaceParams,
         body: crate::api::autoscaling::v1::Scale,
     ) -> impl std::future::Future<
-        Output = Result<
-            crate::responses::OkOrCreated<crate::api::autoscaling::v1::Scale>,
-            support::Status,
-        >,
+        Output = Result<crate::responses::OkOrCreated<crate::api::autoscaling::v1::Scale>, support::Status>,
     > + Send {
         let _ = (context, path, params, body);
         std::future::ready(Err(support::http::not_implemented(&GIZMO, "update")))
     }
+
     /// Replace the status of Gizmo.
     fn replace_status(
         &self,
@@ -143,12 +136,12 @@ pub trait GizmoApi: Send + Sync + 'static {
         path: crate::params::NamespaceNamePath,
         params: crate::params::CreateOrReplaceParams,
         body: super::Gizmo,
-    ) -> impl std::future::Future<
-        Output = Result<crate::responses::OkOrCreated<super::Gizmo>, support::Status>,
-    > + Send {
+    ) -> impl std::future::Future<Output = Result<crate::responses::OkOrCreated<super::Gizmo>, support::Status>> + Send
+    {
         let _ = (context, path, params, body);
         std::future::ready(Err(support::http::not_implemented(&GIZMO, "update")))
     }
+
     /// Partially update Gizmo.
     fn patch(
         &self,
@@ -156,12 +149,12 @@ pub trait GizmoApi: Send + Sync + 'static {
         path: crate::params::NamespaceNamePath,
         params: crate::params::PatchParams,
         body: support::http::Patch,
-    ) -> impl std::future::Future<
-        Output = Result<crate::responses::OkOrCreated<super::Gizmo>, support::Status>,
-    > + Send {
+    ) -> impl std::future::Future<Output = Result<crate::responses::OkOrCreated<super::Gizmo>, support::Status>> + Send
+    {
         let _ = (context, path, params, body);
         std::future::ready(Err(support::http::not_implemented(&GIZMO, "patch")))
     }
+
     /// Partially update the scale of Gizmo.
     fn patch_scale(
         &self,
@@ -170,14 +163,12 @@ pub trait GizmoApi: Send + Sync + 'static {
         params: crate::params::PatchParams,
         body: support::http::Patch,
     ) -> impl std::future::Future<
-        Output = Result<
-            crate::responses::OkOrCreated<crate::api::autoscaling::v1::Scale>,
-            support::Status,
-        >,
+        Output = Result<crate::responses::OkOrCreated<crate::api::autoscaling::v1::Scale>, support::Status>,
     > + Send {
         let _ = (context, path, params, body);
         std::future::ready(Err(support::http::not_implemented(&GIZMO, "patch")))
     }
+
     /// Partially update the status of Gizmo.
     fn patch_status(
         &self,
@@ -185,12 +176,12 @@ pub trait GizmoApi: Send + Sync + 'static {
         path: crate::params::NamespaceNamePath,
         params: crate::params::PatchParams,
         body: support::http::Patch,
-    ) -> impl std::future::Future<
-        Output = Result<crate::responses::OkOrCreated<super::Gizmo>, support::Status>,
-    > + Send {
+    ) -> impl std::future::Future<Output = Result<crate::responses::OkOrCreated<super::Gizmo>, support::Status>> + Send
+    {
         let _ = (context, path, params, body);
         std::future::ready(Err(support::http::not_implemented(&GIZMO, "patch")))
     }
+
     /// Delete a Gizmo.
     fn delete(
         &self,
@@ -198,35 +189,33 @@ pub trait GizmoApi: Send + Sync + 'static {
         path: crate::params::NamespaceNamePath,
         params: crate::params::DeleteParams,
         body: Option<crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
-    ) -> impl std::future::Future<
-        Output = Result<crate::responses::OkOrAccepted<support::Status>, support::Status>,
-    > + Send {
+    ) -> impl std::future::Future<Output = Result<crate::responses::OkOrAccepted<support::Status>, support::Status>> + Send
+    {
         let _ = (context, path, params, body);
         std::future::ready(Err(support::http::not_implemented(&GIZMO, "delete")))
     }
+
     /// List or watch Gizmo objects.
     fn list(
         &self,
         context: support::http::Context,
         path: crate::params::NamespacePath,
         params: crate::params::ListParams,
-    ) -> impl std::future::Future<
-        Output = Result<super::GizmoList, support::Status>,
-    > + Send {
+    ) -> impl std::future::Future<Output = Result<super::GizmoList, support::Status>> + Send {
         let _ = (context, path, params);
         std::future::ready(Err(support::http::not_implemented(&GIZMO, "list")))
     }
+
     /// List or watch Gizmo objects.
     fn list_all_namespaces(
         &self,
         context: support::http::Context,
         params: crate::params::ListParams,
-    ) -> impl std::future::Future<
-        Output = Result<super::GizmoList, support::Status>,
-    > + Send {
+    ) -> impl std::future::Future<Output = Result<super::GizmoList, support::Status>> + Send {
         let _ = (context, params);
         std::future::ready(Err(support::http::not_implemented(&GIZMO, "list")))
     }
+
     /// Delete a collection of Gizmo objects.
     fn delete_collection(
         &self,
@@ -234,23 +223,19 @@ pub trait GizmoApi: Send + Sync + 'static {
         path: crate::params::NamespacePath,
         params: crate::params::DeleteCollectionParams,
         body: Option<crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
-    ) -> impl std::future::Future<
-        Output = Result<support::Status, support::Status>,
-    > + Send {
+    ) -> impl std::future::Future<Output = Result<support::Status, support::Status>> + Send {
         let _ = (context, path, params, body);
-        std::future::ready(
-            Err(support::http::not_implemented(&GIZMO, "deletecollection")),
-        )
+        std::future::ready(Err(support::http::not_implemented(&GIZMO, "deletecollection")))
     }
+
     /// Streams changes to the objects a list would return.
     fn watch(
         &self,
         context: support::http::Context,
         namespace: Option<String>,
         params: crate::params::ListParams,
-    ) -> impl std::future::Future<
-        Output = Result<support::http::watch::WatchStream<super::Gizmo>, support::Status>,
-    > + Send {
+    ) -> impl std::future::Future<Output = Result<support::http::watch::WatchStream<super::Gizmo>, support::Status>> + Send
+    {
         let _ = (context, namespace, params);
         std::future::ready(Err(support::http::not_implemented(&GIZMO, "watch")))
     }
@@ -276,14 +261,13 @@ impl<S: support::dynamic::DynamicApi> GizmoApi for support::dynamic::Dynamic<S> 
         };
         let response = self.0.handle(context, request).await?;
         let (code, value) = support::dynamic::object(response)?;
-        Ok(
-            match code {
-                201u16 => crate::responses::OkCreatedOrAccepted::Created(value),
-                202u16 => crate::responses::OkCreatedOrAccepted::Accepted(value),
-                _ => crate::responses::OkCreatedOrAccepted::Ok(value),
-            },
-        )
+        Ok(match code {
+            201u16 => crate::responses::OkCreatedOrAccepted::Created(value),
+            202u16 => crate::responses::OkCreatedOrAccepted::Accepted(value),
+            _ => crate::responses::OkCreatedOrAccepted::Ok(value),
+        })
     }
+
     async fn read(
         &self,
         context: support::http::Context,
@@ -303,6 +287,7 @@ impl<S: support::dynamic::DynamicApi> GizmoApi for support::dynamic::Dynamic<S> 
         let response = self.0.handle(context, request).await?;
         support::dynamic::object(response).map(|(_, value)| value)
     }
+
     async fn read_scale(
         &self,
         context: support::http::Context,
@@ -322,6 +307,7 @@ impl<S: support::dynamic::DynamicApi> GizmoApi for support::dynamic::Dynamic<S> 
         let response = self.0.handle(context, request).await?;
         support::dynamic::object(response).map(|(_, value)| value)
     }
+
     async fn read_status(
         &self,
         context: support::http::Context,
@@ -341,6 +327,7 @@ impl<S: support::dynamic::DynamicApi> GizmoApi for support::dynamic::Dynamic<S> 
         let response = self.0.handle(context, request).await?;
         support::dynamic::object(response).map(|(_, value)| value)
     }
+
     async fn replace(
         &self,
         context: support::http::Context,
@@ -360,23 +347,19 @@ impl<S: support::dynamic::DynamicApi> GizmoApi for support::dynamic::Dynamic<S> 
         };
         let response = self.0.handle(context, request).await?;
         let (code, value) = support::dynamic::object(response)?;
-        Ok(
-            match code {
-                201u16 => crate::responses::OkOrCreated::Created(value),
-                _ => crate::responses::OkOrCreated::Ok(value),
-            },
-        )
+        Ok(match code {
+            201u16 => crate::responses::OkOrCreated::Created(value),
+            _ => crate::responses::OkOrCreated::Ok(value),
+        })
     }
+
     async fn replace_scale(
         &self,
         context: support::http::Context,
         path: crate::params::NamespaceNamePath,
         params: crate::params::CreateOrReplaceParams,
         body: crate::api::autoscaling::v1::Scale,
-    ) -> Result<
-        crate::responses::OkOrCreated<crate::api::autoscaling::v1::Scale>,
-        support::Status,
-    > {
+    ) -> Result<crate::responses::OkOrCreated<crate::api::autoscaling::v1::Scale>, support::Status> {
         let request = support::dynamic::Request {
             verb: support::dynamic::Verb::Update,
             resource: &GIZMO,
@@ -389,13 +372,12 @@ impl<S: support::dynamic::DynamicApi> GizmoApi for support::dynamic::Dynamic<S> 
         };
         let response = self.0.handle(context, request).await?;
         let (code, value) = support::dynamic::object(response)?;
-        Ok(
-            match code {
-                201u16 => crate::responses::OkOrCreated::Created(value),
-                _ => crate::responses::OkOrCreated::Ok(value),
-            },
-        )
+        Ok(match code {
+            201u16 => crate::responses::OkOrCreated::Created(value),
+            _ => crate::responses::OkOrCreated::Ok(value),
+        })
     }
+
     async fn replace_status(
         &self,
         context: support::http::Context,
@@ -415,13 +397,12 @@ impl<S: support::dynamic::DynamicApi> GizmoApi for support::dynamic::Dynamic<S> 
         };
         let response = self.0.handle(context, request).await?;
         let (code, value) = support::dynamic::object(response)?;
-        Ok(
-            match code {
-                201u16 => crate::responses::OkOrCreated::Created(value),
-                _ => crate::responses::OkOrCreated::Ok(value),
-            },
-        )
+        Ok(match code {
+            201u16 => crate::responses::OkOrCreated::Created(value),
+            _ => crate::responses::OkOrCreated::Ok(value),
+        })
     }
+
     async fn patch(
         &self,
         context: support::http::Context,
@@ -441,23 +422,19 @@ impl<S: support::dynamic::DynamicApi> GizmoApi for support::dynamic::Dynamic<S> 
         };
         let response = self.0.handle(context, request).await?;
         let (code, value) = support::dynamic::object(response)?;
-        Ok(
-            match code {
-                201u16 => crate::responses::OkOrCreated::Created(value),
-                _ => crate::responses::OkOrCreated::Ok(value),
-            },
-        )
+        Ok(match code {
+            201u16 => crate::responses::OkOrCreated::Created(value),
+            _ => crate::responses::OkOrCreated::Ok(value),
+        })
     }
+
     async fn patch_scale(
         &self,
         context: support::http::Context,
         path: crate::params::NamespaceNamePath,
         params: crate::params::PatchParams,
         body: support::http::Patch,
-    ) -> Result<
-        crate::responses::OkOrCreated<crate::api::autoscaling::v1::Scale>,
-        support::Status,
-    > {
+    ) -> Result<crate::responses::OkOrCreated<crate::api::autoscaling::v1::Scale>, support::Status> {
         let request = support::dynamic::Request {
             verb: support::dynamic::Verb::Patch,
             resource: &GIZMO,
@@ -470,13 +447,12 @@ impl<S: support::dynamic::DynamicApi> GizmoApi for support::dynamic::Dynamic<S> 
         };
         let response = self.0.handle(context, request).await?;
         let (code, value) = support::dynamic::object(response)?;
-        Ok(
-            match code {
-                201u16 => crate::responses::OkOrCreated::Created(value),
-                _ => crate::responses::OkOrCreated::Ok(value),
-            },
-        )
+        Ok(match code {
+            201u16 => crate::responses::OkOrCreated::Created(value),
+            _ => crate::responses::OkOrCreated::Ok(value),
+        })
     }
+
     async fn patch_status(
         &self,
         context: support::http::Context,
@@ -496,13 +472,12 @@ impl<S: support::dynamic::DynamicApi> GizmoApi for support::dynamic::Dynamic<S> 
         };
         let response = self.0.handle(context, request).await?;
         let (code, value) = support::dynamic::object(response)?;
-        Ok(
-            match code {
-                201u16 => crate::responses::OkOrCreated::Created(value),
-                _ => crate::responses::OkOrCreated::Ok(value),
-            },
-        )
+        Ok(match code {
+            201u16 => crate::responses::OkOrCreated::Created(value),
+            _ => crate::responses::OkOrCreated::Ok(value),
+        })
     }
+
     async fn delete(
         &self,
         context: support::http::Context,
@@ -522,13 +497,12 @@ impl<S: support::dynamic::DynamicApi> GizmoApi for support::dynamic::Dynamic<S> 
         };
         let response = self.0.handle(context, request).await?;
         let (code, value) = support::dynamic::object(response)?;
-        Ok(
-            match code {
-                202u16 => crate::responses::OkOrAccepted::Accepted(value),
-                _ => crate::responses::OkOrAccepted::Ok(value),
-            },
-        )
+        Ok(match code {
+            202u16 => crate::responses::OkOrAccepted::Accepted(value),
+            _ => crate::responses::OkOrAccepted::Ok(value),
+        })
     }
+
     async fn list(
         &self,
         context: support::http::Context,
@@ -548,6 +522,7 @@ impl<S: support::dynamic::DynamicApi> GizmoApi for support::dynamic::Dynamic<S> 
         let response = self.0.handle(context, request).await?;
         support::dynamic::object(response).map(|(_, value)| value)
     }
+
     async fn list_all_namespaces(
         &self,
         context: support::http::Context,
@@ -566,6 +541,7 @@ impl<S: support::dynamic::DynamicApi> GizmoApi for support::dynamic::Dynamic<S> 
         let response = self.0.handle(context, request).await?;
         support::dynamic::object(response).map(|(_, value)| value)
     }
+
     async fn delete_collection(
         &self,
         context: support::http::Context,
@@ -586,6 +562,7 @@ impl<S: support::dynamic::DynamicApi> GizmoApi for support::dynamic::Dynamic<S> 
         let response = self.0.handle(context, request).await?;
         support::dynamic::object(response).map(|(_, value)| value)
     }
+
     async fn watch(
         &self,
         context: support::http::Context,
@@ -610,10 +587,7 @@ impl<S: support::dynamic::DynamicApi> GizmoApi for support::dynamic::Dynamic<S> 
 /// Every path of the resource, for a server implementing its trait.
 pub fn routes<S: GizmoApi>() -> support::axum::Router<support::http::ApiState<S>> {
     support::axum::Router::new()
-        .route(
-            "/apis/crd.example.com/v1/gizmos",
-            support::axum::routing::get(handle_list_all_namespaces::<S>),
-        )
+        .route("/apis/crd.example.com/v1/gizmos", support::axum::routing::get(handle_list_all_namespaces::<S>))
         .route(
             "/apis/crd.example.com/v1/namespaces/{namespace}/gizmos",
             support::axum::routing::post(handle_create::<S>)
@@ -642,467 +616,254 @@ pub fn routes<S: GizmoApi>() -> support::axum::Router<support::http::ApiState<S>
 }
 
 async fn handle_create<S: GizmoApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::http::PathParams(
-        path,
-    ): support::http::PathParams<crate::params::NamespacePath>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
+    support::http::PathParams(path): support::http::PathParams<crate::params::NamespacePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &GIZMO,
-            async move |mut call| {
-                let params = crate::params::CreateOrReplaceParams::from_query(
-                    call.query(),
-                )?;
-                call.check_options("CreateOptions", params.validate())?;
-                let body: super::Gizmo = call.body()?;
-                call.validate(&body, None)?;
-                let value = state.api.create(call.context(), path, params, body).await?;
-                let (code, value) = value.into_parts();
-                call.reply(
-                    support::axum::http::StatusCode::from_u16(code).unwrap_or_default(),
-                    &value,
-                )
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &GIZMO, async move |mut call| {
+        let params = crate::params::CreateOrReplaceParams::from_query(call.query())?;
+        call.check_options("CreateOptions", params.validate())?;
+        let body: super::Gizmo = call.body()?;
+        call.validate(&body, None)?;
+        let value = state.api.create(call.context(), path, params, body).await?;
+        let (code, value) = value.into_parts();
+        call.reply(support::axum::http::StatusCode::from_u16(code).unwrap_or_default(), &value)
+    })
+    .await
 }
 
 async fn handle_read<S: GizmoApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::http::PathParams(
-        path,
-    ): support::http::PathParams<crate::params::NamespaceNamePath>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
+    support::http::PathParams(path): support::http::PathParams<crate::params::NamespaceNamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &GIZMO,
-            async move |call| {
-                let params = crate::params::ReadParams::from_query(call.query())?;
-                call.check_options("GetOptions", params.validate())?;
-                let value = state.api.read(call.context(), path, params).await?;
-                call.reply(support::axum::http::StatusCode::OK, &value)
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &GIZMO, async move |call| {
+        let params = crate::params::ReadParams::from_query(call.query())?;
+        call.check_options("GetOptions", params.validate())?;
+        let value = state.api.read(call.context(), path, params).await?;
+        call.reply(support::axum::http::StatusCode::OK, &value)
+    })
+    .await
 }
 
 async fn handle_read_scale<S: GizmoApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::http::PathParams(
-        path,
-    ): support::http::PathParams<crate::params::NamespaceNamePath>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
+    support::http::PathParams(path): support::http::PathParams<crate::params::NamespaceNamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &GIZMO,
-            async move |call| {
-                let params = crate::params::ReadParams::from_query(call.query())?;
-                call.check_options("GetOptions", params.validate())?;
-                let value = state.api.read_scale(call.context(), path, params).await?;
-                call.reply(support::axum::http::StatusCode::OK, &value)
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &GIZMO, async move |call| {
+        let params = crate::params::ReadParams::from_query(call.query())?;
+        call.check_options("GetOptions", params.validate())?;
+        let value = state.api.read_scale(call.context(), path, params).await?;
+        call.reply(support::axum::http::StatusCode::OK, &value)
+    })
+    .await
 }
 
 async fn handle_read_status<S: GizmoApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::http::PathParams(
-        path,
-    ): support::http::PathParams<crate::params::NamespaceNamePath>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
+    support::http::PathParams(path): support::http::PathParams<crate::params::NamespaceNamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &GIZMO,
-            async move |call| {
-                let params = crate::params::ReadParams::from_query(call.query())?;
-                call.check_options("GetOptions", params.validate())?;
-                let value = state.api.read_status(call.context(), path, params).await?;
-                call.reply(support::axum::http::StatusCode::OK, &value)
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &GIZMO, async move |call| {
+        let params = crate::params::ReadParams::from_query(call.query())?;
+        call.check_options("GetOptions", params.validate())?;
+        let value = state.api.read_status(call.context(), path, params).await?;
+        call.reply(support::axum::http::StatusCode::OK, &value)
+    })
+    .await
 }
 
 async fn handle_replace<S: GizmoApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::http::PathParams(
-        path,
-    ): support::http::PathParams<crate::params::NamespaceNamePath>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
+    support::http::PathParams(path): support::http::PathParams<crate::params::NamespaceNamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &GIZMO,
-            async move |mut call| {
-                let params = crate::params::CreateOrReplaceParams::from_query(
-                    call.query(),
-                )?;
-                call.check_options("UpdateOptions", params.validate())?;
-                let body: super::Gizmo = call.body()?;
-                call.validate(&body, None)?;
-                let value = state.api.replace(call.context(), path, params, body).await?;
-                let (code, value) = value.into_parts();
-                call.reply(
-                    support::axum::http::StatusCode::from_u16(code).unwrap_or_default(),
-                    &value,
-                )
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &GIZMO, async move |mut call| {
+        let params = crate::params::CreateOrReplaceParams::from_query(call.query())?;
+        call.check_options("UpdateOptions", params.validate())?;
+        let body: super::Gizmo = call.body()?;
+        call.validate(&body, None)?;
+        let value = state.api.replace(call.context(), path, params, body).await?;
+        let (code, value) = value.into_parts();
+        call.reply(support::axum::http::StatusCode::from_u16(code).unwrap_or_default(), &value)
+    })
+    .await
 }
 
 async fn handle_replace_scale<S: GizmoApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::http::PathParams(
-        path,
-    ): support::http::PathParams<crate::params::NamespaceNamePath>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
+    support::http::PathParams(path): support::http::PathParams<crate::params::NamespaceNamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &GIZMO,
-            async move |mut call| {
-                let params = crate::params::CreateOrReplaceParams::from_query(
-                    call.query(),
-                )?;
-                call.check_options("UpdateOptions", params.validate())?;
-                let body: crate::api::autoscaling::v1::Scale = call.body()?;
-                call.validate(&body, None)?;
-                let value = state
-                    .api
-                    .replace_scale(call.context(), path, params, body)
-                    .await?;
-                let (code, value) = value.into_parts();
-                call.reply(
-                    support::axum::http::StatusCode::from_u16(code).unwrap_or_default(),
-                    &value,
-                )
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &GIZMO, async move |mut call| {
+        let params = crate::params::CreateOrReplaceParams::from_query(call.query())?;
+        call.check_options("UpdateOptions", params.validate())?;
+        let body: crate::api::autoscaling::v1::Scale = call.body()?;
+        call.validate(&body, None)?;
+        let value = state.api.replace_scale(call.context(), path, params, body).await?;
+        let (code, value) = value.into_parts();
+        call.reply(support::axum::http::StatusCode::from_u16(code).unwrap_or_default(), &value)
+    })
+    .await
 }
 
 async fn handle_replace_status<S: GizmoApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::http::PathParams(
-        path,
-    ): support::http::PathParams<crate::params::NamespaceNamePath>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
+    support::http::PathParams(path): support::http::PathParams<crate::params::NamespaceNamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &GIZMO,
-            async move |mut call| {
-                let params = crate::params::CreateOrReplaceParams::from_query(
-                    call.query(),
-                )?;
-                call.check_options("UpdateOptions", params.validate())?;
-                let body: super::Gizmo = call.body()?;
-                call.validate(&body, None)?;
-                let value = state
-                    .api
-                    .replace_status(call.context(), path, params, body)
-                    .await?;
-                let (code, value) = value.into_parts();
-                call.reply(
-                    support::axum::http::StatusCode::from_u16(code).unwrap_or_default(),
-                    &value,
-                )
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &GIZMO, async move |mut call| {
+        let params = crate::params::CreateOrReplaceParams::from_query(call.query())?;
+        call.check_options("UpdateOptions", params.validate())?;
+        let body: super::Gizmo = call.body()?;
+        call.validate(&body, None)?;
+        let value = state.api.replace_status(call.context(), path, params, body).await?;
+        let (code, value) = value.into_parts();
+        call.reply(support::axum::http::StatusCode::from_u16(code).unwrap_or_default(), &value)
+    })
+    .await
 }
 
 async fn handle_patch<S: GizmoApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::http::PathParams(
-        path,
-    ): support::http::PathParams<crate::params::NamespaceNamePath>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
+    support::http::PathParams(path): support::http::PathParams<crate::params::NamespaceNamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &GIZMO,
-            async move |mut call| {
-                let params = crate::params::PatchParams::from_query(call.query())?;
-                let mut errors = params.validate();
-                let is_apply = call.patch_type()
-                    == Some(support::http::PatchType::Apply);
-                support::rules::patch_options(
-                    params.force,
-                    params.field_manager.as_deref(),
-                    is_apply,
-                    &mut errors,
-                );
-                call.check_options("PatchOptions", errors)?;
-                let body = call
-                    .patch(
-                        &[
-                            support::http::PatchType::Json,
-                            support::http::PatchType::Merge,
-                            support::http::PatchType::Apply,
-                        ],
-                    )?;
-                let value = state.api.patch(call.context(), path, params, body).await?;
-                let (code, value) = value.into_parts();
-                call.reply(
-                    support::axum::http::StatusCode::from_u16(code).unwrap_or_default(),
-                    &value,
-                )
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &GIZMO, async move |mut call| {
+        let params = crate::params::PatchParams::from_query(call.query())?;
+        let mut errors = params.validate();
+        let is_apply = call.patch_type() == Some(support::http::PatchType::Apply);
+        support::rules::patch_options(params.force, params.field_manager.as_deref(), is_apply, &mut errors);
+        call.check_options("PatchOptions", errors)?;
+        let body = call.patch(&[
+            support::http::PatchType::Json,
+            support::http::PatchType::Merge,
+            support::http::PatchType::Apply,
+        ])?;
+        let value = state.api.patch(call.context(), path, params, body).await?;
+        let (code, value) = value.into_parts();
+        call.reply(support::axum::http::StatusCode::from_u16(code).unwrap_or_default(), &value)
+    })
+    .await
 }
 
 async fn handle_patch_scale<S: GizmoApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::http::PathParams(
-        path,
-    ): support::http::PathParams<crate::params::NamespaceNamePath>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
+    support::http::PathParams(path): support::http::PathParams<crate::params::NamespaceNamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &GIZMO,
-            async move |mut call| {
-                let params = crate::params::PatchParams::from_query(call.query())?;
-                let mut errors = params.validate();
-                let is_apply = call.patch_type()
-                    == Some(support::http::PatchType::Apply);
-                support::rules::patch_options(
-                    params.force,
-                    params.field_manager.as_deref(),
-                    is_apply,
-                    &mut errors,
-                );
-                call.check_options("PatchOptions", errors)?;
-                let body = call
-                    .patch(
-                        &[
-                            support::http::PatchType::Json,
-                            support::http::PatchType::Merge,
-                            support::http::PatchType::Apply,
-                        ],
-                    )?;
-                let value = state
-                    .api
-                    .patch_scale(call.context(), path, params, body)
-                    .await?;
-                let (code, value) = value.into_parts();
-                call.reply(
-                    support::axum::http::StatusCode::from_u16(code).unwrap_or_default(),
-                    &value,
-                )
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &GIZMO, async move |mut call| {
+        let params = crate::params::PatchParams::from_query(call.query())?;
+        let mut errors = params.validate();
+        let is_apply = call.patch_type() == Some(support::http::PatchType::Apply);
+        support::rules::patch_options(params.force, params.field_manager.as_deref(), is_apply, &mut errors);
+        call.check_options("PatchOptions", errors)?;
+        let body = call.patch(&[
+            support::http::PatchType::Json,
+            support::http::PatchType::Merge,
+            support::http::PatchType::Apply,
+        ])?;
+        let value = state.api.patch_scale(call.context(), path, params, body).await?;
+        let (code, value) = value.into_parts();
+        call.reply(support::axum::http::StatusCode::from_u16(code).unwrap_or_default(), &value)
+    })
+    .await
 }
 
 async fn handle_patch_status<S: GizmoApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::http::PathParams(
-        path,
-    ): support::http::PathParams<crate::params::NamespaceNamePath>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
+    support::http::PathParams(path): support::http::PathParams<crate::params::NamespaceNamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &GIZMO,
-            async move |mut call| {
-                let params = crate::params::PatchParams::from_query(call.query())?;
-                let mut errors = params.validate();
-                let is_apply = call.patch_type()
-                    == Some(support::http::PatchType::Apply);
-                support::rules::patch_options(
-                    params.force,
-                    params.field_manager.as_deref(),
-                    is_apply,
-                    &mut errors,
-                );
-                call.check_options("PatchOptions", errors)?;
-                let body = call
-                    .patch(
-                        &[
-                            support::http::PatchType::Json,
-                            support::http::PatchType::Merge,
-                            support::http::PatchType::Apply,
-                        ],
-                    )?;
-                let value = state
-                    .api
-                    .patch_status(call.context(), path, params, body)
-                    .await?;
-                let (code, value) = value.into_parts();
-                call.reply(
-                    support::axum::http::StatusCode::from_u16(code).unwrap_or_default(),
-                    &value,
-                )
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &GIZMO, async move |mut call| {
+        let params = crate::params::PatchParams::from_query(call.query())?;
+        let mut errors = params.validate();
+        let is_apply = call.patch_type() == Some(support::http::PatchType::Apply);
+        support::rules::patch_options(params.force, params.field_manager.as_deref(), is_apply, &mut errors);
+        call.check_options("PatchOptions", errors)?;
+        let body = call.patch(&[
+            support::http::PatchType::Json,
+            support::http::PatchType::Merge,
+            support::http::PatchType::Apply,
+        ])?;
+        let value = state.api.patch_status(call.context(), path, params, body).await?;
+        let (code, value) = value.into_parts();
+        call.reply(support::axum::http::StatusCode::from_u16(code).unwrap_or_default(), &value)
+    })
+    .await
 }
 
 async fn handle_delete<S: GizmoApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::http::PathParams(
-        path,
-    ): support::http::PathParams<crate::params::NamespaceNamePath>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
+    support::http::PathParams(path): support::http::PathParams<crate::params::NamespaceNamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &GIZMO,
-            async move |mut call| {
-                let params = crate::params::DeleteParams::from_query(call.query())?;
-                call.check_options("DeleteOptions", params.validate())?;
-                let body: Option<
-                    crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
-                > = call.optional_body()?;
-                if let Some(options) = &body {
-                    call.check_options(
-                        "DeleteOptions",
-                        support::Validate::validate(options),
-                    )?;
-                }
-                let value = state.api.delete(call.context(), path, params, body).await?;
-                let (code, value) = value.into_parts();
-                call.reply(
-                    support::axum::http::StatusCode::from_u16(code).unwrap_or_default(),
-                    &value,
-                )
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &GIZMO, async move |mut call| {
+        let params = crate::params::DeleteParams::from_query(call.query())?;
+        call.check_options("DeleteOptions", params.validate())?;
+        let body: Option<crate::apimachinery::pkg::apis::meta::v1::DeleteOptions> = call.optional_body()?;
+        if let Some(options) = &body {
+            call.check_options("DeleteOptions", support::Validate::validate(options))?;
+        }
+        let value = state.api.delete(call.context(), path, params, body).await?;
+        let (code, value) = value.into_parts();
+        call.reply(support::axum::http::StatusCode::from_u16(code).unwrap_or_default(), &value)
+    })
+    .await
 }
 
 async fn handle_list<S: GizmoApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::http::PathParams(
-        path,
-    ): support::http::PathParams<crate::params::NamespacePath>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
+    support::http::PathParams(path): support::http::PathParams<crate::params::NamespacePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &GIZMO,
-            async move |call| {
-                let params = crate::params::ListParams::from_query(call.query())?;
-                call.check_options("ListOptions", params.validate())?;
-                if params.watch == Some(true) {
-                    let timeout = params.timeout_seconds;
-                    let events = state
-                        .api
-                        .watch(call.context(), Some(path.namespace.clone()), params)
-                        .await?;
-                    return call.watch(events, timeout);
-                }
-                let value = state.api.list(call.context(), path, params).await?;
-                call.reply(support::axum::http::StatusCode::OK, &value)
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &GIZMO, async move |call| {
+        let params = crate::params::ListParams::from_query(call.query())?;
+        call.check_options("ListOptions", params.validate())?;
+        if params.watch == Some(true) {
+            let timeout = params.timeout_seconds;
+            let events = state.api.watch(call.context(), Some(path.namespace.clone()), params).await?;
+            return call.watch(events, timeout);
+        }
+        let value = state.api.list(call.context(), path, params).await?;
+        call.reply(support::axum::http::StatusCode::OK, &value)
+    })
+    .await
 }
 
 async fn handle_list_all_namespaces<S: GizmoApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &GIZMO,
-            async move |call| {
-                let params = crate::params::ListParams::from_query(call.query())?;
-                call.check_options("ListOptions", params.validate())?;
-                if params.watch == Some(true) {
-                    let timeout = params.timeout_seconds;
-                    let events = state.api.watch(call.context(), None, params).await?;
-                    return call.watch(events, timeout);
-                }
-                let value = state.api.list_all_namespaces(call.context(), params).await?;
-                call.reply(support::axum::http::StatusCode::OK, &value)
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &GIZMO, async move |call| {
+        let params = crate::params::ListParams::from_query(call.query())?;
+        call.check_options("ListOptions", params.validate())?;
+        if params.watch == Some(true) {
+            let timeout = params.timeout_seconds;
+            let events = state.api.watch(call.context(), None, params).await?;
+            return call.watch(events, timeout);
+        }
+        let value = state.api.list_all_namespaces(call.context(), params).await?;
+        call.reply(support::axum::http::StatusCode::OK, &value)
+    })
+    .await
 }
 
 async fn handle_delete_collection<S: GizmoApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::http::PathParams(
-        path,
-    ): support::http::PathParams<crate::params::NamespacePath>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
+    support::http::PathParams(path): support::http::PathParams<crate::params::NamespacePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &GIZMO,
-            async move |mut call| {
-                let params = crate::params::DeleteCollectionParams::from_query(
-                    call.query(),
-                )?;
-                call.check_options("ListOptions", params.validate())?;
-                let body: Option<
-                    crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
-                > = call.optional_body()?;
-                if let Some(options) = &body {
-                    call.check_options(
-                        "DeleteOptions",
-                        support::Validate::validate(options),
-                    )?;
-                }
-                let value = state
-                    .api
-                    .delete_collection(call.context(), path, params, body)
-                    .await?;
-                call.reply(support::axum::http::StatusCode::OK, &value)
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &GIZMO, async move |mut call| {
+        let params = crate::params::DeleteCollectionParams::from_query(call.query())?;
+        call.check_options("ListOptions", params.validate())?;
+        let body: Option<crate::apimachinery::pkg::apis::meta::v1::DeleteOptions> = call.optional_body()?;
+        if let Some(options) = &body {
+            call.check_options("DeleteOptions", support::Validate::validate(options))?;
+        }
+        let value = state.api.delete_collection(call.context(), path, params, body).await?;
+        call.reply(support::axum::http::StatusCode::OK, &value)
+    })
+    .await
 }

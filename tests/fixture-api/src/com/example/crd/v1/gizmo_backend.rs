@@ -17,9 +17,8 @@ impl GizmoBackend {
     fn default_weight() -> Option<i64> {
         support::de::spec_default("100")
     }
-    fn deserialize_weight<'de, D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Option<i64>, D::Error> {
+
+    fn deserialize_weight<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<i64>, D::Error> {
         support::de::null_as(deserializer, Self::default_weight)
     }
 }
@@ -30,5 +29,6 @@ impl support::Validate for GizmoBackend {
         _old: Option<&Self>,
         _path: &support::validation::Path<'_>,
         _errors: &mut support::validation::ErrorList,
-    ) {}
+    ) {
+    }
 }

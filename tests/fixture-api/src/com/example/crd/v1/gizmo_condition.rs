@@ -52,6 +52,7 @@ pub enum GizmoConditionStatus {
 impl GizmoConditionStatus {
     /// The values this version of the API defines.
     pub const VALUES: &'static [&'static str] = &["True", "False", "Unknown"];
+
     /// The value as sent on the wire.
     pub fn as_str(&self) -> &str {
         match self {
@@ -61,6 +62,7 @@ impl GizmoConditionStatus {
             Self::Other(value) => value,
         }
     }
+
     /// Whether the value is one this version of the API defines.
     pub fn is_known(&self) -> bool {
         !matches!(self, Self::Other(_))
@@ -109,9 +111,7 @@ impl serde::Serialize for GizmoConditionStatus {
 }
 
 impl<'de> serde::Deserialize<'de> for GizmoConditionStatus {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         String::deserialize(deserializer).map(Self::from)
     }
 }

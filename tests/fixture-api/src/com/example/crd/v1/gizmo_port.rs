@@ -19,9 +19,8 @@ impl GizmoPort {
     fn default_protocol() -> Option<String> {
         support::de::spec_default("\"TCP\"")
     }
-    fn deserialize_protocol<'de, D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Option<String>, D::Error> {
+
+    fn deserialize_protocol<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
         support::de::null_as(deserializer, Self::default_protocol)
     }
 }
@@ -40,13 +39,7 @@ impl support::Validate for GizmoPort {
             let path = path.field("port");
             match &self.port {
                 Some(value) => {
-                    support::rules::schema::maximum(
-                        &path,
-                        *value,
-                        65535i32,
-                        false,
-                        errors,
-                    );
+                    support::rules::schema::maximum(&path, *value, 65535i32, false, errors);
                 }
                 None => support::rules::required(&path, errors),
             }

@@ -21,17 +21,16 @@ impl GizmoRetry {
     fn default_attempts() -> Option<i64> {
         support::de::spec_default("3")
     }
-    fn deserialize_attempts<'de, D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Option<i64>, D::Error> {
+
+    fn deserialize_attempts<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<i64>, D::Error> {
         support::de::null_as(deserializer, Self::default_attempts)
     }
+
     fn default_backoff() -> Option<String> {
         support::de::spec_default("\"1s\"")
     }
-    fn deserialize_backoff<'de, D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Option<String>, D::Error> {
+
+    fn deserialize_backoff<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
         support::de::null_as(deserializer, Self::default_backoff)
     }
 }
@@ -42,5 +41,6 @@ impl support::Validate for GizmoRetry {
         _old: Option<&Self>,
         _path: &support::validation::Path<'_>,
         _errors: &mut support::validation::ErrorList,
-    ) {}
+    ) {
+    }
 }

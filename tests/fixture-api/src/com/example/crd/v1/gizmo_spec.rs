@@ -70,22 +70,23 @@ impl GizmoSpec {
     fn default_max_replicas() -> Option<i32> {
         support::de::spec_default("10")
     }
-    fn deserialize_max_replicas<'de, D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Option<i32>, D::Error> {
+
+    fn deserialize_max_replicas<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<i32>, D::Error> {
         support::de::null_as(deserializer, Self::default_max_replicas)
     }
+
     fn default_replicas() -> Option<i32> {
         support::de::spec_default("1")
     }
-    fn deserialize_replicas<'de, D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Option<i32>, D::Error> {
+
+    fn deserialize_replicas<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<i32>, D::Error> {
         support::de::null_as(deserializer, Self::default_replicas)
     }
+
     fn default_retry() -> Option<super::GizmoRetry> {
         support::de::spec_default("{}")
     }
+
     fn deserialize_retry<'de, D: serde::Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Option<super::GizmoRetry>, D::Error> {
@@ -105,12 +106,7 @@ impl support::Validate for GizmoSpec {
             match &self.mode {
                 Some(value) => {
                     if !value.is_known() {
-                        support::rules::not_supported(
-                            &path,
-                            value.as_str(),
-                            super::GizmoSpecMode::VALUES,
-                            errors,
-                        );
+                        support::rules::not_supported(&path, value.as_str(), super::GizmoSpecMode::VALUES, errors);
                     }
                 }
                 None => support::rules::required(&path, errors),
@@ -123,22 +119,12 @@ impl support::Validate for GizmoSpec {
                 value,
                 &["name", "protocol"],
                 |a, b| a.name == b.name && a.protocol == b.protocol,
-                |item| {
-                    vec![
-                        support::cel::to_json(& item.name), support::cel::to_json(& item
-                        .protocol)
-                    ]
-                },
+                |item| vec![support::cel::to_json(&item.name), support::cel::to_json(&item.protocol)],
                 errors,
             );
             for (index, value) in value.iter().enumerate() {
                 let path = path.index(index);
-                <super::GizmoPort as support::Validate>::validate_into(
-                    value,
-                    None,
-                    &path,
-                    errors,
-                );
+                <super::GizmoPort as support::Validate>::validate_into(value, None, &path, errors);
             }
         }
         if let Some(value) = &self.replicas {
@@ -151,27 +137,25 @@ impl support::Validate for GizmoSpec {
         }
         let (value, path) = (self, *path);
         let mut json = None;
+
         fn rule_0(value: &super::GizmoSpec) -> Option<bool> {
             Some(i64::from(value.replicas?) <= i64::from(value.max_replicas?))
         }
-        static RULE_0: std::sync::LazyLock<support::cel::CelRule> = std::sync::LazyLock::new(||
-        support::cel::CelRule::new(
-            &support::cel::CelRuleSpec::new("self.replicas <= self.maxReplicas")
-                .with_message("replicas must not exceed maxReplicas")
-                .with_field_path(".replicas"),
-        ));
+
+        static RULE_0: std::sync::LazyLock<support::cel::CelRule> = std::sync::LazyLock::new(|| {
+            support::cel::CelRule::new(
+                &support::cel::CelRuleSpec::new("self.replicas <= self.maxReplicas")
+                    .with_message("replicas must not exceed maxReplicas")
+                    .with_field_path(".replicas"),
+            )
+        });
         match rule_0(value) {
             Some(true) => {}
             Some(false) => {
-                errors
-                    .push(
-                        support::validation::FieldError::invalid(
-                                &path,
-                                "object",
-                                "replicas must not exceed maxReplicas",
-                            )
-                            .at_child("replicas"),
-                    );
+                errors.push(
+                    support::validation::FieldError::invalid(&path, "object", "replicas must not exceed maxReplicas")
+                        .at_child("replicas"),
+                );
             }
             None => {
                 support::cel::check_rules_typed(
@@ -184,20 +168,17 @@ impl support::Validate for GizmoSpec {
                 );
             }
         }
+
         fn rule_1(value: &super::GizmoSpec) -> Option<bool> {
-            Some(
-                value.schedule.is_none() || value.mode.as_ref()?.as_str() == "Scheduled",
-            )
+            Some(value.schedule.is_none() || value.mode.as_ref()?.as_str() == "Scheduled")
         }
-        static RULE_1: std::sync::LazyLock<support::cel::CelRule> = std::sync::LazyLock::new(||
-        support::cel::CelRule::new(
-            &support::cel::CelRuleSpec::new(
-                    "!has(self.schedule) || self.mode == 'Scheduled'",
-                )
-                .with_message_expression(
-                    "'a schedule needs mode Scheduled, not ' + self.mode",
-                ),
-        ));
+
+        static RULE_1: std::sync::LazyLock<support::cel::CelRule> = std::sync::LazyLock::new(|| {
+            support::cel::CelRule::new(
+                &support::cel::CelRuleSpec::new("!has(self.schedule) || self.mode == 'Scheduled'")
+                    .with_message_expression("'a schedule needs mode Scheduled, not ' + self.mode"),
+            )
+        });
         match rule_1(value) {
             Some(true) => {}
             Some(false) => {
@@ -221,8 +202,9 @@ impl support::Validate for GizmoSpec {
                 );
             }
         }
-        static RULES_2: std::sync::LazyLock<[support::cel::CelRule; 1]> = std::sync::LazyLock::new(||
-        [
+
+        static RULES_2: std::sync::LazyLock<[support::cel::CelRule; 1]> = std::sync::LazyLock::new(|| {
+            [
             support::cel::CelRule::new(
                 &support::cel::CelRuleSpec::new(
                         "!has(self.endpoint) || isURL(self.endpoint) && url(self.endpoint).getScheme() in ['http', 'https']",
@@ -230,7 +212,8 @@ impl support::Validate for GizmoSpec {
                     .with_message("endpoint must be an http or https URL")
                     .with_field_path(".endpoint"),
             ),
-        ]);
+        ]
+        });
         support::cel::check_rules_typed(
             &*RULES_2,
             &path,
@@ -258,6 +241,7 @@ pub enum GizmoSpecMode {
 impl GizmoSpecMode {
     /// The values this version of the API defines.
     pub const VALUES: &'static [&'static str] = &["Always", "Scheduled", "True"];
+
     /// The value as sent on the wire.
     pub fn as_str(&self) -> &str {
         match self {
@@ -267,6 +251,7 @@ impl GizmoSpecMode {
             Self::Other(value) => value,
         }
     }
+
     /// Whether the value is one this version of the API defines.
     pub fn is_known(&self) -> bool {
         !matches!(self, Self::Other(_))
@@ -315,9 +300,7 @@ impl serde::Serialize for GizmoSpecMode {
 }
 
 impl<'de> serde::Deserialize<'de> for GizmoSpecMode {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         String::deserialize(deserializer).map(Self::from)
     }
 }

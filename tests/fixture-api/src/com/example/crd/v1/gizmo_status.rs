@@ -24,17 +24,12 @@ impl support::Validate for GizmoStatus {
                 value,
                 &["type"],
                 |a, b| a.type_ == b.type_,
-                |item| vec![support::cel::to_json(& item.type_)],
+                |item| vec![support::cel::to_json(&item.type_)],
                 errors,
             );
             for (index, value) in value.iter().enumerate() {
                 let path = path.index(index);
-                <super::GizmoCondition as support::Validate>::validate_into(
-                    value,
-                    None,
-                    &path,
-                    errors,
-                );
+                <super::GizmoCondition as support::Validate>::validate_into(value, None, &path, errors);
             }
         }
     }

@@ -19,5 +19,5 @@ pub use self::gizmo_spec::{GizmoSpec, GizmoSpecMode};
 mod gizmo_status;
 pub use self::gizmo_status::GizmoStatus;
 mod gizmo_api;
-pub use self::gizmo_api::{GizmoApi, GIZMO};
+pub use self::gizmo_api::{GIZMO, GizmoApi};
 pub mod routes;

@@ -17,11 +17,17 @@ pub struct Knob {
 
 impl support::Resource for Knob {
     const GROUP: &'static str = "crd.example.com";
+
     const VERSION: &'static str = "v1alpha1";
+
     const API_VERSION: &'static str = "crd.example.com/v1alpha1";
+
     const KIND: &'static str = "Knob";
+
     const PLURAL: &'static str = "knobs";
+
     const SCOPE: support::Scope = support::Scope::Cluster;
+
     const LIST_KIND: &'static str = "KnobList";
 }
 
@@ -37,9 +43,7 @@ impl support::Validate for Knob {
             &path.field("metadata"),
             support::meta::ObjectMetaView {
                 name: meta.and_then(|m| m.name.as_deref()).unwrap_or_default(),
-                generate_name: meta
-                    .and_then(|m| m.generate_name.as_deref())
-                    .unwrap_or_default(),
+                generate_name: meta.and_then(|m| m.generate_name.as_deref()).unwrap_or_default(),
                 namespace: meta.and_then(|m| m.namespace.as_deref()).unwrap_or_default(),
                 labels: meta.and_then(|m| m.labels.as_ref()),
                 annotations: meta.and_then(|m| m.annotations.as_ref()),
@@ -55,25 +59,21 @@ impl support::Validate for Knob {
         }
         let (value, path) = (self, *path);
         let mut json = None;
+
         fn rule_0(value: &super::Knob) -> Option<bool> {
             Some(value.metadata.as_ref()?.name.as_ref()?.as_str().starts_with("knob-"))
         }
-        static RULE_0: std::sync::LazyLock<support::cel::CelRule> = std::sync::LazyLock::new(||
-        support::cel::CelRule::new(
-            &support::cel::CelRuleSpec::new("self.metadata.name.startsWith('knob-')")
-                .with_message("knob names start with knob-"),
-        ));
+
+        static RULE_0: std::sync::LazyLock<support::cel::CelRule> = std::sync::LazyLock::new(|| {
+            support::cel::CelRule::new(
+                &support::cel::CelRuleSpec::new("self.metadata.name.startsWith('knob-')")
+                    .with_message("knob names start with knob-"),
+            )
+        });
         match rule_0(value) {
             Some(true) => {}
             Some(false) => {
-                errors
-                    .push(
-                        support::validation::FieldError::invalid(
-                            &path,
-                            "object",
-                            "knob names start with knob-",
-                        ),
-                    );
+                errors.push(support::validation::FieldError::invalid(&path, "object", "knob names start with knob-"));
             }
             None => {
                 support::cel::check_rules_typed(

@@ -13,11 +13,10 @@ pub static KNOB: support::http::ResourceInfo = support::http::ResourceInfo {
     categories: &[],
     columns: &[],
     scale: None,
-    deprecation_warning: Some(
-        "crd.example.com/v1alpha1 Knob is going away; use a Gizmo",
-    ),
+    deprecation_warning: Some("crd.example.com/v1alpha1 Knob is going away; use a Gizmo"),
     storage_version: true,
 };
+
 /// The operations on Knob. Every method answers 405 `MethodNotAllowed` unless implemented, so a server implements only what it supports.
 pub trait KnobApi: Send + Sync + 'static {
     /// Create a Knob.
@@ -26,15 +25,12 @@ pub trait KnobApi: Send + Sync + 'static {
         context: support::http::Context,
         params: crate::params::CreateOrReplaceParams,
         body: super::Knob,
-    ) -> impl std::future::Future<
-        Output = Result<
-            crate::responses::OkCreatedOrAccepted<super::Knob>,
-            support::Status,
-        >,
-    > + Send {
+    ) -> impl std::future::Future<Output = Result<crate::responses::OkCreatedOrAccepted<super::Knob>, support::Status>> + Send
+    {
         let _ = (context, params, body);
         std::future::ready(Err(support::http::not_implemented(&KNOB, "create")))
     }
+
     /// Read Knob.
     fn read(
         &self,
@@ -45,6 +41,7 @@ pub trait KnobApi: Send + Sync + 'static {
         let _ = (context, path, params);
         std::future::ready(Err(support::http::not_implemented(&KNOB, "get")))
     }
+
     /// Replace Knob.
     fn replace(
         &self,
@@ -52,12 +49,12 @@ pub trait KnobApi: Send + Sync + 'static {
         path: crate::params::NamePath,
         params: crate::params::CreateOrReplaceParams,
         body: super::Knob,
-    ) -> impl std::future::Future<
-        Output = Result<crate::responses::OkOrCreated<super::Knob>, support::Status>,
-    > + Send {
+    ) -> impl std::future::Future<Output = Result<crate::responses::OkOrCreated<super::Knob>, support::Status>> + Send
+    {
         let _ = (context, path, params, body);
         std::future::ready(Err(support::http::not_implemented(&KNOB, "update")))
     }
+
     /// Partially update Knob.
     fn patch(
         &self,
@@ -65,12 +62,12 @@ pub trait KnobApi: Send + Sync + 'static {
         path: crate::params::NamePath,
         params: crate::params::PatchParams,
         body: support::http::Patch,
-    ) -> impl std::future::Future<
-        Output = Result<crate::responses::OkOrCreated<super::Knob>, support::Status>,
-    > + Send {
+    ) -> impl std::future::Future<Output = Result<crate::responses::OkOrCreated<super::Knob>, support::Status>> + Send
+    {
         let _ = (context, path, params, body);
         std::future::ready(Err(support::http::not_implemented(&KNOB, "patch")))
     }
+
     /// Delete a Knob.
     fn delete(
         &self,
@@ -78,46 +75,41 @@ pub trait KnobApi: Send + Sync + 'static {
         path: crate::params::NamePath,
         params: crate::params::DeleteParams,
         body: Option<crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
-    ) -> impl std::future::Future<
-        Output = Result<crate::responses::OkOrAccepted<support::Status>, support::Status>,
-    > + Send {
+    ) -> impl std::future::Future<Output = Result<crate::responses::OkOrAccepted<support::Status>, support::Status>> + Send
+    {
         let _ = (context, path, params, body);
         std::future::ready(Err(support::http::not_implemented(&KNOB, "delete")))
     }
+
     /// List or watch Knob objects.
     fn list(
         &self,
         context: support::http::Context,
         params: crate::params::ListParams,
-    ) -> impl std::future::Future<
-        Output = Result<super::KnobList, support::Status>,
-    > + Send {
+    ) -> impl std::future::Future<Output = Result<super::KnobList, support::Status>> + Send {
         let _ = (context, params);
         std::future::ready(Err(support::http::not_implemented(&KNOB, "list")))
     }
+
     /// Delete a collection of Knob objects.
     fn delete_collection(
         &self,
         context: support::http::Context,
         params: crate::params::DeleteCollectionParams,
         body: Option<crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
-    ) -> impl std::future::Future<
-        Output = Result<support::Status, support::Status>,
-    > + Send {
+    ) -> impl std::future::Future<Output = Result<support::Status, support::Status>> + Send {
         let _ = (context, params, body);
-        std::future::ready(
-            Err(support::http::not_implemented(&KNOB, "deletecollection")),
-        )
+        std::future::ready(Err(support::http::not_implemented(&KNOB, "deletecollection")))
     }
+
     /// Streams changes to the objects a list would return.
     fn watch(
         &self,
         context: support::http::Context,
         namespace: Option<String>,
         params: crate::params::ListParams,
-    ) -> impl std::future::Future<
-        Output = Result<support::http::watch::WatchStream<super::Knob>, support::Status>,
-    > + Send {
+    ) -> impl std::future::Future<Output = Result<support::http::watch::WatchStream<super::Knob>, support::Status>> + Send
+    {
         let _ = (context, namespace, params);
         std::future::ready(Err(support::http::not_implemented(&KNOB, "watch")))
     }
@@ -142,14 +134,13 @@ impl<S: support::dynamic::DynamicApi> KnobApi for support::dynamic::Dynamic<S> {
         };
         let response = self.0.handle(context, request).await?;
         let (code, value) = support::dynamic::object(response)?;
-        Ok(
-            match code {
-                201u16 => crate::responses::OkCreatedOrAccepted::Created(value),
-                202u16 => crate::responses::OkCreatedOrAccepted::Accepted(value),
-                _ => crate::responses::OkCreatedOrAccepted::Ok(value),
-            },
-        )
+        Ok(match code {
+            201u16 => crate::responses::OkCreatedOrAccepted::Created(value),
+            202u16 => crate::responses::OkCreatedOrAccepted::Accepted(value),
+            _ => crate::responses::OkCreatedOrAccepted::Ok(value),
+        })
     }
+
     async fn read(
         &self,
         context: support::http::Context,
@@ -169,6 +160,7 @@ impl<S: support::dynamic::DynamicApi> KnobApi for support::dynamic::Dynamic<S> {
         let response = self.0.handle(context, request).await?;
         support::dynamic::object(response).map(|(_, value)| value)
     }
+
     async fn replace(
         &self,
         context: support::http::Context,
@@ -188,13 +180,12 @@ impl<S: support::dynamic::DynamicApi> KnobApi for support::dynamic::Dynamic<S> {
         };
         let response = self.0.handle(context, request).await?;
         let (code, value) = support::dynamic::object(response)?;
-        Ok(
-            match code {
-                201u16 => crate::responses::OkOrCreated::Created(value),
-                _ => crate::responses::OkOrCreated::Ok(value),
-            },
-        )
+        Ok(match code {
+            201u16 => crate::responses::OkOrCreated::Created(value),
+            _ => crate::responses::OkOrCreated::Ok(value),
+        })
     }
+
     async fn patch(
         &self,
         context: support::http::Context,
@@ -214,13 +205,12 @@ impl<S: support::dynamic::DynamicApi> KnobApi for support::dynamic::Dynamic<S> {
         };
         let response = self.0.handle(context, request).await?;
         let (code, value) = support::dynamic::object(response)?;
-        Ok(
-            match code {
-                201u16 => crate::responses::OkOrCreated::Created(value),
-                _ => crate::responses::OkOrCreated::Ok(value),
-            },
-        )
+        Ok(match code {
+            201u16 => crate::responses::OkOrCreated::Created(value),
+            _ => crate::responses::OkOrCreated::Ok(value),
+        })
     }
+
     async fn delete(
         &self,
         context: support::http::Context,
@@ -240,13 +230,12 @@ impl<S: support::dynamic::DynamicApi> KnobApi for support::dynamic::Dynamic<S> {
         };
         let response = self.0.handle(context, request).await?;
         let (code, value) = support::dynamic::object(response)?;
-        Ok(
-            match code {
-                202u16 => crate::responses::OkOrAccepted::Accepted(value),
-                _ => crate::responses::OkOrAccepted::Ok(value),
-            },
-        )
+        Ok(match code {
+            202u16 => crate::responses::OkOrAccepted::Accepted(value),
+            _ => crate::responses::OkOrAccepted::Ok(value),
+        })
     }
+
     async fn list(
         &self,
         context: support::http::Context,
@@ -265,6 +254,7 @@ impl<S: support::dynamic::DynamicApi> KnobApi for support::dynamic::Dynamic<S> {
         let response = self.0.handle(context, request).await?;
         support::dynamic::object(response).map(|(_, value)| value)
     }
+
     async fn delete_collection(
         &self,
         context: support::http::Context,
@@ -284,6 +274,7 @@ impl<S: support::dynamic::DynamicApi> KnobApi for support::dynamic::Dynamic<S> {
         let response = self.0.handle(context, request).await?;
         support::dynamic::object(response).map(|(_, value)| value)
     }
+
     async fn watch(
         &self,
         context: support::http::Context,
@@ -324,214 +315,125 @@ pub fn routes<S: KnobApi>() -> support::axum::Router<support::http::ApiState<S>>
 }
 
 async fn handle_create<S: KnobApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &KNOB,
-            async move |mut call| {
-                let params = crate::params::CreateOrReplaceParams::from_query(
-                    call.query(),
-                )?;
-                call.check_options("CreateOptions", params.validate())?;
-                let body: super::Knob = call.body()?;
-                call.validate(&body, None)?;
-                let value = state.api.create(call.context(), params, body).await?;
-                let (code, value) = value.into_parts();
-                call.reply(
-                    support::axum::http::StatusCode::from_u16(code).unwrap_or_default(),
-                    &value,
-                )
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &KNOB, async move |mut call| {
+        let params = crate::params::CreateOrReplaceParams::from_query(call.query())?;
+        call.check_options("CreateOptions", params.validate())?;
+        let body: super::Knob = call.body()?;
+        call.validate(&body, None)?;
+        let value = state.api.create(call.context(), params, body).await?;
+        let (code, value) = value.into_parts();
+        call.reply(support::axum::http::StatusCode::from_u16(code).unwrap_or_default(), &value)
+    })
+    .await
 }
 
 async fn handle_read<S: KnobApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
     support::http::PathParams(path): support::http::PathParams<crate::params::NamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &KNOB,
-            async move |call| {
-                let params = crate::params::ReadParams::from_query(call.query())?;
-                call.check_options("GetOptions", params.validate())?;
-                let value = state.api.read(call.context(), path, params).await?;
-                call.reply(support::axum::http::StatusCode::OK, &value)
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &KNOB, async move |call| {
+        let params = crate::params::ReadParams::from_query(call.query())?;
+        call.check_options("GetOptions", params.validate())?;
+        let value = state.api.read(call.context(), path, params).await?;
+        call.reply(support::axum::http::StatusCode::OK, &value)
+    })
+    .await
 }
 
 async fn handle_replace<S: KnobApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
     support::http::PathParams(path): support::http::PathParams<crate::params::NamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &KNOB,
-            async move |mut call| {
-                let params = crate::params::CreateOrReplaceParams::from_query(
-                    call.query(),
-                )?;
-                call.check_options("UpdateOptions", params.validate())?;
-                let body: super::Knob = call.body()?;
-                call.validate(&body, None)?;
-                let value = state.api.replace(call.context(), path, params, body).await?;
-                let (code, value) = value.into_parts();
-                call.reply(
-                    support::axum::http::StatusCode::from_u16(code).unwrap_or_default(),
-                    &value,
-                )
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &KNOB, async move |mut call| {
+        let params = crate::params::CreateOrReplaceParams::from_query(call.query())?;
+        call.check_options("UpdateOptions", params.validate())?;
+        let body: super::Knob = call.body()?;
+        call.validate(&body, None)?;
+        let value = state.api.replace(call.context(), path, params, body).await?;
+        let (code, value) = value.into_parts();
+        call.reply(support::axum::http::StatusCode::from_u16(code).unwrap_or_default(), &value)
+    })
+    .await
 }
 
 async fn handle_patch<S: KnobApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
     support::http::PathParams(path): support::http::PathParams<crate::params::NamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &KNOB,
-            async move |mut call| {
-                let params = crate::params::PatchParams::from_query(call.query())?;
-                let mut errors = params.validate();
-                let is_apply = call.patch_type()
-                    == Some(support::http::PatchType::Apply);
-                support::rules::patch_options(
-                    params.force,
-                    params.field_manager.as_deref(),
-                    is_apply,
-                    &mut errors,
-                );
-                call.check_options("PatchOptions", errors)?;
-                let body = call
-                    .patch(
-                        &[
-                            support::http::PatchType::Json,
-                            support::http::PatchType::Merge,
-                            support::http::PatchType::Apply,
-                        ],
-                    )?;
-                let value = state.api.patch(call.context(), path, params, body).await?;
-                let (code, value) = value.into_parts();
-                call.reply(
-                    support::axum::http::StatusCode::from_u16(code).unwrap_or_default(),
-                    &value,
-                )
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &KNOB, async move |mut call| {
+        let params = crate::params::PatchParams::from_query(call.query())?;
+        let mut errors = params.validate();
+        let is_apply = call.patch_type() == Some(support::http::PatchType::Apply);
+        support::rules::patch_options(params.force, params.field_manager.as_deref(), is_apply, &mut errors);
+        call.check_options("PatchOptions", errors)?;
+        let body = call.patch(&[
+            support::http::PatchType::Json,
+            support::http::PatchType::Merge,
+            support::http::PatchType::Apply,
+        ])?;
+        let value = state.api.patch(call.context(), path, params, body).await?;
+        let (code, value) = value.into_parts();
+        call.reply(support::axum::http::StatusCode::from_u16(code).unwrap_or_default(), &value)
+    })
+    .await
 }
 
 async fn handle_delete<S: KnobApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
     support::http::PathParams(path): support::http::PathParams<crate::params::NamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &KNOB,
-            async move |mut call| {
-                let params = crate::params::DeleteParams::from_query(call.query())?;
-                call.check_options("DeleteOptions", params.validate())?;
-                let body: Option<
-                    crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
-                > = call.optional_body()?;
-                if let Some(options) = &body {
-                    call.check_options(
-                        "DeleteOptions",
-                        support::Validate::validate(options),
-                    )?;
-                }
-                let value = state.api.delete(call.context(), path, params, body).await?;
-                let (code, value) = value.into_parts();
-                call.reply(
-                    support::axum::http::StatusCode::from_u16(code).unwrap_or_default(),
-                    &value,
-                )
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &KNOB, async move |mut call| {
+        let params = crate::params::DeleteParams::from_query(call.query())?;
+        call.check_options("DeleteOptions", params.validate())?;
+        let body: Option<crate::apimachinery::pkg::apis::meta::v1::DeleteOptions> = call.optional_body()?;
+        if let Some(options) = &body {
+            call.check_options("DeleteOptions", support::Validate::validate(options))?;
+        }
+        let value = state.api.delete(call.context(), path, params, body).await?;
+        let (code, value) = value.into_parts();
+        call.reply(support::axum::http::StatusCode::from_u16(code).unwrap_or_default(), &value)
+    })
+    .await
 }
 
 async fn handle_list<S: KnobApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &KNOB,
-            async move |call| {
-                let params = crate::params::ListParams::from_query(call.query())?;
-                call.check_options("ListOptions", params.validate())?;
-                if params.watch == Some(true) {
-                    let timeout = params.timeout_seconds;
-                    let events = state.api.watch(call.context(), None, params).await?;
-                    return call.watch(events, timeout);
-                }
-                let value = state.api.list(call.context(), params).await?;
-                call.reply(support::axum::http::StatusCode::OK, &value)
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &KNOB, async move |call| {
+        let params = crate::params::ListParams::from_query(call.query())?;
+        call.check_options("ListOptions", params.validate())?;
+        if params.watch == Some(true) {
+            let timeout = params.timeout_seconds;
+            let events = state.api.watch(call.context(), None, params).await?;
+            return call.watch(events, timeout);
+        }
+        let value = state.api.list(call.context(), params).await?;
+        call.reply(support::axum::http::StatusCode::OK, &value)
+    })
+    .await
 }
 
 async fn handle_delete_collection<S: KnobApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &KNOB,
-            async move |mut call| {
-                let params = crate::params::DeleteCollectionParams::from_query(
-                    call.query(),
-                )?;
-                call.check_options("ListOptions", params.validate())?;
-                let body: Option<
-                    crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
-                > = call.optional_body()?;
-                if let Some(options) = &body {
-                    call.check_options(
-                        "DeleteOptions",
-                        support::Validate::validate(options),
-                    )?;
-                }
-                let value = state
-                    .api
-                    .delete_collection(call.context(), params, body)
-                    .await?;
-                call.reply(support::axum::http::StatusCode::OK, &value)
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &KNOB, async move |mut call| {
+        let params = crate::params::DeleteCollectionParams::from_query(call.query())?;
+        call.check_options("ListOptions", params.validate())?;
+        let body: Option<crate::apimachinery::pkg::apis::meta::v1::DeleteOptions> = call.optional_body()?;
+        if let Some(options) = &body {
+            call.check_options("DeleteOptions", support::Validate::validate(options))?;
+        }
+        let value = state.api.delete_collection(call.context(), params, body).await?;
+        call.reply(support::axum::http::StatusCode::OK, &value)
+    })
+    .await
 }

@@ -5,5 +5,5 @@ pub use self::knob::Knob;
 mod knob_list;
 pub use self::knob_list::KnobList;
 mod knob_api;
-pub use self::knob_api::{KnobApi, KNOB};
+pub use self::knob_api::{KNOB, KnobApi};
 pub mod routes;

@@ -17,11 +17,17 @@ pub struct Gizmo {
 
 impl support::Resource for Gizmo {
     const GROUP: &'static str = "crd.example.com";
+
     const VERSION: &'static str = "v1beta1";
+
     const API_VERSION: &'static str = "crd.example.com/v1beta1";
+
     const KIND: &'static str = "Gizmo";
+
     const PLURAL: &'static str = "gizmos";
+
     const SCOPE: support::Scope = support::Scope::Namespaced;
+
     const LIST_KIND: &'static str = "GizmoList";
 }
 
@@ -37,9 +43,7 @@ impl support::Validate for Gizmo {
             &path.field("metadata"),
             support::meta::ObjectMetaView {
                 name: meta.and_then(|m| m.name.as_deref()).unwrap_or_default(),
-                generate_name: meta
-                    .and_then(|m| m.generate_name.as_deref())
-                    .unwrap_or_default(),
+                generate_name: meta.and_then(|m| m.generate_name.as_deref()).unwrap_or_default(),
                 namespace: meta.and_then(|m| m.namespace.as_deref()).unwrap_or_default(),
                 labels: meta.and_then(|m| m.labels.as_ref()),
                 annotations: meta.and_then(|m| m.annotations.as_ref()),

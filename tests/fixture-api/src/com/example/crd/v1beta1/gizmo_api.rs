@@ -16,6 +16,7 @@ pub static GIZMO: support::http::ResourceInfo = support::http::ResourceInfo {
     deprecation_warning: Some("crd.example.com/v1beta1 Gizmo is deprecated"),
     storage_version: false,
 };
+
 /// The operations on Gizmo. Every method answers 405 `MethodNotAllowed` unless implemented, so a server implements only what it supports.
 pub trait GizmoApi: Send + Sync + 'static {
     /// Create a Gizmo.
@@ -25,27 +26,23 @@ pub trait GizmoApi: Send + Sync + 'static {
         path: crate::params::NamespacePath,
         params: crate::params::CreateOrReplaceParams,
         body: super::Gizmo,
-    ) -> impl std::future::Future<
-        Output = Result<
-            crate::responses::OkCreatedOrAccepted<super::Gizmo>,
-            support::Status,
-        >,
-    > + Send {
+    ) -> impl std::future::Future<Output = Result<crate::responses::OkCreatedOrAccepted<super::Gizmo>, support::Status>> + Send
+    {
         let _ = (context, path, params, body);
         std::future::ready(Err(support::http::not_implemented(&GIZMO, "create")))
     }
+
     /// Read Gizmo.
     fn read(
         &self,
         context: support::http::Context,
         path: crate::params::NamespaceNamePath,
         params: crate::params::ReadParams,
-    ) -> impl std::future::Future<
-        Output = Result<super::Gizmo, support::Status>,
-    > + Send {
+    ) -> impl std::future::Future<Output = Result<super::Gizmo, support::Status>> + Send {
         let _ = (context, path, params);
         std::future::ready(Err(support::http::not_implemented(&GIZMO, "get")))
     }
+
     /// Replace Gizmo.
     fn replace(
         &self,
@@ -53,12 +50,12 @@ pub trait GizmoApi: Send + Sync + 'static {
         path: crate::params::NamespaceNamePath,
         params: crate::params::CreateOrReplaceParams,
         body: super::Gizmo,
-    ) -> impl std::future::Future<
-        Output = Result<crate::responses::OkOrCreated<super::Gizmo>, support::Status>,
-    > + Send {
+    ) -> impl std::future::Future<Output = Result<crate::responses::OkOrCreated<super::Gizmo>, support::Status>> + Send
+    {
         let _ = (context, path, params, body);
         std::future::ready(Err(support::http::not_implemented(&GIZMO, "update")))
     }
+
     /// Partially update Gizmo.
     fn patch(
         &self,
@@ -66,12 +63,12 @@ pub trait GizmoApi: Send + Sync + 'static {
         path: crate::params::NamespaceNamePath,
         params: crate::params::PatchParams,
         body: support::http::Patch,
-    ) -> impl std::future::Future<
-        Output = Result<crate::responses::OkOrCreated<super::Gizmo>, support::Status>,
-    > + Send {
+    ) -> impl std::future::Future<Output = Result<crate::responses::OkOrCreated<super::Gizmo>, support::Status>> + Send
+    {
         let _ = (context, path, params, body);
         std::future::ready(Err(support::http::not_implemented(&GIZMO, "patch")))
     }
+
     /// Delete a Gizmo.
     fn delete(
         &self,
@@ -79,35 +76,33 @@ pub trait GizmoApi: Send + Sync + 'static {
         path: crate::params::NamespaceNamePath,
         params: crate::params::DeleteParams,
         body: Option<crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
-    ) -> impl std::future::Future<
-        Output = Result<crate::responses::OkOrAccepted<support::Status>, support::Status>,
-    > + Send {
+    ) -> impl std::future::Future<Output = Result<crate::responses::OkOrAccepted<support::Status>, support::Status>> + Send
+    {
         let _ = (context, path, params, body);
         std::future::ready(Err(support::http::not_implemented(&GIZMO, "delete")))
     }
+
     /// List or watch Gizmo objects.
     fn list(
         &self,
         context: support::http::Context,
         path: crate::params::NamespacePath,
         params: crate::params::ListParams,
-    ) -> impl std::future::Future<
-        Output = Result<super::GizmoList, support::Status>,
-    > + Send {
+    ) -> impl std::future::Future<Output = Result<super::GizmoList, support::Status>> + Send {
         let _ = (context, path, params);
         std::future::ready(Err(support::http::not_implemented(&GIZMO, "list")))
     }
+
     /// List or watch Gizmo objects.
     fn list_all_namespaces(
         &self,
         context: support::http::Context,
         params: crate::params::ListParams,
-    ) -> impl std::future::Future<
-        Output = Result<super::GizmoList, support::Status>,
-    > + Send {
+    ) -> impl std::future::Future<Output = Result<super::GizmoList, support::Status>> + Send {
         let _ = (context, params);
         std::future::ready(Err(support::http::not_implemented(&GIZMO, "list")))
     }
+
     /// Delete a collection of Gizmo objects.
     fn delete_collection(
         &self,
@@ -115,23 +110,19 @@ pub trait GizmoApi: Send + Sync + 'static {
         path: crate::params::NamespacePath,
         params: crate::params::DeleteCollectionParams,
         body: Option<crate::apimachinery::pkg::apis::meta::v1::DeleteOptions>,
-    ) -> impl std::future::Future<
-        Output = Result<support::Status, support::Status>,
-    > + Send {
+    ) -> impl std::future::Future<Output = Result<support::Status, support::Status>> + Send {
         let _ = (context, path, params, body);
-        std::future::ready(
-            Err(support::http::not_implemented(&GIZMO, "deletecollection")),
-        )
+        std::future::ready(Err(support::http::not_implemented(&GIZMO, "deletecollection")))
     }
+
     /// Streams changes to the objects a list would return.
     fn watch(
         &self,
         context: support::http::Context,
         namespace: Option<String>,
         params: crate::params::ListParams,
-    ) -> impl std::future::Future<
-        Output = Result<support::http::watch::WatchStream<super::Gizmo>, support::Status>,
-    > + Send {
+    ) -> impl std::future::Future<Output = Result<support::http::watch::WatchStream<super::Gizmo>, support::Status>> + Send
+    {
         let _ = (context, namespace, params);
         std::future::ready(Err(support::http::not_implemented(&GIZMO, "watch")))
     }
@@ -157,14 +148,13 @@ impl<S: support::dynamic::DynamicApi> GizmoApi for support::dynamic::Dynamic<S> 
         };
         let response = self.0.handle(context, request).await?;
         let (code, value) = support::dynamic::object(response)?;
-        Ok(
-            match code {
-                201u16 => crate::responses::OkCreatedOrAccepted::Created(value),
-                202u16 => crate::responses::OkCreatedOrAccepted::Accepted(value),
-                _ => crate::responses::OkCreatedOrAccepted::Ok(value),
-            },
-        )
+        Ok(match code {
+            201u16 => crate::responses::OkCreatedOrAccepted::Created(value),
+            202u16 => crate::responses::OkCreatedOrAccepted::Accepted(value),
+            _ => crate::responses::OkCreatedOrAccepted::Ok(value),
+        })
     }
+
     async fn read(
         &self,
         context: support::http::Context,
@@ -184,6 +174,7 @@ impl<S: support::dynamic::DynamicApi> GizmoApi for support::dynamic::Dynamic<S> 
         let response = self.0.handle(context, request).await?;
         support::dynamic::object(response).map(|(_, value)| value)
     }
+
     async fn replace(
         &self,
         context: support::http::Context,
@@ -203,13 +194,12 @@ impl<S: support::dynamic::DynamicApi> GizmoApi for support::dynamic::Dynamic<S> 
         };
         let response = self.0.handle(context, request).await?;
         let (code, value) = support::dynamic::object(response)?;
-        Ok(
-            match code {
-                201u16 => crate::responses::OkOrCreated::Created(value),
-                _ => crate::responses::OkOrCreated::Ok(value),
-            },
-        )
+        Ok(match code {
+            201u16 => crate::responses::OkOrCreated::Created(value),
+            _ => crate::responses::OkOrCreated::Ok(value),
+        })
     }
+
     async fn patch(
         &self,
         context: support::http::Context,
@@ -229,13 +219,12 @@ impl<S: support::dynamic::DynamicApi> GizmoApi for support::dynamic::Dynamic<S> 
         };
         let response = self.0.handle(context, request).await?;
         let (code, value) = support::dynamic::object(response)?;
-        Ok(
-            match code {
-                201u16 => crate::responses::OkOrCreated::Created(value),
-                _ => crate::responses::OkOrCreated::Ok(value),
-            },
-        )
+        Ok(match code {
+            201u16 => crate::responses::OkOrCreated::Created(value),
+            _ => crate::responses::OkOrCreated::Ok(value),
+        })
     }
+
     async fn delete(
         &self,
         context: support::http::Context,
@@ -255,13 +244,12 @@ impl<S: support::dynamic::DynamicApi> GizmoApi for support::dynamic::Dynamic<S> 
         };
         let response = self.0.handle(context, request).await?;
         let (code, value) = support::dynamic::object(response)?;
-        Ok(
-            match code {
-                202u16 => crate::responses::OkOrAccepted::Accepted(value),
-                _ => crate::responses::OkOrAccepted::Ok(value),
-            },
-        )
+        Ok(match code {
+            202u16 => crate::responses::OkOrAccepted::Accepted(value),
+            _ => crate::responses::OkOrAccepted::Ok(value),
+        })
     }
+
     async fn list(
         &self,
         context: support::http::Context,
@@ -281,6 +269,7 @@ impl<S: support::dynamic::DynamicApi> GizmoApi for support::dynamic::Dynamic<S> 
         let response = self.0.handle(context, request).await?;
         support::dynamic::object(response).map(|(_, value)| value)
     }
+
     async fn list_all_namespaces(
         &self,
         context: support::http::Context,
@@ -299,6 +288,7 @@ impl<S: support::dynamic::DynamicApi> GizmoApi for support::dynamic::Dynamic<S> 
         let response = self.0.handle(context, request).await?;
         support::dynamic::object(response).map(|(_, value)| value)
     }
+
     async fn delete_collection(
         &self,
         context: support::http::Context,
@@ -319,6 +309,7 @@ impl<S: support::dynamic::DynamicApi> GizmoApi for support::dynamic::Dynamic<S> 
         let response = self.0.handle(context, request).await?;
         support::dynamic::object(response).map(|(_, value)| value)
     }
+
     async fn watch(
         &self,
         context: support::http::Context,
@@ -343,10 +334,7 @@ impl<S: support::dynamic::DynamicApi> GizmoApi for support::dynamic::Dynamic<S> 
 /// Every path of the resource, for a server implementing its trait.
 pub fn routes<S: GizmoApi>() -> support::axum::Router<support::http::ApiState<S>> {
     support::axum::Router::new()
-        .route(
-            "/apis/crd.example.com/v1beta1/gizmos",
-            support::axum::routing::get(handle_list_all_namespaces::<S>),
-        )
+        .route("/apis/crd.example.com/v1beta1/gizmos", support::axum::routing::get(handle_list_all_namespaces::<S>))
         .route(
             "/apis/crd.example.com/v1beta1/namespaces/{namespace}/gizmos",
             support::axum::routing::post(handle_create::<S>)
@@ -363,259 +351,146 @@ pub fn routes<S: GizmoApi>() -> support::axum::Router<support::http::ApiState<S>
 }
 
 async fn handle_create<S: GizmoApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::http::PathParams(
-        path,
-    ): support::http::PathParams<crate::params::NamespacePath>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
+    support::http::PathParams(path): support::http::PathParams<crate::params::NamespacePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &GIZMO,
-            async move |mut call| {
-                let params = crate::params::CreateOrReplaceParams::from_query(
-                    call.query(),
-                )?;
-                call.check_options("CreateOptions", params.validate())?;
-                let body: super::Gizmo = call.body()?;
-                call.validate(&body, None)?;
-                let value = state.api.create(call.context(), path, params, body).await?;
-                let (code, value) = value.into_parts();
-                call.reply(
-                    support::axum::http::StatusCode::from_u16(code).unwrap_or_default(),
-                    &value,
-                )
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &GIZMO, async move |mut call| {
+        let params = crate::params::CreateOrReplaceParams::from_query(call.query())?;
+        call.check_options("CreateOptions", params.validate())?;
+        let body: super::Gizmo = call.body()?;
+        call.validate(&body, None)?;
+        let value = state.api.create(call.context(), path, params, body).await?;
+        let (code, value) = value.into_parts();
+        call.reply(support::axum::http::StatusCode::from_u16(code).unwrap_or_default(), &value)
+    })
+    .await
 }
 
 async fn handle_read<S: GizmoApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::http::PathParams(
-        path,
-    ): support::http::PathParams<crate::params::NamespaceNamePath>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
+    support::http::PathParams(path): support::http::PathParams<crate::params::NamespaceNamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &GIZMO,
-            async move |call| {
-                let params = crate::params::ReadParams::from_query(call.query())?;
-                call.check_options("GetOptions", params.validate())?;
-                let value = state.api.read(call.context(), path, params).await?;
-                call.reply(support::axum::http::StatusCode::OK, &value)
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &GIZMO, async move |call| {
+        let params = crate::params::ReadParams::from_query(call.query())?;
+        call.check_options("GetOptions", params.validate())?;
+        let value = state.api.read(call.context(), path, params).await?;
+        call.reply(support::axum::http::StatusCode::OK, &value)
+    })
+    .await
 }
 
 async fn handle_replace<S: GizmoApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::http::PathParams(
-        path,
-    ): support::http::PathParams<crate::params::NamespaceNamePath>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
+    support::http::PathParams(path): support::http::PathParams<crate::params::NamespaceNamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &GIZMO,
-            async move |mut call| {
-                let params = crate::params::CreateOrReplaceParams::from_query(
-                    call.query(),
-                )?;
-                call.check_options("UpdateOptions", params.validate())?;
-                let body: super::Gizmo = call.body()?;
-                call.validate(&body, None)?;
-                let value = state.api.replace(call.context(), path, params, body).await?;
-                let (code, value) = value.into_parts();
-                call.reply(
-                    support::axum::http::StatusCode::from_u16(code).unwrap_or_default(),
-                    &value,
-                )
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &GIZMO, async move |mut call| {
+        let params = crate::params::CreateOrReplaceParams::from_query(call.query())?;
+        call.check_options("UpdateOptions", params.validate())?;
+        let body: super::Gizmo = call.body()?;
+        call.validate(&body, None)?;
+        let value = state.api.replace(call.context(), path, params, body).await?;
+        let (code, value) = value.into_parts();
+        call.reply(support::axum::http::StatusCode::from_u16(code).unwrap_or_default(), &value)
+    })
+    .await
 }
 
 async fn handle_patch<S: GizmoApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::http::PathParams(
-        path,
-    ): support::http::PathParams<crate::params::NamespaceNamePath>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
+    support::http::PathParams(path): support::http::PathParams<crate::params::NamespaceNamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &GIZMO,
-            async move |mut call| {
-                let params = crate::params::PatchParams::from_query(call.query())?;
-                let mut errors = params.validate();
-                let is_apply = call.patch_type()
-                    == Some(support::http::PatchType::Apply);
-                support::rules::patch_options(
-                    params.force,
-                    params.field_manager.as_deref(),
-                    is_apply,
-                    &mut errors,
-                );
-                call.check_options("PatchOptions", errors)?;
-                let body = call
-                    .patch(
-                        &[
-                            support::http::PatchType::Json,
-                            support::http::PatchType::Merge,
-                            support::http::PatchType::Apply,
-                        ],
-                    )?;
-                let value = state.api.patch(call.context(), path, params, body).await?;
-                let (code, value) = value.into_parts();
-                call.reply(
-                    support::axum::http::StatusCode::from_u16(code).unwrap_or_default(),
-                    &value,
-                )
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &GIZMO, async move |mut call| {
+        let params = crate::params::PatchParams::from_query(call.query())?;
+        let mut errors = params.validate();
+        let is_apply = call.patch_type() == Some(support::http::PatchType::Apply);
+        support::rules::patch_options(params.force, params.field_manager.as_deref(), is_apply, &mut errors);
+        call.check_options("PatchOptions", errors)?;
+        let body = call.patch(&[
+            support::http::PatchType::Json,
+            support::http::PatchType::Merge,
+            support::http::PatchType::Apply,
+        ])?;
+        let value = state.api.patch(call.context(), path, params, body).await?;
+        let (code, value) = value.into_parts();
+        call.reply(support::axum::http::StatusCode::from_u16(code).unwrap_or_default(), &value)
+    })
+    .await
 }
 
 async fn handle_delete<S: GizmoApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::http::PathParams(
-        path,
-    ): support::http::PathParams<crate::params::NamespaceNamePath>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
+    support::http::PathParams(path): support::http::PathParams<crate::params::NamespaceNamePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &GIZMO,
-            async move |mut call| {
-                let params = crate::params::DeleteParams::from_query(call.query())?;
-                call.check_options("DeleteOptions", params.validate())?;
-                let body: Option<
-                    crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
-                > = call.optional_body()?;
-                if let Some(options) = &body {
-                    call.check_options(
-                        "DeleteOptions",
-                        support::Validate::validate(options),
-                    )?;
-                }
-                let value = state.api.delete(call.context(), path, params, body).await?;
-                let (code, value) = value.into_parts();
-                call.reply(
-                    support::axum::http::StatusCode::from_u16(code).unwrap_or_default(),
-                    &value,
-                )
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &GIZMO, async move |mut call| {
+        let params = crate::params::DeleteParams::from_query(call.query())?;
+        call.check_options("DeleteOptions", params.validate())?;
+        let body: Option<crate::apimachinery::pkg::apis::meta::v1::DeleteOptions> = call.optional_body()?;
+        if let Some(options) = &body {
+            call.check_options("DeleteOptions", support::Validate::validate(options))?;
+        }
+        let value = state.api.delete(call.context(), path, params, body).await?;
+        let (code, value) = value.into_parts();
+        call.reply(support::axum::http::StatusCode::from_u16(code).unwrap_or_default(), &value)
+    })
+    .await
 }
 
 async fn handle_list<S: GizmoApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::http::PathParams(
-        path,
-    ): support::http::PathParams<crate::params::NamespacePath>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
+    support::http::PathParams(path): support::http::PathParams<crate::params::NamespacePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &GIZMO,
-            async move |call| {
-                let params = crate::params::ListParams::from_query(call.query())?;
-                call.check_options("ListOptions", params.validate())?;
-                if params.watch == Some(true) {
-                    let timeout = params.timeout_seconds;
-                    let events = state
-                        .api
-                        .watch(call.context(), Some(path.namespace.clone()), params)
-                        .await?;
-                    return call.watch(events, timeout);
-                }
-                let value = state.api.list(call.context(), path, params).await?;
-                call.reply(support::axum::http::StatusCode::OK, &value)
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &GIZMO, async move |call| {
+        let params = crate::params::ListParams::from_query(call.query())?;
+        call.check_options("ListOptions", params.validate())?;
+        if params.watch == Some(true) {
+            let timeout = params.timeout_seconds;
+            let events = state.api.watch(call.context(), Some(path.namespace.clone()), params).await?;
+            return call.watch(events, timeout);
+        }
+        let value = state.api.list(call.context(), path, params).await?;
+        call.reply(support::axum::http::StatusCode::OK, &value)
+    })
+    .await
 }
 
 async fn handle_list_all_namespaces<S: GizmoApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &GIZMO,
-            async move |call| {
-                let params = crate::params::ListParams::from_query(call.query())?;
-                call.check_options("ListOptions", params.validate())?;
-                if params.watch == Some(true) {
-                    let timeout = params.timeout_seconds;
-                    let events = state.api.watch(call.context(), None, params).await?;
-                    return call.watch(events, timeout);
-                }
-                let value = state.api.list_all_namespaces(call.context(), params).await?;
-                call.reply(support::axum::http::StatusCode::OK, &value)
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &GIZMO, async move |call| {
+        let params = crate::params::ListParams::from_query(call.query())?;
+        call.check_options("ListOptions", params.validate())?;
+        if params.watch == Some(true) {
+            let timeout = params.timeout_seconds;
+            let events = state.api.watch(call.context(), None, params).await?;
+            return call.watch(events, timeout);
+        }
+        let value = state.api.list_all_namespaces(call.context(), params).await?;
+        call.reply(support::axum::http::StatusCode::OK, &value)
+    })
+    .await
 }
 
 async fn handle_delete_collection<S: GizmoApi>(
-    support::axum::extract::State(
-        state,
-    ): support::axum::extract::State<support::http::ApiState<S>>,
-    support::http::PathParams(
-        path,
-    ): support::http::PathParams<crate::params::NamespacePath>,
+    support::axum::extract::State(state): support::axum::extract::State<support::http::ApiState<S>>,
+    support::http::PathParams(path): support::http::PathParams<crate::params::NamespacePath>,
     request: support::axum::extract::Request,
 ) -> support::axum::response::Response {
-    support::http::serve(
-            request,
-            &state.config,
-            &GIZMO,
-            async move |mut call| {
-                let params = crate::params::DeleteCollectionParams::from_query(
-                    call.query(),
-                )?;
-                call.check_options("ListOptions", params.validate())?;
-                let body: Option<
-                    crate::apimachinery::pkg::apis::meta::v1::DeleteOptions,
-                > = call.optional_body()?;
-                if let Some(options) = &body {
-                    call.check_options(
-                        "DeleteOptions",
-                        support::Validate::validate(options),
-                    )?;
-                }
-                let value = state
-                    .api
-                    .delete_collection(call.context(), path, params, body)
-                    .await?;
-                call.reply(support::axum::http::StatusCode::OK, &value)
-            },
-        )
-        .await
+    support::http::serve(request, &state.config, &GIZMO, async move |mut call| {
+        let params = crate::params::DeleteCollectionParams::from_query(call.query())?;
+        call.check_options("ListOptions", params.validate())?;
+        let body: Option<crate::apimachinery::pkg::apis::meta::v1::DeleteOptions> = call.optional_body()?;
+        if let Some(options) = &body {
+            call.check_options("DeleteOptions", support::Validate::validate(options))?;
+        }
+        let value = state.api.delete_collection(call.context(), path, params, body).await?;
+        call.reply(support::axum::http::StatusCode::OK, &value)
+    })
+    .await
 }

@@ -30,12 +30,7 @@ impl support::Validate for GizmoList {
                 Some(value) => {
                     for (index, value) in value.iter().enumerate() {
                         let path = path.index(index);
-                        <super::Gizmo as support::Validate>::validate_into(
-                            value,
-                            None,
-                            &path,
-                            errors,
-                        );
+                        <super::Gizmo as support::Validate>::validate_into(value, None, &path, errors);
                     }
                 }
                 None => support::rules::required(&path, errors),

@@ -14,5 +14,6 @@ impl support::Validate for GizmoSpec {
         _old: Option<&Self>,
         _path: &support::validation::Path<'_>,
         _errors: &mut support::validation::ErrorList,
-    ) {}
+    ) {
+    }
 }

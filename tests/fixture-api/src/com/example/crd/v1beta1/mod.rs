@@ -7,5 +7,5 @@ pub use self::gizmo_list::GizmoList;
 mod gizmo_spec;
 pub use self::gizmo_spec::GizmoSpec;
 mod gizmo_api;
-pub use self::gizmo_api::{GizmoApi, GIZMO};
+pub use self::gizmo_api::{GIZMO, GizmoApi};
 pub mod routes;

@@ -10,11 +10,7 @@ pub struct DeleteOptions {
     #[serde(rename = "dryRun", default, skip_serializing_if = "Option::is_none")]
     pub dry_run: Option<Vec<super::DeleteOptionsDryRunItem>>,
     /// Seconds to wait before the object is deleted; 0 deletes immediately, unset uses the default of the type.
-    #[serde(
-        rename = "gracePeriodSeconds",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "gracePeriodSeconds", default, skip_serializing_if = "Option::is_none")]
     pub grace_period_seconds: Option<i64>,
     /// Remove the object even if it cannot be read from storage, skipping finalizers and preconditions; may break the cluster.
     #[serde(
@@ -27,21 +23,13 @@ pub struct DeleteOptions {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
     /// Deprecated: use propagationPolicy. Whether dependents are orphaned; cannot be combined with propagationPolicy.
-    #[serde(
-        rename = "orphanDependents",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "orphanDependents", default, skip_serializing_if = "Option::is_none")]
     pub orphan_dependents: Option<bool>,
     /// Conditions the object must meet for the deletion to proceed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preconditions: Option<super::Preconditions>,
     /// How dependents are garbage collected: Orphan, Background or Foreground; cannot be combined with orphanDependents.
-    #[serde(
-        rename = "propagationPolicy",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "propagationPolicy", default, skip_serializing_if = "Option::is_none")]
     pub propagation_policy: Option<super::DeleteOptionsPropagationPolicy>,
 }
 
@@ -82,19 +70,19 @@ impl support::Validate for DeleteOptions {
             }
         }
         let (value, path) = (self, *path);
+
         fn rule_0(value: &super::DeleteOptions) -> bool {
             value.orphan_dependents.is_none() || value.propagation_policy.is_none()
         }
         if !rule_0(value) {
-            errors
-                .push(
-                    support::validation::FieldError::invalid(
-                            &path,
-                            "object",
-                            "orphanDependents and propagationPolicy cannot both be set",
-                        )
-                        .at_child("propagationPolicy"),
-                );
+            errors.push(
+                support::validation::FieldError::invalid(
+                    &path,
+                    "object",
+                    "orphanDependents and propagationPolicy cannot both be set",
+                )
+                .at_child("propagationPolicy"),
+            );
         }
     }
 }
@@ -110,6 +98,7 @@ pub enum DeleteOptionsDryRunItem {
 impl DeleteOptionsDryRunItem {
     /// The values this version of the API defines.
     pub const VALUES: &'static [&'static str] = &["All"];
+
     /// The value as sent on the wire.
     pub fn as_str(&self) -> &str {
         match self {
@@ -117,6 +106,7 @@ impl DeleteOptionsDryRunItem {
             Self::Other(value) => value,
         }
     }
+
     /// Whether the value is one this version of the API defines.
     pub fn is_known(&self) -> bool {
         !matches!(self, Self::Other(_))
@@ -161,9 +151,7 @@ impl serde::Serialize for DeleteOptionsDryRunItem {
 }
 
 impl<'de> serde::Deserialize<'de> for DeleteOptionsDryRunItem {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         String::deserialize(deserializer).map(Self::from)
     }
 }
@@ -184,6 +172,7 @@ pub enum DeleteOptionsPropagationPolicy {
 impl DeleteOptionsPropagationPolicy {
     /// The values this version of the API defines.
     pub const VALUES: &'static [&'static str] = &["Orphan", "Background", "Foreground"];
+
     /// The value as sent on the wire.
     pub fn as_str(&self) -> &str {
         match self {
@@ -193,6 +182,7 @@ impl DeleteOptionsPropagationPolicy {
             Self::Other(value) => value,
         }
     }
+
     /// Whether the value is one this version of the API defines.
     pub fn is_known(&self) -> bool {
         !matches!(self, Self::Other(_))
@@ -241,9 +231,7 @@ impl serde::Serialize for DeleteOptionsPropagationPolicy {
 }
 
 impl<'de> serde::Deserialize<'de> for DeleteOptionsPropagationPolicy {
-    fn deserialize<D: serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Self, D::Error> {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         String::deserialize(deserializer).map(Self::from)
     }
 }

@@ -11,11 +11,7 @@ pub struct ObjectMeta {
     )]
     pub annotations: Option<std::collections::BTreeMap<String, String>>,
     /// When the object was created.
-    #[serde(
-        rename = "creationTimestamp",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "creationTimestamp", default, skip_serializing_if = "Option::is_none")]
     pub creation_timestamp: Option<support::Time>,
     /// Prefix for a generated name.
     #[serde(rename = "generateName", default, skip_serializing_if = "Option::is_none")]
@@ -37,11 +33,7 @@ pub struct ObjectMeta {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub namespace: Option<String>,
     /// Opaque version for optimistic concurrency.
-    #[serde(
-        rename = "resourceVersion",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "resourceVersion", default, skip_serializing_if = "Option::is_none")]
     pub resource_version: Option<String>,
     /// Unique identifier.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -54,5 +46,6 @@ impl support::Validate for ObjectMeta {
         _old: Option<&Self>,
         _path: &support::validation::Path<'_>,
         _errors: &mut support::validation::ErrorList,
-    ) {}
+    ) {
+    }
 }
