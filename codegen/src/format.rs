@@ -24,10 +24,17 @@ fn policy_path() -> PathBuf {
     crate::workspace_root().join("rustfmt.toml")
 }
 
-/// Source text of `tokens`, with a blank line between items.
-pub fn unparse(tokens: TokenStream) -> Result<String> {
-    let file: syn::File = syn::parse2(tokens.clone())
-        .map_err(|e| Error::new(format!("internal error: emitted code does not parse: {e}\n{tokens}")))?;
+/// Source text of a file: its `use` items, then `items` (after their inner attributes,
+/// such as the module's doc), with a blank line between items.
+pub fn unparse(uses: TokenStream, items: TokenStream) -> Result<String> {
+    let parse = |tokens: TokenStream| -> Result<syn::File> {
+        syn::parse2(tokens.clone()).map_err(|e| {
+            let code: String = tokens.to_string().chars().take(2000).collect();
+            Error::new(format!("internal error: emitted code does not parse: {e}\n{code}"))
+        })
+    };
+    let mut file = parse(items)?;
+    file.items.splice(0..0, parse(uses)?.items);
     Ok(separate_items(&prettyplease::unparse(&file)))
 }
 
@@ -105,35 +112,39 @@ fn rustfmt(config: &Path, source: &str) -> std::result::Result<String, String> {
 /// statements, fields and match arms.
 fn separate_items(code: &str) -> String {
     let mut out = String::with_capacity(code.len() + code.len() / 16);
-    let mut previous: Option<&str> = None;
+    // The last line, and whether it ends a `use` or `mod` declaration (which may span lines).
+    let mut previous: Option<(&str, bool)> = None;
+    let mut in_declaration = false;
     for line in code.lines() {
-        if let Some(previous) = previous
-            && needs_blank_line(previous, line)
+        let starts_declaration = is_declaration(line.trim_start());
+        if let Some((previous, after_declaration)) = previous
+            && needs_blank_line(previous, after_declaration, line, starts_declaration)
         {
             out.push('\n');
         }
         out.push_str(line);
         out.push('\n');
-        previous = Some(line);
+        let within = in_declaration || starts_declaration;
+        in_declaration = within && !line.ends_with(';');
+        previous = Some((line, within && line.ends_with(';')));
     }
     out
 }
 
-fn needs_blank_line(previous: &str, line: &str) -> bool {
+fn is_declaration(line: &str) -> bool {
+    ["use ", "pub use ", "mod ", "pub mod "].iter().any(|p| line.starts_with(p))
+}
+
+fn needs_blank_line(previous: &str, after_declaration: bool, line: &str, declaration: bool) -> bool {
     let indent = |s: &str| s.len() - s.trim_start().len();
     if line.trim().is_empty() || previous.trim().is_empty() || indent(previous) != indent(line) {
         return false;
     }
-    let (previous, line) = (previous.trim(), line.trim());
-    if !starts_item(line) {
+    if !starts_item(line.trim()) || (after_declaration && declaration) || line.trim().starts_with("//!") {
         return false;
     }
-    let declaration = |s: &str| ["use ", "pub use ", "mod ", "pub mod "].iter().any(|p| s.starts_with(p));
-    match previous {
-        "}" | "};" | "});" => true,
-        _ if previous.ends_with(';') => !(declaration(previous) && declaration(line)),
-        _ => false,
-    }
+    let previous = previous.trim();
+    matches!(previous, "}" | "};" | "});") || previous.ends_with(';') || previous.starts_with("//!")
 }
 
 /// Whether a line begins an item (or its doc comment or attributes).

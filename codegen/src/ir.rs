@@ -1,39 +1,109 @@
-//! The normalized API every emitter reads: types with their Rust names, fields with their
-//! wire names and rules, resources and operations.
+//! The API as the emitters print it: types with their Rust names, fields with their wire
+//! names and checks, resources with their operations, and the shared parameter, path and
+//! response types.
 //!
-//! All naming, deduplication and boxing is decided while building this (see `build`);
-//! emitters only print what is here.
+//! Every name and decision is made while building this (see `build`); emitters only
+//! print what is here.
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 
-/// Index of a type in [`Api::types`].
-pub type TypeId = usize;
+use serde_json::Value;
+use support::Scope;
+use support::meta::NameRule;
+use support::schema::ListType;
+
+pub use crate::spec::{Bound, Gvk, HttpMethod, Keywords, PrinterColumn, Release, RuleText, ScalePaths};
+
+macro_rules! id {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub struct $name(u32);
+
+        impl $name {
+            pub const fn new(index: usize) -> Self {
+                assert!(index <= u32::MAX as usize, "fewer than 2^32 entries");
+                Self(index as u32)
+            }
+
+            pub fn index(self) -> usize {
+                self.0 as usize
+            }
+        }
+    };
+}
+
+id!(
+    /// Index of a type in [`Api::types`].
+    TypeId
+);
+id!(
+    /// Index of a resource in [`Api::resources`].
+    ResourceId
+);
+id!(
+    /// Index of a query-parameter set in [`Api::param_sets`].
+    ParamSetId
+);
+id!(
+    /// Index of a path-parameter set in [`Api::path_sets`].
+    PathSetId
+);
+id!(
+    /// Index of a set of success codes in [`Api::response_sets`].
+    ResponseSetId
+);
 
 #[derive(Debug, Default)]
 pub struct Api {
-    /// Spec documents in load order.
-    pub documents: Vec<DocumentInfo>,
+    /// Spec file of each document, as shown in headers, by document index.
+    pub sources: Vec<PathBuf>,
     /// Every generated type: named schemas and the inline enums and objects they contain.
     pub types: Vec<TypeDef>,
     pub resources: Vec<Resource>,
-    pub operations: Vec<Operation>,
-    /// Handler information derived from the operations.
-    pub server: Server,
-    /// Human-readable notes about decisions the user should know of (schema merges).
+    pub group_versions: Vec<GroupVersion>,
+    pub param_sets: Vec<ParamSet>,
+    pub path_sets: Vec<PathSet>,
+    pub response_sets: Vec<ResponseSet>,
+    /// The release reported at `/version`.
+    pub release: Release,
+    /// How many operations the specs define (for the summary).
+    pub operations: usize,
+    /// Decisions the user should know of (schema merges, paths left unserved).
     pub notes: Vec<String>,
 }
 
-#[derive(Debug, Clone)]
-pub struct DocumentInfo {
-    pub display_path: PathBuf,
+impl Api {
+    pub fn ty(&self, id: TypeId) -> &TypeDef {
+        &self.types[id.index()]
+    }
+
+    pub fn resource(&self, id: ResourceId) -> &Resource {
+        &self.resources[id.index()]
+    }
+
+    pub fn param_set(&self, id: ParamSetId) -> &ParamSet {
+        &self.param_sets[id.index()]
+    }
+
+    pub fn path_set(&self, id: PathSetId) -> &PathSet {
+        &self.path_sets[id.index()]
+    }
+
+    pub fn response_set(&self, id: ResponseSetId) -> &ResponseSet {
+        &self.response_sets[id.index()]
+    }
+
+    /// The type ids in order.
+    pub fn type_ids(&self) -> impl Iterator<Item = TypeId> + use<> {
+        (0..self.types.len()).map(TypeId::new)
+    }
 }
 
 #[derive(Debug, Clone)]
 pub struct TypeDef {
-    /// The schema name (`io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler`); inline types get
-    /// the owner's name followed by the JSON pointer of their schema relative to it.
-    pub schema_name: String,
+    pub origin: Origin,
     /// Rust module path below the crate root (`["api", "autoscaling", "v2"]`).
     pub module: Vec<String>,
     /// File stem inside the module folder; inline types share their owner's file.
@@ -41,9 +111,29 @@ pub struct TypeDef {
     /// The Rust type name.
     pub name: String,
     pub doc: Option<String>,
-    /// Index into [`Api::documents`] of the document the schema was taken from.
+    /// Index into [`Api::sources`] of the document the schema was taken from.
     pub source: usize,
+    /// How its keyword errors are worded.
+    pub wording: Wording,
     pub kind: TypeKind,
+}
+
+/// Where a type comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// A named schema (`io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler`).
+    Schema(String),
+    /// A schema declared inside the schema of `owner`, at `pointer` in its document.
+    Inline { owner: TypeId, pointer: String },
+}
+
+/// How keyword errors read: as Kubernetes' built-in validation words them, or as the
+/// API server's schema validator words them for custom resources
+/// (`support::rules::schema`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wording {
+    BuiltIn,
+    SchemaValidator,
 }
 
 #[derive(Debug, Clone)]
@@ -56,7 +146,7 @@ pub enum TypeKind {
     Support(SupportType),
 }
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Struct {
     pub fields: Vec<Field>,
     /// CEL rules (`x-kubernetes-validations`) on the object itself.
@@ -68,8 +158,33 @@ pub struct Struct {
     /// `x-kubernetes-preserve-unknown-fields` beside declared properties: the Rust name of
     /// the map keeping the undeclared fields, as sent.
     pub unknown_fields: Option<String>,
-    /// From a structural schema: see [`Rules::structural`].
-    pub structural: bool,
+    /// The resource this struct is the object of.
+    pub resource: Option<ResourceId>,
+    /// How the object's `metadata` is checked, for resources whose metadata is ObjectMeta.
+    pub object_meta: Option<ObjectMetaUse>,
+}
+
+impl Struct {
+    /// Whether a field has a spec default (the struct then implements `Default` with them).
+    pub fn has_defaults(&self) -> bool {
+        self.fields.iter().any(|f| f.default.is_some())
+    }
+}
+
+/// A resource's `metadata` field, checked against the object-meta conventions.
+#[derive(Debug, Clone)]
+pub struct ObjectMetaUse {
+    /// Index of the field in [`Struct::fields`].
+    pub field: usize,
+    pub scope: Scope,
+    pub name_rule: NameRule,
+    /// The Rust names of ObjectMeta's fields the check reads (`name`, `generateName`,
+    /// `namespace`, `labels`, `annotations`), where the spec's ObjectMeta has them.
+    pub name: Option<String>,
+    pub generate_name: Option<String>,
+    pub namespace: Option<String>,
+    pub labels: Option<String>,
+    pub annotations: Option<String>,
 }
 
 #[derive(Debug, Clone)]
@@ -77,27 +192,58 @@ pub struct Field {
     pub wire_name: String,
     pub rust_name: String,
     pub ty: FieldType,
-    /// Required in Kubernetes' sense for built-in types: a plain `T`, and an empty string
-    /// (Go's zero value) counts as missing.
-    pub required: bool,
-    /// Required in a structural schema (custom resources): the field must be present,
-    /// whatever its value; the model keeps it an `Option` so absence can be told.
-    pub must_be_present: bool,
+    pub presence: Presence,
     /// Stored as `Box<T>` to break a cycle of by-value containment.
     pub boxed: bool,
     pub doc: Option<String>,
+    /// The schema's `nullable`.
+    pub nullable: bool,
+    /// A structural default, applied when decoding lacks the field (and to `null`,
+    /// unless the field is nullable).
+    pub default: Option<SpecDefault>,
 }
 
-/// A type together with the rules that apply at its position.
+/// Whether a field must be there, and what that means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Presence {
+    /// `Option<T>`, skipped when `None`.
+    Optional,
+    /// Required in Kubernetes' sense for built-in types: a plain `T`; an empty string
+    /// (Go's zero value) counts as missing.
+    Required,
+    /// Required in a structural schema (custom resources): the field must be present,
+    /// whatever its value; the model keeps it an `Option` so absence can be told.
+    MustBePresent,
+}
+
+impl Presence {
+    /// Whether the model holds the field as `Option<T>`.
+    pub fn is_option(self) -> bool {
+        self != Presence::Required
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct SpecDefault {
+    /// The value, checked to fit the field's type.
+    pub value: Value,
+    /// The function giving it, which serde calls for an absent field.
+    pub function: String,
+    /// The function decoding `null` as the default, when `null` takes it.
+    pub null_function: Option<String>,
+}
+
+/// A type together with the checks that apply at its position. Two positions have the
+/// same type when their types are the same, whatever they check.
 #[derive(Debug, Clone)]
 pub struct FieldType {
     pub ty: Ty,
-    pub rules: Rules,
+    pub checks: Checks,
 }
 
 impl FieldType {
     pub fn plain(ty: Ty) -> Self {
-        FieldType { ty, rules: Rules::default() }
+        FieldType { ty, checks: Checks::default() }
     }
 }
 
@@ -169,196 +315,91 @@ pub struct EnumVariant {
     pub rust_name: String,
 }
 
-/// Validation rules a schema states at one position (keywords and Kubernetes extensions).
+/// What a schema checks at one position: keywords and Kubernetes extensions.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Rules {
-    pub minimum: Option<f64>,
-    pub exclusive_minimum: bool,
-    pub maximum: Option<f64>,
-    pub exclusive_maximum: bool,
-    pub min_length: Option<u64>,
-    pub max_length: Option<u64>,
-    pub pattern: Option<String>,
-    pub min_items: Option<u64>,
-    pub max_items: Option<u64>,
-    pub unique_items: bool,
-    pub min_properties: Option<u64>,
-    pub max_properties: Option<u64>,
-    pub format: Option<String>,
+pub struct Checks {
+    pub keywords: Keywords,
     /// Allowed values of a non-string enum (string enums become Rust enums).
-    pub enum_values: Vec<serde_json::Value>,
+    pub enum_values: Vec<Value>,
     pub list_type: Option<ListType>,
     pub cel: Vec<CelRule>,
-    pub nullable: bool,
-    pub default: Option<serde_json::Value>,
-    /// From a structural schema (a custom resource): keyword errors take the wording of
-    /// the API server's schema validator (`support::rules::schema`).
-    pub structural: bool,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ListType {
-    Atomic,
-    Set,
-    Map { keys: Vec<String> },
 }
 
 /// One entry of `x-kubernetes-validations`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone)]
 pub struct CelRule {
-    pub rule: String,
-    pub message: Option<String>,
-    pub message_expression: Option<String>,
-    pub field_path: Option<String>,
-    pub reason: Option<String>,
+    pub text: RuleText,
+    /// Whether the rule reads `oldSelf`, so runs only on updates (from the compiled
+    /// rule's tree, as the runtime decides it).
+    pub transition: bool,
+    pub compiled: Arc<support::cel::CelRule>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Gvk {
-    pub group: String,
-    pub version: String,
-    pub kind: String,
-}
-
-impl Gvk {
-    /// `group/version`, or `version` for the core group.
-    pub fn api_version(&self) -> String {
-        if self.group.is_empty() { self.version.clone() } else { format!("{}/{}", self.group, self.version) }
+impl PartialEq for CelRule {
+    fn eq(&self, other: &Self) -> bool {
+        self.text == other.text
     }
 }
 
-/// A top-level resource served at a collection path.
+/// A top-level resource served at a collection path, with its trait and routes.
 #[derive(Debug, Clone)]
 pub struct Resource {
     pub type_id: TypeId,
     pub gvk: Gvk,
     pub plural: String,
-    pub namespaced: bool,
+    pub singular: String,
+    pub scope: Scope,
     pub list_kind: String,
-    /// Subresource names (`status`, `approval`, `scale`), sorted.
-    pub subresources: Vec<String>,
-    /// The rule `metadata.name` must follow.
+    /// The rule `metadata.name` follows.
     pub name_rule: NameRule,
+    pub short_names: Vec<String>,
+    pub categories: Vec<String>,
+    /// Table columns after Name.
+    pub columns: Vec<PrinterColumn>,
+    /// The scale subresource's paths.
+    pub scale: Option<ScalePaths>,
+    /// The warning of a deprecated version.
+    pub deprecation_warning: Option<String>,
+    /// Whether objects are stored in this version.
+    pub storage_version: bool,
+    /// The trait of its operations.
+    pub trait_name: String,
+    /// File of the trait and its handlers, in the resource type's module.
+    pub file: String,
+    /// Name of the `static` describing the resource (`HORIZONTAL_POD_AUTOSCALER`).
+    pub info_static: String,
+    pub methods: Vec<Method>,
+    /// Discovery verbs of the resource and of each subresource, sorted.
+    pub verbs: Vec<&'static str>,
+    pub subresources: Vec<Subresource>,
 }
 
-/// The object-name rules Kubernetes uses (`support::meta::NameRule`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum NameRule {
-    #[default]
-    Dns1123Subdomain,
-    Dns1123Label,
-    PathSegment,
-}
-
+/// A subresource as discovery lists it.
 #[derive(Debug, Clone)]
-pub struct Operation {
-    pub id: String,
-    /// Lower-case HTTP method.
-    pub method: String,
-    pub path: String,
-    /// `x-kubernetes-action`.
-    pub action: Option<String>,
-    pub gvk: Option<Gvk>,
-    pub parameters: Vec<Parameter>,
-    pub request_body: Option<Body>,
-    /// Status code → response schema (`None` for responses without a body).
-    pub responses: BTreeMap<u16, Option<Ty>>,
-    pub doc: Option<String>,
-    pub source: usize,
-}
-
-#[derive(Debug, Clone)]
-pub struct Parameter {
+pub struct Subresource {
     pub name: String,
-    pub location: ParameterLocation,
-    pub required: bool,
-    pub ty: FieldType,
-    pub doc: Option<String>,
+    pub verbs: Vec<&'static str>,
+    /// The kind it speaks when not the resource's own (`scale` speaks autoscaling/v1 Scale).
+    pub other_kind: Option<Gvk>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum ParameterLocation {
-    Path,
-    Query,
-    Header,
-}
-
-#[derive(Debug, Clone)]
-pub struct Body {
-    pub content_types: Vec<String>,
-    pub ty: Option<Ty>,
-    pub required: bool,
-}
-
-/// What the handler emitters need: per group/version, the resources with their methods,
-/// and the parameter, path and response types those methods share.
-#[derive(Debug, Default)]
-pub struct Server {
-    pub group_versions: Vec<GroupVersion>,
-    pub resources: Vec<ResourceApi>,
-    pub param_sets: Vec<ParamSet>,
-    pub path_sets: Vec<PathSet>,
-    pub response_sets: Vec<ResponseSet>,
-    /// `major.minor` of the Kubernetes release the specs follow (`info.x-kubernetes-release`).
-    pub release: Option<String>,
-}
-
+/// A group/version: its router, discovery entry and OpenAPI document.
 #[derive(Debug, Clone)]
 pub struct GroupVersion {
     pub group: String,
     pub version: String,
     /// The module of its resource types, where its router lives.
     pub module: Vec<String>,
-    /// The spec document served at `/openapi/v3/apis/<group>/<version>`, as JSON.
-    pub openapi: String,
-    /// Indexes into [`Server::resources`].
-    pub resources: Vec<usize>,
+    /// The spec document served at `/openapi/v3/apis/<group>/<version>`.
+    pub openapi: Value,
+    pub resources: Vec<ResourceId>,
 }
 
-/// One resource's trait and router.
-#[derive(Debug, Clone)]
-pub struct ResourceApi {
-    /// Index into [`Api::resources`].
-    pub resource: usize,
-    pub trait_name: String,
-    /// File of the trait and its handlers, in the resource type's module.
-    pub file: String,
-    /// Name of the `static` describing the resource (`HORIZONTAL_POD_AUTOSCALER`).
-    pub info_static: String,
-    pub singular: String,
-    pub short_names: Vec<String>,
-    pub categories: Vec<String>,
-    /// Table columns after Name (`x-kubernetes-printer-columns`).
-    pub columns: Vec<PrinterColumn>,
-    /// The scale subresource's paths (`x-kubernetes-scale`).
-    pub scale: Option<ScalePaths>,
-    /// The warning of a deprecated version (`x-kubernetes-deprecation-warning`).
-    pub deprecation_warning: Option<String>,
-    /// `x-kubernetes-storage-version`; true when not stated.
-    pub storage_version: bool,
-    pub methods: Vec<Method>,
-    /// Discovery verbs of the resource and of each subresource.
-    pub verbs: Vec<String>,
-    pub subresource_verbs: Vec<(String, Vec<String>)>,
-}
-
-/// Where a resource keeps what its `scale` subresource shows: JSON paths such as `.spec.replicas`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ScalePaths {
-    pub spec_replicas: String,
-    pub status_replicas: String,
-    pub label_selector: Option<String>,
-}
-
-/// A column of the resource's Table, in the shape of a CRD's `additionalPrinterColumns`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PrinterColumn {
-    pub name: String,
-    pub type_: String,
-    pub format: String,
-    pub description: String,
-    pub priority: i32,
-    pub json_path: String,
+impl GroupVersion {
+    /// `group/version`, or `version` for the core group.
+    pub fn api_version(&self) -> String {
+        if self.group.is_empty() { self.version.clone() } else { format!("{}/{}", self.group, self.version) }
+    }
 }
 
 /// What an operation does, which decides the handler's shape.
@@ -388,6 +429,46 @@ impl Role {
             Role::Watch => "watch",
         }
     }
+
+    /// The variant of `support::dynamic::Verb`.
+    pub fn dynamic_verb(self) -> &'static str {
+        match self {
+            Role::Create => "Create",
+            Role::Read => "Get",
+            Role::Replace => "Update",
+            Role::Patch => "Patch",
+            Role::Delete => "Delete",
+            Role::List => "List",
+            Role::DeleteCollection => "DeleteCollection",
+            Role::Watch => "Watch",
+        }
+    }
+
+    /// The word naming the parameter sets it uses (`ListParams`, `CreateOrReplaceParams`):
+    /// a watch takes a list's parameters.
+    pub fn set_name(self) -> &'static str {
+        match self {
+            Role::Create => "Create",
+            Role::Read => "Read",
+            Role::Replace => "Replace",
+            Role::Patch => "Patch",
+            Role::Delete => "Delete",
+            Role::List | Role::Watch => "List",
+            Role::DeleteCollection => "DeleteCollection",
+        }
+    }
+
+    /// The options kind Kubernetes names when query parameters are invalid.
+    pub fn options_kind(self) -> &'static str {
+        match self {
+            Role::Create => "CreateOptions",
+            Role::Read => "GetOptions",
+            Role::Replace => "UpdateOptions",
+            Role::Patch => "PatchOptions",
+            Role::Delete => "DeleteOptions",
+            Role::List | Role::DeleteCollection | Role::Watch => "ListOptions",
+        }
+    }
 }
 
 /// A trait method and the routes that reach it.
@@ -396,30 +477,67 @@ pub struct Method {
     pub name: String,
     pub role: Role,
     pub subresource: Option<String>,
-    /// Whether the method lists across all namespaces (no namespace in its path).
-    pub all_namespaces: bool,
-    pub path_set: Option<usize>,
-    pub param_set: Option<usize>,
+    pub path_set: Option<PathSetId>,
+    pub param_set: Option<ParamSetId>,
     /// The decoded body type (`None`: no body; patches carry `support::http::Patch`).
     pub body: Option<Ty>,
-    /// Patch content types the operation accepts.
-    pub patch_types: Vec<String>,
-    /// The success response: its status code (the first the spec lists), the set of codes
-    /// when there are several, and the body type.
-    pub success_code: u16,
-    pub response_set: Option<usize>,
+    /// Patch types the operation accepts, in Kubernetes' order.
+    pub patch_types: Vec<PatchType>,
+    /// What a success answers with.
+    pub success: Success,
     pub response: Option<Ty>,
     pub routes: Vec<Route>,
     pub doc: Option<String>,
 }
 
+/// The status code of a successful answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Success {
+    /// Always this code.
+    Code(u16),
+    /// One of the codes of the set, chosen by the implementation.
+    OneOf(ResponseSetId),
+}
+
+/// A patch content type, as `support::http::PatchType` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum PatchType {
+    Json,
+    Merge,
+    StrategicMerge,
+    Apply,
+}
+
+impl PatchType {
+    pub fn from_content_type(content_type: &str) -> Option<PatchType> {
+        match content_type {
+            "application/json-patch+json" => Some(PatchType::Json),
+            "application/merge-patch+json" => Some(PatchType::Merge),
+            "application/strategic-merge-patch+json" => Some(PatchType::StrategicMerge),
+            "application/apply-patch+yaml" => Some(PatchType::Apply),
+            _ => None,
+        }
+    }
+
+    /// The variant of `support::http::PatchType`.
+    pub fn variant(self) -> &'static str {
+        match self {
+            PatchType::Json => "Json",
+            PatchType::Merge => "Merge",
+            PatchType::StrategicMerge => "StrategicMerge",
+            PatchType::Apply => "Apply",
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Route {
-    /// Upper-case HTTP method.
-    pub method: String,
+    pub method: HttpMethod,
     /// The path as in the spec, which is also axum 0.8's syntax (`/x/{name}`).
     pub path: String,
     pub kind: RouteKind,
+    /// The axum handler serving it.
+    pub handler: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -428,10 +546,18 @@ pub enum RouteKind {
     Direct,
     /// A list path: `?watch=true` turns it into a watch.
     ListOrWatch,
-    /// A deprecated `/watch/` path.
+    /// A deprecated `/watch/` path of a collection.
     WatchPath,
     /// A deprecated `/watch/.../{name}` path: a watch of one object.
     WatchOne,
+}
+
+impl RouteKind {
+    /// Whether the route's path has parameters its handler reads (a deprecated watch path
+    /// of a namespace or an object).
+    pub fn is_watch(self) -> bool {
+        matches!(self, RouteKind::WatchPath | RouteKind::WatchOne)
+    }
 }
 
 /// Query parameters shared by several operations: one Rust struct.
@@ -441,16 +567,51 @@ pub struct ParamSet {
     pub params: Vec<Parameter>,
 }
 
+impl ParamSet {
+    /// The Rust field of the parameter with this wire name, if the set has it.
+    pub fn field(&self, wire_name: &str) -> Option<&str> {
+        self.params.iter().find(|p| p.name == wire_name).map(|p| p.rust_name.as_str())
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Parameter {
+    pub name: String,
+    /// Unique within its set.
+    pub rust_name: String,
+    pub ty: FieldType,
+    pub doc: Option<String>,
+}
+
 /// Path parameters shared by several operations: one Rust struct.
 #[derive(Debug, Clone)]
 pub struct PathSet {
     pub name: String,
-    pub params: Vec<String>,
+    pub params: Vec<PathParam>,
+}
+
+impl PathSet {
+    /// The Rust field of the path parameter with this name, if the set has it.
+    pub fn field(&self, name: &str) -> Option<&str> {
+        self.params.iter().find(|p| p.name == name).map(|p| p.rust_name.as_str())
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct PathParam {
+    pub name: String,
+    pub rust_name: String,
 }
 
 /// The success status codes of an operation: one generic Rust enum.
 #[derive(Debug, Clone)]
 pub struct ResponseSet {
     pub name: String,
-    pub codes: Vec<u16>,
+    pub variants: Vec<ResponseVariant>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ResponseVariant {
+    pub code: u16,
+    pub name: String,
 }

@@ -1,16 +1,19 @@
 //! The generator: reads Kubernetes-style OpenAPI v3 documents and writes a Rust crate.
 //!
-//! The pipeline has one stage per concern: [`load`] reads spec files, [`build`] turns them
-//! into the [`ir`] (where every name is decided), [`emit`] prints Rust from the IR, and
-//! [`write`] formats the files and replaces the output folder atomically.
+//! The pipeline has one stage per concern: [`load`] reads spec files; [`spec`] reads
+//! them into typed values (expanding CustomResourceDefinitions into the documents the API
+//! server publishes); [`build`] turns the spec into the [`ir`], where every name and
+//! decision is made; [`emit`] prints Rust from the IR; [`format`] formats it with the
+//! workspace's rustfmt policy; [`write`] replaces the output folder atomically.
 
 pub mod build;
-pub mod crd;
 pub mod emit;
 pub mod error;
 pub mod format;
 pub mod ir;
 pub mod load;
+pub mod naming;
+pub mod spec;
 pub mod write;
 
 pub use error::{Error, Result};
@@ -73,23 +76,29 @@ fn is_workspace_member(out: &Path) -> Result<bool> {
     Ok(false)
 }
 
+/// Reads the specs of a folder and builds their IR, with the number of documents read.
+pub fn read_api(specs: &Path) -> Result<(ir::Api, usize)> {
+    let documents = load::load_dir(specs)?;
+    let count = documents.len();
+    let spec = spec::Spec::read(documents)?;
+    Ok((build::build(&spec)?, count))
+}
+
 /// Reads the specs, builds the IR and writes (or checks) the output crate.
 ///
 /// Nothing is written unless every spec loads and every file is emitted.
 pub fn generate(options: &Options) -> Result<Summary> {
     let started = Instant::now();
-    let documents = load::load_dir(&options.specs)?;
-    let api = build::build(&documents)?;
+    let (api, document_count) = read_api(&options.specs)?;
     let crate_options = crate_options(options)?;
     let files = emit::emit_crate(&api, &crate_options)?;
     let changes =
         if options.check { write::compare(&options.out, &files)? } else { write::write(&options.out, &files)? };
-    let inline = |t: &&ir::TypeDef| t.schema_name.contains('#');
     Ok(Summary {
-        documents: documents.len(),
-        schemas: api.types.iter().filter(|t| !inline(t)).count(),
+        documents: document_count,
+        schemas: api.types.iter().filter(|t| matches!(t.origin, ir::Origin::Schema(_))).count(),
         types: api.types.len(),
-        operations: api.operations.len(),
+        operations: api.operations,
         resources: api.resources.len(),
         changes,
         notes: api.notes,
@@ -119,6 +128,7 @@ fn crate_options(options: &Options) -> Result<emit::CrateOptions> {
         support_path: support_path.to_string_lossy().replace('\\', "/"),
         standalone: !member,
         specs_label: format!("{}/", load::label(&options.specs).display()),
+        translate_cel: true,
     })
 }
 

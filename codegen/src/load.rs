@@ -16,19 +16,11 @@ pub struct Document {
     /// Index of the document among the non-empty documents of a multi-document YAML file.
     pub index_in_file: usize,
     pub source: std::sync::Arc<str>,
-    pub is_yaml: bool,
     pub value: Value,
     /// For a document written from another one (the OpenAPI document of a CRD version):
     /// pointer prefixes here and the places in the file they were made from, so errors
     /// point into the file as written. Empty for documents read as they are.
     pub derived: Vec<(String, String)>,
-    /// Whether the document only fills gaps: its schemas are used where no other document
-    /// defines them and something refers to them (the generator's built-in types).
-    pub fills_gaps: bool,
-    /// Whether its schemas follow the API server's rules for custom resources (structural
-    /// schemas): `default` values apply on decode, and `required` asks for presence, not
-    /// for a non-empty value.
-    pub structural: bool,
 }
 
 impl Document {
@@ -132,11 +124,8 @@ pub fn parse(display_path: &Path, text: String) -> Result<Vec<Document>> {
             display_path: display_path.to_path_buf(),
             index_in_file,
             source: source.clone(),
-            is_yaml,
             value,
             derived: Vec::new(),
-            fills_gaps: false,
-            structural: false,
         })
         .collect())
 }

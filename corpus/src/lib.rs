@@ -355,7 +355,10 @@ pub fn resource_impls(crate_dir: &Path) -> io::Result<Vec<String>> {
     let mut types = Vec::new();
     for (_, text) in rust_files(&crate_dir.join("src"))? {
         for line in text.lines() {
-            if let Some(rest) = line.trim_start().strip_prefix("impl support::Resource for ") {
+            let line = line.trim_start();
+            let implemented =
+                line.strip_prefix("impl Resource for ").or_else(|| line.strip_prefix("impl support::Resource for "));
+            if let Some(rest) = implemented {
                 types.push(rest.trim_end_matches(|c: char| c == '{' || c.is_whitespace()).to_owned());
             }
         }

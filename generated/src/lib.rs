@@ -13,3 +13,6 @@ pub mod com;
 pub mod params;
 pub mod responses;
 pub mod server;
+
+#[cfg(test)]
+mod spec_defaults;

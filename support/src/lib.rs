@@ -17,6 +17,7 @@ pub mod http;
 pub mod meta;
 pub mod resource;
 pub mod rules;
+pub mod schema;
 pub mod status;
 pub mod validation;
 pub mod wire;

@@ -69,8 +69,9 @@ fn values_given_are_kept_and_defaults_apply_only_below_present_objects() {
     assert_eq!(encoded["spec"]["retry"], json!({"attempts": 7, "backoff": "1s"}));
     // No status object, so none of its fields are defaulted; no metadata defaults either.
     assert!(encoded.get("status").is_none());
-    // Defaults belong to decoding, not to Rust construction.
-    assert_eq!(v1::GizmoSpec::default().replicas, None);
+    // A model's `Default` is what decoding `{}` gives, the spec's defaults included.
+    assert_eq!(v1::GizmoSpec::default().replicas, Some(1));
+    assert_eq!(v1::GizmoSpec::default(), serde_json::from_value::<v1::GizmoSpec>(json!({})).unwrap());
 }
 
 #[test]

@@ -1653,13 +1653,13 @@ async fn version_and_openapi() {
 /// The generator's output for `tests/fixtures/handlers-spec/`, file by file.
 fn emitted() -> BTreeMap<std::path::PathBuf, String> {
     let specs = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/handlers-spec");
-    let documents = codegen::load::load_dir(&specs).expect("the fixture loads");
-    let api = codegen::build::build(&documents).expect("the fixture builds");
+    let (api, _) = codegen::read_api(&specs).expect("the fixture builds");
     let options = codegen::emit::CrateOptions {
         package_name: "handlers-spec".to_owned(),
         support_path: "../support".to_owned(),
         standalone: true,
         specs_label: "handlers-spec/".to_owned(),
+        translate_cel: true,
     };
     codegen::emit::emit_crate(&api, &options).expect("the fixture emits")
 }
@@ -1700,14 +1700,15 @@ fn emitted_variant_with_notes(
     let dir = std::env::temp_dir().join(format!("handlers-spec-{label}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a scratch folder");
     std::fs::write(dir.join("demo.example.com_v1.yaml"), edit(text)).expect("the edited spec is written");
-    let documents = codegen::load::load_dir(&dir).expect("the edited fixture loads");
+    let api = codegen::read_api(&dir).map(|(api, _)| api);
     let _ = std::fs::remove_dir_all(&dir);
-    let api = codegen::build::build(&documents).expect("the edited fixture builds");
+    let api = api.expect("the edited fixture builds");
     let options = codegen::emit::CrateOptions {
         package_name: "handlers-spec".to_owned(),
         support_path: "../support".to_owned(),
         standalone: true,
         specs_label: "handlers-spec/".to_owned(),
+        translate_cel: true,
     };
     (codegen::emit::emit_crate(&api, &options).expect("the edited fixture emits"), api.notes)
 }

@@ -1,8 +1,8 @@
 //! Recursive types: which fields need a `Box`, and which cycles no value can satisfy.
 
-use crate::error::{Error, Result};
-use crate::ir::{Api, Ty, TypeId, TypeKind};
-use crate::load::Document;
+use crate::error::{Error, Result, escape_pointer_segment};
+use crate::ir::{Api, Origin, Presence, Ty, TypeId, TypeKind};
+use crate::spec::Spec;
 
 /// A by-value containment: `owner.fields[field]` holds a `target` inline (not behind a
 /// `Vec` or map, which already allocate), or, without a field, `owner` is an alias
@@ -16,21 +16,21 @@ struct Edge {
 
 /// Boxes every field whose type contains its owner by value, and rejects cycles made only
 /// of required fields: such a type would have no finite value.
-pub fn box_recursive_fields(api: &mut Api, docs: &[Document]) -> Result<()> {
+pub fn box_recursive_fields(api: &mut Api, spec: &Spec) -> Result<()> {
     let edges = by_value_edges(api);
     let all: Vec<&Edge> = edges.iter().collect();
     let component = strongly_connected(api.types.len(), &all);
     let required: Vec<&Edge> = edges.iter().filter(|e| e.required).collect();
     let required_component = strongly_connected(api.types.len(), &required);
-    let cyclic = |e: &&&Edge| required_component[e.owner] == required_component[e.target];
+    let cyclic = |e: &&&Edge| required_component[e.owner.index()] == required_component[e.target.index()];
     // Name the cycle from a field where there is one (a cycle of aliases has none).
     let start = required.iter().filter(cyclic).find(|e| e.field.is_some()).or_else(|| required.iter().find(cyclic));
     if let Some(start) = start {
-        return Err(unconstructible(api, docs, start, &required, &required_component));
+        return Err(unconstructible(api, spec, start, &required, &required_component));
     }
     for edge in &edges {
-        if component[edge.owner] == component[edge.target]
-            && let (Some(field), TypeKind::Struct(s)) = (edge.field, &mut api.types[edge.owner].kind)
+        if component[edge.owner.index()] == component[edge.target.index()]
+            && let (Some(field), TypeKind::Struct(s)) = (edge.field, &mut api.types[edge.owner.index()].kind)
         {
             s.fields[field].boxed = true;
         }
@@ -40,12 +40,12 @@ pub fn box_recursive_fields(api: &mut Api, docs: &[Document]) -> Result<()> {
 
 fn by_value_edges(api: &Api) -> Vec<Edge> {
     let mut edges = Vec::new();
-    for (owner, ty) in api.types.iter().enumerate() {
-        match &ty.kind {
+    for owner in api.type_ids() {
+        match &api.ty(owner).kind {
             TypeKind::Struct(s) => {
                 for (field, f) in s.fields.iter().enumerate() {
                     if let Ty::Named(target) = f.ty.ty {
-                        let required = f.required && !f.ty.rules.nullable;
+                        let required = f.presence == Presence::Required && !f.nullable;
                         edges.push(Edge { owner, field: Some(field), target, required });
                     }
                 }
@@ -65,7 +65,7 @@ fn by_value_edges(api: &Api) -> Vec<Edge> {
 fn strongly_connected(nodes: usize, edges: &[&Edge]) -> Vec<usize> {
     let mut adjacency = vec![Vec::new(); nodes];
     for edge in edges {
-        adjacency[edge.owner].push(edge.target);
+        adjacency[edge.owner.index()].push(edge.target.index());
     }
     const UNVISITED: usize = usize::MAX;
     let mut index = vec![UNVISITED; nodes];
@@ -117,14 +117,14 @@ fn strongly_connected(nodes: usize, edges: &[&Edge]) -> Vec<usize> {
 }
 
 /// An error naming one cycle of required fields, e.g. `A.b -> B.a -> A`.
-fn unconstructible(api: &Api, docs: &[Document], start: &Edge, edges: &[&Edge], component: &[usize]) -> Error {
+fn unconstructible(api: &Api, spec: &Spec, start: &Edge, edges: &[&Edge], component: &[usize]) -> Error {
     let path = cycle_from(start, edges, component);
     // Named schemas by their name; inline types by their Rust name.
-    let type_name = |id: TypeId| {
-        let ty = &api.types[id];
-        if ty.schema_name.contains('#') { ty.name.clone() } else { ty.schema_name.clone() }
+    let type_name = |id: TypeId| match &api.ty(id).origin {
+        Origin::Schema(name) => name.clone(),
+        Origin::Inline { .. } => api.ty(id).name.clone(),
     };
-    let field_name = |e: &Edge| match (&api.types[e.owner].kind, e.field) {
+    let field_name = |e: &Edge| match (&api.ty(e.owner).kind, e.field) {
         (TypeKind::Struct(s), Some(field)) => Some(s.fields[field].wire_name.clone()),
         _ => None,
     };
@@ -135,20 +135,15 @@ fn unconstructible(api: &Api, docs: &[Document], start: &Edge, edges: &[&Edge], 
             None => type_name(e.owner),
         })
         .collect();
-    let owner = &api.types[start.owner];
-    // Inline types are named `owner#pointer`, with the pointer of their schema last.
-    let mut pointer = match owner.schema_name.rsplit_once('#') {
-        Some((_, pointer)) => pointer.to_owned(),
-        None => format!("/components/schemas/{}", crate::error::escape_pointer_segment(&owner.schema_name)),
-    };
+    let mut loc = super::type_loc(api.ty(start.owner));
     let problem = match field_name(start) {
         Some(field) => {
-            pointer.push_str(&format!("/properties/{}", crate::error::escape_pointer_segment(&field)));
+            loc.pointer.push_str(&format!("/properties/{}", escape_pointer_segment(&field)));
             "required fields form a cycle that no finite object can satisfy"
         }
         None => "schemas that are only references to each other define no type",
     };
-    docs[owner.source].error(&pointer, format!("{problem}: {} -> {}", cycle.join(" -> "), type_name(start.owner)))
+    spec.error(&loc, format!("{problem}: {} -> {}", cycle.join(" -> "), type_name(start.owner)))
 }
 
 /// The shortest path of `edges` inside the component of `start` that leads from
@@ -162,7 +157,8 @@ fn cycle_from<'e>(start: &'e Edge, edges: &[&'e Edge], component: &[usize]) -> V
         if node == start.owner {
             break;
         }
-        for &edge in edges.iter().filter(|e| e.owner == node && component[e.target] == component[start.owner]) {
+        let start_component = component[start.owner.index()];
+        for &edge in edges.iter().filter(|e| e.owner == node && component[e.target.index()] == start_component) {
             if let std::collections::btree_map::Entry::Vacant(entry) = reached.entry(edge.target) {
                 entry.insert(Some(edge));
                 queue.push_back(edge.target);

@@ -1,18 +1,22 @@
 //! Emitters: IR to Rust source, one emitter per concern, assembled into files here.
 
 pub mod cel;
-mod handlers;
 mod models;
 mod params;
-mod paths;
+mod resource_api;
+mod routes;
+mod scope;
+mod server;
 mod validation;
+mod values;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
+use self::scope::Scope;
 use crate::error::Result;
 use crate::ir::{Api, TypeId, TypeKind};
 
@@ -26,6 +30,9 @@ pub struct CrateOptions {
     pub standalone: bool,
     /// The specs folder as shown in headers (`specs/`).
     pub specs_label: String,
+    /// Whether CEL rules in the common subset are translated to Rust ([`cel`]); without it
+    /// the interpreter checks every rule, which tests compare against.
+    pub translate_cel: bool,
 }
 
 /// Versions of the crates generated code depends on, kept in step with the workspace.
@@ -36,11 +43,13 @@ const SERDE_JSON_VERSION: &str = "1";
 pub fn emit_crate(api: &Api, options: &CrateOptions) -> Result<BTreeMap<PathBuf, String>> {
     let mut files = BTreeMap::new();
     files.insert(PathBuf::from("Cargo.toml"), cargo_toml(options));
+    let crate_header = header(&options.specs_label);
 
     // Group types by module and file; BTreeMaps keep the output order stable.
     let mut modules: BTreeMap<&[String], BTreeMap<&str, Vec<TypeId>>> = BTreeMap::new();
     let mut submodules: BTreeMap<&[String], BTreeSet<&str>> = BTreeMap::new();
-    for (id, ty) in api.types.iter().enumerate() {
+    for id in api.type_ids() {
+        let ty = api.ty(id);
         modules.entry(&ty.module).or_default().entry(&ty.file).or_default().push(id);
         for depth in 0..ty.module.len() {
             modules.entry(&ty.module[..depth]).or_default();
@@ -52,68 +61,127 @@ pub fn emit_crate(api: &Api, options: &CrateOptions) -> Result<BTreeMap<PathBuf,
 
     // Handler files: per resource its trait and routes, per group/version its router.
     let mut extra_items: BTreeMap<&[String], Vec<TokenStream>> = BTreeMap::new();
-    for resource_api in &api.server.resources {
-        let ty = &api.types[api.resources[resource_api.resource].type_id];
-        let folder: PathBuf = std::iter::once("src".to_owned()).chain(ty.module.iter().cloned()).collect();
-        let tokens = handlers::resource_file(api, resource_api);
-        let source = source_label(&api.documents[ty.source].display_path);
-        files.insert(folder.join(format!("{}.rs", resource_api.file)), format_rust(tokens, &header(&source))?);
+    for resource in &api.resources {
+        let ty = api.ty(resource.type_id);
+        let folder = module_folder(&ty.module);
+        let handlers = resource.methods.iter().flat_map(|m| &m.routes).map(|r| r.handler.as_str());
+        let own = [resource.trait_name.as_str(), &resource.info_static, "routes"].into_iter().chain(handlers);
+        let mut scope = Scope::new(api, &ty.module, own);
+        let tokens = resource_api::resource_file(&mut scope, resource);
+        let source = source_label(&api.sources[ty.source]);
+        files.insert(folder.join(format!("{}.rs", resource.file)), rust_file(&scope, tokens, &header(&source))?);
         let (file, name, info) = (
-            format_ident!("{}", resource_api.file),
-            format_ident!("{}", resource_api.trait_name),
-            format_ident!("{}", resource_api.info_static),
+            format_ident!("{}", resource.file),
+            format_ident!("{}", resource.trait_name),
+            format_ident!("{}", resource.info_static),
         );
         extra_items.entry(&ty.module).or_default().push(quote! {
             mod #file;
             pub use self::#file::{#name, #info};
         });
     }
-    for gv in &api.server.group_versions {
-        let folder: PathBuf = std::iter::once("src".to_owned()).chain(gv.module.iter().cloned()).collect();
-        let tokens = handlers::group_version_file(api, gv);
-        files.insert(folder.join("routes.rs"), format_rust(tokens, &header(&options.specs_label))?);
-        files.insert(folder.join("openapi.json"), gv.openapi.clone());
+    for gv in &api.group_versions {
+        let folder = module_folder(&gv.module);
+        let mut scope = Scope::new(api, &gv.module, ["router", "GROUP_VERSION"]);
+        let tokens = routes::group_version_file(&mut scope, gv);
+        files.insert(folder.join("routes.rs"), rust_file(&scope, tokens, &crate_header)?);
+        files.insert(folder.join("openapi.json"), gv.openapi.to_string());
         extra_items.entry(&gv.module).or_default().push(quote!(
             pub mod routes;
         ));
     }
-    files.insert(PathBuf::from("src/params.rs"), format_rust(params::params_file(api), &header(&options.specs_label))?);
-    files.insert(
-        PathBuf::from("src/responses.rs"),
-        format_rust(params::responses_file(api), &header(&options.specs_label))?,
-    );
-    files.insert(
-        PathBuf::from("src/server.rs"),
-        format_rust(handlers::server_file(api), &header(&options.specs_label))?,
-    );
+    let set_names = api.param_sets.iter().map(|s| s.name.as_str()).chain(api.path_sets.iter().map(|s| s.name.as_str()));
+    let mut scope = Scope::new(api, &[], set_names);
+    let tokens = params::params_file(&mut scope);
+    files.insert(PathBuf::from("src/params.rs"), rust_file(&scope, tokens, &crate_header)?);
+    let mut scope = Scope::new(api, &[], api.response_sets.iter().map(|s| s.name.as_str()));
+    let tokens = params::responses_file(&mut scope);
+    files.insert(PathBuf::from("src/responses.rs"), rust_file(&scope, tokens, &crate_header)?);
+    let mut scope = Scope::new(api, &[], ["Server", "CATALOG", "TYPED_CHECKS", "router"]);
+    let tokens = server::server_file(&mut scope);
+    files.insert(PathBuf::from("src/server.rs"), rust_file(&scope, tokens, &crate_header)?);
     extra_items.entry(&[]).or_default().push(quote! {
         pub mod params;
         pub mod responses;
         pub mod server;
     });
+    let mut scope = Scope::new(api, &[], ["check", "default_is_what_decoding_an_empty_object_gives"]);
+    if let Some(tokens) = spec_defaults_test(&mut scope) {
+        files.insert(PathBuf::from("src/spec_defaults.rs"), rust_file(&scope, tokens, &crate_header)?);
+        extra_items.entry(&[]).or_default().push(quote! {
+            #[cfg(test)]
+            mod spec_defaults;
+        });
+    }
 
     for (module, module_files) in &modules {
-        let folder: PathBuf = std::iter::once("src".to_owned()).chain(module.iter().cloned()).collect();
+        let folder = module_folder(module);
         let children = submodules.get(module).cloned().unwrap_or_default();
         let module_file = if module.is_empty() { "lib.rs" } else { "mod.rs" };
         let extra = extra_items.remove(module).unwrap_or_default();
         let tokens = module_items(api, module.is_empty(), &children, module_files, &extra);
-        files.insert(folder.join(module_file), format_rust(tokens, &header(&options.specs_label))?);
+        files.insert(
+            folder.join(module_file),
+            format!("{crate_header}\n{}", crate::format::unparse(TokenStream::new(), tokens)?),
+        );
         for (file, ids) in module_files {
             let real: Vec<TypeId> =
-                ids.iter().copied().filter(|&id| !matches!(api.types[id].kind, TypeKind::Support(_))).collect();
+                ids.iter().copied().filter(|&id| !matches!(api.ty(id).kind, TypeKind::Support(_))).collect();
             if real.is_empty() {
                 continue;
             }
-            let tokens: TokenStream =
-                real.iter().flat_map(|&id| [models::emit(api, id), validation::emit(api, &analysis, id)]).collect();
-            let source = &api.documents[api.types[real[0]].source].display_path;
-            files.insert(folder.join(format!("{file}.rs")), format_rust(tokens, &header(&source_label(source)))?);
+            let mut scope = Scope::new(api, module, real.iter().map(|&id| api.ty(id).name.as_str()));
+            let tokens: TokenStream = real
+                .iter()
+                .flat_map(|&id| {
+                    let model = models::emit(&mut scope, id);
+                    [model, validation::emit(&mut scope, &analysis, id, options.translate_cel)]
+                })
+                .collect();
+            let source = source_label(&api.sources[api.ty(real[0]).source]);
+            files.insert(folder.join(format!("{file}.rs")), rust_file(&scope, tokens, &header(&source))?);
         }
     }
     files.insert(PathBuf::from("rustfmt.toml"), crate::format::policy()?);
     crate::format::rustfmt_all(&mut files)?;
     Ok(files)
+}
+
+/// `src/spec_defaults.rs`, when some model has spec defaults: a test that each one's
+/// `Default` is what decoding `{}` gives.
+fn spec_defaults_test(scope: &mut Scope) -> Option<TokenStream> {
+    let api = scope.api;
+    let defaulted: Vec<TypeId> =
+        api.type_ids().filter(|&id| matches!(&api.ty(id).kind, TypeKind::Struct(s) if s.has_defaults())).collect();
+    if defaulted.is_empty() {
+        return None;
+    }
+    let types: Vec<TokenStream> = defaulted.into_iter().map(|id| scope.named(id)).collect();
+    let (deserialize, debug) = (scope.import("serde::de::DeserializeOwned"), scope.import("std::fmt::Debug"));
+    Some(quote! {
+        //! Models with spec defaults: `Default` is what decoding `{}` gives.
+
+        fn check<T: Default + PartialEq + #debug + #deserialize>() {
+            let decoded: T = serde_json::from_str("{}").expect("`{}` decodes");
+            assert_eq!(T::default(), decoded, "{}", std::any::type_name::<T>());
+        }
+
+        #[test]
+        fn default_is_what_decoding_an_empty_object_gives() {
+            #(check::<#types>();)*
+        }
+    })
+}
+
+/// `src/<module path>`.
+fn module_folder(module: &[String]) -> PathBuf {
+    std::iter::once("src").chain(module.iter().map(String::as_str)).collect()
+}
+
+/// A file's source text: the header, the scope's `use` block, then the items (rustfmt
+/// formats it later, with the rest).
+fn rust_file(scope: &Scope, items: TokenStream, header: &str) -> Result<String> {
+    Ok(format!("{header}\n{}", crate::format::unparse(scope.uses(), items)?))
 }
 
 /// `mod` declarations and re-exports of one module.
@@ -142,7 +210,7 @@ fn module_items(
     for (file, ids) in files {
         let mut exported = Vec::new();
         for &id in ids {
-            let ty = &api.types[id];
+            let ty = api.ty(id);
             match &ty.kind {
                 TypeKind::Support(support) => {
                     let name = format_ident!("{}", support.name());
@@ -198,11 +266,6 @@ fn source_label(path: &Path) -> String {
     path.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
 }
 
-/// Source text of `tokens` under the header line (rustfmt formats it later, with the rest).
-fn format_rust(tokens: TokenStream, header: &str) -> Result<String> {
-    Ok(format!("{header}\n{}", crate::format::unparse(tokens)?))
-}
-
 /// `#[doc = "..."]` attributes, one per line of a description.
 fn doc_attrs(doc: Option<&str>) -> TokenStream {
     let Some(doc) = doc else { return TokenStream::new() };
@@ -215,4 +278,22 @@ fn doc_attrs(doc: Option<&str>) -> TokenStream {
             quote! { #[doc = #line] }
         })
         .collect()
+}
+
+/// An integer literal without a suffix: the type is the one its place asks for.
+fn integer_literal(n: i64) -> TokenStream {
+    let literal = Literal::u64_unsuffixed(n.unsigned_abs());
+    if n < 0 { quote!(-#literal) } else { quote!(#literal) }
+}
+
+/// A float literal without a suffix (`1.0`, not `1f64`).
+fn float_literal(f: f64) -> TokenStream {
+    let literal = Literal::f64_unsuffixed(f.abs());
+    if f.is_sign_negative() { quote!(-#literal) } else { quote!(#literal) }
+}
+
+/// The name of an enum variant (of `support::Scope`, `support::meta::NameRule`) as an
+/// identifier: its `Debug` text.
+fn variant(value: impl std::fmt::Debug) -> proc_macro2::Ident {
+    format_ident!("{}", format!("{value:?}"))
 }

@@ -4,54 +4,48 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use super::doc_attrs;
-use super::paths::rust_type;
-use crate::ir::{Api, Field, Resource, StringEnum, Struct, TypeId, TypeKind};
+use super::scope::Scope;
+use super::values::default_value;
+use crate::ir::{Field, Presence, StringEnum, Struct, Ty, TypeId, TypeKind};
 
-pub fn emit(api: &Api, id: TypeId) -> TokenStream {
-    let ty = &api.types[id];
+pub fn emit(scope: &mut Scope, id: TypeId) -> TokenStream {
+    let ty = scope.api.ty(id);
     let doc = doc_attrs(ty.doc.as_deref());
     let name = format_ident!("{}", ty.name);
     match &ty.kind {
         TypeKind::Struct(s) => {
-            let definition = structure(api, id, s);
-            let resource = api.resources.iter().find(|r| r.type_id == id).map(|r| resource_impl(&ty.name, r));
+            let definition = structure(scope, &name, s);
+            let resource = s.resource.map(|resource| resource_impl(scope, &name, scope.api.resource(resource)));
             quote! { #doc #definition #resource }
         }
         TypeKind::Enum(e) => {
-            let definition = string_enum(&name, e);
+            let definition = string_enum(scope, &name, e);
             quote! { #doc #definition }
         }
         TypeKind::Alias(target) => {
-            let target = rust_type(api, &target.ty, &ty.module);
+            let target = scope.rust_type(&target.ty);
             quote! { #doc pub type #name = #target; }
         }
         TypeKind::Support(_) => TokenStream::new(),
     }
 }
 
-fn structure(api: &Api, id: TypeId, s: &Struct) -> TokenStream {
-    let ty = &api.types[id];
-    let name = format_ident!("{}", ty.name);
-    let fields = s.fields.iter().map(|field| struct_field(api, &ty.name, &ty.module, field));
+fn structure(scope: &mut Scope, name: &proc_macro2::Ident, s: &Struct) -> TokenStream {
+    let fields: Vec<TokenStream> = s.fields.iter().map(|field| struct_field(scope, name, field)).collect();
     let unknown_fields = s.unknown_fields.as_ref().map(|rust_name| {
-        let name = format_ident!("{}", rust_name);
+        let field = format_ident!("{}", rust_name);
+        let map = scope.rust_type(&Ty::Map(Box::new(crate::ir::FieldType::plain(Ty::Value))));
         quote! {
             /// Fields the schema does not declare, kept as sent (`x-kubernetes-preserve-unknown-fields`).
             #[serde(flatten)]
-            pub #name: std::collections::BTreeMap<String, serde_json::Value>,
+            pub #field: #map,
         }
     });
-    let defaults: Vec<TokenStream> = s.fields.iter().filter_map(|field| default_fn(api, &ty.module, field)).collect();
-    let defaults = (!defaults.is_empty()).then(|| {
-        quote! {
-            /// The spec's `default` values, applied when a decoded object lacks the field.
-            impl #name {
-                #(#defaults)*
-            }
-        }
-    });
+    let (serialize, deserialize) = (scope.import("serde::Serialize"), scope.import("serde::Deserialize"));
+    let derive_default = (!s.has_defaults()).then(|| quote!(Default,));
+    let defaults = s.has_defaults().then(|| default_impls(scope, name, s));
     quote! {
-        #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+        #[derive(Clone, Debug, #derive_default PartialEq, #serialize, #deserialize)]
         pub struct #name {
             #(#fields)*
             #unknown_fields
@@ -62,77 +56,99 @@ fn structure(api: &Api, id: TypeId, s: &Struct) -> TokenStream {
 }
 
 /// The field's type as declared: `Option` unless required, boxed where the IR says.
-fn declared_type(api: &Api, module: &[String], field: &Field) -> TokenStream {
-    let mut ty = rust_type(api, &field.ty.ty, module);
+fn declared_type(scope: &mut Scope, field: &Field) -> TokenStream {
+    let mut ty = scope.rust_type(&field.ty.ty);
     if field.boxed {
         ty = quote!(Box<#ty>);
     }
-    if field.required { ty } else { quote!(Option<#ty>) }
+    if field.presence.is_option() { quote!(Option<#ty>) } else { ty }
 }
 
-fn default_fn_name(field: &Field) -> proc_macro2::Ident {
-    format_ident!("default_{}", field.rust_name.trim_end_matches('_'))
-}
-
-fn null_default_fn_name(field: &Field) -> proc_macro2::Ident {
-    format_ident!("deserialize_{}", field.rust_name.trim_end_matches('_'))
-}
-
-/// Whether `null` takes the default too: the API server drops a `null` the schema does
-/// not allow (`nullable`) before defaulting.
-fn null_takes_default(field: &Field) -> bool {
-    field.ty.rules.default.is_some() && !field.ty.rules.nullable && !matches!(field.ty.ty, crate::ir::Ty::Map(_))
-}
-
-/// Structural defaulting: a function giving the field's spec `default`, which serde calls
-/// when the field is absent, and one decoding `null` as that default.
-fn default_fn(api: &Api, module: &[String], field: &Field) -> Option<TokenStream> {
-    let value = field.ty.rules.default.as_ref()?;
-    let json = value.to_string();
-    let (name, ty) = (default_fn_name(field), declared_type(api, module, field));
-    let null = null_takes_default(field).then(|| {
-        let null_name = null_default_fn_name(field);
-        quote! {
-            fn #null_name<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<#ty, D::Error> {
-                support::de::null_as(deserializer, Self::#name)
+/// Structural defaulting: per field with a spec `default`, a function giving it (which
+/// serde calls when the field is absent) and one decoding `null` as it; and `Default`,
+/// which gives every field its default, so `T::default()` is what decoding `{}` gives.
+fn default_impls(scope: &mut Scope, name: &proc_macro2::Ident, s: &Struct) -> TokenStream {
+    let mut functions = Vec::new();
+    for field in &s.fields {
+        let Some(default) = &field.default else { continue };
+        let function = format_ident!("{}", default.function);
+        let ty = declared_type(scope, field);
+        let value = default_value(scope, field, &default.value);
+        functions.push(quote! {
+            fn #function() -> #ty {
+                #value
             }
+        });
+        if let Some(null_function) = &default.null_function {
+            let null_function = format_ident!("{}", null_function);
+            let deserializer = scope.import("serde::Deserializer");
+            functions.push(quote! {
+                fn #null_function<'de, D: #deserializer<'de>>(deserializer: D) -> Result<#ty, D::Error> {
+                    support::de::null_as(deserializer, Self::#function)
+                }
+            });
+        }
+    }
+    let values = s.fields.iter().map(|field| {
+        let rust = format_ident!("{}", field.rust_name);
+        match &field.default {
+            Some(default) => {
+                let function = format_ident!("{}", default.function);
+                quote!(#rust: Self::#function(),)
+            }
+            None if field.presence.is_option() => quote!(#rust: None,),
+            None => quote!(#rust: Default::default(),),
         }
     });
-    Some(quote! {
-        fn #name() -> #ty {
-            support::de::spec_default(#json)
+    let unknown_fields = s.unknown_fields.as_ref().map(|rust_name| {
+        let field = format_ident!("{}", rust_name);
+        quote!(#field: Default::default(),)
+    });
+    quote! {
+        /// The spec's `default` values, applied when a decoded object lacks the field.
+        impl #name {
+            #(#functions)*
         }
-        #null
-    })
+
+        impl Default for #name {
+            /// Every field's default: what decoding `{}` gives.
+            fn default() -> Self {
+                Self {
+                    #(#values)*
+                    #unknown_fields
+                }
+            }
+        }
+    }
 }
 
-fn struct_field(api: &Api, type_name: &str, module: &[String], field: &Field) -> TokenStream {
+fn struct_field(scope: &mut Scope, type_name: &proc_macro2::Ident, field: &Field) -> TokenStream {
     let doc = doc_attrs(field.doc.as_deref());
     let name = format_ident!("{}", field.rust_name);
-    let ty = declared_type(api, module, field);
+    let ty = declared_type(scope, field);
     let mut attributes = Vec::new();
     if field.rust_name != field.wire_name {
         let wire = &field.wire_name;
         attributes.push(quote!(rename = #wire));
     }
-    attributes.push(match field.ty.rules.default {
-        Some(_) => {
-            let path = format!("{type_name}::{}", default_fn_name(field));
+    attributes.push(match &field.default {
+        Some(default) => {
+            let path = format!("{type_name}::{}", default.function);
             quote!(default = #path)
         }
         None => quote!(default),
     });
-    if !field.required {
+    if field.presence.is_option() {
         attributes.push(quote!(skip_serializing_if = "Option::is_none"));
     }
     // Go decodes `null` anywhere as the zero value; so do generated models, for required
     // fields and for map values (validation then reports what is missing).
-    let is_map = matches!(field.ty.ty, crate::ir::Ty::Map(_)) && !field.boxed;
-    let decode = match (field.required, is_map) {
+    let is_map = matches!(field.ty.ty, Ty::Map(_)) && !field.boxed;
+    let null_default = field.default.as_ref().and_then(|d| d.null_function.as_ref());
+    let decode = match (field.presence == Presence::Required, is_map) {
         (true, false) => Some("support::de::null_as_default".to_owned()),
         (true, true) => Some("support::de::map_null_values_as_default".to_owned()),
-        (false, false) if null_takes_default(field) => Some(format!("{type_name}::{}", null_default_fn_name(field))),
-        (false, false) => None,
+        (false, false) => null_default.map(|function| format!("{type_name}::{function}")),
         (false, true) => Some("support::de::optional_map_null_values_as_default".to_owned()),
     };
     if let Some(path) = decode {
@@ -146,7 +162,7 @@ fn struct_field(api: &Api, type_name: &str, module: &[String], field: &Field) ->
 }
 
 /// A string enum whose unknown values survive a round trip in a catch-all variant.
-fn string_enum(name: &proc_macro2::Ident, e: &StringEnum) -> TokenStream {
+fn string_enum(scope: &mut Scope, name: &proc_macro2::Ident, e: &StringEnum) -> TokenStream {
     let variants: Vec<_> = e.variants.iter().map(|v| format_ident!("{}", v.rust_name)).collect();
     let values: Vec<&str> = e.variants.iter().map(|v| v.value.as_str()).collect();
     let variant_docs = values.iter().map(|value| {
@@ -170,6 +186,11 @@ fn string_enum(name: &proc_macro2::Ident, e: &StringEnum) -> TokenStream {
             }),
         ),
     };
+    let serialize = scope.import("serde::Serialize");
+    let serializer = scope.import("serde::Serializer");
+    let deserialize = scope.import("serde::Deserialize");
+    let deserializer = scope.import("serde::Deserializer");
+    let fmt = scope.import("std::fmt");
     quote! {
         #[derive(Clone, Debug, #derive_default PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum #name {
@@ -216,43 +237,42 @@ fn string_enum(name: &proc_macro2::Ident, e: &StringEnum) -> TokenStream {
             }
         }
 
-        impl std::fmt::Display for #name {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        impl #fmt::Display for #name {
+            fn fmt(&self, f: &mut #fmt::Formatter<'_>) -> #fmt::Result {
                 f.write_str(self.as_str())
             }
         }
 
-        impl serde::Serialize for #name {
-            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        impl #serialize for #name {
+            fn serialize<S: #serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                 serializer.serialize_str(self.as_str())
             }
         }
 
-        impl<'de> serde::Deserialize<'de> for #name {
-            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                String::deserialize(deserializer).map(Self::from)
+        impl<'de> #deserialize<'de> for #name {
+            fn deserialize<D: #deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                <String as #deserialize<'de>>::deserialize(deserializer).map(Self::from)
             }
         }
     }
 }
 
 /// The resource's identity constants.
-fn resource_impl(type_name: &str, resource: &Resource) -> TokenStream {
-    let name = format_ident!("{}", type_name);
+fn resource_impl(scope: &mut Scope, name: &proc_macro2::Ident, resource: &crate::ir::Resource) -> TokenStream {
     let gvk = &resource.gvk;
     let (group, version, kind) = (&gvk.group, &gvk.version, &gvk.kind);
     let api_version = gvk.api_version();
-    let plural = &resource.plural;
-    let list_kind = &resource.list_kind;
-    let scope = if resource.namespaced { quote!(Namespaced) } else { quote!(Cluster) };
+    let (plural, list_kind) = (&resource.plural, &resource.list_kind);
+    let scope_variant = super::variant(resource.scope);
+    let (trait_, scope_type) = (scope.import("support::Resource"), scope.import("support::Scope"));
     quote! {
-        impl support::Resource for #name {
+        impl #trait_ for #name {
             const GROUP: &'static str = #group;
             const VERSION: &'static str = #version;
             const API_VERSION: &'static str = #api_version;
             const KIND: &'static str = #kind;
             const PLURAL: &'static str = #plural;
-            const SCOPE: support::Scope = support::Scope::#scope;
+            const SCOPE: #scope_type = #scope_type::#scope_variant;
             const LIST_KIND: &'static str = #list_kind;
         }
     }

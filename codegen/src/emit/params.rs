@@ -5,15 +5,15 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use super::doc_attrs;
-use super::paths::rust_type;
+use super::scope::Scope;
 use super::validation::parameter_checks;
-use crate::build::{reason_phrase, snake_case};
-use crate::ir::{Api, FieldType, ParamSet, PathSet, ResponseSet, Ty};
+use crate::ir::{FieldType, ParamSet, PathSet, ResponseSet, Ty};
 
 /// `src/params.rs`: every query- and path-parameter struct.
-pub fn params_file(api: &Api) -> TokenStream {
-    let queries = api.server.param_sets.iter().map(|set| query_struct(api, set));
-    let paths = api.server.path_sets.iter().map(path_struct);
+pub fn params_file(scope: &mut Scope) -> TokenStream {
+    let api = scope.api;
+    let queries: Vec<TokenStream> = api.param_sets.iter().map(|set| query_struct(scope, set)).collect();
+    let paths: Vec<TokenStream> = api.path_sets.iter().map(|set| path_struct(scope, set)).collect();
     quote! {
         //! Query- and path-parameter types, one per distinct set of parameters in the specs.
         #(#queries)*
@@ -22,8 +22,8 @@ pub fn params_file(api: &Api) -> TokenStream {
 }
 
 /// `src/responses.rs`: one enum per distinct set of success status codes.
-pub fn responses_file(api: &Api) -> TokenStream {
-    let enums = api.server.response_sets.iter().map(response_enum);
+pub fn responses_file(scope: &mut Scope) -> TokenStream {
+    let enums = scope.api.response_sets.iter().map(response_enum);
     quote! {
         //! Success responses of operations that answer with more than one status code.
         #(#enums)*
@@ -32,14 +32,15 @@ pub fn responses_file(api: &Api) -> TokenStream {
 
 fn response_enum(set: &ResponseSet) -> TokenStream {
     let name = format_ident!("{}", set.name);
-    let variants = set.codes.iter().map(|code| {
-        let variant = format_ident!("{}", reason_phrase(*code));
-        let doc = format!(" `{code} {}`", reason_phrase(*code));
-        quote!(#[doc = #doc] #variant(T),)
+    let variants = set.variants.iter().map(|variant| {
+        let (code, name) = (variant.code, format_ident!("{}", variant.name));
+        let doc = format!(" `{code} {name}`");
+        quote!(#[doc = #doc] #name(T),)
     });
-    let arms = set.codes.iter().map(|code| {
-        let variant = format_ident!("{}", reason_phrase(*code));
-        quote!(Self::#variant(value) => (#code, value),)
+    let arms = set.variants.iter().map(|variant| {
+        let name = format_ident!("{}", variant.name);
+        let code = proc_macro2::Literal::u16_unsuffixed(variant.code);
+        quote!(Self::#name(value) => (#code, value),)
     });
     quote! {
         #[derive(Clone, Debug, PartialEq)]
@@ -58,61 +59,76 @@ fn response_enum(set: &ResponseSet) -> TokenStream {
     }
 }
 
-fn path_struct(set: &PathSet) -> TokenStream {
+fn path_struct(scope: &mut Scope, set: &PathSet) -> TokenStream {
     let name = format_ident!("{}", set.name);
     let fields = set.params.iter().map(|param| {
-        let field = format_ident!("{}", snake_case(param));
-        let rename = (field != param.as_str()).then(|| quote!(#[serde(rename = #param)]));
+        let field = format_ident!("{}", param.rust_name);
+        let wire = &param.name;
+        let rename = (param.rust_name != *wire).then(|| quote!(#[serde(rename = #wire)]));
         quote!(#rename pub #field: String,)
     });
-    let doc =
-        format!(" Path parameters: {}.", set.params.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", "));
+    let doc = format!(
+        " Path parameters: {}.",
+        set.params.iter().map(|p| format!("`{}`", p.name)).collect::<Vec<_>>().join(", ")
+    );
+    let deserialize = scope.import("serde::Deserialize");
     quote! {
         #[doc = #doc]
-        #[derive(Clone, Debug, PartialEq, Eq, serde::Deserialize)]
+        #[derive(Clone, Debug, PartialEq, Eq, #deserialize)]
         pub struct #name {
             #(#fields)*
         }
     }
 }
 
-fn query_struct(api: &Api, set: &ParamSet) -> TokenStream {
+fn query_struct(scope: &mut Scope, set: &ParamSet) -> TokenStream {
     let name = format_ident!("{}", set.name);
-    let fields = set.params.iter().map(|param| {
-        let field = format_ident!("{}", snake_case(&param.name));
-        let ty = rust_type(api, &param.ty.ty, &[]);
-        let doc = doc_attrs(param.doc.as_deref());
-        let wire = &param.name;
-        let rename = (field != wire.as_str()).then(|| quote!(rename = #wire,));
-        quote! {
-            #doc
-            #[serde(#rename skip_serializing_if = "Option::is_none")]
-            pub #field: Option<#ty>,
-        }
-    });
-    let decoders = set.params.iter().map(|param| decoder(&param.name, &param.ty));
-    let checks = set.params.iter().map(|param| {
-        let field = format_ident!("{}", snake_case(&param.name));
-        let wire = &param.name;
-        let checks = parameter_checks(api, &param.ty);
-        if checks.is_empty() {
-            return TokenStream::new();
-        }
-        quote! {
-            if let Some(value) = &self.#field {
-                let path = path.field(#wire);
-                #checks
+    let fields: Vec<TokenStream> = set
+        .params
+        .iter()
+        .map(|param| {
+            let field = format_ident!("{}", param.rust_name);
+            let ty = scope.rust_type(&param.ty.ty);
+            let doc = doc_attrs(param.doc.as_deref());
+            let wire = &param.name;
+            let rename = (param.rust_name != *wire).then(|| quote!(rename = #wire,));
+            quote! {
+                #doc
+                #[serde(#rename skip_serializing_if = "Option::is_none")]
+                pub #field: Option<#ty>,
             }
-        }
-    });
-    let checks: Vec<TokenStream> = checks.collect();
-    let combinations = list_options(set);
-    let validate_body = if checks.iter().all(TokenStream::is_empty) && combinations.is_empty() {
-        quote!(support::validation::ErrorList::new())
+        })
+        .collect();
+    let (status, query) = (scope.import("support::Status"), scope.import("support::http::Query"));
+    let decoders = set.params.iter().map(|param| decoder(&param.name, &param.rust_name, &param.ty));
+    let checks: Vec<TokenStream> = set
+        .params
+        .iter()
+        .filter_map(|param| {
+            let checks = parameter_checks(scope, &param.ty);
+            if checks.is_empty() {
+                return None;
+            }
+            let (field, wire) = (format_ident!("{}", param.rust_name), &param.name);
+            Some(quote! {
+                if let Some(value) = &self.#field {
+                    let path = path.field(#wire);
+                    #checks
+                }
+            })
+        })
+        .collect();
+    let combinations = list_options(scope, set);
+    let error_list = scope.import("support::validation::ErrorList");
+    let validate_body = if checks.is_empty() && combinations.is_empty() {
+        quote!(#error_list::new())
     } else {
-        let path = checks.iter().any(|c| !c.is_empty()).then(|| quote!(let path = support::validation::Path::ROOT;));
+        let path = (!checks.is_empty()).then(|| {
+            let path_type = scope.import("support::validation::Path");
+            quote!(let path = #path_type::ROOT;)
+        });
         quote! {
-            let mut list = support::validation::ErrorList::new();
+            let mut list = #error_list::new();
             let errors = &mut list;
             #path
             #(#checks)*
@@ -120,20 +136,21 @@ fn query_struct(api: &Api, set: &ParamSet) -> TokenStream {
             list
         }
     };
+    let serialize = scope.import("serde::Serialize");
     quote! {
         /// Query parameters, decoded with Kubernetes' rules: unknown names are ignored, the
         /// first of repeated values counts (all of them for list parameters), an empty value
         /// leaves a parameter unset, booleans are false only for `0` and `false` (an empty
         /// one is true).
         /// Serializes with the wire names.
-        #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
+        #[derive(Clone, Debug, Default, PartialEq, #serialize)]
         pub struct #name {
             #(#fields)*
         }
 
         impl #name {
             /// Decodes the parameters; a malformed value is a 400 `BadRequest` naming it.
-            pub fn from_query(query: support::http::Query<'_>) -> Result<Self, support::Status> {
+            pub fn from_query(query: #query<'_>) -> Result<Self, #status> {
                 let mut params = Self::default();
                 for (name, value) in query.iter() {
                     match name {
@@ -145,7 +162,7 @@ fn query_struct(api: &Api, set: &ParamSet) -> TokenStream {
             }
 
             /// The parameters' rules from the spec and the combinations Kubernetes forbids.
-            pub fn validate(&self) -> support::validation::ErrorList {
+            pub fn validate(&self) -> #error_list {
                 #validate_body
             }
         }
@@ -153,8 +170,8 @@ fn query_struct(api: &Api, set: &ParamSet) -> TokenStream {
 }
 
 /// One `match` arm decoding a parameter's value.
-fn decoder(name: &str, ty: &FieldType) -> TokenStream {
-    let field = format_ident!("{}", snake_case(name));
+fn decoder(name: &str, rust_name: &str, ty: &FieldType) -> TokenStream {
+    let field = format_ident!("{}", rust_name);
     let parse = |ty: &Ty| match ty {
         Ty::Bool => quote!(support::http::parse_bool(value)),
         Ty::I32 | Ty::I64 | Ty::F64 => quote!(support::http::parse_int(#name, value)?),
@@ -178,26 +195,31 @@ fn decoder(name: &str, ty: &FieldType) -> TokenStream {
 }
 
 /// The forbidden combinations of list and watch parameters, for sets that have `watch`.
-fn list_options(set: &ParamSet) -> TokenStream {
-    let has = |name: &str| set.params.iter().any(|p| p.name == name);
-    if !has("watch") {
-        return TokenStream::new();
-    }
-    let text = |name: &str| {
-        let field = format_ident!("{}", snake_case(name));
-        if has(name) { quote!(self.#field.as_deref()) } else { quote!(None) }
+fn list_options(scope: &mut Scope, set: &ParamSet) -> TokenStream {
+    let Some(watch) = set.field("watch") else { return TokenStream::new() };
+    let watch = format_ident!("{}", watch);
+    let text = |name: &str| match set.field(name) {
+        Some(field) => {
+            let field = format_ident!("{}", field);
+            quote!(self.#field.as_deref())
+        }
+        None => quote!(None),
     };
-    let copy = |name: &str| {
-        let field = format_ident!("{}", snake_case(name));
-        if has(name) { quote!(self.#field) } else { quote!(None) }
+    let copy = |name: &str| match set.field(name) {
+        Some(field) => {
+            let field = format_ident!("{}", field);
+            quote!(self.#field)
+        }
+        None => quote!(None),
     };
     let (continue_, resource_version, resource_version_match) =
         (text("continue"), text("resourceVersion"), text("resourceVersionMatch"));
     let (limit, send_initial_events) = (copy("limit"), copy("sendInitialEvents"));
+    let rules = scope.import("support::rules");
     quote! {
-        support::rules::list_options(
-            support::rules::ListOptions {
-                watch: self.watch == Some(true),
+        #rules::list_options(
+            #rules::ListOptions {
+                watch: self.#watch == Some(true),
                 limit: #limit,
                 continue_: #continue_,
                 resource_version: #resource_version,

@@ -12,11 +12,16 @@
 //! valid value (`minItems`/`minProperties` say otherwise when a spec means it), and
 //! numbers, booleans, quantities and objects are checked by their other rules.
 
-use proc_macro2::{Literal, TokenStream};
+use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
+use serde_json::Number;
+use support::schema::ListType;
 
-use super::paths::named;
-use crate::ir::{Api, CelRule, Field, FieldType, ListType, Struct, SupportType, Ty, TypeId, TypeKind};
+use super::scope::Scope;
+use super::{float_literal, integer_literal};
+use crate::ir::{
+    Api, Bound, CelRule, Field, FieldType, ObjectMetaUse, Presence, Struct, SupportType, Ty, TypeId, TypeKind, Wording,
+};
 
 /// Which types need a call at all, and which need the old value; computed once per crate.
 #[derive(Default)]
@@ -32,22 +37,23 @@ impl Analysis {
         // Fixed point over possibly recursive types: flags only ever turn on.
         loop {
             let mut changed = false;
-            for (id, ty) in api.types.iter().enumerate() {
-                let TypeKind::Struct(s) = &ty.kind else { continue };
+            for id in api.type_ids() {
+                let TypeKind::Struct(s) = &api.ty(id).kind else { continue };
                 let has = !s.rules.is_empty()
                     || s.min_properties.is_some()
                     || s.max_properties.is_some()
-                    || is_object_meta_resource(api, id)
+                    || s.object_meta.is_some()
                     || s.fields.iter().any(|f| {
-                        f.must_be_present
-                            || f.required && emptiness(api, &f.ty.ty).is_some()
+                        f.presence == Presence::MustBePresent
+                            || f.presence == Presence::Required && emptiness(api, &f.ty.ty).is_some()
                             || analysis.position_has_checks(api, &f.ty)
                     });
-                let old = s.rules.iter().any(is_transition)
+                let old = s.rules.iter().any(|rule| rule.transition)
                     || s.fields.iter().any(|f| analysis.position_needs_old(api, &f.ty));
-                if has != analysis.has_checks[id] || old != analysis.needs_old[id] {
-                    analysis.has_checks[id] |= has;
-                    analysis.needs_old[id] |= old;
+                let (has_before, old_before) = (analysis.has_checks[id.index()], analysis.needs_old[id.index()]);
+                if has != has_before || old != old_before {
+                    analysis.has_checks[id.index()] |= has;
+                    analysis.needs_old[id.index()] |= old;
                     changed = true;
                 }
             }
@@ -57,12 +63,20 @@ impl Analysis {
         }
     }
 
+    fn has_checks(&self, id: TypeId) -> bool {
+        self.has_checks[id.index()]
+    }
+
+    fn needs_old(&self, id: TypeId) -> bool {
+        self.needs_old[id.index()]
+    }
+
     fn position_has_checks(&self, api: &Api, ft: &FieldType) -> bool {
-        !ft.rules.cel.is_empty()
-            || !parameter_checks(api, ft).is_empty()
+        !ft.checks.cel.is_empty()
+            || has_keyword_checks(ft)
             || match &ft.ty {
-                Ty::Named(id) => match &api.types[*id].kind {
-                    TypeKind::Struct(_) => self.has_checks[*id],
+                Ty::Named(id) => match &api.ty(*id).kind {
+                    TypeKind::Struct(_) => self.has_checks(*id),
                     TypeKind::Enum(_) => true,
                     TypeKind::Alias(target) => self.position_has_checks(api, target),
                     TypeKind::Support(support) => *support == SupportType::Quantity,
@@ -74,16 +88,16 @@ impl Analysis {
     }
 
     fn position_needs_old(&self, api: &Api, ft: &FieldType) -> bool {
-        ft.rules.cel.iter().any(is_transition)
+        ft.checks.cel.iter().any(|rule| rule.transition)
             || match &ft.ty {
-                Ty::Named(id) => match &api.types[*id].kind {
-                    TypeKind::Struct(_) => self.needs_old[*id],
+                Ty::Named(id) => match &api.ty(*id).kind {
+                    TypeKind::Struct(_) => self.needs_old(*id),
                     TypeKind::Alias(target) => self.position_needs_old(api, target),
                     _ => false,
                 },
                 Ty::Map(value) => self.position_needs_old(api, value),
                 // Items of a list-map are paired with their old versions by key.
-                Ty::Vec(item) if matches!(ft.rules.list_type, Some(ListType::Map { .. })) => {
+                Ty::Vec(item) if matches!(ft.checks.list_type, Some(ListType::Map(_))) => {
                     self.position_needs_old(api, item)
                 }
                 _ => false,
@@ -91,35 +105,35 @@ impl Analysis {
     }
 }
 
-fn is_transition(rule: &CelRule) -> bool {
-    rule.rule.contains("oldSelf")
-}
-
 /// The `Validate` impl of a struct.
-pub fn emit(api: &Api, analysis: &Analysis, id: TypeId) -> TokenStream {
-    let ty = &api.types[id];
+pub fn emit(scope: &mut Scope, analysis: &Analysis, id: TypeId, translate_cel: bool) -> TokenStream {
+    let api = scope.api;
+    let ty = api.ty(id);
     let TypeKind::Struct(s) = &ty.kind else { return TokenStream::new() };
     let name = format_ident!("{}", ty.name);
-    if !analysis.has_checks[id] {
+    let validate = scope.import("support::Validate");
+    let (path_type, error_list) =
+        (scope.import("support::validation::Path"), scope.import("support::validation::ErrorList"));
+    if !analysis.has_checks(id) {
         return quote! {
-            impl support::Validate for #name {
-                fn validate_into(&self, _old: Option<&Self>, _path: &support::validation::Path<'_>, _errors: &mut support::validation::ErrorList) {}
+            impl #validate for #name {
+                fn validate_into(&self, _old: Option<&Self>, _path: &#path_type<'_>, _errors: &mut #error_list) {}
             }
         };
     }
-    let emitter = Emitter { api, analysis, module: &ty.module };
-    let fields = s.fields.iter().map(|field| emitter.field(field));
+    let mut emitter = Emitter { scope, analysis, wording: ty.wording, translate_cel };
+    let meta = s.object_meta.as_ref().map(|meta| emitter.object_meta(s, meta));
+    let fields: Vec<TokenStream> = s.fields.iter().map(|field| emitter.field(field)).collect();
+    let property_counts = emitter.property_counts(s);
     let object_rules = (!s.rules.is_empty()).then(|| {
-        let rules =
-            emitter.cel(&s.rules, &FieldType::plain(Ty::Named(id)), analysis.needs_old[id].then(|| quote!(old)));
+        let old = analysis.needs_old(id).then(|| quote!(old));
+        let rules = emitter.cel(&s.rules, &FieldType::plain(Ty::Named(id)), old);
         quote!(let (value, path) = (self, *path); #rules)
     });
-    let property_counts = property_counts(s);
-    let meta = is_object_meta_resource(api, id).then(|| emitter.object_meta(id));
-    let old_name = if analysis.needs_old[id] { quote!(old) } else { quote!(_old) };
+    let old_name = if analysis.needs_old(id) { quote!(old) } else { quote!(_old) };
     quote! {
-        impl support::Validate for #name {
-            fn validate_into(&self, #old_name: Option<&Self>, path: &support::validation::Path<'_>, errors: &mut support::validation::ErrorList) {
+        impl #validate for #name {
+            fn validate_into(&self, #old_name: Option<&Self>, path: &#path_type<'_>, errors: &mut #error_list) {
                 #meta
                 #(#fields)*
                 #property_counts
@@ -129,49 +143,33 @@ pub fn emit(api: &Api, analysis: &Analysis, id: TypeId) -> TokenStream {
     }
 }
 
-/// The function checking a keyword whose wording differs for custom resources
-/// (`support::rules::schema`).
-fn worded(structural: bool, check: TokenStream) -> TokenStream {
-    if structural { quote!(support::rules::schema::#check) } else { quote!(support::rules::#check) }
-}
-
-/// `minProperties`/`maxProperties` of an object with declared properties: the fields
-/// present on the wire are counted on its JSON (built only for such objects).
-fn property_counts(s: &Struct) -> Option<TokenStream> {
-    if s.min_properties.is_none() && s.max_properties.is_none() {
-        return None;
-    }
-    let bound = |check: TokenStream, bound: Option<u64>| {
-        bound.map(|n| {
-            let n = usize_literal(n);
-            quote!(#check(path, count, #n, errors);)
-        })
-    };
-    let min = bound(worded(s.structural, quote!(min_properties)), s.min_properties);
-    let max = bound(quote!(support::rules::max_properties), s.max_properties);
-    Some(quote! {
-        let count = support::cel::to_json(self).as_object().map_or(0, |object| object.len());
-        #min
-        #max
-    })
-}
-
 /// The keyword checks of one query parameter, with `value` and `path` in scope.
-pub fn parameter_checks(api: &Api, ty: &FieldType) -> TokenStream {
-    Emitter { api, analysis: &Analysis::default(), module: &[] }.keywords(ty)
+pub fn parameter_checks(scope: &mut Scope, ty: &FieldType) -> TokenStream {
+    Emitter { scope, analysis: &Analysis::default(), wording: Wording::BuiltIn, translate_cel: false }.keywords(ty)
 }
 
-/// Resources check their `metadata` against the object-meta conventions.
-fn is_object_meta_resource(api: &Api, id: TypeId) -> bool {
-    api.resources.iter().any(|r| r.type_id == id) && object_meta_field(api, id).is_some()
-}
-
-fn object_meta_field(api: &Api, id: TypeId) -> Option<&Field> {
-    let TypeKind::Struct(Struct { fields, .. }) = &api.types[id].kind else { return None };
-    fields.iter().find(|f| {
-        f.wire_name == "metadata"
-            && matches!(f.ty.ty, Ty::Named(meta) if api.types[meta].schema_name == "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta")
-    })
+/// Whether a position states keywords that generate checks (see [`Emitter::keywords`]).
+pub fn has_keyword_checks(ft: &FieldType) -> bool {
+    let (c, enum_values) = (&ft.checks.keywords, &ft.checks.enum_values);
+    match &ft.ty {
+        Ty::I32 | Ty::I64 | Ty::F64 => {
+            c.minimum.is_some() || c.maximum.is_some() || enum_values.iter().any(|v| v.is_number())
+        }
+        Ty::String => {
+            c.min_length.is_some()
+                || c.max_length.is_some()
+                || c.pattern.is_some()
+                || enum_values.iter().any(|v| v.is_string())
+        }
+        Ty::Vec(_) => {
+            c.min_items.is_some()
+                || c.max_items.is_some()
+                || c.unique_items
+                || matches!(ft.checks.list_type, Some(ListType::Map(_) | ListType::Set))
+        }
+        Ty::Map(_) => c.min_properties.is_some() || c.max_properties.is_some(),
+        _ => false,
+    }
 }
 
 /// The expression telling whether a required value of this type is missing, if the type
@@ -180,7 +178,7 @@ fn emptiness(api: &Api, ty: &Ty) -> Option<TokenStream> {
     match ty {
         Ty::String => Some(quote!(value.is_empty())),
         Ty::Support(SupportType::Bytes) => Some(quote!(value.0.is_empty())),
-        Ty::Named(id) => match &api.types[*id].kind {
+        Ty::Named(id) => match &api.ty(*id).kind {
             TypeKind::Enum(_) => Some(quote!(value.as_str().is_empty())),
             TypeKind::Alias(target) => emptiness(api, &target.ty),
             TypeKind::Support(support) => emptiness(api, &Ty::Support(*support)),
@@ -190,45 +188,73 @@ fn emptiness(api: &Api, ty: &Ty) -> Option<TokenStream> {
     }
 }
 
-struct Emitter<'a> {
-    api: &'a Api,
-    analysis: &'a Analysis,
-    module: &'a [String],
+struct Emitter<'s, 'a> {
+    scope: &'s mut Scope<'a>,
+    analysis: &'s Analysis,
+    /// How the keyword errors of the type being checked are worded.
+    wording: Wording,
+    /// Whether CEL rules in the common subset run as Rust.
+    translate_cel: bool,
 }
 
-impl Emitter<'_> {
-    fn field(&self, field: &Field) -> TokenStream {
+impl Emitter<'_, '_> {
+    fn api(&self) -> &Api {
+        self.scope.api
+    }
+
+    /// `support::rules`, imported.
+    fn rules(&mut self) -> TokenStream {
+        self.scope.import("support::rules")
+    }
+
+    /// The function checking a keyword whose wording differs for custom resources
+    /// (`support::rules::schema`).
+    fn worded(&mut self, check: &str) -> TokenStream {
+        let rules = self.rules();
+        let check = format_ident!("{}", check);
+        match self.wording {
+            Wording::BuiltIn => quote!(#rules::#check),
+            Wording::SchemaValidator => quote!(#rules::schema::#check),
+        }
+    }
+
+    fn field(&mut self, field: &Field) -> TokenStream {
+        let api = self.scope.api;
         let ft = &field.ty;
-        let required_check = field.required.then(|| emptiness(self.api, &ft.ty)).flatten();
-        if !self.analysis.position_has_checks(self.api, ft) && required_check.is_none() && !field.must_be_present {
+        let required = field.presence == Presence::Required;
+        let must_be_present = field.presence == Presence::MustBePresent;
+        let required_check = if required { emptiness(api, &ft.ty) } else { None };
+        if !self.analysis.position_has_checks(api, ft) && required_check.is_none() && !must_be_present {
             return TokenStream::new();
         }
         let wire = &field.wire_name;
         let rust = format_ident!("{}", field.rust_name);
-        let needs_old = self.analysis.position_needs_old(self.api, ft);
+        let needs_old = self.analysis.position_needs_old(api, ft);
         let checks = self.value(ft, needs_old);
-        let old_binding = needs_old.then(|| match (field.required, field.boxed) {
+        let old_binding = needs_old.then(|| match (required, field.boxed) {
             (true, false) => quote!(let old = old.map(|old| &old.#rust);),
             (true, true) => quote!(let old = old.map(|old| &*old.#rust);),
             (false, false) => quote!(let old = old.and_then(|old| old.#rust.as_ref());),
             (false, true) => quote!(let old = old.and_then(|old| old.#rust.as_deref());),
         });
+        let needs_rules = required_check.is_some() || must_be_present;
+        let rules = if needs_rules { self.rules() } else { TokenStream::new() };
         let body = match required_check {
             Some(empty) if checks.is_empty() => quote! {
                 if #empty {
-                    support::rules::required(&path, errors);
+                    #rules::required(&path, errors);
                 }
             },
             Some(empty) => quote! {
                 if #empty {
-                    support::rules::required(&path, errors);
+                    #rules::required(&path, errors);
                 } else {
                     #checks
                 }
             },
             None => checks,
         };
-        if field.required {
+        if required {
             quote! {
                 {
                     let path = path.field(#wire);
@@ -237,13 +263,13 @@ impl Emitter<'_> {
                     #body
                 }
             }
-        } else if field.must_be_present && body.is_empty() {
+        } else if must_be_present && body.is_empty() {
             quote! {
                 if self.#rust.is_none() {
-                    support::rules::required(&path.field(#wire), errors);
+                    #rules::required(&path.field(#wire), errors);
                 }
             }
-        } else if field.must_be_present {
+        } else if must_be_present {
             quote! {
                 {
                     let path = path.field(#wire);
@@ -252,7 +278,7 @@ impl Emitter<'_> {
                             #old_binding
                             #body
                         }
-                        None => support::rules::required(&path, errors),
+                        None => #rules::required(&path, errors),
                     }
                 }
             }
@@ -268,17 +294,21 @@ impl Emitter<'_> {
     }
 
     /// Checks of `value` (a reference) at `path`; `old` is in scope when `with_old`.
-    fn value(&self, ft: &FieldType, with_old: bool) -> TokenStream {
+    fn value(&mut self, ft: &FieldType, with_old: bool) -> TokenStream {
+        let api = self.scope.api;
         let keywords = self.keywords(ft);
         let old = with_old.then(|| quote!(old));
-        let cel = self.cel(&ft.rules.cel, ft, old.clone());
+        let cel = self.cel(&ft.checks.cel, ft, old.clone());
         let nested = match &ft.ty {
             Ty::Named(id) => self.named(*id, old),
-            Ty::Support(SupportType::Quantity) => quote!(support::rules::quantity(&path, value, errors);),
-            Ty::Vec(item) if self.analysis.position_has_checks(self.api, item) => {
-                let item_old = match &ft.rules.list_type {
-                    Some(ListType::Map { keys }) if with_old && self.analysis.position_needs_old(self.api, item) => {
-                        self.list_map_key_fields(item, keys)
+            Ty::Support(SupportType::Quantity) => {
+                let rules = self.rules();
+                quote!(#rules::quantity(&path, value, errors);)
+            }
+            Ty::Vec(item) if self.analysis.position_has_checks(api, item) => {
+                let item_old = match &ft.checks.list_type {
+                    Some(ListType::Map(keys)) if with_old && self.analysis.position_needs_old(api, item) => {
+                        list_map_key_fields(api, item, keys)
                     }
                     _ => None,
                 };
@@ -294,8 +324,8 @@ impl Emitter<'_> {
                     }
                 }
             }
-            Ty::Map(entry) if self.analysis.position_has_checks(self.api, entry) => {
-                let entry_old = with_old && self.analysis.position_needs_old(self.api, entry);
+            Ty::Map(entry) if self.analysis.position_has_checks(api, entry) => {
+                let entry_old = with_old && self.analysis.position_needs_old(api, entry);
                 let old_binding = entry_old.then(|| quote!(let old = old.and_then(|old| old.get(key));));
                 let entry_checks = self.value(entry, entry_old);
                 quote! {
@@ -311,139 +341,162 @@ impl Emitter<'_> {
         quote! { #keywords #nested #cel }
     }
 
-    fn named(&self, id: TypeId, old: Option<TokenStream>) -> TokenStream {
-        match &self.api.types[id].kind {
-            TypeKind::Struct(_) if self.analysis.has_checks[id] => {
+    fn named(&mut self, id: TypeId, old: Option<TokenStream>) -> TokenStream {
+        let api = self.scope.api;
+        match &api.ty(id).kind {
+            TypeKind::Struct(_) if self.analysis.has_checks(id) => {
                 let old = match old {
-                    Some(old) if self.analysis.needs_old[id] => old,
+                    Some(old) if self.analysis.needs_old(id) => old,
                     _ => quote!(None),
                 };
-                let ty = named(self.api, id, self.module);
-                quote!(<#ty as support::Validate>::validate_into(value, #old, &path, errors);)
+                if self.scope.import_trait("support::Validate") {
+                    quote!(value.validate_into(#old, &path, errors);)
+                } else {
+                    let ty = self.scope.named(id);
+                    quote!(<#ty as support::Validate>::validate_into(value, #old, &path, errors);)
+                }
             }
             TypeKind::Enum(_) => {
-                let ty = named(self.api, id, self.module);
+                let ty = self.scope.named(id);
+                let rules = self.rules();
                 quote! {
                     if !value.is_known() {
-                        support::rules::not_supported(&path, value.as_str(), #ty::VALUES, errors);
+                        #rules::not_supported(&path, value.as_str(), #ty::VALUES, errors);
                     }
                 }
             }
             TypeKind::Alias(target) => self.value(target, old.is_some()),
-            TypeKind::Support(SupportType::Quantity) => quote!(support::rules::quantity(&path, value, errors);),
+            TypeKind::Support(SupportType::Quantity) => {
+                let rules = self.rules();
+                quote!(#rules::quantity(&path, value, errors);)
+            }
             _ => TokenStream::new(),
         }
     }
 
     /// The OpenAPI keywords at one position.
-    fn keywords(&self, ft: &FieldType) -> TokenStream {
-        let rules = &ft.rules;
-        let mut checks = Vec::new();
+    fn keywords(&mut self, ft: &FieldType) -> TokenStream {
+        if !has_keyword_checks(ft) {
+            return TokenStream::new();
+        }
+        let (checks, keywords) = (&ft.checks, &ft.checks.keywords);
+        let mut out = Vec::new();
         let numeric = match ft.ty {
-            Ty::I32 => Some("i32"),
-            Ty::I64 => Some("i64"),
-            Ty::F64 => Some("f64"),
+            Ty::I32 => Some(Numeric::I32),
+            Ty::I64 => Some(Numeric::I64),
+            Ty::F64 => Some(Numeric::F64),
             _ => None,
         };
         if let Some(kind) = numeric {
-            for (bound, exclusive, check) in [
-                (rules.minimum, rules.exclusive_minimum, quote!(minimum)),
-                (rules.maximum, rules.exclusive_maximum, quote!(maximum)),
-            ] {
-                let Some(bound) = bound else { continue };
-                let (value, bound) = number_pair(kind, bound);
-                let check = worded(rules.structural, check);
-                checks.push(quote!(#check(&path, #value, #bound, #exclusive, errors);));
+            for (bound, check) in [(&keywords.minimum, "minimum"), (&keywords.maximum, "maximum")] {
+                let Some(Bound { value: bound, exclusive }) = bound else { continue };
+                let (value, bound) = kind.compare(bound);
+                let check = self.worded(check);
+                out.push(quote!(#check(&path, #value, #bound, #exclusive, errors);));
             }
-            let allowed: Vec<TokenStream> =
-                rules.enum_values.iter().filter_map(|v| v.as_f64()).map(|v| number_pair(kind, v).1).collect();
+            let allowed: Vec<&Number> = checks.enum_values.iter().filter_map(|v| v.as_number()).collect();
             if !allowed.is_empty() {
-                let (value, _) = number_pair(kind, 0.0);
-                checks.push(quote!(support::rules::one_of(&path, #value, &[#(#allowed),*], errors);));
+                let value = kind.compare(allowed[0]).0;
+                let allowed = allowed.iter().map(|n| kind.compare(n).1);
+                let rules = self.rules();
+                out.push(quote!(#rules::one_of(&path, #value, &[#(#allowed),*], errors);));
             }
         }
         if ft.ty == Ty::String {
-            if let Some(min) = rules.min_length {
-                let min = usize_literal(min);
-                let check = worded(rules.structural, quote!(min_length));
-                checks.push(quote!(#check(&path, value, #min, errors);));
+            if let Some(min) = keywords.min_length {
+                let (min, check) = (usize_literal(min), self.worded("min_length"));
+                out.push(quote!(#check(&path, value, #min, errors);));
             }
-            if let Some(max) = rules.max_length {
-                let max = usize_literal(max);
-                checks.push(quote!(support::rules::max_length(&path, value, #max, errors);));
+            if let Some(max) = keywords.max_length {
+                let (max, rules) = (usize_literal(max), self.rules());
+                out.push(quote!(#rules::max_length(&path, value, #max, errors);));
             }
-            if let Some(pattern) = &rules.pattern {
-                let check = if rules.structural {
-                    quote!(support::rules::schema::pattern(&PATTERN, &path, value, errors);)
-                } else {
-                    quote!(PATTERN.check(&path, value, errors);)
+            if let Some(pattern) = &keywords.pattern {
+                let rules = self.rules();
+                let check = match self.wording {
+                    Wording::BuiltIn => quote!(PATTERN.check(&path, value, errors);),
+                    Wording::SchemaValidator => quote!(#rules::schema::pattern(&PATTERN, &path, value, errors);),
                 };
-                checks.push(quote! {
-                    static PATTERN: support::rules::Pattern = support::rules::Pattern::new(#pattern);
+                out.push(quote! {
+                    static PATTERN: #rules::Pattern = #rules::Pattern::new(#pattern);
                     #check
                 });
             }
-            let allowed: Vec<&str> = rules.enum_values.iter().filter_map(|v| v.as_str()).collect();
+            let allowed: Vec<&str> = checks.enum_values.iter().filter_map(|v| v.as_str()).collect();
             if !allowed.is_empty() {
-                checks.push(quote! {
+                let rules = self.rules();
+                out.push(quote! {
                     if ![#(#allowed),*].contains(&value.as_str()) {
-                        support::rules::not_supported(&path, value, &[#(#allowed),*], errors);
+                        #rules::not_supported(&path, value, &[#(#allowed),*], errors);
                     }
                 });
             }
         }
         if let Ty::Vec(item) = &ft.ty {
-            if let Some(min) = rules.min_items {
-                let min = usize_literal(min);
-                let check = worded(rules.structural, quote!(min_items));
-                checks.push(quote!(#check(&path, value.len(), #min, errors);));
+            if let Some(min) = keywords.min_items {
+                let (min, check) = (usize_literal(min), self.worded("min_items"));
+                out.push(quote!(#check(&path, value.len(), #min, errors);));
             }
-            if let Some(max) = rules.max_items {
-                let max = usize_literal(max);
-                checks.push(quote!(support::rules::max_items(&path, value.len(), #max, errors);));
+            if let Some(max) = keywords.max_items {
+                let (max, rules) = (usize_literal(max), self.rules());
+                out.push(quote!(#rules::max_items(&path, value.len(), #max, errors);));
             }
-            match &rules.list_type {
-                Some(ListType::Map { keys }) => checks.push(self.list_map(item, keys)),
-                Some(ListType::Set) => checks.push(quote!(support::rules::unique_items(&path, value, errors);)),
-                _ if rules.unique_items => checks.push(quote!(support::rules::unique_items(&path, value, errors);)),
+            match &checks.list_type {
+                Some(ListType::Map(keys)) => out.push(self.list_map(item, keys)),
+                Some(ListType::Set) => out.push(self.unique_items()),
+                _ if keywords.unique_items => out.push(self.unique_items()),
                 _ => {}
             }
         }
         if matches!(ft.ty, Ty::Map(_)) {
-            if let Some(min) = rules.min_properties {
-                let min = usize_literal(min);
-                let check = worded(rules.structural, quote!(min_properties));
-                checks.push(quote!(#check(&path, value.len(), #min, errors);));
+            if let Some(min) = keywords.min_properties {
+                let (min, check) = (usize_literal(min), self.worded("min_properties"));
+                out.push(quote!(#check(&path, value.len(), #min, errors);));
             }
-            if let Some(max) = rules.max_properties {
-                let max = usize_literal(max);
-                checks.push(quote!(support::rules::max_properties(&path, value.len(), #max, errors);));
+            if let Some(max) = keywords.max_properties {
+                let (max, rules) = (usize_literal(max), self.rules());
+                out.push(quote!(#rules::max_properties(&path, value.len(), #max, errors);));
             }
         }
-        quote!(#(#checks)*)
+        quote!(#(#out)*)
     }
 
-    /// The Rust fields holding a list-map item's keys, when the item is a struct.
-    fn list_map_key_fields(&self, item: &FieldType, keys: &[String]) -> Option<Vec<proc_macro2::Ident>> {
-        let Ty::Named(id) = &item.ty else { return None };
-        let TypeKind::Struct(s) = &self.api.types[*id].kind else { return None };
-        Some(
-            keys.iter()
-                .filter_map(|key| s.fields.iter().find(|f| &f.wire_name == key))
-                .map(|f| format_ident!("{}", f.rust_name))
-                .collect(),
-        )
+    fn unique_items(&mut self) -> TokenStream {
+        let rules = self.rules();
+        quote!(#rules::unique_items(&path, value, errors);)
+    }
+
+    /// `minProperties`/`maxProperties` of an object with declared properties: the fields
+    /// present on the wire are counted on its JSON (built only for such objects).
+    fn property_counts(&mut self, s: &Struct) -> Option<TokenStream> {
+        if s.min_properties.is_none() && s.max_properties.is_none() {
+            return None;
+        }
+        let min = s.min_properties.map(|n| {
+            let (n, check) = (usize_literal(n), self.worded("min_properties"));
+            quote!(#check(path, count, #n, errors);)
+        });
+        let max = s.max_properties.map(|n| {
+            let (n, rules) = (usize_literal(n), self.rules());
+            quote!(#rules::max_properties(path, count, #n, errors);)
+        });
+        Some(quote! {
+            let count = support::cel::to_json(self).as_object().map_or(0, |object| object.len());
+            #min
+            #max
+        })
     }
 
     /// Uniqueness of a list-map's items by their key fields.
-    fn list_map(&self, item: &FieldType, keys: &[String]) -> TokenStream {
-        let Some(key_fields) = self.list_map_key_fields(item, keys) else {
+    fn list_map(&mut self, item: &FieldType, keys: &[String]) -> TokenStream {
+        let Some(key_fields) = list_map_key_fields(self.api(), item, keys) else {
             // Keys of free-form items cannot be named statically; compare whole items.
-            return quote!(support::rules::unique_items(&path, value, errors););
+            return self.unique_items();
         };
+        let rules = self.rules();
         let names: Vec<&str> = keys.iter().map(String::as_str).collect();
         quote! {
-            support::rules::unique_by(
+            #rules::unique_by(
                 &path,
                 value,
                 &[#(#names),*],
@@ -456,90 +509,75 @@ impl Emitter<'_> {
 
     /// CEL rules at a position of type `self_ty`, compiled once per process; those the
     /// fast path translates run as Rust (see `super::cel`).
-    fn cel(&self, rules: &[CelRule], self_ty: &FieldType, old: Option<TokenStream>) -> TokenStream {
+    fn cel(&mut self, rules: &[CelRule], self_ty: &FieldType, old: Option<TokenStream>) -> TokenStream {
         if rules.is_empty() {
             return TokenStream::new();
         }
-        let schema_type = schema_type(self.api, &self_ty.ty);
-        if let Some(fast) =
-            super::cel::node(self.api, rules, self_ty, schema_type, self.module, old.as_ref(), compiled_rule)
+        let schema_type = schema_type(self.api(), &self_ty.ty);
+        if self.translate_cel
+            && let Some(fast) = super::cel::node(self.scope, rules, self_ty, schema_type, old.as_ref())
         {
             return fast;
         }
-        let count = Literal::usize_unsuffixed(rules.len());
-        let specs = rules.iter().map(compiled_rule);
-        let old = match old {
-            Some(old) if rules.iter().any(is_transition) => quote!(#old.map(support::cel::to_json).as_ref()),
-            _ => quote!(None),
-        };
-        quote! {
-            static RULES: std::sync::LazyLock<[support::cel::CelRule; #count]> =
-                std::sync::LazyLock::new(|| [#(#specs),*]);
-            support::cel::check_rules_typed(&*RULES, &path, #schema_type, &support::cel::to_json(value), #old, errors);
-        }
+        super::cel::interpreted(rules, schema_type, old.as_ref(), &quote!(&support::cel::to_json(value)), "RULES")
     }
 
-    fn object_meta(&self, id: TypeId) -> TokenStream {
-        let resource = self.api.resources.iter().find(|r| r.type_id == id).expect("resource");
-        let scope = if resource.namespaced { quote!(Namespaced) } else { quote!(Cluster) };
-        let field = object_meta_field(self.api, id).expect("metadata field");
+    fn object_meta(&mut self, s: &Struct, meta: &ObjectMetaUse) -> TokenStream {
+        let field = &s.fields[meta.field];
         let metadata = format_ident!("{}", field.rust_name);
-        let view = if field.required { quote!(Some(&self.#metadata)) } else { quote!(self.#metadata.as_ref()) };
-        // Read the fields the spec's ObjectMeta has; a smaller one leaves the rest empty.
-        let meta_fields = match (&field.ty.ty, &self.api.types) {
-            (Ty::Named(meta), types) => match &types[*meta].kind {
-                TypeKind::Struct(s) => s.fields.as_slice(),
-                _ => &[],
-            },
-            _ => &[],
+        let view = match field.presence {
+            Presence::Required => quote!(Some(&self.#metadata)),
+            _ => quote!(self.#metadata.as_ref()),
         };
-        let read = |wire: &str, text: bool| {
-            let Some(f) = meta_fields.iter().find(|f| f.wire_name == wire && !f.required) else {
-                return if text { quote!("") } else { quote!(None) };
-            };
-            let name = format_ident!("{}", f.rust_name);
-            if text {
-                quote!(meta.and_then(|m| m.#name.as_deref()).unwrap_or_default())
-            } else {
-                quote!(meta.and_then(|m| m.#name.as_ref()))
+        let text = |field: &Option<String>| match field {
+            Some(name) => {
+                let name = format_ident!("{}", name);
+                quote!(metadata.and_then(|m| m.#name.as_deref()).unwrap_or_default())
             }
+            None => quote!(""),
         };
-        let (name, generate_name, namespace) =
-            (read("name", true), read("generateName", true), read("namespace", true));
-        let (labels, annotations) = (read("labels", false), read("annotations", false));
-        let name_rule = match resource.name_rule {
-            crate::ir::NameRule::Dns1123Subdomain => quote!(Dns1123Subdomain),
-            crate::ir::NameRule::Dns1123Label => quote!(Dns1123Label),
-            crate::ir::NameRule::PathSegment => quote!(PathSegment),
+        let map = |field: &Option<String>| match field {
+            Some(name) => {
+                let name = format_ident!("{}", name);
+                quote!(metadata.and_then(|m| m.#name.as_ref()))
+            }
+            None => quote!(None),
         };
+        let (name, generate_name, namespace) = (text(&meta.name), text(&meta.generate_name), text(&meta.namespace));
+        let (labels, annotations) = (map(&meta.labels), map(&meta.annotations));
+        let scope_variant = super::variant(meta.scope);
+        let name_rule = super::variant(meta.name_rule);
+        let object_meta = self.scope.import("support::meta");
+        let scope_type = self.scope.import("support::Scope");
         quote! {
-            let meta = #view;
-            support::meta::validate_object_meta(
+            let metadata = #view;
+            #object_meta::validate_object_meta(
                 &path.field("metadata"),
-                support::meta::ObjectMetaView { name: #name, generate_name: #generate_name, namespace: #namespace, labels: #labels, annotations: #annotations },
-                support::Scope::#scope,
-                support::meta::NameRule::#name_rule,
+                #object_meta::ObjectMetaView {
+                    name: #name,
+                    generate_name: #generate_name,
+                    namespace: #namespace,
+                    labels: #labels,
+                    annotations: #annotations,
+                },
+                #scope_type::#scope_variant,
+                #object_meta::NameRule::#name_rule,
                 errors,
             );
         }
     }
 }
 
-/// `support::cel::CelRule::new(&spec)` for a rule, as generated code compiles it.
-fn compiled_rule(rule: &CelRule) -> TokenStream {
-    let text = &rule.rule;
-    let mut spec = quote!(support::cel::CelRuleSpec::new(#text));
-    for (value, method) in [
-        (&rule.message, quote!(with_message)),
-        (&rule.message_expression, quote!(with_message_expression)),
-        (&rule.field_path, quote!(with_field_path)),
-        (&rule.reason, quote!(with_reason)),
-    ] {
-        if let Some(value) = value {
-            spec = quote!(#spec.#method(#value));
-        }
-    }
-    quote!(support::cel::CelRule::new(&#spec))
+/// The Rust fields holding a list-map item's keys, when the item is a struct.
+fn list_map_key_fields(api: &Api, item: &FieldType, keys: &[String]) -> Option<Vec<Ident>> {
+    let Ty::Named(id) = &item.ty else { return None };
+    let TypeKind::Struct(s) = &api.ty(*id).kind else { return None };
+    Some(
+        keys.iter()
+            .filter_map(|key| s.fields.iter().find(|f| &f.wire_name == key))
+            .map(|f| format_ident!("{}", f.rust_name))
+            .collect(),
+    )
 }
 
 /// The schema `type` a CEL error shows as the bad value.
@@ -554,7 +592,7 @@ fn schema_type(api: &Api, ty: &Ty) -> &'static str {
         }
         Ty::Support(SupportType::IntOrString) => "",
         Ty::Vec(_) => "array",
-        Ty::Named(id) => match &api.types[*id].kind {
+        Ty::Named(id) => match &api.ty(*id).kind {
             TypeKind::Enum(_) => "string",
             TypeKind::Alias(target) => schema_type(api, &target.ty),
             TypeKind::Support(support) => schema_type(api, &Ty::Support(*support)),
@@ -564,26 +602,34 @@ fn schema_type(api: &Api, ty: &Ty) -> &'static str {
     }
 }
 
-/// The value expression and bound literal for a numeric comparison: bounds that fit the
-/// field's type keep it; others (fractional, or beyond `i32`) compare in a wider type.
-fn number_pair(kind: &str, bound: f64) -> (TokenStream, TokenStream) {
-    let integral = bound.fract() == 0.0;
-    let fits_i32 = integral && bound >= f64::from(i32::MIN) && bound <= f64::from(i32::MAX);
-    let fits_i64 = integral && (-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&bound);
-    let float = Literal::f64_suffixed(bound).into_token_stream();
-    match kind {
-        "i32" if fits_i32 => (quote!(*value), Literal::i32_suffixed(bound as i32).into_token_stream()),
-        "i32" if fits_i64 => (quote!(i64::from(*value)), Literal::i64_suffixed(bound as i64).into_token_stream()),
-        "i64" if fits_i64 => (quote!(*value), Literal::i64_suffixed(bound as i64).into_token_stream()),
-        "f64" => (quote!(*value), float),
-        "i32" => (quote!(f64::from(*value)), float),
-        // An i64 beyond f64's exact range compares approximately, as JSON numbers do.
-        _ => (quote!((*value as f64)), float),
+/// The Rust type of a numeric field.
+#[derive(Clone, Copy)]
+enum Numeric {
+    I32,
+    I64,
+    F64,
+}
+
+impl Numeric {
+    /// The value expression and bound literal of a comparison: bounds that fit the
+    /// field's type keep it; others (fractional, or beyond `i32`) compare in a wider type.
+    fn compare(self, bound: &Number) -> (TokenStream, TokenStream) {
+        let integral = bound
+            .as_i64()
+            .or_else(|| bound.as_f64().filter(|f| f.fract() == 0.0 && (-9.2e18..9.2e18).contains(f)).map(|f| f as i64));
+        let float = || float_literal(bound.as_f64().expect("a JSON number is a float"));
+        match (self, integral) {
+            (Numeric::I32, Some(n)) if i32::try_from(n).is_ok() => (quote!(*value), integer_literal(n)),
+            (Numeric::I32, Some(n)) => (quote!(i64::from(*value)), integer_literal(n)),
+            (Numeric::I64, Some(n)) => (quote!(*value), integer_literal(n)),
+            (Numeric::F64, _) => (quote!(*value), float()),
+            (Numeric::I32, None) => (quote!(f64::from(*value)), float()),
+            // An i64 beyond f64's exact range compares approximately, as JSON numbers do.
+            (Numeric::I64, None) => (quote!((*value as f64)), float()),
+        }
     }
 }
 
-fn usize_literal(n: u64) -> Literal {
-    Literal::usize_suffixed(n as usize)
+fn usize_literal(n: u64) -> proc_macro2::Literal {
+    proc_macro2::Literal::u64_unsuffixed(n)
 }
-
-use quote::ToTokens;

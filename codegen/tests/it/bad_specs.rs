@@ -449,6 +449,272 @@ spec:
         error: "specs/crd.yaml:24:26: at /spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/replicas/default: default \"one\" does not fit the field's type",
     },
     Case {
+        name: "mistyped name rule",
+        files: &[(
+            "bad.yaml",
+            r##"openapi: 3.0.0
+components:
+  schemas:
+    io.k8s.api.demo.v1.Widget:
+      type: object
+      properties:
+        name:
+          type: string
+      x-kubernetes-name-rule: dns1123label
+"##,
+        )],
+        error: "specs/bad.yaml:9:31: at /components/schemas/io.k8s.api.demo.v1.Widget/x-kubernetes-name-rule: unknown name rule \"dns1123label\"; expected one of dns1123-subdomain, dns1123-label, path-segment",
+    },
+    Case {
+        name: "printer column without a jsonPath",
+        files: &[(
+            "bad.yaml",
+            r##"openapi: 3.0.0
+components:
+  schemas:
+    io.k8s.api.demo.v1.Widget:
+      type: object
+      properties:
+        name:
+          type: string
+      x-kubernetes-printer-columns:
+      - name: Size
+        type: integer
+"##,
+        )],
+        error: "specs/bad.yaml:10:9: at /components/schemas/io.k8s.api.demo.v1.Widget/x-kubernetes-printer-columns/0: a printer column needs a `jsonPath`",
+    },
+    Case {
+        name: "printer column of an unknown type",
+        files: &[(
+            "bad.yaml",
+            r##"openapi: 3.0.0
+components:
+  schemas:
+    io.k8s.api.demo.v1.Widget:
+      type: object
+      properties:
+        name:
+          type: string
+      x-kubernetes-printer-columns:
+      - name: Size
+        type: int
+        jsonPath: .spec.size
+"##,
+        )],
+        error: "specs/bad.yaml:11:15: at /components/schemas/io.k8s.api.demo.v1.Widget/x-kubernetes-printer-columns/0/type: unsupported type \"int\"; expected one of integer, number, string, boolean, date",
+    },
+    Case {
+        name: "malformed short name",
+        files: &[(
+            "bad.yaml",
+            r##"openapi: 3.0.0
+components:
+  schemas:
+    io.k8s.api.demo.v1.Widget:
+      type: object
+      properties:
+        name:
+          type: string
+      x-kubernetes-short-names: [w, Bad_Name]
+"##,
+        )],
+        error: "specs/bad.yaml:9:37: at /components/schemas/io.k8s.api.demo.v1.Widget/x-kubernetes-short-names/1: short name \"Bad_Name\" must be a DNS-1035 label: at most 63 lower case letters, digits or '-', starting with a letter and ending with a letter or digit",
+    },
+    Case {
+        name: "scale path that is no JSON path",
+        files: &[(
+            "bad.yaml",
+            r##"openapi: 3.0.0
+components:
+  schemas:
+    io.k8s.api.demo.v1.Widget:
+      type: object
+      properties:
+        name:
+          type: string
+      x-kubernetes-scale:
+        specReplicasPath: spec.replicas
+        statusReplicasPath: .status.replicas
+"##,
+        )],
+        error: "specs/bad.yaml:10:27: at /components/schemas/io.k8s.api.demo.v1.Widget/x-kubernetes-scale/specReplicasPath: `specReplicasPath` must be a JSON path such as .spec.replicas",
+    },
+    Case {
+        name: "unknown list type",
+        files: &[(
+            "bad.yaml",
+            r##"openapi: 3.0.0
+components:
+  schemas:
+    io.k8s.api.demo.v1.Widget:
+      type: object
+      properties:
+        name:
+          type: string
+        tags:
+          type: array
+          items: {type: string}
+          x-kubernetes-list-type: sets
+"##,
+        )],
+        error: "specs/bad.yaml:12:35: at /components/schemas/io.k8s.api.demo.v1.Widget/properties/tags/x-kubernetes-list-type: unsupported list type \"sets\"; expected atomic, set or map",
+    },
+    Case {
+        name: "list-map keys without a map list",
+        files: &[(
+            "bad.yaml",
+            r##"openapi: 3.0.0
+components:
+  schemas:
+    io.k8s.api.demo.v1.Widget:
+      type: object
+      properties:
+        name:
+          type: string
+        tags:
+          type: array
+          items: {type: string}
+          x-kubernetes-list-type: set
+          x-kubernetes-list-map-keys: [name]
+"##,
+        )],
+        error: "specs/bad.yaml:13:11: at /components/schemas/io.k8s.api.demo.v1.Widget/properties/tags/x-kubernetes-list-map-keys: `x-kubernetes-list-map-keys` needs `x-kubernetes-list-type: map`",
+    },
+    Case {
+        name: "unknown map type",
+        files: &[(
+            "bad.yaml",
+            r##"openapi: 3.0.0
+components:
+  schemas:
+    io.k8s.api.demo.v1.Widget:
+      type: object
+      properties:
+        name:
+          type: string
+        labels:
+          type: object
+          additionalProperties: {type: string}
+          x-kubernetes-map-type: granularish
+"##,
+        )],
+        error: "specs/bad.yaml:12:34: at /components/schemas/io.k8s.api.demo.v1.Widget/properties/labels/x-kubernetes-map-type: unsupported map type \"granularish\"; expected atomic or granular",
+    },
+    Case {
+        name: "unknown patch strategy",
+        files: &[(
+            "bad.yaml",
+            r##"openapi: 3.0.0
+components:
+  schemas:
+    io.k8s.api.demo.v1.Widget:
+      type: object
+      properties:
+        name:
+          type: string
+        tags:
+          type: array
+          items: {type: string}
+          x-kubernetes-patch-strategy: merge,keep
+"##,
+        )],
+        error: "specs/bad.yaml:12:40: at /components/schemas/io.k8s.api.demo.v1.Widget/properties/tags/x-kubernetes-patch-strategy: unsupported patch strategy \"keep\"; expected merge, replace or retainKeys",
+    },
+    Case {
+        name: "int-or-string that is not a boolean",
+        files: &[(
+            "bad.yaml",
+            r##"openapi: 3.0.0
+components:
+  schemas:
+    io.k8s.api.demo.v1.Widget:
+      type: object
+      properties:
+        name:
+          type: string
+        port:
+          x-kubernetes-int-or-string: 'yes'
+"##,
+        )],
+        error: "specs/bad.yaml:10:39: at /components/schemas/io.k8s.api.demo.v1.Widget/properties/port/x-kubernetes-int-or-string: `x-kubernetes-int-or-string` must be true or false",
+    },
+    Case {
+        name: "unknown action",
+        files: &[(
+            "bad.yaml",
+            r##"openapi: 3.0.0
+paths:
+  /apis/demo/v1/widgets:
+    get:
+      x-kubernetes-action: lists
+      responses: {}
+"##,
+        )],
+        error: "specs/bad.yaml:5:28: at /paths/~1apis~1demo~1v1~1widgets/get/x-kubernetes-action: unknown action \"lists\"; expected one of get, list, watch, watchlist, post, put, patch, delete, deletecollection, connect",
+    },
+    Case {
+        name: "malformed release",
+        files: &[(
+            "bad.yaml",
+            r##"openapi: 3.0.0
+info:
+  title: demo
+  x-kubernetes-release: v1.33
+"##,
+        )],
+        error: "specs/bad.yaml:4:25: at /info/x-kubernetes-release: unsupported release \"v1.33\"; expected major.minor, such as \"1.33\"",
+    },
+    Case {
+        name: "CRD with a malformed short name",
+        files: &[(
+            "crd.yaml",
+            r##"apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {kind: Widget, plural: widgets, shortNames: [Wd]}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+"##,
+        )],
+        error: "specs/crd.yaml:8:55: at /spec/names/shortNames/0: short name \"Wd\" must be a DNS-1035 label: at most 63 lower case letters, digits or '-', starting with a letter and ending with a letter or digit",
+    },
+    Case {
+        name: "CRD printer column without a jsonPath",
+        files: &[(
+            "crd.yaml",
+            r##"apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {kind: Widget, plural: widgets}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+    additionalPrinterColumns:
+    - name: Age
+      type: date
+"##,
+        )],
+        error: "specs/crd.yaml:17:7: at /spec/versions/0/additionalPrinterColumns/0: a printer column needs a `jsonPath`",
+    },
+    Case {
         name: "empty folder",
         files: &[("README.md", "no specs here\n")],
         error: "{specs}: no spec files (*.json, *.yaml, *.yml) in this folder",
@@ -462,37 +728,96 @@ fn populate_output(out: &Path) {
     write_file(&out.join("target").join("debug").join("keep"), "build output\n");
 }
 
-#[test]
-fn bad_specs_are_reported_and_leave_the_output_alone() {
-    let mut failures = Vec::new();
-    for case in CASES {
-        let tmp = temp_dir();
-        let specs = tmp.path().join("specs");
-        for (name, text) in case.files {
-            write_file(&specs.join(name), text);
-        }
-        let out = tmp.path().join("out");
-        populate_output(&out);
-        let (tree, siblings) = (read_tree(&out), list_dir(tmp.path()));
-        let expected = case.error.replace("{specs}", &specs.display().to_string());
-
-        for check in [false, true] {
-            let result = catch_unwind(AssertUnwindSafe(|| generate(&specs, &out, check)));
-            let problem = match result {
-                Err(_) => Some("panicked".to_owned()),
-                Ok(Ok(_)) => Some("succeeded".to_owned()),
-                Ok(Err(error)) if error.to_string() != expected => {
-                    Some(format!("error\n      {error}\n    expected\n      {expected}"))
-                }
-                Ok(Err(_)) => None,
-            };
-            if let Some(problem) = problem {
-                failures.push(format!("{} (check: {check}): {problem}", case.name));
+/// Generates the spec files of `case`, runs the generator in normal and in check mode,
+/// and returns what went wrong: a panic, a success, another error, or a touched output.
+fn problems(case: &Case) -> Vec<String> {
+    let mut problems = Vec::new();
+    let tmp = temp_dir();
+    let specs = tmp.path().join("specs");
+    for (name, text) in case.files {
+        write_file(&specs.join(name), text);
+    }
+    let out = tmp.path().join("out");
+    populate_output(&out);
+    let (tree, siblings) = (read_tree(&out), list_dir(tmp.path()));
+    let expected = case.error.replace("{specs}", &specs.display().to_string());
+    for check in [false, true] {
+        let result = catch_unwind(AssertUnwindSafe(|| generate(&specs, &out, check)));
+        let problem = match result {
+            Err(_) => Some("panicked".to_owned()),
+            Ok(Ok(_)) => Some("succeeded".to_owned()),
+            Ok(Err(error)) if error.to_string() != expected => {
+                Some(format!("error\n      {error}\n    expected\n      {expected}"))
             }
-            if read_tree(&out) != tree || list_dir(tmp.path()) != siblings {
-                failures.push(format!("{} (check: {check}): the output folder was touched", case.name));
-            }
+            Ok(Err(_)) => None,
+        };
+        problems.extend(problem.map(|problem| format!("{} (check: {check}): {problem}", case.name)));
+        if read_tree(&out) != tree || list_dir(tmp.path()) != siblings {
+            problems.push(format!("{} (check: {check}): the output folder was touched", case.name));
         }
     }
-    assert!(failures.is_empty(), "{} problems:\n  {}", failures.len(), failures.join("\n  "));
+    problems
+}
+
+/// One test per case, named after it, so a case can be run alone.
+macro_rules! case_tests {
+    ($($test:ident: $name:literal,)*) => {
+        $(
+            #[test]
+            fn $test() {
+                let case = CASES.iter().find(|case| case.name == $name).expect("a case of that name");
+                let problems = problems(case);
+                assert!(problems.is_empty(), "{}", problems.join("\n"));
+            }
+        )*
+
+        #[test]
+        fn every_case_has_a_test() {
+            let tested = [$($name),*];
+            let untested: Vec<&str> = CASES.iter().map(|case| case.name).filter(|name| !tested.contains(name)).collect();
+            assert!(untested.is_empty(), "cases without a test in case_tests!: {untested:?}");
+        }
+    };
+}
+
+case_tests! {
+    invalid_json: "invalid JSON",
+    invalid_yaml: "invalid YAML",
+    unresolved_ref: "unresolved $ref",
+    ref_of_an_unsupported_form: "$ref of an unsupported form",
+    unsupported_type: "unsupported type",
+    unsupported_format: "unsupported format",
+    cycle_of_required_fields: "cycle of required fields",
+    cycle_of_required_fields_through_an_alias: "cycle of required fields through an alias",
+    cycle_of_required_fields_through_an_inline_object: "cycle of required fields through an inline object",
+    schema_that_is_an_alias_of_itself: "schema that is an alias of itself",
+    two_schemas_with_one_rust_name: "two schemas with one Rust name",
+    required_entry_that_is_not_a_property: "required entry that is not a property",
+    allof_with_several_schemas: "allOf with several schemas",
+    not_an_openapi_document: "not an OpenAPI document",
+    swagger_2_0_document: "Swagger 2.0 document",
+    error_in_the_second_document_of_a_yaml_file: "error in the second document of a YAML file",
+    error_after_empty_yaml_documents: "error after empty YAML documents",
+    the_second_file_is_bad: "the second file is bad",
+    crd_of_an_old_apiversion: "CRD of an old apiVersion",
+    crd_named_other_than_plural_group: "CRD named other than plural.group",
+    crd_with_two_storage_versions: "CRD with two storage versions",
+    bad_pattern_deep_in_a_crd_schema_the_second_document_of_its_file: "bad pattern deep in a CRD schema, the second document of its file",
+    bad_cel_rule_in_a_crd: "bad CEL rule in a CRD",
+    crd_default_of_the_wrong_type: "CRD default of the wrong type",
+    mistyped_name_rule: "mistyped name rule",
+    printer_column_without_a_jsonpath: "printer column without a jsonPath",
+    printer_column_of_an_unknown_type: "printer column of an unknown type",
+    malformed_short_name: "malformed short name",
+    scale_path_that_is_no_json_path: "scale path that is no JSON path",
+    unknown_list_type: "unknown list type",
+    list_map_keys_without_a_map_list: "list-map keys without a map list",
+    unknown_map_type: "unknown map type",
+    unknown_patch_strategy: "unknown patch strategy",
+    int_or_string_that_is_not_a_boolean: "int-or-string that is not a boolean",
+    unknown_action: "unknown action",
+    malformed_release: "malformed release",
+    crd_with_a_malformed_short_name: "CRD with a malformed short name",
+    crd_printer_column_without_a_jsonpath: "CRD printer column without a jsonPath",
+    empty_folder: "empty folder",
 }

@@ -1,7 +1,7 @@
 //! The CEL fast path (`codegen::emit::cel`) gives exactly the interpreter's errors.
 //!
 //! Design: the reference is the same crate generated with the fast path off
-//! (`codegen::emit::cel::interpreter_only`), which checks every rule with the interpreter as
+//! (`CrateOptions::translate_cel` off), which checks every rule with the interpreter as
 //! before the fast path existed. Both crates come from one IR, so they have the same types,
 //! decode the same JSON the same way, and walk objects in the same order; they differ only
 //! in how rules are checked. Comparing whole error lists (paths, types, bad values,
@@ -39,8 +39,7 @@ fn write_if_changed(path: &Path, content: &str) {
 
 /// Writes the fast and the interpreter-only crate of `specs`; returns their package names.
 fn emit_both(name: &str, specs: &Path, root: &Path, support: &Path) -> [(String, PathBuf); 2] {
-    let documents = codegen::load::load_dir(specs).unwrap_or_else(|e| panic!("{e}"));
-    let api = codegen::build::build(&documents).unwrap_or_else(|e| panic!("{e}"));
+    let (api, _) = codegen::read_api(specs).unwrap_or_else(|e| panic!("{e}"));
     ["fast", "interpreted"].map(|variant| {
         let package = format!("cel-{variant}-{name}");
         let out = root.join(&package);
@@ -49,10 +48,9 @@ fn emit_both(name: &str, specs: &Path, root: &Path, support: &Path) -> [(String,
             support_path: support.display().to_string(),
             standalone: true,
             specs_label: format!("{name}/"),
+            translate_cel: variant == "fast",
         };
-        let emit = || codegen::emit::emit_crate(&api, &options);
-        let files = if variant == "fast" { emit() } else { codegen::emit::cel::interpreter_only(emit) };
-        let files = files.unwrap_or_else(|e| panic!("{e}"));
+        let files = codegen::emit::emit_crate(&api, &options).unwrap_or_else(|e| panic!("{e}"));
         codegen::write::write(&out, &files).unwrap_or_else(|e| panic!("{e}"));
         (package, out)
     })

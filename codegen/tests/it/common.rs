@@ -33,14 +33,14 @@ pub fn fixture_names() -> Vec<String> {
 /// Emits the crate of a specs folder in memory, with options that do not depend on
 /// where the tests run (so snapshots are stable on every machine).
 pub fn emit(specs: &Path) -> codegen::Result<BTreeMap<PathBuf, String>> {
-    let documents = codegen::load::load_dir(specs)?;
-    let api = codegen::build::build(&documents)?;
+    let (api, _) = codegen::read_api(specs)?;
     let name = specs.file_name().expect("specs folder has a name").to_string_lossy().into_owned();
     let options = CrateOptions {
         package_name: name.replace('_', "-"),
         support_path: "../support".to_owned(),
         standalone: true,
         specs_label: format!("{name}/"),
+        translate_cel: true,
     };
     codegen::emit::emit_crate(&api, &options)
 }

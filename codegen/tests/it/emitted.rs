@@ -13,7 +13,7 @@ fn function<'s>(source: &'s str, name: &str) -> &'s str {
     &rest[..end]
 }
 
-/// DESIGN §6: responses use the status codes the spec lists. The fixture's create
+/// Responses use the status codes the spec lists. The fixture's create
 /// operations list only `201 Created`.
 #[test]
 fn create_answers_with_the_status_code_the_spec_lists() {
@@ -44,13 +44,13 @@ fn colliding_keyword_properties_get_snake_case_names() {
 fn recursion_through_an_alias_is_boxed() {
     let files = emit(&fixture("recursion")).unwrap_or_else(|e| panic!("{e}"));
     let source = &files[Path::new("src/api/demo/v1/chain.rs")];
-    assert!(source.contains("pub next: Option<Box<super::ChainLink>>"), "{source}");
+    assert!(source.contains("pub next: Option<Box<ChainLink>>"), "{source}");
     let tree = &files[Path::new("src/api/demo/v1/tree.rs")];
     assert!(!tree.contains("Box<"), "recursion through Vec and map needs no Box:\n{tree}");
 }
 
 /// Custom resources' operations take the same query parameters as built-in ones, so a
-/// specs folder mixing both has one parameter type per set (DESIGN §8: no per-operation
+/// specs folder mixing both has one parameter type per set (no per-operation
 /// type explosion).
 #[test]
 fn custom_resources_share_the_parameter_types_of_built_in_ones() {

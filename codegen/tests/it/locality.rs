@@ -1,4 +1,5 @@
-//! A small change to a spec changes only the files that must change (DESIGN §8).
+//! A small change to a spec changes only the files that must change, so reviews of the
+//! committed output see only what the change means.
 
 use std::path::{Path, PathBuf};
 

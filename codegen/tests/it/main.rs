@@ -4,10 +4,11 @@
 //!   the emitted crate of each is a snapshot (`snapshots/<feature>.snap`), and all of them
 //!   are compiled together (see `compile`).
 //! - `up_to_date`: `generated/` is what `specs/` generates.
-//! - `locality` and `determinism`: the output properties of DESIGN §8.
+//! - `locality` and `determinism`: local and deterministic output.
 //! - `emitted`: targeted checks of emitted code that snapshots show but do not guard.
 //! - `bad_specs`, `check_mode`, `cli`: errors point at the spec text and leave the output
 //!   alone; check mode writes nothing.
+//! - `tidy`: layout rules of the generator itself.
 //!
 //! One test binary (rather than one per file) keeps linking cheap.
 
@@ -21,4 +22,5 @@ mod determinism;
 mod emitted;
 mod fixtures;
 mod locality;
+mod tidy;
 mod up_to_date;

@@ -18,7 +18,6 @@ mod horizontal_pod_autoscaler_condition;
 pub use self::horizontal_pod_autoscaler_condition::{
     HorizontalPodAutoscalerCondition, HorizontalPodAutoscalerConditionStatus, HorizontalPodAutoscalerConditionType,
 };
-
 mod horizontal_pod_autoscaler_list;
 pub use self::horizontal_pod_autoscaler_list::HorizontalPodAutoscalerList;
 mod horizontal_pod_autoscaler_spec;
@@ -53,5 +52,4 @@ mod resource_metric_status;
 pub use self::resource_metric_status::ResourceMetricStatus;
 mod horizontal_pod_autoscaler_api;
 pub use self::horizontal_pod_autoscaler_api::{HORIZONTAL_POD_AUTOSCALER, HorizontalPodAutoscalerApi};
-
 pub mod routes;

@@ -7,17 +7,14 @@ pub use self::certificate_signing_request_condition::{
     CertificateSigningRequestCondition, CertificateSigningRequestConditionStatus,
     CertificateSigningRequestConditionType,
 };
-
 mod certificate_signing_request_list;
 pub use self::certificate_signing_request_list::CertificateSigningRequestList;
 mod certificate_signing_request_spec;
 pub use self::certificate_signing_request_spec::{
     CertificateSigningRequestSpec, CertificateSigningRequestSpecUsagesItem,
 };
-
 mod certificate_signing_request_status;
 pub use self::certificate_signing_request_status::CertificateSigningRequestStatus;
 mod certificate_signing_request_api;
 pub use self::certificate_signing_request_api::{CERTIFICATE_SIGNING_REQUEST, CertificateSigningRequestApi};
-
 pub mod routes;

@@ -30,7 +30,6 @@ mod probe_match_expression;
 pub use self::probe_match_expression::ProbeMatchExpression;
 mod probe_metric_relabeling;
 pub use self::probe_metric_relabeling::{ProbeMetricRelabeling, ProbeMetricRelabelingAction};
-
 mod probe_namespace_selector;
 pub use self::probe_namespace_selector::ProbeNamespaceSelector;
 mod probe_oauth2;
@@ -41,7 +40,6 @@ mod probe_prober;
 pub use self::probe_prober::{ProbeProber, ProbeProberScheme};
 mod probe_relabeling_config;
 pub use self::probe_relabeling_config::{ProbeRelabelingConfig, ProbeRelabelingConfigAction};
-
 mod probe_secret;
 pub use self::probe_secret::ProbeSecret;
 mod probe_selector;

@@ -2,7 +2,6 @@
 
 mod delete_options;
 pub use self::delete_options::{DeleteOptions, DeleteOptionsDryRunItem, DeleteOptionsPropagationPolicy};
-
 mod object_meta;
 pub use self::object_meta::ObjectMeta;
 mod patch;

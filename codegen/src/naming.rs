@@ -1,4 +1,17 @@
-//! Turning schema, property and enum value names into Rust identifiers.
+//! Every Rust name the generator writes comes from here: identifiers from schema,
+//! property and enum value names, and the names of nested types. Only the IR builders
+//! (`build`) and the CRD expansion (`spec::crd`) call it; emitters print names the IR
+//! holds (a test checks that no emitter imports this module).
+//!
+//! Nested types (objects and enums declared inside a schema) are named by one rule,
+//! [`nested_type`]: the owner's name followed by the path to the type, in Pascal case.
+//! The owner and the path depend on where the type is declared:
+//! - in a CustomResourceDefinition, nested objects are owned by the kind, and their path
+//!   is the property names leading to them, as few as make the name unique (items and
+//!   map values take the singular of their property): `spec.prober` is `ProbeProber`;
+//! - elsewhere, a type is owned by the named type around it, and its path is its
+//!   property, with `Item` or `Value` for list items and map values:
+//!   `HPAScalingRules.selectPolicy` is `HPAScalingRulesSelectPolicy`.
 
 /// Rust keywords (strict, reserved and weak ones that cannot be plain identifiers).
 const KEYWORDS: &[&str] = &[
@@ -104,6 +117,54 @@ pub fn type_name(segment: &str) -> String {
     }
 }
 
+/// English singular of a plural property name, for the name of its items' type.
+pub fn singular(name: &str) -> String {
+    if let Some(stem) = name.strip_suffix("ies") {
+        return format!("{stem}y");
+    }
+    for suffix in ["sses", "shes", "ches", "xes", "uses"] {
+        if let Some(stem) = name.strip_suffix(suffix) {
+            return format!("{stem}{}", &suffix[..suffix.len() - 2]);
+        }
+    }
+    match name.strip_suffix('s') {
+        Some(stem) if !stem.is_empty() && !name.ends_with("ss") && !name.ends_with("us") && !name.ends_with("is") => {
+            stem.to_owned()
+        }
+        _ => name.to_owned(),
+    }
+}
+
+/// The name of a type declared inside another: `owner` followed by the words of `path`.
+pub fn nested_type(owner: &str, path: &[impl AsRef<str>]) -> String {
+    let words: String = path.iter().map(|segment| pascal_case(segment.as_ref())).collect();
+    format!("{owner}{words}")
+}
+
+/// The function giving a field's structural default (`default_path`).
+pub fn default_function(field: &str) -> String {
+    format!("default_{}", field.trim_end_matches('_'))
+}
+
+/// The function decoding `null` as a field's structural default (`deserialize_path`).
+pub fn null_default_function(field: &str) -> String {
+    format!("deserialize_{}", field.trim_end_matches('_'))
+}
+
+/// The Rust variant name of a success status code.
+pub fn reason_phrase(code: u16) -> &'static str {
+    match code {
+        200 => "Ok",
+        201 => "Created",
+        202 => "Accepted",
+        203 => "NonAuthoritativeInformation",
+        204 => "NoContent",
+        205 => "ResetContent",
+        206 => "PartialContent",
+        _ => "Success",
+    }
+}
+
 /// Makes `candidate` unique among `taken` by appending `{separator}2`, `{separator}3`, ...
 /// (no second separator after one that ends the candidate: `ref_` -> `ref_2`, not the
 /// non-snake-case `ref__2`) and records it.
@@ -165,6 +226,29 @@ mod tests {
         assert_eq!(type_name("JSONSchemaProps"), "JSONSchemaProps");
         assert_eq!(type_name("foo-bar"), "FooBar");
         assert_eq!(type_name("Self"), "Self_");
+    }
+
+    #[test]
+    fn singulars() {
+        for (plural, one) in [
+            ("metricRelabelings", "metricRelabeling"),
+            ("policies", "policy"),
+            ("addresses", "address"),
+            ("matches", "match"),
+            ("statuses", "status"),
+            ("status", "status"),
+            ("tls", "tl"),
+            ("static", "static"),
+        ] {
+            assert_eq!(singular(plural), one, "{plural}");
+        }
+    }
+
+    #[test]
+    fn nested_types_take_their_owner_and_path() {
+        assert_eq!(nested_type("Probe", &["prober"]), "ProbeProber");
+        assert_eq!(nested_type("ProbeSpec", &["scrapeProtocols", "Item"]), "ProbeSpecScrapeProtocolsItem");
+        assert_eq!(nested_type("T", &["x-foo", "Value"]), "TXFooValue");
     }
 
     #[test]

@@ -23,9 +23,10 @@ use std::sync::LazyLock;
 
 use serde_json::{Map, Value, json};
 
-use crate::build::pascal_case;
-use crate::error::{Result, escape_pointer_segment};
-use crate::load::Document;
+use super::{Document, Origin, k8s};
+use crate::error::{Error, Result, escape_pointer_segment};
+use crate::load;
+use crate::naming::pascal_case;
 
 const CRD_API_VERSION: &str = "apiextensions.k8s.io/v1";
 const OBJECT_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
@@ -81,22 +82,23 @@ const DELETE_PARAMETERS: &[&str] = &[
 ];
 
 const BUILTIN_PATH: &str = "built-in/custom-resources.yaml";
-static BUILTIN: LazyLock<Document> = LazyLock::new(|| {
-    let mut documents = crate::load::parse(&PathBuf::from(BUILTIN_PATH), include_str!("builtin.yaml").to_owned())
+static BUILTIN: LazyLock<load::Document> = LazyLock::new(|| {
+    let mut documents = load::parse(&PathBuf::from(BUILTIN_PATH), include_str!("builtin.yaml").to_owned())
         .expect("the built-in document parses");
-    let mut document = documents.remove(0);
-    document.fills_gaps = true;
-    document
+    documents.remove(0)
 });
 
 /// Whether the document is a CustomResourceDefinition manifest.
-pub fn is_crd(document: &Document) -> bool {
+fn is_crd(document: &load::Document) -> bool {
     document.value.get("kind").and_then(Value::as_str) == Some("CustomResourceDefinition")
 }
 
 /// The documents with every CRD manifest replaced by one OpenAPI document per served
-/// version, and the built-in document of shared types added.
-pub fn expand(documents: &[Document]) -> Result<Vec<Document>> {
+/// version; when there are CRDs, the built-in document of their shared types is added.
+pub fn expand(documents: Vec<load::Document>) -> Result<Vec<Document>> {
+    if !documents.iter().any(is_crd) {
+        return Ok(documents.into_iter().map(|raw| Document { raw, origin: Origin::OpenApi }).collect());
+    }
     let mut out = Vec::with_capacity(documents.len() + 1);
     // Nested type names are unique per group/version module, across manifests.
     let mut taken: BTreeMap<(String, String), BTreeSet<String>> = BTreeMap::new();
@@ -110,27 +112,25 @@ pub fn expand(documents: &[Document]) -> Result<Vec<Document>> {
     }
     let mut crds = crds.into_iter();
     for document in documents {
-        if !is_crd(document) {
-            out.push(document.clone());
+        if !is_crd(&document) {
+            out.push(Document { raw: document, origin: Origin::OpenApi });
             continue;
         }
         let crd = crds.next().expect("read above");
         for version in &crd.versions {
             let names = taken.get_mut(&(crd.group.clone(), version.name.clone())).expect("filled above");
             let (value, derived) = crd.openapi(version, names);
-            out.push(Document {
+            let raw = load::Document {
                 display_path: document.display_path.clone(),
                 index_in_file: document.index_in_file,
                 source: document.source.clone(),
-                is_yaml: document.is_yaml,
                 value,
                 derived,
-                fills_gaps: false,
-                structural: true,
-            });
+            };
+            out.push(Document { raw, origin: Origin::CustomResource });
         }
     }
-    out.push(BUILTIN.clone());
+    out.push(Document { raw: BUILTIN.clone(), origin: Origin::BuiltIn });
     Ok(out)
 }
 
@@ -161,8 +161,15 @@ struct Version {
 
 impl Crd {
     /// Reads and checks a manifest; errors point into it.
-    fn read(document: &Document) -> Result<Crd> {
+    fn read(document: &load::Document) -> Result<Crd> {
         let value = &document.value;
+        // A fact checked by a function of `k8s`, whose problems point inside the value.
+        let checked = |pointer: &str, check: &dyn Fn(&Value) -> k8s::Checked<()>| -> Result<()> {
+            match value.pointer(pointer) {
+                Some(found) => check(found).map_err(|problem| located(document, pointer, problem)),
+                None => Ok(()),
+            }
+        };
         let text = |pointer: &str| value.pointer(pointer).and_then(Value::as_str).filter(|s| !s.is_empty());
         let required =
             |pointer: &str| text(pointer).ok_or_else(|| document.error(pointer, "required: a non-empty string"));
@@ -176,6 +183,10 @@ impl Crd {
         let group = required("/spec/group")?.to_owned();
         let kind = required("/spec/names/kind")?.to_owned();
         let plural = required("/spec/names/plural")?.to_owned();
+        checked("/spec/names/plural", &|v| k8s::dns1035_label(v, "plural name").map(drop))?;
+        checked("/spec/names/singular", &|v| k8s::dns1035_label(v, "singular name").map(drop))?;
+        checked("/spec/names/shortNames", &|v| k8s::dns1035_labels(v, "short name").map(drop))?;
+        checked("/spec/names/categories", &|v| k8s::dns1035_labels(v, "category").map(drop))?;
         let expected_name = format!("{plural}.{group}");
         if text("/metadata/name") != Some(expected_name.as_str()) {
             return Err(
@@ -209,16 +220,8 @@ impl Crd {
             let deprecated = entry.get("deprecated") == Some(&Value::Bool(true));
             let subresources = entry.get("subresources");
             let scale = subresources.and_then(|s| s.get("scale")).cloned();
-            if let Some(scale) = &scale {
-                for key in ["specReplicasPath", "statusReplicasPath"] {
-                    if scale.get(key).and_then(Value::as_str).is_none_or(|p| !p.starts_with('.')) {
-                        return Err(document.error(
-                            &format!("{pointer}/subresources/scale"),
-                            format!("`{key}` must be a JSON path such as .spec.replicas"),
-                        ));
-                    }
-                }
-            }
+            checked(&format!("{pointer}/subresources/scale"), &|v| k8s::scale_paths(v).map(drop))?;
+            checked(&format!("{pointer}/additionalPrinterColumns"), &|v| k8s::printer_columns(v).map(drop))?;
             versions.push(Version {
                 name: name.to_owned(),
                 pointer: pointer.clone(),
@@ -507,6 +510,11 @@ impl Operations<'_> {
         }
         operation
     }
+}
+
+/// An error at `problem`'s place inside the value at `pointer`.
+fn located(document: &load::Document, pointer: &str, problem: k8s::Problem) -> Error {
+    document.error(&format!("{pointer}{}", problem.at), problem.message)
 }
 
 /// The description the API server gives a response code.

@@ -13,8 +13,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use crate::build::{pascal_case, unique};
 use crate::error::escape_pointer_segment;
+use crate::naming::{nested_type, singular, unique};
 
 /// Schema keywords that stay with the property when its object moves to a named schema:
 /// they describe the use, not the type (a shared type is described at each use).
@@ -113,8 +113,7 @@ impl Walk {
         let candidate = |group: &Group, occurrences: &[Occurrence]| {
             let segments = &occurrences[group.first].segments;
             let start = segments.len().saturating_sub(group.depth);
-            let words: String = segments[start..].iter().map(|s| pascal_case(s)).collect();
-            format!("{kind}{words}")
+            nested_type(kind, &segments[start..])
         };
         loop {
             let mut by_name: BTreeMap<String, Vec<usize>> = BTreeMap::new();
@@ -224,24 +223,6 @@ impl Serialize for Shape<'_> {
     }
 }
 
-/// English singular of a plural property name, for the name of its items' type.
-fn singular(name: &str) -> String {
-    if let Some(stem) = name.strip_suffix("ies") {
-        return format!("{stem}y");
-    }
-    for suffix in ["sses", "shes", "ches", "xes", "uses"] {
-        if let Some(stem) = name.strip_suffix(suffix) {
-            return format!("{stem}{}", &suffix[..suffix.len() - 2]);
-        }
-    }
-    match name.strip_suffix('s') {
-        Some(stem) if !stem.is_empty() && !name.ends_with("ss") && !name.ends_with("us") && !name.ends_with("is") => {
-            stem.to_owned()
-        }
-        _ => name.to_owned(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -256,22 +237,6 @@ mod tests {
 
     fn object(properties: Value) -> Value {
         json!({"type": "object", "properties": properties})
-    }
-
-    #[test]
-    fn singulars() {
-        for (plural, one) in [
-            ("metricRelabelings", "metricRelabeling"),
-            ("policies", "policy"),
-            ("addresses", "address"),
-            ("matches", "match"),
-            ("statuses", "status"),
-            ("status", "status"),
-            ("tls", "tl"),
-            ("static", "static"),
-        ] {
-            assert_eq!(singular(plural), one, "{plural}");
-        }
     }
 
     #[test]

@@ -1,0 +1,124 @@
+//! The names one generated file uses, and its `use` block.
+//!
+//! Emitters ask a [`Scope`] how to write a type or an item of another crate or module; it
+//! answers with the last segment and records the import, unless another item of the file
+//! already has that name, in which case it answers with the full path. At the end,
+//! [`Scope::uses`] prints the imports, grouped by path.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use crate::ir::{Api, FieldType, Ty, TypeId, TypeKind};
+
+pub struct Scope<'a> {
+    pub api: &'a Api,
+    /// The module of the file's types (types of that module are imported from `super`).
+    module: &'a [String],
+    /// Every name the file defines or imports: `None` for its own items, else the path
+    /// imported.
+    names: BTreeMap<String, Option<String>>,
+}
+
+impl<'a> Scope<'a> {
+    /// The scope of a file of `module` defining the items `own` (types, functions, statics).
+    pub fn new<'n>(api: &'a Api, module: &'a [String], own: impl IntoIterator<Item = &'n str>) -> Scope<'a> {
+        let names = own.into_iter().map(|name| (name.to_owned(), None)).collect();
+        Scope { api, module, names }
+    }
+
+    /// `path` (`support::validation::Path`) as the file writes it: its last segment,
+    /// imported, or the whole path when the file has another item of that name.
+    pub fn import(&mut self, path: &str) -> TokenStream {
+        if self.claim(path) { ident(last_segment(path)) } else { path.parse().expect("a Rust path") }
+    }
+
+    /// Brings the trait at `path` into scope for method calls; false when the file has
+    /// another item of its name (callers then name the trait in full).
+    pub fn import_trait(&mut self, path: &str) -> bool {
+        self.claim(path)
+    }
+
+    /// Whether the last segment of `path` names it in this file, importing it if free.
+    fn claim(&mut self, path: &str) -> bool {
+        let name = last_segment(path);
+        match self.names.get(name) {
+            Some(imported) => imported.as_deref() == Some(path),
+            None => {
+                self.names.insert(name.to_owned(), Some(path.to_owned()));
+                true
+            }
+        }
+    }
+
+    /// A named type as this file writes it.
+    pub fn named(&mut self, id: TypeId) -> TokenStream {
+        let ty = self.api.ty(id);
+        if let TypeKind::Support(support) = ty.kind {
+            return self.import(&format!("support::{}", support.name()));
+        }
+        if self.names.get(&ty.name) == Some(&None) && ty.module == self.module {
+            return ident(&ty.name);
+        }
+        let module =
+            if ty.module == self.module { "super".to_owned() } else { format!("crate::{}", ty.module.join("::")) };
+        self.import(&format!("{module}::{}", ty.name))
+    }
+
+    /// The Rust type of `ty`.
+    pub fn rust_type(&mut self, ty: &Ty) -> TokenStream {
+        match ty {
+            Ty::Bool => quote!(bool),
+            Ty::I32 => quote!(i32),
+            Ty::I64 => quote!(i64),
+            Ty::F64 => quote!(f64),
+            Ty::String => quote!(String),
+            Ty::Value => self.import("serde_json::Value"),
+            Ty::Support(support) => self.import(&format!("support::{}", support.name())),
+            Ty::Named(id) => self.named(*id),
+            Ty::Vec(item) => {
+                let item = self.field_type(item);
+                quote!(Vec<#item>)
+            }
+            Ty::Map(value) => {
+                let value = self.field_type(value);
+                let map = self.import("std::collections::BTreeMap");
+                quote!(#map<String, #value>)
+            }
+        }
+    }
+
+    fn field_type(&mut self, ty: &FieldType) -> TokenStream {
+        self.rust_type(&ty.ty)
+    }
+
+    /// The `use` items of everything imported, one per module, sorted.
+    pub fn uses(&self) -> TokenStream {
+        let mut modules: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+        for path in self.names.values().flatten() {
+            let (module, name) = path.rsplit_once("::").expect("imports are paths");
+            modules.entry(module).or_default().insert(name);
+        }
+        modules
+            .into_iter()
+            .map(|(module, names)| {
+                let module: TokenStream = module.parse().expect("a Rust path");
+                let names: Vec<_> = names.into_iter().map(ident).collect();
+                match names.as_slice() {
+                    [one] => quote!(use #module::#one;),
+                    _ => quote!(use #module::{#(#names),*};),
+                }
+            })
+            .collect()
+    }
+}
+
+fn last_segment(path: &str) -> &str {
+    path.rsplit("::").next().expect("a path has a last segment")
+}
+
+fn ident(name: &str) -> TokenStream {
+    let ident = format_ident!("{}", name);
+    quote!(#ident)
+}
