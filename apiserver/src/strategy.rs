@@ -19,7 +19,8 @@
 //!   time.
 
 use serde_json::{Map, Value, json};
-use support::http::{ResourceInfo, UserInfo};
+use support::ResourceInfo;
+use support::http::UserInfo;
 use support::validation::{FieldError, Path};
 
 const CSR: (&str, &str) = ("certificates.k8s.io", "certificatesigningrequests");

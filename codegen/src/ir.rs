@@ -565,6 +565,9 @@ impl RouteKind {
 pub struct ParamSet {
     pub name: String,
     pub params: Vec<Parameter>,
+    /// The parameters `support::dynamic::Options` carries: index into `params`, and the
+    /// field of `Options`.
+    pub dynamic_options: Vec<(usize, &'static str)>,
 }
 
 impl ParamSet {

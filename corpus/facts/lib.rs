@@ -28,10 +28,10 @@ const fn same(a: &str, b: &str) -> bool {
     true
 }
 
-/// For each resource of each document: its `support::Resource` constants (checked at
+/// For each resource of each document: its `support::Resource` description (checked at
 /// compile time) and a `metadata` field of the one shared `ObjectMeta` type.
 macro_rules! resources {
-    ($($resource:path => $api_version:literal, $kind:literal, $plural:literal, $scope:ident;)*) => {
+    ($($resource:path => $group:literal, $version:literal, $kind:literal, $plural:literal, $scope:ident;)*) => {
         /// Puts one `ObjectMeta` into a resource of every document: this compiles only if
         /// they all share that one type. Returns how many resources took it.
         pub fn share_metadata(meta: &ObjectMeta) -> usize {
@@ -49,27 +49,28 @@ macro_rules! resources {
 
         const _: () = {
             $(
-                assert!(same(<$resource as Resource>::API_VERSION, $api_version));
-                assert!(same(<$resource as Resource>::KIND, $kind));
-                assert!(same(<$resource as Resource>::PLURAL, $plural));
-                assert!(matches!(<$resource as Resource>::SCOPE, Scope::$scope));
+                assert!(same(<$resource as Resource>::INFO.group, $group));
+                assert!(same(<$resource as Resource>::INFO.version, $version));
+                assert!(same(<$resource as Resource>::INFO.kind, $kind));
+                assert!(same(<$resource as Resource>::INFO.plural, $plural));
+                assert!(matches!(<$resource as Resource>::INFO.scope, Scope::$scope));
             )*
         };
     };
 }
 
 resources! {
-    CustomResourceDefinition => "apiextensions.k8s.io/v1", "CustomResourceDefinition", "customresourcedefinitions", Cluster;
-    autoscaling_v1::HorizontalPodAutoscaler => "autoscaling/v1", "HorizontalPodAutoscaler", "horizontalpodautoscalers", Namespaced;
-    autoscaling_v2::HorizontalPodAutoscaler => "autoscaling/v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers", Namespaced;
-    CertificateSigningRequest => "certificates.k8s.io/v1", "CertificateSigningRequest", "certificatesigningrequests", Cluster;
-    Lease => "coordination.k8s.io/v1", "Lease", "leases", Namespaced;
-    EndpointSlice => "discovery.k8s.io/v1", "EndpointSlice", "endpointslices", Namespaced;
-    PodDisruptionBudget => "policy/v1", "PodDisruptionBudget", "poddisruptionbudgets", Namespaced;
-    ClusterRole => "rbac.authorization.k8s.io/v1", "ClusterRole", "clusterroles", Cluster;
-    ClusterRoleBinding => "rbac.authorization.k8s.io/v1", "ClusterRoleBinding", "clusterrolebindings", Cluster;
-    Role => "rbac.authorization.k8s.io/v1", "Role", "roles", Namespaced;
-    RoleBinding => "rbac.authorization.k8s.io/v1", "RoleBinding", "rolebindings", Namespaced;
+    CustomResourceDefinition => "apiextensions.k8s.io", "v1", "CustomResourceDefinition", "customresourcedefinitions", Cluster;
+    autoscaling_v1::HorizontalPodAutoscaler => "autoscaling", "v1", "HorizontalPodAutoscaler", "horizontalpodautoscalers", Namespaced;
+    autoscaling_v2::HorizontalPodAutoscaler => "autoscaling", "v2", "HorizontalPodAutoscaler", "horizontalpodautoscalers", Namespaced;
+    CertificateSigningRequest => "certificates.k8s.io", "v1", "CertificateSigningRequest", "certificatesigningrequests", Cluster;
+    Lease => "coordination.k8s.io", "v1", "Lease", "leases", Namespaced;
+    EndpointSlice => "discovery.k8s.io", "v1", "EndpointSlice", "endpointslices", Namespaced;
+    PodDisruptionBudget => "policy", "v1", "PodDisruptionBudget", "poddisruptionbudgets", Namespaced;
+    ClusterRole => "rbac.authorization.k8s.io", "v1", "ClusterRole", "clusterroles", Cluster;
+    ClusterRoleBinding => "rbac.authorization.k8s.io", "v1", "ClusterRoleBinding", "clusterrolebindings", Cluster;
+    Role => "rbac.authorization.k8s.io", "v1", "Role", "roles", Namespaced;
+    RoleBinding => "rbac.authorization.k8s.io", "v1", "RoleBinding", "rolebindings", Namespaced;
 }
 
 /// `JSONSchemaProps` contains itself: by value in `not` (which must be boxed for the type

@@ -93,7 +93,7 @@ where
         Err(problem) => return vec![problem],
     };
     let mut problems = Vec::new();
-    for (field, expected) in [("apiVersion", T::API_VERSION), ("kind", T::KIND)] {
+    for (field, expected) in [("apiVersion", T::INFO.api_version().as_str()), ("kind", T::INFO.kind)] {
         if input.get(field).and_then(Value::as_str) != Some(expected) {
             problems.push(format!("{field} is not {expected:?}"));
         }

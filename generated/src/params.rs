@@ -3,6 +3,7 @@
 //! Query- and path-parameter types, one per distinct set of parameters in the specs.
 
 use serde::{Deserialize, Serialize};
+use support::dynamic::Options;
 use support::http::Query;
 use support::validation::{ErrorList, Path};
 use support::{Status, rules};
@@ -126,6 +127,24 @@ impl ListParams {
     }
 }
 
+impl From<&ListParams> for Options {
+    fn from(params: &ListParams) -> Self {
+        Options {
+            allow_watch_bookmarks: params.allow_watch_bookmarks,
+            continue_: params.continue_.clone(),
+            field_selector: params.field_selector.clone(),
+            label_selector: params.label_selector.clone(),
+            limit: params.limit,
+            resource_version: params.resource_version.clone(),
+            resource_version_match: params.resource_version_match.clone(),
+            send_initial_events: params.send_initial_events,
+            timeout_seconds: params.timeout_seconds,
+            watch: params.watch,
+            ..Options::default()
+        }
+    }
+}
+
 /// Query parameters, decoded with Kubernetes' rules: unknown names are ignored, the
 /// first of repeated values counts (all of them for list parameters), an empty value
 /// leaves a parameter unset, booleans are false only for `0` and `false` (an empty
@@ -196,6 +215,12 @@ impl CreateOrReplaceParams {
             }
         }
         list
+    }
+}
+
+impl From<&CreateOrReplaceParams> for Options {
+    fn from(_params: &CreateOrReplaceParams) -> Self {
+        Options::default()
     }
 }
 
@@ -344,6 +369,25 @@ impl DeleteCollectionParams {
     }
 }
 
+impl From<&DeleteCollectionParams> for Options {
+    fn from(params: &DeleteCollectionParams) -> Self {
+        Options {
+            continue_: params.continue_.clone(),
+            field_selector: params.field_selector.clone(),
+            grace_period_seconds: params.grace_period_seconds,
+            label_selector: params.label_selector.clone(),
+            limit: params.limit,
+            orphan_dependents: params.orphan_dependents,
+            propagation_policy: params.propagation_policy.clone(),
+            resource_version: params.resource_version.clone(),
+            resource_version_match: params.resource_version_match.clone(),
+            send_initial_events: params.send_initial_events,
+            timeout_seconds: params.timeout_seconds,
+            ..Options::default()
+        }
+    }
+}
+
 /// Query parameters, decoded with Kubernetes' rules: unknown names are ignored, the
 /// first of repeated values counts (all of them for list parameters), an empty value
 /// leaves a parameter unset, booleans are false only for `0` and `false` (an empty
@@ -374,6 +418,12 @@ impl ReadParams {
     /// The parameters' rules from the spec and the combinations Kubernetes forbids.
     pub fn validate(&self) -> ErrorList {
         ErrorList::new()
+    }
+}
+
+impl From<&ReadParams> for Options {
+    fn from(_params: &ReadParams) -> Self {
+        Options::default()
     }
 }
 
@@ -462,6 +512,17 @@ impl DeleteParams {
     }
 }
 
+impl From<&DeleteParams> for Options {
+    fn from(params: &DeleteParams) -> Self {
+        Options {
+            grace_period_seconds: params.grace_period_seconds,
+            orphan_dependents: params.orphan_dependents,
+            propagation_policy: params.propagation_policy.clone(),
+            ..Options::default()
+        }
+    }
+}
+
 /// Query parameters, decoded with Kubernetes' rules: unknown names are ignored, the
 /// first of repeated values counts (all of them for list parameters), an empty value
 /// leaves a parameter unset, booleans are false only for `0` and `false` (an empty
@@ -538,6 +599,12 @@ impl PatchParams {
             }
         }
         list
+    }
+}
+
+impl From<&PatchParams> for Options {
+    fn from(params: &PatchParams) -> Self {
+        Options { force: params.force, ..Options::default() }
     }
 }
 

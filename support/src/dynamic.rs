@@ -13,9 +13,10 @@ use futures::StreamExt;
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use serde_json::Value;
 
+use crate::ResourceInfo;
 use crate::Status;
 use crate::http::watch::{Event, WatchStream};
-use crate::http::{Context, Patch, ResourceInfo};
+use crate::http::{Context, Patch};
 
 /// What a request does, in the terms of Kubernetes authorization verbs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -30,8 +31,9 @@ pub enum Verb {
     Watch,
 }
 
-/// The query options of every operation, by their wire names; an operation sets the ones
-/// its spec lists.
+/// The query options a JSON-level server reads, by their wire names; an operation sets the
+/// ones its spec lists (generated parameter types convert into it). `dryRun`,
+/// `fieldManager` and `fieldValidation` are in the request's [`Context`], decoded once.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Options {
@@ -46,9 +48,6 @@ pub struct Options {
     pub allow_watch_bookmarks: Option<bool>,
     pub send_initial_events: Option<bool>,
     pub timeout_seconds: Option<i64>,
-    pub dry_run: Option<String>,
-    pub field_manager: Option<String>,
-    pub field_validation: Option<String>,
     pub force: Option<bool>,
     pub grace_period_seconds: Option<i64>,
     pub propagation_policy: Option<String>,
@@ -56,10 +55,23 @@ pub struct Options {
 }
 
 impl Options {
-    /// The options of a generated parameter struct, which serializes with wire names.
-    pub fn from_params(params: &impl Serialize) -> Self {
-        serde_json::to_value(params).ok().and_then(|value| serde_json::from_value(value).ok()).unwrap_or_default()
-    }
+    /// The query parameters it carries: (wire name, field).
+    pub const PARAMETERS: &[(&str, &str)] = &[
+        ("labelSelector", "label_selector"),
+        ("fieldSelector", "field_selector"),
+        ("limit", "limit"),
+        ("continue", "continue_"),
+        ("resourceVersion", "resource_version"),
+        ("resourceVersionMatch", "resource_version_match"),
+        ("watch", "watch"),
+        ("allowWatchBookmarks", "allow_watch_bookmarks"),
+        ("sendInitialEvents", "send_initial_events"),
+        ("timeoutSeconds", "timeout_seconds"),
+        ("force", "force"),
+        ("gracePeriodSeconds", "grace_period_seconds"),
+        ("propagationPolicy", "propagation_policy"),
+        ("orphanDependents", "orphan_dependents"),
+    ];
 }
 
 /// One operation on one resource, at the JSON level.

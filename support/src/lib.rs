@@ -22,7 +22,7 @@ pub mod status;
 pub mod validation;
 pub mod wire;
 
-pub use resource::{Resource, Scope};
+pub use resource::{Resource, ResourceInfo, Scope};
 pub use rules::Validate;
 pub use status::{ListMeta, Status, StatusCause, StatusDetails};
 pub use wire::{Bytes, IntOrString, MicroTime, Quantity, Time};

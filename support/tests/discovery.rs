@@ -15,7 +15,8 @@ use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::routing::get;
 use support::Status;
-use support::discovery::{ApiCatalog, ApiResourceInfo, GroupVersionInfo, VersionInfo, openapi_hash, routes};
+use support::discovery::{ApiCatalog, GroupVersionInfo, VersionInfo, openapi_hash, routes};
+use support::resource::{KindInfo, ResourceInfo, Scope, SubresourceInfo};
 use tower::ServiceExt;
 
 const WIDGET_OPENAPI: &str = r##"{
@@ -71,34 +72,26 @@ const WIDGET_OPENAPI: &str = r##"{
 
 const CRD_VERBS: &[&str] = &["delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"];
 
-static WIDGET_RESOURCES: &[ApiResourceInfo] = &[
-    ApiResourceInfo {
-        name: "widgets",
-        singular_name: "widget",
-        namespaced: true,
-        kind: "Widget",
-        verbs: CRD_VERBS,
-        short_names: &["wd"],
-        categories: &["all"],
-        ..ApiResourceInfo::EMPTY
-    },
-    ApiResourceInfo {
-        name: "widgets/status",
-        namespaced: true,
-        kind: "Widget",
-        verbs: &["get", "patch", "update"],
-        ..ApiResourceInfo::EMPTY
-    },
-    ApiResourceInfo {
-        name: "widgets/scale",
-        namespaced: true,
-        group: "autoscaling",
-        version: "v1",
-        kind: "Scale",
-        verbs: &["get", "patch", "update"],
-        ..ApiResourceInfo::EMPTY
-    },
-];
+static WIDGET: ResourceInfo = ResourceInfo {
+    group: "widgets.example.com",
+    version: "v1",
+    kind: "Widget",
+    plural: "widgets",
+    singular: "widget",
+    scope: Scope::Namespaced,
+    verbs: CRD_VERBS,
+    short_names: &["wd"],
+    categories: &["all"],
+    subresources: &[
+        SubresourceInfo { name: "status", verbs: &["get", "patch", "update"], kind: None },
+        SubresourceInfo {
+            name: "scale",
+            verbs: &["get", "patch", "update"],
+            kind: Some(KindInfo { group: "autoscaling", version: "v1", kind: "Scale" }),
+        },
+    ],
+    ..ResourceInfo::EMPTY
+};
 
 const V1_32: VersionInfo = VersionInfo { major: "1", minor: "32", git_version: "v1.32.0" };
 
@@ -106,10 +99,21 @@ static WIDGETS: ApiCatalog = ApiCatalog {
     groups: &[GroupVersionInfo {
         group: "widgets.example.com",
         version: "v1",
-        resources: WIDGET_RESOURCES,
+        resources: &[&WIDGET],
         openapi: WIDGET_OPENAPI,
     }],
     version: V1_32,
+};
+
+static NAMESPACE: ResourceInfo = ResourceInfo {
+    version: "v1",
+    kind: "Namespace",
+    plural: "namespaces",
+    singular: "namespace",
+    scope: Scope::Cluster,
+    verbs: &["get", "list"],
+    short_names: &["ns"],
+    ..ResourceInfo::EMPTY
 };
 
 /// Several groups and versions, listed in an order the API server would not use.
@@ -129,15 +133,7 @@ static MIXED: ApiCatalog = ApiCatalog {
         GroupVersionInfo {
             group: "",
             version: "v1",
-            resources: &[ApiResourceInfo {
-                name: "namespaces",
-                singular_name: "namespace",
-                namespaced: false,
-                kind: "Namespace",
-                verbs: &["get", "list"],
-                short_names: &["ns"],
-                ..ApiResourceInfo::EMPTY
-            }],
+            resources: &[&NAMESPACE],
             openapi: r#"{"openapi":"3.0.0","info":{"title":"core"}}"#,
         },
     ],
@@ -309,63 +305,41 @@ const V1_33: VersionInfo = VersionInfo { major: "1", minor: "33", git_version: "
 const V1_34: VersionInfo = VersionInfo { major: "1", minor: "34", git_version: "v1.34.0" };
 
 /// Built-in groups: the core group and `autoscaling`, as kube-apiserver lists them
-/// (`pods/eviction` without `pods`, to see an orphaned subresource).
+/// (`pods/eviction` speaking another group's kind).
 const BUILT_IN_GROUPS: &[GroupVersionInfo] = &[
-    GroupVersionInfo {
-        group: "autoscaling",
-        version: "v2",
-        resources: &[
-            ApiResourceInfo {
-                name: "horizontalpodautoscalers",
-                singular_name: "horizontalpodautoscaler",
-                namespaced: true,
-                kind: "HorizontalPodAutoscaler",
-                verbs: &["create", "delete", "get"],
-                short_names: &["hpa"],
-                categories: &["all"],
-                ..ApiResourceInfo::EMPTY
-            },
-            ApiResourceInfo {
-                name: "horizontalpodautoscalers/status",
-                namespaced: true,
-                kind: "HorizontalPodAutoscaler",
-                verbs: &["get", "patch", "update"],
-                ..ApiResourceInfo::EMPTY
-            },
-        ],
-        openapi: "",
-    },
-    GroupVersionInfo {
-        group: "",
-        version: "v1",
-        resources: &[
-            ApiResourceInfo {
-                name: "namespaces",
-                singular_name: "namespace",
-                kind: "Namespace",
-                verbs: &["get", "list"],
-                short_names: &["ns"],
-                ..ApiResourceInfo::EMPTY
-            },
-            ApiResourceInfo {
-                name: "namespaces/finalize",
-                kind: "Namespace",
-                verbs: &["update"],
-                ..ApiResourceInfo::EMPTY
-            },
-            ApiResourceInfo {
-                name: "pods/eviction",
-                namespaced: true,
-                group: "policy",
-                version: "v1",
-                kind: "Eviction",
-                verbs: &["create"],
-                ..ApiResourceInfo::EMPTY
-            },
-        ],
-        openapi: "",
-    },
+    GroupVersionInfo { group: "autoscaling", version: "v2", resources: &[&HPA], openapi: "" },
+    GroupVersionInfo { group: "", version: "v1", resources: &[&NAMESPACE_WITH_FINALIZE, &POD], openapi: "" },
 ];
+
+static HPA: ResourceInfo = ResourceInfo {
+    group: "autoscaling",
+    version: "v2",
+    kind: "HorizontalPodAutoscaler",
+    plural: "horizontalpodautoscalers",
+    singular: "horizontalpodautoscaler",
+    verbs: &["create", "delete", "get"],
+    short_names: &["hpa"],
+    categories: &["all"],
+    subresources: &[SubresourceInfo { name: "status", verbs: &["get", "patch", "update"], kind: None }],
+    ..ResourceInfo::EMPTY
+};
+
+static NAMESPACE_WITH_FINALIZE: ResourceInfo =
+    ResourceInfo { subresources: &[SubresourceInfo { name: "finalize", verbs: &["update"], kind: None }], ..NAMESPACE };
+
+static POD: ResourceInfo = ResourceInfo {
+    version: "v1",
+    kind: "Pod",
+    plural: "pods",
+    singular: "pod",
+    verbs: &["get", "list"],
+    subresources: &[SubresourceInfo {
+        name: "eviction",
+        verbs: &["create"],
+        kind: Some(KindInfo { group: "policy", version: "v1", kind: "Eviction" }),
+    }],
+    ..ResourceInfo::EMPTY
+};
 
 static BUILT_IN_1_33: ApiCatalog = ApiCatalog { groups: BUILT_IN_GROUPS, version: V1_33 };
 static BUILT_IN_1_34: ApiCatalog = ApiCatalog { groups: BUILT_IN_GROUPS, version: V1_34 };
@@ -451,7 +425,7 @@ async fn aggregated_built_in_groups() {
         r#"{"version":"v1","resources":["#,
         r#"{"resource":"namespaces","responseKind":{"group":"","version":"","kind":"Namespace"},"scope":"Cluster","singularResource":"namespace","verbs":["get","list"],"shortNames":["ns"],"subresources":["#,
         r#"{"subresource":"finalize","responseKind":{"group":"","version":"","kind":"Namespace"},"verbs":["update"]}]},"#,
-        r#"{"resource":"pods","responseKind":{"group":"","version":"","kind":""},"scope":"Namespaced","singularResource":"","verbs":[],"subresources":["#,
+        r#"{"resource":"pods","responseKind":{"group":"","version":"","kind":"Pod"},"scope":"Namespaced","singularResource":"pod","verbs":["get","list"],"subresources":["#,
         r#"{"subresource":"eviction","responseKind":{"group":"policy","version":"v1","kind":"Eviction"},"verbs":["create"]}]}"#,
         r#"],"freshness":"Current"}"#
     );

@@ -18,9 +18,9 @@ use support::axum::response::Response;
 use support::axum::routing::get;
 use support::http::watch::{Event, WatchStream};
 use support::http::{
-    self, ApiState, Authenticator, Column, Config, Context, FieldValidation, Patch, PatchType, Query, ResourceInfo,
-    StatusCode, UserInfo,
+    self, ApiState, Authenticator, Config, Context, FieldValidation, Patch, PatchType, Query, StatusCode, UserInfo,
 };
+use support::resource::{Column, ResourceInfo};
 use support::validation::{ErrorList, FieldError, Path as FieldPath};
 use support::{ListMeta, Status, Validate};
 use tower::ServiceExt;
@@ -34,7 +34,6 @@ static WIDGETS: ResourceInfo = ResourceInfo {
     kind: "Widget",
     plural: "widgets",
     singular: "widget",
-    namespaced: true,
     list_kind: "WidgetList",
     short_names: &["wd"],
     categories: &["all"],
@@ -52,6 +51,7 @@ static WIDGETS: ResourceInfo = ResourceInfo {
     scale: None,
     deprecation_warning: None,
     storage_version: true,
+    ..ResourceInfo::EMPTY
 };
 
 static GADGETS: ResourceInfo = ResourceInfo {
@@ -60,7 +60,6 @@ static GADGETS: ResourceInfo = ResourceInfo {
     kind: "Gadget",
     plural: "gadgets",
     singular: "gadget",
-    namespaced: true,
     list_kind: "GadgetList",
     short_names: &[],
     categories: &[],
@@ -68,6 +67,7 @@ static GADGETS: ResourceInfo = ResourceInfo {
     scale: None,
     deprecation_warning: Some("example.com/v1 Gadget is deprecated; use v2"),
     storage_version: false,
+    ..ResourceInfo::EMPTY
 };
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -114,13 +114,14 @@ fn csr_fixture_decodes_to_expected_values() {
 
 #[test]
 fn csr_resource_identity() {
-    assert_eq!(CertificateSigningRequest::GROUP, "certificates.k8s.io");
-    assert_eq!(CertificateSigningRequest::VERSION, "v1");
-    assert_eq!(CertificateSigningRequest::API_VERSION, "certificates.k8s.io/v1");
-    assert_eq!(CertificateSigningRequest::KIND, "CertificateSigningRequest");
-    assert_eq!(CertificateSigningRequest::PLURAL, "certificatesigningrequests");
-    assert_eq!(CertificateSigningRequest::SCOPE, Scope::Cluster);
-    assert_eq!(CertificateSigningRequest::LIST_KIND, "CertificateSigningRequestList");
+    let info = CertificateSigningRequest::INFO;
+    assert_eq!(info.group, "certificates.k8s.io");
+    assert_eq!(info.version, "v1");
+    assert_eq!(info.api_version(), "certificates.k8s.io/v1");
+    assert_eq!(info.kind, "CertificateSigningRequest");
+    assert_eq!(info.plural, "certificatesigningrequests");
+    assert_eq!(info.scope, Scope::Cluster);
+    assert_eq!(info.list_kind, "CertificateSigningRequestList");
 }
 
 #[test]
@@ -128,7 +129,7 @@ fn csr_list_fixture_round_trips_to_equal_json() {
     let input = fixture("csr-list.json");
     let (list, output) = round_trip::<CertificateSigningRequestList>("csr-list.json", &input);
     assert_json_eq("csr-list.json re-encoded", &input, &output);
-    assert_eq!(list.kind.as_deref(), Some(CertificateSigningRequest::LIST_KIND));
+    assert_eq!(list.kind.as_deref(), Some(CertificateSigningRequest::INFO.list_kind));
     let meta = list.metadata.as_ref().expect("metadata");
     assert_eq!(meta.resource_version.as_deref(), Some("48224977"));
     assert_eq!((&meta.continue_, meta.remaining_item_count), (&None, None));

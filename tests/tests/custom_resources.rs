@@ -212,10 +212,10 @@ fn root_rules_see_the_metadata_of_cluster_scoped_kinds() {
 #[test]
 fn identity_and_http_facts_come_from_the_manifest() {
     assert_eq!(
-        (v1::Gizmo::API_VERSION, v1::Gizmo::PLURAL, v1::Gizmo::LIST_KIND),
+        (v1::Gizmo::INFO.api_version().as_str(), v1::Gizmo::INFO.plural, v1::Gizmo::INFO.list_kind),
         ("crd.example.com/v1", "gizmos", "GizmoList")
     );
-    assert_eq!(v1alpha1::Knob::SCOPE, support::Scope::Cluster);
+    assert_eq!(v1alpha1::Knob::INFO.scope, support::Scope::Cluster);
 
     let gizmos = &v1::GIZMO;
     assert_eq!(
@@ -226,7 +226,7 @@ fn identity_and_http_facts_come_from_the_manifest() {
     assert_eq!(gizmos.deprecation_warning, None);
     assert_eq!(
         gizmos.scale,
-        Some(support::http::ScalePaths {
+        Some(support::resource::ScalePaths {
             spec_replicas: ".spec.replicas",
             status_replicas: ".status.replicas",
             label_selector: Some(".status.selector"),

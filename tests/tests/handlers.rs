@@ -162,7 +162,7 @@ impl Pick<CertificateSigningRequest> for State {
 }
 
 fn not_found<T: Object>(name: &str) -> Status {
-    Status::not_found(T::GROUP, T::PLURAL, name)
+    Status::not_found(T::INFO.group, T::INFO.plural, name)
 }
 
 /// The generic behaviour of every kind, as the API server's generic registry has it.
@@ -176,7 +176,7 @@ impl Store {
         let name = name_of(&object).to_owned();
         let key = (namespace.to_owned(), name.clone());
         if state.pick().0.contains_key(&key) {
-            return Err(Status::already_exists(T::GROUP, T::PLURAL, &name));
+            return Err(Status::already_exists(T::INFO.group, T::INFO.plural, &name));
         }
         state.revision += 1;
         let revision = state.revision;
@@ -227,7 +227,7 @@ impl Store {
         if let Some(sent) = resource_version_of(&object)
             && Some(sent) != resource_version_of(&stored)
         {
-            return Err(Status::conflict(T::GROUP, T::PLURAL, name, Status::OPTIMISTIC_LOCK_MESSAGE));
+            return Err(Status::conflict(T::INFO.group, T::INFO.plural, name, Status::OPTIMISTIC_LOCK_MESSAGE));
         }
         let mut updated = if status_only {
             let mut updated = stored.clone();
@@ -283,7 +283,7 @@ impl Store {
             state.pick().0.remove(&key);
         }
         let uid = stored.meta().and_then(|m| m.uid.clone()).unwrap_or_default();
-        Ok(Status::deleted(T::GROUP, T::PLURAL, name, &uid))
+        Ok(Status::deleted(T::INFO.group, T::INFO.plural, name, &uid))
     }
 
     /// The objects of `namespace` (all of them for `None`) whose names pass the field
@@ -322,7 +322,7 @@ impl Store {
         State: Pick<T>,
     {
         let (items, _) = self.list::<T>(context, namespace.as_deref(), &params);
-        self.state().watches.push(WatchCall { kind: T::KIND, namespace, params: params.clone() });
+        self.state().watches.push(WatchCall { kind: T::INFO.kind, namespace, params: params.clone() });
         let mut events: Vec<Event<T>> = items.iter().cloned().map(Event::Added).collect();
         events.extend(items.first().cloned().map(Event::Modified));
         let events = futures::stream::iter(events);
@@ -434,8 +434,8 @@ impl HorizontalPodAutoscalerApi for Store {
 
 fn hpa_list(items: Vec<HorizontalPodAutoscaler>, revision: String) -> HorizontalPodAutoscalerList {
     HorizontalPodAutoscalerList {
-        api_version: Some(HorizontalPodAutoscaler::API_VERSION.to_owned()),
-        kind: Some(HorizontalPodAutoscaler::LIST_KIND.to_owned()),
+        api_version: Some(HorizontalPodAutoscaler::INFO.api_version().to_owned()),
+        kind: Some(HorizontalPodAutoscaler::INFO.list_kind.to_owned()),
         metadata: Some(ListMeta { resource_version: Some(revision), ..ListMeta::default() }),
         items,
     }
@@ -515,8 +515,8 @@ impl CertificateSigningRequestApi for Store {
     async fn list(&self, context: Context, params: ListParams) -> Result<CertificateSigningRequestList, Status> {
         let (items, revision) = Store::list(self, context, None, &params);
         Ok(CertificateSigningRequestList {
-            api_version: Some(CertificateSigningRequest::API_VERSION.to_owned()),
-            kind: Some(CertificateSigningRequest::LIST_KIND.to_owned()),
+            api_version: Some(CertificateSigningRequest::INFO.api_version().to_owned()),
+            kind: Some(CertificateSigningRequest::INFO.list_kind.to_owned()),
             metadata: Some(ListMeta { resource_version: Some(revision), ..ListMeta::default() }),
             items,
         })

@@ -29,8 +29,8 @@ fn hpa_fixture_round_trips_to_equal_json() {
 #[test]
 fn hpa_fixture_metadata_decodes_to_expected_values() {
     let hpa: HorizontalPodAutoscaler = decode("hpa.json", &fixture_text("hpa.json"));
-    assert_eq!(hpa.api_version.as_deref(), Some(HorizontalPodAutoscaler::API_VERSION));
-    assert_eq!(hpa.kind.as_deref(), Some(HorizontalPodAutoscaler::KIND));
+    assert_eq!(hpa.api_version.as_deref(), Some(HorizontalPodAutoscaler::INFO.api_version().as_str()));
+    assert_eq!(hpa.kind.as_deref(), Some(HorizontalPodAutoscaler::INFO.kind));
 
     let meta = hpa.metadata.as_ref().expect("metadata");
     assert_eq!(meta.name.as_deref(), Some("keda-hpa-checkout"));
@@ -262,8 +262,8 @@ fn hpa_list_fixture_round_trips_to_equal_json() {
     let (list, output) = round_trip::<HorizontalPodAutoscalerList>("hpa-list.json", &input);
     assert_json_eq("hpa-list.json re-encoded", &input, &output);
 
-    assert_eq!(list.kind.as_deref(), Some(HorizontalPodAutoscaler::LIST_KIND));
-    assert_eq!(list.api_version.as_deref(), Some(HorizontalPodAutoscaler::API_VERSION));
+    assert_eq!(list.kind.as_deref(), Some(HorizontalPodAutoscaler::INFO.list_kind));
+    assert_eq!(list.api_version.as_deref(), Some(HorizontalPodAutoscaler::INFO.api_version().as_str()));
     let meta = list.metadata.as_ref().expect("list metadata");
     assert_eq!(meta.resource_version.as_deref(), Some("48224310"));
     assert_eq!(
@@ -294,17 +294,17 @@ fn hpa_list_fixture_round_trips_to_equal_json() {
 
 #[test]
 fn resource_identity_matches_the_wire() {
-    assert_eq!(HorizontalPodAutoscaler::GROUP, "autoscaling");
-    assert_eq!(HorizontalPodAutoscaler::VERSION, "v2");
-    assert_eq!(HorizontalPodAutoscaler::API_VERSION, "autoscaling/v2");
-    assert_eq!(HorizontalPodAutoscaler::KIND, "HorizontalPodAutoscaler");
-    assert_eq!(HorizontalPodAutoscaler::PLURAL, "horizontalpodautoscalers");
-    assert_eq!(HorizontalPodAutoscaler::SCOPE, Scope::Namespaced);
-    assert_eq!(HorizontalPodAutoscaler::LIST_KIND, "HorizontalPodAutoscalerList");
+    assert_eq!(HorizontalPodAutoscaler::INFO.group, "autoscaling");
+    assert_eq!(HorizontalPodAutoscaler::INFO.version, "v2");
+    assert_eq!(HorizontalPodAutoscaler::INFO.api_version(), "autoscaling/v2");
+    assert_eq!(HorizontalPodAutoscaler::INFO.kind, "HorizontalPodAutoscaler");
+    assert_eq!(HorizontalPodAutoscaler::INFO.plural, "horizontalpodautoscalers");
+    assert_eq!(HorizontalPodAutoscaler::INFO.scope, Scope::Namespaced);
+    assert_eq!(HorizontalPodAutoscaler::INFO.list_kind, "HorizontalPodAutoscalerList");
 
     let input = fixture("hpa.json");
-    assert_eq!(input["apiVersion"], HorizontalPodAutoscaler::API_VERSION);
-    assert_eq!(input["kind"], HorizontalPodAutoscaler::KIND);
+    assert_eq!(input["apiVersion"], HorizontalPodAutoscaler::INFO.api_version());
+    assert_eq!(input["kind"], HorizontalPodAutoscaler::INFO.kind);
     let list = fixture("hpa-list.json");
-    assert_eq!(list["kind"], HorizontalPodAutoscaler::LIST_KIND);
+    assert_eq!(list["kind"], HorizontalPodAutoscaler::INFO.list_kind);
 }

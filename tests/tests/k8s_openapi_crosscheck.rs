@@ -106,12 +106,12 @@ fn hpa_fixture_agrees_with_k8s_openapi() {
     // Identity constants agree.
     type Ours = ours_hpa::HorizontalPodAutoscaler;
     type Theirs = theirs_hpa::HorizontalPodAutoscaler;
-    assert_eq!(<Ours as support::Resource>::API_VERSION, <Theirs as k8s_openapi::Resource>::API_VERSION);
-    assert_eq!(<Ours as support::Resource>::GROUP, <Theirs as k8s_openapi::Resource>::GROUP);
-    assert_eq!(<Ours as support::Resource>::VERSION, <Theirs as k8s_openapi::Resource>::VERSION);
-    assert_eq!(<Ours as support::Resource>::KIND, <Theirs as k8s_openapi::Resource>::KIND);
-    assert_eq!(<Ours as support::Resource>::PLURAL, <Theirs as k8s_openapi::Resource>::URL_PATH_SEGMENT);
-    assert_eq!(<Ours as support::Resource>::LIST_KIND, <Theirs as k8s_openapi::ListableResource>::LIST_KIND);
+    assert_eq!(<Ours as support::Resource>::INFO.api_version(), <Theirs as k8s_openapi::Resource>::API_VERSION);
+    assert_eq!(<Ours as support::Resource>::INFO.group, <Theirs as k8s_openapi::Resource>::GROUP);
+    assert_eq!(<Ours as support::Resource>::INFO.version, <Theirs as k8s_openapi::Resource>::VERSION);
+    assert_eq!(<Ours as support::Resource>::INFO.kind, <Theirs as k8s_openapi::Resource>::KIND);
+    assert_eq!(<Ours as support::Resource>::INFO.plural, <Theirs as k8s_openapi::Resource>::URL_PATH_SEGMENT);
+    assert_eq!(<Ours as support::Resource>::INFO.list_kind, <Theirs as k8s_openapi::ListableResource>::LIST_KIND);
 }
 
 #[test]
@@ -131,9 +131,9 @@ fn csr_fixture_agrees_with_k8s_openapi() {
 
     type Ours = ours_csr::CertificateSigningRequest;
     type Theirs = theirs_csr::CertificateSigningRequest;
-    assert_eq!(<Ours as support::Resource>::API_VERSION, <Theirs as k8s_openapi::Resource>::API_VERSION);
-    assert_eq!(<Ours as support::Resource>::PLURAL, <Theirs as k8s_openapi::Resource>::URL_PATH_SEGMENT);
-    assert_eq!(<Ours as support::Resource>::LIST_KIND, <Theirs as k8s_openapi::ListableResource>::LIST_KIND);
+    assert_eq!(<Ours as support::Resource>::INFO.api_version(), <Theirs as k8s_openapi::Resource>::API_VERSION);
+    assert_eq!(<Ours as support::Resource>::INFO.plural, <Theirs as k8s_openapi::Resource>::URL_PATH_SEGMENT);
+    assert_eq!(<Ours as support::Resource>::INFO.list_kind, <Theirs as k8s_openapi::ListableResource>::LIST_KIND);
 }
 
 #[test]

@@ -847,7 +847,7 @@ fn formats_are_enforced_by_decoding() {
 
 fn invalid_status(w: &Widget, errors: &[FieldError]) -> Status {
     let name = w.metadata.as_ref().and_then(|m| m.name.as_deref()).unwrap_or_default();
-    Status::invalid(<Widget as Resource>::KIND, <Widget as Resource>::GROUP, name, errors)
+    Status::invalid(Widget::INFO.kind, Widget::INFO.group, name, errors)
 }
 
 #[test]

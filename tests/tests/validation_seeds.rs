@@ -370,12 +370,8 @@ fn hpa_errors_are_all_collected_into_one_status() {
     assert_errors("five broken rules", &errors, &expected);
 
     let name = object.metadata.as_ref().and_then(|m| m.name.as_deref()).unwrap_or_default();
-    let status = Status::invalid(
-        <HorizontalPodAutoscaler as Resource>::KIND,
-        <HorizontalPodAutoscaler as Resource>::GROUP,
-        name,
-        &errors,
-    );
+    let status =
+        Status::invalid(HorizontalPodAutoscaler::INFO.kind, HorizontalPodAutoscaler::INFO.group, name, &errors);
     let lines: Vec<&str> = expected.iter().map(|(_, line)| *line).collect();
     assert_eq!(
         status.to_string(),

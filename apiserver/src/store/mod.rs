@@ -25,10 +25,11 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use serde_json::Value;
+use support::ResourceInfo;
 use support::Status;
 use support::discovery::ApiCatalog;
 use support::dynamic::{DynamicApi, Request, Response, Verb};
-use support::http::{Context, ResourceInfo};
+use support::http::Context;
 use tokio::sync::broadcast;
 
 use crate::hooks::Validators;
@@ -126,9 +127,8 @@ impl Store {
         let mut status_subresources = HashSet::new();
         for gv in config.catalog.groups {
             for resource in gv.resources {
-                if let Some(plural) = resource.name.strip_suffix("/status") {
-                    let plural: &'static str = plural;
-                    status_subresources.insert((gv.group, plural));
+                if resource.subresource("status").is_some() {
+                    status_subresources.insert((gv.group, resource.plural));
                 }
             }
         }
@@ -256,7 +256,7 @@ impl Inner {
 
 /// The key of an object of `resource` in `namespace` named `name`.
 fn key_of(resource: &ResourceInfo, namespace: Option<&str>, name: &str) -> ObjKey {
-    let namespace = if resource.namespaced { namespace.unwrap_or("") } else { "" };
+    let namespace = if resource.is_namespaced() { namespace.unwrap_or("") } else { "" };
     (namespace.to_owned(), name.to_owned())
 }
 

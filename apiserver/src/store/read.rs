@@ -8,8 +8,8 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use support::ResourceInfo;
 use support::dynamic::{Request, Response};
-use support::http::ResourceInfo;
 use support::{ListMeta, Status, StatusCause, StatusDetails};
 
 use super::object::{self, meta_str};
@@ -35,7 +35,7 @@ impl Filter {
             .map_err(Status::bad_request)?;
         let fields = FieldSelector::parse(request.options.field_selector.as_deref().unwrap_or(""), selectable)
             .map_err(Status::bad_request)?;
-        let namespace = if resource.namespaced { request.namespace.clone() } else { None };
+        let namespace = if resource.is_namespaced() { request.namespace.clone() } else { None };
         Ok(Filter { namespace, labels, fields, selectable })
     }
 

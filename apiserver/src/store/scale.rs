@@ -24,9 +24,11 @@
 //!   invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0`.
 
 use serde_json::{Map, Value, json};
+use support::ResourceInfo;
 use support::Status;
 use support::dynamic::{Request, Response, Verb};
-use support::http::{Context, FieldValidation, Patch, ResourceInfo, ScalePaths};
+use support::http::{Context, FieldValidation, Patch};
+use support::resource::ScalePaths;
 use support::validation::{FieldError, Path};
 
 use super::object::{meta_str, now, set_meta};
@@ -78,7 +80,7 @@ impl Inner {
         if replicas == UNSET_REPLICAS {
             return Err(empty_replicas(paths));
         }
-        let manager = Self::manager(context, &request);
+        let manager = Self::manager(context);
         let mut state = self.lock();
         let (key, old) = stored(&state, &request)?;
         let new = scaled(&old, paths, replicas, meta_str(&scale, "resourceVersion"))?;
@@ -91,9 +93,9 @@ impl Inner {
         let name = request.name.clone().unwrap_or_default();
         let patch = request.patch.clone().ok_or_else(|| Status::bad_request("the request has no patch"))?;
         if let Patch::Apply(_) = &patch {
-            require_apply_manager(context, &request)?;
+            require_apply_manager(context)?;
         }
-        let manager = Self::manager(context, &request);
+        let manager = Self::manager(context);
         let mut state = self.lock();
         let (key, old) = stored(&state, &request)?;
         let (mut current, found) = scale_of(&old, paths)?;
@@ -189,7 +191,7 @@ impl Inner {
             "kind": resource.kind,
             "metadata": {"name": name},
         });
-        if resource.namespaced {
+        if resource.is_namespaced() {
             set_meta(&mut object, "namespace", Some(json!(meta_str(old, "namespace"))));
         }
         if config.pointer("/spec/replicas").is_some_and(|v| !v.is_null()) {
@@ -318,7 +320,7 @@ fn scale_replicas(scale: &Value, name: &str) -> Result<i64, Status> {
 /// 400 when a namespaced Scale names another namespace than the URL.
 fn check_namespace(resource: &ResourceInfo, namespace: Option<&str>, scale: &Value) -> Result<(), Status> {
     let given = meta_str(scale, "namespace");
-    if resource.namespaced && !given.is_empty() && Some(given) != namespace {
+    if resource.is_namespaced() && !given.is_empty() && Some(given) != namespace {
         return Err(Status::bad_request(NAMESPACE_MISMATCH));
     }
     Ok(())

@@ -14,9 +14,9 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use serde_json::{Value, json};
+use support::ResourceInfo;
 use support::Status;
 use support::dynamic::{Request, Response};
-use support::http::ResourceInfo;
 use support::http::watch::Event;
 use tokio::sync::broadcast::{self, error::RecvError, error::TryRecvError};
 use tokio::time::{Instant, Interval, MissedTickBehavior};

@@ -3,9 +3,10 @@
 use std::sync::Arc;
 
 use serde_json::{Value, json};
+use support::ResourceInfo;
 use support::Status;
 use support::dynamic::{Request, Response};
-use support::http::{Context, FieldValidation, Patch, ResourceInfo};
+use support::http::{Context, FieldValidation, Patch};
 use support::validation::{FieldError, Path};
 
 use super::object::{self, meta_str, now, set_meta};
@@ -36,8 +37,8 @@ const NAME_CHARS: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
 
 impl Inner {
     /// The manager of a write: `fieldManager`, else the `User-Agent` prefix.
-    pub(super) fn manager(context: &Context, request: &Request) -> String {
-        if let Some(manager) = context.field_manager.as_deref().or(request.options.field_manager.as_deref())
+    pub(super) fn manager(context: &Context) -> String {
+        if let Some(manager) = context.field_manager.as_deref()
             && !manager.is_empty()
         {
             return manager.to_owned();
@@ -45,10 +46,6 @@ impl Inner {
         let agent =
             context.headers.get(support::axum::http::header::USER_AGENT).and_then(|v| v.to_str().ok()).unwrap_or("");
         managed::manager_from_user_agent(agent)
-    }
-
-    fn dry_run(context: &Context, request: &Request) -> bool {
-        context.dry_run || request.options.dry_run.as_deref() == Some("All")
     }
 
     /// Runs the kind's typed checks (`old` for updates) plus `extra` errors; answers the
@@ -80,7 +77,7 @@ impl Inner {
 
     pub(super) fn create(&self, context: &Context, request: Request) -> Result<Response, Status> {
         let body = request.body.clone().ok_or_else(|| Status::bad_request("the request has no body"))?;
-        let manager = Self::manager(context, &request);
+        let manager = Self::manager(context);
         let mut state = self.lock();
         self.create_locked(&mut state, context, &request, body, &manager, Mode::Update)
     }
@@ -140,7 +137,7 @@ impl Inner {
         if exists {
             return Err(Status::already_exists(resource.group, resource.plural, &name));
         }
-        if Self::dry_run(context, request) {
+        if context.dry_run {
             return Ok(reply(201, object));
         }
         let stored = self.commit(state, resource, key, object, false);
@@ -155,7 +152,7 @@ impl Inner {
         namespace: Option<&str>,
         object: &mut Value,
     ) -> Result<(), Status> {
-        if !resource.namespaced {
+        if !resource.is_namespaced() {
             set_meta(object, "namespace", None);
             return Ok(());
         }
@@ -176,7 +173,7 @@ impl Inner {
         let body = request.body.clone().ok_or_else(|| Status::bad_request("the request has no body"))?;
         let name = request.name.clone().unwrap_or_default();
         check_name(&body, &name)?;
-        let manager = Self::manager(context, &request);
+        let manager = Self::manager(context);
         let mut state = self.lock();
         let (key, old) = stored(&state, &request)?;
         self.update_locked(&mut state, context, &request, key, &old, body, &manager, Mode::Update)
@@ -202,7 +199,7 @@ impl Inner {
         if !body.is_object() {
             return Err(Status::bad_request("the object provided is not a JSON object"));
         }
-        if resource.namespaced {
+        if resource.is_namespaced() {
             let given = meta_str(&body, "namespace");
             if !given.is_empty() && given != key.0 {
                 return Err(Status::bad_request(NAMESPACE_MISMATCH));
@@ -227,7 +224,7 @@ impl Inner {
                 }
                 set_meta(&mut body, "selfLink", None);
                 set_meta(&mut body, "name", Some(json!(name)));
-                if resource.namespaced {
+                if resource.is_namespaced() {
                     set_meta(&mut body, "namespace", Some(json!(key.0)));
                 } else {
                     set_meta(&mut body, "namespace", None);
@@ -276,7 +273,7 @@ impl Inner {
         if object::same_ignoring_times(old, &new) {
             return Ok(reply(200, old.clone()));
         }
-        let dry_run = Self::dry_run(context, request);
+        let dry_run = context.dry_run;
         if !meta_str(&new, "deletionTimestamp").is_empty() && !object::has_finalizers(&new) {
             // The last finalizer is gone: the object goes.
             if dry_run {
@@ -300,13 +297,13 @@ impl Inner {
         let resource = request.resource;
         let name = request.name.clone().unwrap_or_default();
         let patch = request.patch.clone().ok_or_else(|| Status::bad_request("the request has no patch"))?;
-        let manager = Self::manager(context, &request);
+        let manager = Self::manager(context);
         let schema = self.schemas.schema(resource.group, resource.version, resource.kind);
         let key = key_of(resource, request.namespace.as_deref(), &name);
         let mut state = self.lock();
         let old = get_object(&state, resource, &key);
         if let Patch::Apply(applied) = &patch {
-            require_apply_manager(context, &request)?;
+            require_apply_manager(context)?;
             let force = request.options.force.unwrap_or(false);
             let now = now();
             let config = self.apply_configuration(resource, request.subresource, applied);
@@ -475,7 +472,7 @@ impl Inner {
                 objects
                     .iter()
                     .filter(|((namespace, _), object)| {
-                        (!resource.namespaced || request.namespace.as_deref().is_none_or(|ns| ns == namespace))
+                        (!resource.is_namespaced() || request.namespace.as_deref().is_none_or(|ns| ns == namespace))
                             && labels.matches(object::labels(object))
                             && field_selector.matches(object, fields)
                     })
@@ -516,16 +513,15 @@ impl DeleteOptions {
         DeleteOptions {
             uid: precondition("uid"),
             resource_version: precondition("resourceVersion"),
-            dry_run: Inner::dry_run(context, request) || body_dry_run,
+            dry_run: context.dry_run || body_dry_run,
         }
     }
 }
 
 /// An apply patch needs a `fieldManager`: 422 `PatchOptions.meta.k8s.io "" is invalid:
 /// fieldManager: Required value: is required for apply patch`.
-pub(super) fn require_apply_manager(context: &Context, request: &Request) -> Result<(), Status> {
-    let has_manager =
-        context.field_manager.as_deref().or(request.options.field_manager.as_deref()).is_some_and(|m| !m.is_empty());
+pub(super) fn require_apply_manager(context: &Context) -> Result<(), Status> {
+    let has_manager = context.field_manager.as_deref().is_some_and(|m| !m.is_empty());
     if has_manager {
         return Ok(());
     }

@@ -42,7 +42,7 @@ impl Builder<'_> {
             let file = naming::unique(format!("{}_api", ty.file), &mut taken, "_");
             let trait_name = format!("{}Api", ty.name);
             let module = ty.module.clone();
-            let (verbs, subresources) = self.verbs(&methods);
+            let (verbs, subresources) = self.verbs(&methods, &resource.gvk);
             let resource = &mut self.api.resources[index];
             resource.file = file;
             resource.trait_name = trait_name;
@@ -80,7 +80,7 @@ impl Builder<'_> {
 
     /// Discovery verbs of the resource itself and of each subresource, sorted, with the
     /// kind a subresource speaks when it is not the resource's own.
-    fn verbs(&self, methods: &[Method]) -> (Vec<&'static str>, Vec<Subresource>) {
+    fn verbs(&self, methods: &[Method], own: &crate::ir::Gvk) -> (Vec<&'static str>, Vec<Subresource>) {
         let mut main = BTreeSet::new();
         let mut subresources: BTreeMap<&str, (BTreeSet<&'static str>, Option<crate::ir::Gvk>)> = BTreeMap::new();
         for method in methods {
@@ -90,7 +90,7 @@ impl Builder<'_> {
                     let (verbs, kind) = subresources.entry(name).or_default();
                     verbs.insert(verb);
                     if kind.is_none() {
-                        *kind = self.response_kind(method);
+                        *kind = self.response_kind(method).filter(|gvk| gvk != own);
                     }
                 }
                 None => {
@@ -289,7 +289,15 @@ impl Planner {
         for param in &mut params {
             param.rust_name = naming::unique(naming::snake_case(&param.name), &mut taken, "_");
         }
-        self.param_sets.push(ParamSet { name: String::new(), params });
+        let dynamic_options = params
+            .iter()
+            .enumerate()
+            .filter_map(|(index, param)| {
+                let carried = support::dynamic::Options::PARAMETERS.iter().find(|(wire, _)| *wire == param.name);
+                carried.map(|(_, field)| (index, *field))
+            })
+            .collect();
+        self.param_sets.push(ParamSet { name: String::new(), params, dynamic_options });
         self.param_roles.push(BTreeSet::from([naming_role]));
         Some(ParamSetId::new(self.param_sets.len() - 1))
     }

@@ -65,19 +65,15 @@ pub fn emit_crate(api: &Api, options: &CrateOptions) -> Result<BTreeMap<PathBuf,
         let ty = api.ty(resource.type_id);
         let folder = module_folder(&ty.module);
         let handlers = resource.methods.iter().flat_map(|m| &m.routes).map(|r| r.handler.as_str());
-        let own = [resource.trait_name.as_str(), &resource.info_static, "routes"].into_iter().chain(handlers);
+        let own = [resource.trait_name.as_str(), "routes"].into_iter().chain(handlers);
         let mut scope = Scope::new(api, &ty.module, own);
         let tokens = resource_api::resource_file(&mut scope, resource);
         let source = source_label(&api.sources[ty.source]);
         files.insert(folder.join(format!("{}.rs", resource.file)), rust_file(&scope, tokens, &header(&source))?);
-        let (file, name, info) = (
-            format_ident!("{}", resource.file),
-            format_ident!("{}", resource.trait_name),
-            format_ident!("{}", resource.info_static),
-        );
+        let (file, name) = (format_ident!("{}", resource.file), format_ident!("{}", resource.trait_name));
         extra_items.entry(&ty.module).or_default().push(quote! {
             mod #file;
-            pub use self::#file::{#name, #info};
+            pub use self::#file::#name;
         });
     }
     for gv in &api.group_versions {
@@ -130,7 +126,14 @@ pub fn emit_crate(api: &Api, options: &CrateOptions) -> Result<BTreeMap<PathBuf,
             if real.is_empty() {
                 continue;
             }
-            let mut scope = Scope::new(api, module, real.iter().map(|&id| api.ty(id).name.as_str()));
+            let infos = real.iter().filter_map(|&id| match &api.ty(id).kind {
+                TypeKind::Struct(crate::ir::Struct { resource: Some(resource), .. }) => {
+                    Some(api.resource(*resource).info_static.as_str())
+                }
+                _ => None,
+            });
+            let own = real.iter().map(|&id| api.ty(id).name.as_str()).chain(infos);
+            let mut scope = Scope::new(api, module, own);
             let tokens: TokenStream = real
                 .iter()
                 .flat_map(|&id| {
@@ -215,6 +218,10 @@ fn module_items(
                 TypeKind::Support(support) => {
                     let name = format_ident!("{}", support.name());
                     support_items.push(quote! { pub use support::#name; });
+                }
+                TypeKind::Struct(crate::ir::Struct { resource: Some(resource), .. }) => {
+                    exported.push(format_ident!("{}", ty.name));
+                    exported.push(format_ident!("{}", api.resource(*resource).info_static));
                 }
                 _ => exported.push(format_ident!("{}", ty.name)),
             }

@@ -6,7 +6,7 @@ use quote::{format_ident, quote};
 use super::doc_attrs;
 use super::scope::Scope;
 use super::values::default_value;
-use crate::ir::{Field, Presence, StringEnum, Struct, Ty, TypeId, TypeKind};
+use crate::ir::{Field, Presence, Resource, StringEnum, Struct, Ty, TypeId, TypeKind};
 
 pub fn emit(scope: &mut Scope, id: TypeId) -> TokenStream {
     let ty = scope.api.ty(id);
@@ -257,23 +257,105 @@ fn string_enum(scope: &mut Scope, name: &proc_macro2::Ident, e: &StringEnum) -> 
     }
 }
 
-/// The resource's identity constants.
-fn resource_impl(scope: &mut Scope, name: &proc_macro2::Ident, resource: &crate::ir::Resource) -> TokenStream {
-    let gvk = &resource.gvk;
-    let (group, version, kind) = (&gvk.group, &gvk.version, &gvk.kind);
-    let api_version = gvk.api_version();
-    let (plural, list_kind) = (&resource.plural, &resource.list_kind);
-    let scope_variant = super::variant(resource.scope);
-    let (trait_, scope_type) = (scope.import("support::Resource"), scope.import("support::Scope"));
+/// The resource's description, and the model's link to it.
+fn resource_impl(scope: &mut Scope, name: &proc_macro2::Ident, resource: &Resource) -> TokenStream {
+    let info = format_ident!("{}", resource.info_static);
+    let (trait_, resource_info) = (scope.import("support::Resource"), scope.import("support::ResourceInfo"));
+    let description = resource_info_static(scope, resource);
     quote! {
+        #description
+
         impl #trait_ for #name {
-            const GROUP: &'static str = #group;
-            const VERSION: &'static str = #version;
-            const API_VERSION: &'static str = #api_version;
-            const KIND: &'static str = #kind;
-            const PLURAL: &'static str = #plural;
-            const SCOPE: #scope_type = #scope_type::#scope_variant;
-            const LIST_KIND: &'static str = #list_kind;
+            const INFO: &'static #resource_info = &#info;
         }
+    }
+}
+
+/// The `static` describing a resource: identity, discovery entry and printing.
+fn resource_info_static(scope: &mut Scope, resource: &Resource) -> TokenStream {
+    let info = format_ident!("{}", resource.info_static);
+    let gvk = &resource.gvk;
+    let (group, version, kind, plural, list_kind) =
+        (&gvk.group, &gvk.version, &gvk.kind, &resource.plural, &resource.list_kind);
+    let singular = &resource.singular;
+    let scope_variant = super::variant(resource.scope);
+    let scope_type = scope.import("support::Scope");
+    let (verbs, short_names, categories) = (&resource.verbs, &resource.short_names, &resource.categories);
+    let subresources: Vec<TokenStream> = resource
+        .subresources
+        .iter()
+        .map(|sub| {
+            let (name, verbs) = (&sub.name, &sub.verbs);
+            let kind = match &sub.other_kind {
+                Some(gvk) => {
+                    let (group, version, kind) = (&gvk.group, &gvk.version, &gvk.kind);
+                    let kind_info = scope.import("support::resource::KindInfo");
+                    quote!(Some(#kind_info { group: #group, version: #version, kind: #kind }))
+                }
+                None => quote!(None),
+            };
+            let subresource_info = scope.import("support::resource::SubresourceInfo");
+            quote!(#subresource_info { name: #name, verbs: &[#(#verbs),*], kind: #kind })
+        })
+        .collect();
+    let columns: Vec<TokenStream> = resource
+        .columns
+        .iter()
+        .map(|c| {
+            let (name, type_, format, description, json_path) =
+                (&c.name, &c.type_, &c.format, &c.description, &c.json_path);
+            let priority = proc_macro2::Literal::i32_unsuffixed(c.priority);
+            let column = scope.import("support::resource::Column");
+            quote! {
+                #column {
+                    name: #name,
+                    type_: #type_,
+                    format: #format,
+                    description: #description,
+                    priority: #priority,
+                    json_path: #json_path,
+                }
+            }
+        })
+        .collect();
+    let scale = match &resource.scale {
+        Some(paths) => {
+            let (spec, status) = (&paths.spec_replicas, &paths.status_replicas);
+            let selector = option(paths.label_selector.as_ref());
+            let scale_paths = scope.import("support::resource::ScalePaths");
+            quote!(Some(#scale_paths { spec_replicas: #spec, status_replicas: #status, label_selector: #selector }))
+        }
+        None => quote!(None),
+    };
+    let deprecation_warning = option(resource.deprecation_warning.as_ref());
+    let storage_version = resource.storage_version;
+    let doc = format!(" How {kind} appears in discovery, errors and tables.");
+    let resource_info = scope.import("support::ResourceInfo");
+    quote! {
+        #[doc = #doc]
+        pub static #info: #resource_info = #resource_info {
+            group: #group,
+            version: #version,
+            kind: #kind,
+            plural: #plural,
+            singular: #singular,
+            scope: #scope_type::#scope_variant,
+            list_kind: #list_kind,
+            verbs: &[#(#verbs),*],
+            short_names: &[#(#short_names),*],
+            categories: &[#(#categories),*],
+            subresources: &[#(#subresources),*],
+            columns: &[#(#columns),*],
+            scale: #scale,
+            deprecation_warning: #deprecation_warning,
+            storage_version: #storage_version,
+        };
+    }
+}
+
+fn option(value: Option<&String>) -> TokenStream {
+    match value {
+        Some(value) => quote!(Some(#value)),
+        None => quote!(None),
     }
 }

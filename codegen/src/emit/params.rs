@@ -137,6 +137,7 @@ fn query_struct(scope: &mut Scope, set: &ParamSet) -> TokenStream {
         }
     };
     let serialize = scope.import("serde::Serialize");
+    let dynamic_options = dynamic_options(scope, &name, set);
     quote! {
         /// Query parameters, decoded with Kubernetes' rules: unknown names are ignored, the
         /// first of repeated values counts (all of them for list parameters), an empty value
@@ -164,6 +165,43 @@ fn query_struct(scope: &mut Scope, set: &ParamSet) -> TokenStream {
             /// The parameters' rules from the spec and the combinations Kubernetes forbids.
             pub fn validate(&self) -> #error_list {
                 #validate_body
+            }
+        }
+
+        #dynamic_options
+    }
+}
+
+/// The conversion into the options a JSON-level server reads (`support::dynamic::Options`).
+fn dynamic_options(scope: &mut Scope, name: &proc_macro2::Ident, set: &ParamSet) -> TokenStream {
+    let options = scope.import("support::dynamic::Options");
+    let fields: Vec<TokenStream> = set
+        .dynamic_options
+        .iter()
+        .filter_map(|&(index, field)| {
+            let param = &set.params[index];
+            let (source, field) = (format_ident!("{}", param.rust_name), format_ident!("{}", field));
+            let value = match param.ty.ty {
+                Ty::String => quote!(params.#source.clone()),
+                Ty::I64 | Ty::Bool => quote!(params.#source),
+                Ty::I32 => quote!(params.#source.map(i64::from)),
+                // Options carries no other types.
+                _ => return None,
+            };
+            Some(quote!(#field: #value,))
+        })
+        .collect();
+    let (binding, rest) = match fields.len() {
+        0 => (quote!(_params), quote!(#options::default())),
+        n if n < support::dynamic::Options::PARAMETERS.len() => {
+            (quote!(params), quote!(#options { #(#fields)* ..#options::default() }))
+        }
+        _ => (quote!(params), quote!(#options { #(#fields)* })),
+    };
+    quote! {
+        impl From<&#name> for #options {
+            fn from(#binding: &#name) -> Self {
+                #rest
             }
         }
     }

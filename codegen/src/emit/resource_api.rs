@@ -13,15 +13,12 @@ use crate::ir::{Method, Resource, Role, Route, RouteKind, Success, Ty};
 
 /// The items of a resource's API file.
 pub fn resource_file(scope: &mut Scope, resource: &Resource) -> TokenStream {
-    let info = format_ident!("{}", resource.info_static);
-    let info_static = resource_info(scope, resource);
-    let trait_item = trait_item(scope, resource);
-    let dynamic = dynamic_impl(scope, resource);
+    let info = scope.import(&format!("super::{}", resource.info_static));
+    let trait_item = trait_item(scope, resource, &info);
+    let dynamic = dynamic_impl(scope, resource, &info);
     let routes = routes(scope, resource);
     let handlers: Vec<TokenStream> = resource.methods.iter().map(|m| handler(scope, resource, &info, m)).collect();
     quote! {
-        #info_static
-
         #trait_item
 
         #dynamic
@@ -32,64 +29,6 @@ pub fn resource_file(scope: &mut Scope, resource: &Resource) -> TokenStream {
     }
 }
 
-fn resource_info(scope: &mut Scope, resource: &Resource) -> TokenStream {
-    let info = format_ident!("{}", resource.info_static);
-    let gvk = &resource.gvk;
-    let (group, version, kind, plural, list_kind) =
-        (&gvk.group, &gvk.version, &gvk.kind, &resource.plural, &resource.list_kind);
-    let singular = &resource.singular;
-    let namespaced = resource.scope == support::Scope::Namespaced;
-    let (short_names, categories) = (&resource.short_names, &resource.categories);
-    let column_type =
-        if resource.columns.is_empty() { TokenStream::new() } else { scope.import("support::http::Column") };
-    let columns = resource.columns.iter().map(|c| {
-        let (name, type_, format, description, json_path) =
-            (&c.name, &c.type_, &c.format, &c.description, &c.json_path);
-        let priority = proc_macro2::Literal::i32_unsuffixed(c.priority);
-        quote! {
-            #column_type {
-                name: #name,
-                type_: #type_,
-                format: #format,
-                description: #description,
-                priority: #priority,
-                json_path: #json_path,
-            }
-        }
-    });
-    let scale = match &resource.scale {
-        Some(paths) => {
-            let (spec, status) = (&paths.spec_replicas, &paths.status_replicas);
-            let selector = option(paths.label_selector.as_ref());
-            let scale_paths = scope.import("support::http::ScalePaths");
-            quote!(Some(#scale_paths { spec_replicas: #spec, status_replicas: #status, label_selector: #selector }))
-        }
-        None => quote!(None),
-    };
-    let deprecation_warning = option(resource.deprecation_warning.as_ref());
-    let storage_version = resource.storage_version;
-    let doc = format!(" How {kind} appears in discovery, errors and tables.");
-    let resource_info = scope.import("support::http::ResourceInfo");
-    quote! {
-        #[doc = #doc]
-        pub static #info: #resource_info = #resource_info {
-            group: #group,
-            version: #version,
-            kind: #kind,
-            plural: #plural,
-            singular: #singular,
-            namespaced: #namespaced,
-            list_kind: #list_kind,
-            short_names: &[#(#short_names),*],
-            categories: &[#(#categories),*],
-            columns: &[#(#columns),*],
-            scale: #scale,
-            deprecation_warning: #deprecation_warning,
-            storage_version: #storage_version,
-        };
-    }
-}
-
 fn option(value: Option<&String>) -> TokenStream {
     match value {
         Some(value) => quote!(Some(#value)),
@@ -97,9 +36,8 @@ fn option(value: Option<&String>) -> TokenStream {
     }
 }
 
-fn trait_item(scope: &mut Scope, resource: &Resource) -> TokenStream {
+fn trait_item(scope: &mut Scope, resource: &Resource, info: &TokenStream) -> TokenStream {
     let trait_name = format_ident!("{}", resource.trait_name);
-    let info = format_ident!("{}", resource.info_static);
     let (context, status) = (scope.import("support::http::Context"), scope.import("support::Status"));
     let future = scope.import("std::future::Future");
     let methods: Vec<TokenStream> = resource
@@ -131,10 +69,9 @@ fn trait_item(scope: &mut Scope, resource: &Resource) -> TokenStream {
 }
 
 /// The trait implemented for any JSON-level server (`support::dynamic::Dynamic<S>`).
-fn dynamic_impl(scope: &mut Scope, resource: &Resource) -> TokenStream {
+fn dynamic_impl(scope: &mut Scope, resource: &Resource, info: &TokenStream) -> TokenStream {
     let api = scope.api;
     let trait_name = format_ident!("{}", resource.trait_name);
-    let info = format_ident!("{}", resource.info_static);
     let (context, status) = (scope.import("support::http::Context"), scope.import("support::Status"));
     let dynamic = scope.import("support::dynamic");
     let methods: Vec<TokenStream> = resource
@@ -157,7 +94,7 @@ fn dynamic_impl(scope: &mut Scope, resource: &Resource) -> TokenStream {
                 None => quote!(None),
             };
             let options = match method.param_set {
-                Some(_) => quote!(#dynamic::Options::from_params(&params)),
+                Some(_) => quote!(#dynamic::Options::from(&params)),
                 None => quote!(#dynamic::Options::default()),
             };
             let (body, patch) = match method.role {
@@ -306,7 +243,7 @@ fn routes(scope: &mut Scope, resource: &Resource) -> TokenStream {
     }
 }
 
-fn handler(scope: &mut Scope, resource: &Resource, info: &Ident, method: &Method) -> TokenStream {
+fn handler(scope: &mut Scope, resource: &Resource, info: &TokenStream, method: &Method) -> TokenStream {
     if method.role == Role::Watch {
         let mut routes: Vec<&Route> = method.routes.iter().collect();
         routes.dedup_by(|a, b| a.handler == b.handler);
@@ -458,7 +395,13 @@ fn handler_types(scope: &mut Scope) -> (TokenStream, TokenStream, TokenStream, T
 
 /// A watch handler: of the list path's parameters alone, or of the deprecated /watch/
 /// paths, which name a namespace and, with a `{name}`, one object.
-fn watch_handler(scope: &mut Scope, resource: &Resource, info: &Ident, method: &Method, route: &Route) -> TokenStream {
+fn watch_handler(
+    scope: &mut Scope,
+    resource: &Resource,
+    info: &TokenStream,
+    method: &Method,
+    route: &Route,
+) -> TokenStream {
     let api = scope.api;
     let name = format_ident!("{}", route.handler);
     let trait_name = format_ident!("{}", resource.trait_name);

@@ -63,7 +63,8 @@ use serde::Serialize;
 
 use super::openapi::{none_match, openapi_hash};
 use super::order::is_built_in;
-use super::{ApiResourceInfo, GroupVersionInfo, VersionInfo};
+use super::{GroupVersionInfo, VersionInfo};
+use crate::{ResourceInfo, Scope};
 
 const DISCOVERY_GROUP: &str = "apidiscovery.k8s.io";
 const LIST_KIND: &str = "APIGroupDiscoveryList";
@@ -147,65 +148,25 @@ struct SubresourceJson<'a> {
 }
 
 /// `metav1.GroupVersionKind`: all three keys, always.
-#[derive(Serialize)]
+#[derive(Clone, Copy, Serialize)]
 struct KindJson<'a> {
     group: &'a str,
     version: &'a str,
     kind: &'a str,
 }
 
-fn scope(namespaced: bool) -> &'static str {
-    if namespaced { "Namespaced" } else { "Cluster" }
+fn scope(scope: Scope) -> &'static str {
+    match scope {
+        Scope::Namespaced => "Namespaced",
+        Scope::Cluster => "Cluster",
+    }
 }
 
 /// The resources of one group-version, built in or custom (see the module docs).
 fn resources_json(gv: &'static GroupVersionInfo) -> Vec<ResourceJson<'static>> {
     let custom = !is_built_in(gv.group);
-    let mut resources: Vec<ResourceJson<'static>> = gv
-        .resources
-        .iter()
-        .filter(|resource| !resource.name.contains('/'))
-        .map(|resource| ResourceJson {
-            resource: resource.name,
-            response_kind: if custom {
-                KindJson { group: gv.group, version: gv.version, kind: resource.kind }
-            } else {
-                KindJson { group: resource.group, version: resource.version, kind: resource.kind }
-            },
-            scope: scope(resource.namespaced),
-            singular_resource: resource.singular_name,
-            verbs: resource.verbs,
-            short_names: resource.short_names,
-            categories: resource.categories,
-            subresources: Vec::new(),
-        })
-        .collect();
-    for resource in gv.resources {
-        let Some((parent, subresource)) = resource.name.split_once('/') else {
-            continue;
-        };
-        let index = match resources.iter().position(|known| known.resource == parent) {
-            Some(index) => index,
-            None => {
-                resources.push(ResourceJson {
-                    resource: parent,
-                    response_kind: KindJson { group: "", version: "", kind: "" },
-                    scope: scope(resource.namespaced),
-                    singular_resource: "",
-                    verbs: &[],
-                    short_names: &[],
-                    categories: &[],
-                    subresources: Vec::new(),
-                });
-                resources.len() - 1
-            }
-        };
-        resources[index].subresources.push(SubresourceJson {
-            subresource,
-            response_kind: subresource_kind(gv, resource, custom),
-            verbs: resource.verbs,
-        });
-    }
+    let mut resources: Vec<ResourceJson<'static>> =
+        gv.resources.iter().map(|resource| resource_json(gv, resource, custom)).collect();
     if custom {
         resources.sort_by(|a, b| a.resource.cmp(b.resource));
         for resource in &mut resources {
@@ -219,15 +180,42 @@ fn resources_json(gv: &'static GroupVersionInfo) -> Vec<ResourceJson<'static>> {
     resources
 }
 
-fn subresource_kind(
+fn resource_json(
     gv: &'static GroupVersionInfo,
-    resource: &'static ApiResourceInfo,
+    resource: &'static ResourceInfo,
     custom: bool,
-) -> KindJson<'static> {
-    if custom && resource.group.is_empty() && resource.version.is_empty() {
+) -> ResourceJson<'static> {
+    // Custom resources name their group-version in every kind; built-in ones only where a
+    // subresource speaks another kind (`scale`).
+    let own_kind = if custom {
         KindJson { group: gv.group, version: gv.version, kind: resource.kind }
     } else {
-        KindJson { group: resource.group, version: resource.version, kind: resource.kind }
+        KindJson { group: "", version: "", kind: resource.kind }
+    };
+    let subresources = resource
+        .subresources
+        .iter()
+        .map(|sub| SubresourceJson {
+            subresource: sub.name,
+            response_kind: match sub.kind {
+                Some(other) if (other.group, other.version) != (resource.group, resource.version) => {
+                    KindJson { group: other.group, version: other.version, kind: other.kind }
+                }
+                Some(other) => KindJson { kind: other.kind, ..own_kind },
+                None => own_kind,
+            },
+            verbs: sub.verbs,
+        })
+        .collect();
+    ResourceJson {
+        resource: resource.plural,
+        response_kind: own_kind,
+        scope: scope(resource.scope),
+        singular_resource: resource.singular,
+        verbs: resource.verbs,
+        short_names: resource.short_names,
+        categories: resource.categories,
+        subresources,
     }
 }
 

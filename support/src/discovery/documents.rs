@@ -13,7 +13,8 @@ use sha2::{Digest, Sha256};
 use super::aggregated::{Aggregated, Flavor};
 use super::openapi::{openapi_hash, server_relative_url};
 use super::order::{compare_groups, compare_versions};
-use super::{ApiCatalog, ApiResourceInfo, GroupVersionInfo, VersionInfo};
+use super::{ApiCatalog, GroupVersionInfo, VersionInfo};
+use crate::ResourceInfo;
 
 /// Everything the discovery routes serve, rendered once.
 pub(crate) struct Documents {
@@ -88,7 +89,7 @@ struct ApiGroupListJson<'a> {
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct ApiResourceJson<'a> {
-    name: &'a str,
+    name: String,
     singular_name: &'a str,
     namespaced: bool,
     #[serde(skip_serializing_if = "str::is_empty")]
@@ -199,20 +200,43 @@ fn version_json(version: &VersionInfo) -> Bytes {
     Bytes::from(serde_json::to_vec_pretty(&info).expect("version serializes"))
 }
 
-fn resource_json(gv: &GroupVersionInfo, resource: &'static ApiResourceInfo) -> ApiResourceJson<'static> {
-    let top_level = !resource.name.contains('/');
-    ApiResourceJson {
-        name: resource.name,
-        singular_name: resource.singular_name,
-        namespaced: resource.namespaced,
-        group: resource.group,
-        version: resource.version,
+/// A resource's entries: its own, then one per subresource (`horizontalpodautoscalers/status`).
+fn resource_json(gv: &GroupVersionInfo, resource: &'static ResourceInfo) -> Vec<ApiResourceJson<'static>> {
+    let mut entries = vec![ApiResourceJson {
+        name: resource.plural.to_owned(),
+        singular_name: resource.singular,
+        namespaced: resource.is_namespaced(),
+        group: "",
+        version: "",
         kind: resource.kind,
         verbs: resource.verbs,
         short_names: resource.short_names,
         categories: resource.categories,
-        storage_version_hash: top_level.then(|| storage_version_hash(gv.group, gv.version, resource.kind)),
+        storage_version_hash: Some(storage_version_hash(gv.group, gv.version, resource.kind)),
+    }];
+    for sub in resource.subresources {
+        // Another kind's group and version are listed only when they are not the resource's.
+        let (group, version, kind) = match sub.kind {
+            Some(other) if (other.group, other.version) != (resource.group, resource.version) => {
+                (other.group, other.version, other.kind)
+            }
+            Some(other) => ("", "", other.kind),
+            None => ("", "", resource.kind),
+        };
+        entries.push(ApiResourceJson {
+            name: format!("{}/{}", resource.plural, sub.name),
+            singular_name: "",
+            namespaced: resource.is_namespaced(),
+            group,
+            version,
+            kind,
+            verbs: sub.verbs,
+            short_names: &[],
+            categories: &[],
+            storage_version_hash: None,
+        });
     }
+    entries
 }
 
 fn resource_list_json(gv: &'static GroupVersionInfo) -> Bytes {
@@ -220,7 +244,7 @@ fn resource_list_json(gv: &'static GroupVersionInfo) -> Bytes {
         kind: "APIResourceList",
         api_version: (!gv.group.is_empty()).then_some("v1"),
         group_version: group_version(gv.group, gv.version),
-        resources: gv.resources.iter().map(|resource| resource_json(gv, resource)).collect(),
+        resources: gv.resources.iter().flat_map(|resource| resource_json(gv, resource)).collect(),
     })
 }
 

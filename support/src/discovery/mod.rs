@@ -1,7 +1,7 @@
 //! API discovery and OpenAPI documents, served from static data the generator emits.
 //!
 //! A generated crate describes what it serves as one [`ApiCatalog`] `static`: the server's
-//! version, and per group-version its resources (as [`ApiResourceInfo`]) and its OpenAPI v3
+//! version, and per group-version its resources (as [`ResourceInfo`]) and its OpenAPI v3
 //! document (JSON text embedded at generation time). [`routes`] turns the catalog into the
 //! endpoints clients such as `kubectl` read before anything else:
 //!
@@ -52,6 +52,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodRouter, get};
 
+use crate::ResourceInfo;
 use crate::status::Status;
 use documents::{Documents, api_versions_json, group_version_path};
 
@@ -94,51 +95,10 @@ pub struct GroupVersionInfo {
     /// What `/apis/{group}/{version}` lists, in this order: each resource by its plural,
     /// followed by its subresources (`horizontalpodautoscalers/status`). The API server lists
     /// built-in resources sorted by name.
-    pub resources: &'static [ApiResourceInfo],
+    pub resources: &'static [&'static ResourceInfo],
     /// The group-version's OpenAPI v3 document, JSON text, served byte for byte; `""` when
     /// there is none (the group-version is then left out of `/openapi/v3`).
     pub openapi: &'static str,
-}
-
-/// One entry of an `APIResourceList` (`metav1.APIResource`).
-///
-/// Write entries as `ApiResourceInfo { name: "widgets", kind: "Widget", ..ApiResourceInfo::EMPTY }`
-/// so that fields added later keep their defaults.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ApiResourceInfo {
-    /// The plural (`horizontalpodautoscalers`), or `plural/subresource` (`horizontalpodautoscalers/status`).
-    pub name: &'static str,
-    /// The singular (`horizontalpodautoscaler`); `""` for subresources.
-    pub singular_name: &'static str,
-    pub namespaced: bool,
-    /// The group of the object this (sub)resource takes and returns when it differs from the
-    /// group-version's: `autoscaling` for a `scale` subresource. `""` otherwise.
-    pub group: &'static str,
-    /// The version of the object, set together with `group` (`v1` for `scale`); `""` otherwise.
-    pub version: &'static str,
-    /// The kind of the object (`Scale` for a `scale` subresource).
-    pub kind: &'static str,
-    /// E.g. `["create","delete","deletecollection","get","list","patch","update","watch"]`.
-    pub verbs: &'static [&'static str],
-    /// E.g. `["hpa"]`.
-    pub short_names: &'static [&'static str],
-    /// E.g. `["all"]`.
-    pub categories: &'static [&'static str],
-}
-
-impl ApiResourceInfo {
-    /// Every field empty: the base of struct update syntax in `static`s.
-    pub const EMPTY: ApiResourceInfo = ApiResourceInfo {
-        name: "",
-        singular_name: "",
-        namespaced: false,
-        group: "",
-        version: "",
-        kind: "",
-        verbs: &[],
-        short_names: &[],
-        categories: &[],
-    };
 }
 
 impl ApiCatalog {

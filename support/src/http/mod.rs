@@ -46,7 +46,7 @@ use std::sync::Arc;
 
 use axum::http::HeaderMap;
 
-use crate::Status;
+use crate::{ResourceInfo, Status};
 
 pub use axum::http::StatusCode;
 pub use call::{Call, Reply, serve};
@@ -201,69 +201,6 @@ pub struct Context {
     pub field_validation: FieldValidation,
     /// All request headers.
     pub headers: HeaderMap,
-}
-
-/// The identity and printing of one resource, written by generated code as a `static`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ResourceInfo {
-    /// API group; empty for the core group.
-    pub group: &'static str,
-    pub version: &'static str,
-    pub kind: &'static str,
-    /// Lower-case plural, as in URL paths.
-    pub plural: &'static str,
-    pub singular: &'static str,
-    pub namespaced: bool,
-    pub list_kind: &'static str,
-    pub short_names: &'static [&'static str],
-    pub categories: &'static [&'static str],
-    /// Table columns after `Name` (a custom resource's `additionalPrinterColumns`). Empty
-    /// means the API server's default for custom resources: an `Age` column.
-    pub columns: &'static [Column],
-    /// The `scale` subresource, when the resource has one: where the object keeps what
-    /// an `autoscaling/v1` Scale shows.
-    pub scale: Option<ScalePaths>,
-    /// Set on a deprecated version: the `Warning` every response carries.
-    pub deprecation_warning: Option<&'static str>,
-    /// Whether objects are stored in this version: a custom resource's storage version;
-    /// built-in resources are stored as they are served here.
-    pub storage_version: bool,
-}
-
-/// Where a resource keeps the fields of its `scale` subresource, as the simple JSON paths
-/// of a CRD's `subresources.scale` (`.spec.replicas`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ScalePaths {
-    /// The wanted replica count: `spec.replicas` of the Scale.
-    pub spec_replicas: &'static str,
-    /// The observed replica count: `status.replicas` of the Scale.
-    pub status_replicas: &'static str,
-    /// A label selector in its string form: `status.selector` of the Scale.
-    pub label_selector: Option<&'static str>,
-}
-
-impl ResourceInfo {
-    /// `group/version`, or `version` for the core group.
-    pub fn api_version(&self) -> String {
-        if self.group.is_empty() { self.version.to_owned() } else { format!("{}/{}", self.group, self.version) }
-    }
-}
-
-/// One column of a `meta.k8s.io/v1` Table, as a CRD's `additionalPrinterColumns` entry
-/// describes it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Column {
-    pub name: &'static str,
-    /// `string`, `integer`, `number`, `boolean` or `date`.
-    pub type_: &'static str,
-    /// E.g. `name`, `int32`; usually empty.
-    pub format: &'static str,
-    pub description: &'static str,
-    /// 0 for the default view, higher for `-o wide`.
-    pub priority: i32,
-    /// A simple JSONPath into the object: `.status.replicas`, `.spec.ports[0].port`,
-    /// `.status.conditions[?(@.type=="Ready")].status`; `{...}` braces are tolerated.
-    pub json_path: &'static str,
 }
 
 /// The Status a default trait method answers for an operation the server does not

@@ -4,8 +4,10 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use super::Query;
 use super::negotiate::Transform;
-use super::{Column, Query, ResourceInfo};
+use crate::ResourceInfo;
+use crate::resource::Column;
 use crate::{ListMeta, Status, status::reason};
 
 /// `ObjectMeta`'s documentation of `name`, the description of the `Name` column.

@@ -7,9 +7,9 @@ use futures::Stream;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::ResourceInfo;
 use super::negotiate::Transform;
 use super::table::{self, IncludeObject, TableOptions};
+use crate::ResourceInfo;
 use crate::Status;
 
 /// One change to a watched collection, as the API server's `watch.Event`.

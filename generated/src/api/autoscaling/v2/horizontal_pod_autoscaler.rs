@@ -3,8 +3,9 @@
 use super::{HorizontalPodAutoscalerSpec, HorizontalPodAutoscalerStatus};
 use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::{Deserialize, Serialize};
+use support::resource::{Column, SubresourceInfo};
 use support::validation::{ErrorList, Path};
-use support::{Resource, Scope, Validate, meta};
+use support::{Resource, ResourceInfo, Scope, Validate, meta};
 
 /// Autoscaler that adjusts the replicas of a workload exposing the scale subresource, driven by the listed metrics.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -26,20 +27,68 @@ pub struct HorizontalPodAutoscaler {
     pub status: Option<HorizontalPodAutoscalerStatus>,
 }
 
+/// How HorizontalPodAutoscaler appears in discovery, errors and tables.
+pub static HORIZONTAL_POD_AUTOSCALER: ResourceInfo = ResourceInfo {
+    group: "autoscaling",
+    version: "v2",
+    kind: "HorizontalPodAutoscaler",
+    plural: "horizontalpodautoscalers",
+    singular: "horizontalpodautoscaler",
+    scope: Scope::Namespaced,
+    list_kind: "HorizontalPodAutoscalerList",
+    verbs: &["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"],
+    short_names: &["hpa"],
+    categories: &["all"],
+    subresources: &[SubresourceInfo { name: "status", verbs: &["get", "patch", "update"], kind: None }],
+    columns: &[
+        Column {
+            name: "Reference",
+            type_: "string",
+            format: "",
+            description: "Name of the scaled workload.",
+            priority: 0,
+            json_path: ".spec.scaleTargetRef.name",
+        },
+        Column {
+            name: "MinPods",
+            type_: "integer",
+            format: "",
+            description: "Lower limit of replicas.",
+            priority: 0,
+            json_path: ".spec.minReplicas",
+        },
+        Column {
+            name: "MaxPods",
+            type_: "integer",
+            format: "",
+            description: "Upper limit of replicas.",
+            priority: 0,
+            json_path: ".spec.maxReplicas",
+        },
+        Column {
+            name: "Replicas",
+            type_: "integer",
+            format: "",
+            description: "Current number of replicas.",
+            priority: 0,
+            json_path: ".status.currentReplicas",
+        },
+        Column {
+            name: "Age",
+            type_: "date",
+            format: "",
+            description: "Time since creation.",
+            priority: 0,
+            json_path: ".metadata.creationTimestamp",
+        },
+    ],
+    scale: None,
+    deprecation_warning: None,
+    storage_version: true,
+};
+
 impl Resource for HorizontalPodAutoscaler {
-    const GROUP: &'static str = "autoscaling";
-
-    const VERSION: &'static str = "v2";
-
-    const API_VERSION: &'static str = "autoscaling/v2";
-
-    const KIND: &'static str = "HorizontalPodAutoscaler";
-
-    const PLURAL: &'static str = "horizontalpodautoscalers";
-
-    const SCOPE: Scope = Scope::Namespaced;
-
-    const LIST_KIND: &'static str = "HorizontalPodAutoscalerList";
+    const INFO: &'static ResourceInfo = &HORIZONTAL_POD_AUTOSCALER;
 }
 
 impl Validate for HorizontalPodAutoscaler {

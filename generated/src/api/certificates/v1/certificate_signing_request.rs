@@ -3,8 +3,9 @@
 use super::{CertificateSigningRequestSpec, CertificateSigningRequestStatus};
 use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::{Deserialize, Serialize};
+use support::resource::{Column, SubresourceInfo};
 use support::validation::{ErrorList, Path};
-use support::{Resource, Scope, Validate, meta};
+use support::{Resource, ResourceInfo, Scope, Validate, meta};
 
 /// A request for an x509 certificate: a client submits a CSR, it is approved or denied, and a signer issues the certificate.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -26,20 +27,71 @@ pub struct CertificateSigningRequest {
     pub status: Option<CertificateSigningRequestStatus>,
 }
 
+/// How CertificateSigningRequest appears in discovery, errors and tables.
+pub static CERTIFICATE_SIGNING_REQUEST: ResourceInfo = ResourceInfo {
+    group: "certificates.k8s.io",
+    version: "v1",
+    kind: "CertificateSigningRequest",
+    plural: "certificatesigningrequests",
+    singular: "certificatesigningrequest",
+    scope: Scope::Cluster,
+    list_kind: "CertificateSigningRequestList",
+    verbs: &["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"],
+    short_names: &["csr"],
+    categories: &[],
+    subresources: &[
+        SubresourceInfo { name: "approval", verbs: &["get", "patch", "update"], kind: None },
+        SubresourceInfo { name: "status", verbs: &["get", "patch", "update"], kind: None },
+    ],
+    columns: &[
+        Column {
+            name: "Age",
+            type_: "date",
+            format: "",
+            description: "Time since creation.",
+            priority: 0,
+            json_path: ".metadata.creationTimestamp",
+        },
+        Column {
+            name: "SignerName",
+            type_: "string",
+            format: "",
+            description: "Signer asked to issue the certificate.",
+            priority: 0,
+            json_path: ".spec.signerName",
+        },
+        Column {
+            name: "Requestor",
+            type_: "string",
+            format: "",
+            description: "User who created the request.",
+            priority: 0,
+            json_path: ".spec.username",
+        },
+        Column {
+            name: "RequestedDuration",
+            type_: "integer",
+            format: "",
+            description: "Requested validity of the certificate, in seconds.",
+            priority: 0,
+            json_path: ".spec.expirationSeconds",
+        },
+        Column {
+            name: "Condition",
+            type_: "string",
+            format: "",
+            description: "Type of the first condition (Approved, Denied or Failed); none while pending.",
+            priority: 0,
+            json_path: ".status.conditions[*].type",
+        },
+    ],
+    scale: None,
+    deprecation_warning: None,
+    storage_version: true,
+};
+
 impl Resource for CertificateSigningRequest {
-    const GROUP: &'static str = "certificates.k8s.io";
-
-    const VERSION: &'static str = "v1";
-
-    const API_VERSION: &'static str = "certificates.k8s.io/v1";
-
-    const KIND: &'static str = "CertificateSigningRequest";
-
-    const PLURAL: &'static str = "certificatesigningrequests";
-
-    const SCOPE: Scope = Scope::Cluster;
-
-    const LIST_KIND: &'static str = "CertificateSigningRequestList";
+    const INFO: &'static ResourceInfo = &CERTIFICATE_SIGNING_REQUEST;
 }
 
 impl Validate for CertificateSigningRequest {

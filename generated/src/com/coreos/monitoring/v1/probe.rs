@@ -3,8 +3,9 @@
 use super::ProbeSpec;
 use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::{Deserialize, Serialize};
+use support::resource::Column;
 use support::validation::{ErrorList, Path};
-use support::{Resource, Scope, Validate, meta, rules};
+use support::{Resource, ResourceInfo, Scope, Validate, meta, rules};
 
 /// A Probe tells Prometheus to check a set of addresses, listed statically or taken from Ingress objects, through a prober such as the blackbox exporter.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -23,20 +24,60 @@ pub struct Probe {
     pub spec: Option<ProbeSpec>,
 }
 
+/// How Probe appears in discovery, errors and tables.
+pub static PROBE: ResourceInfo = ResourceInfo {
+    group: "monitoring.coreos.com",
+    version: "v1",
+    kind: "Probe",
+    plural: "probes",
+    singular: "probe",
+    scope: Scope::Namespaced,
+    list_kind: "ProbeList",
+    verbs: &["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"],
+    short_names: &["prb"],
+    categories: &["prometheus-operator"],
+    subresources: &[],
+    columns: &[
+        Column {
+            name: "Prober",
+            type_: "string",
+            format: "",
+            description: "Address of the prober",
+            priority: 0,
+            json_path: ".spec.prober.url",
+        },
+        Column {
+            name: "Module",
+            type_: "string",
+            format: "",
+            description: "Prober module used for the checks",
+            priority: 0,
+            json_path: ".spec.module",
+        },
+        Column {
+            name: "Interval",
+            type_: "string",
+            format: "",
+            description: "How often the targets are probed",
+            priority: 1,
+            json_path: ".spec.interval",
+        },
+        Column {
+            name: "Age",
+            type_: "date",
+            format: "",
+            description: "Time since the Probe was created",
+            priority: 0,
+            json_path: ".metadata.creationTimestamp",
+        },
+    ],
+    scale: None,
+    deprecation_warning: None,
+    storage_version: true,
+};
+
 impl Resource for Probe {
-    const GROUP: &'static str = "monitoring.coreos.com";
-
-    const VERSION: &'static str = "v1";
-
-    const API_VERSION: &'static str = "monitoring.coreos.com/v1";
-
-    const KIND: &'static str = "Probe";
-
-    const PLURAL: &'static str = "probes";
-
-    const SCOPE: Scope = Scope::Namespaced;
-
-    const LIST_KIND: &'static str = "ProbeList";
+    const INFO: &'static ResourceInfo = &PROBE;
 }
 
 impl Validate for Probe {

@@ -3,8 +3,9 @@
 use super::{GizmoSpec, GizmoStatus};
 use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::{Deserialize, Serialize};
+use support::resource::{Column, KindInfo, ScalePaths, SubresourceInfo};
 use support::validation::{ErrorList, Path};
-use support::{Resource, Scope, Validate, meta};
+use support::{Resource, ResourceInfo, Scope, Validate, meta};
 
 /// A gizmo runs replicas of a small tool.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -25,20 +26,64 @@ pub struct Gizmo {
     pub status: Option<GizmoStatus>,
 }
 
+/// How Gizmo appears in discovery, errors and tables.
+pub static GIZMO: ResourceInfo = ResourceInfo {
+    group: "crd.example.com",
+    version: "v1",
+    kind: "Gizmo",
+    plural: "gizmos",
+    singular: "gizmo",
+    scope: Scope::Namespaced,
+    list_kind: "GizmoList",
+    verbs: &["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"],
+    short_names: &["gz"],
+    categories: &["all", "fixtures"],
+    subresources: &[
+        SubresourceInfo {
+            name: "scale",
+            verbs: &["get", "patch", "update"],
+            kind: Some(KindInfo { group: "autoscaling", version: "v1", kind: "Scale" }),
+        },
+        SubresourceInfo { name: "status", verbs: &["get", "patch", "update"], kind: None },
+    ],
+    columns: &[
+        Column {
+            name: "Replicas",
+            type_: "integer",
+            format: "",
+            description: "Wanted replicas.",
+            priority: 0,
+            json_path: ".spec.replicas",
+        },
+        Column { name: "Mode", type_: "string", format: "", description: "", priority: 0, json_path: ".spec.mode" },
+        Column {
+            name: "Ready",
+            type_: "integer",
+            format: "",
+            description: "Ready replicas; shown with -o wide.",
+            priority: 1,
+            json_path: ".status.replicas",
+        },
+        Column {
+            name: "Age",
+            type_: "date",
+            format: "",
+            description: "",
+            priority: 0,
+            json_path: ".metadata.creationTimestamp",
+        },
+    ],
+    scale: Some(ScalePaths {
+        spec_replicas: ".spec.replicas",
+        status_replicas: ".status.replicas",
+        label_selector: Some(".status.selector"),
+    }),
+    deprecation_warning: None,
+    storage_version: true,
+};
+
 impl Resource for Gizmo {
-    const GROUP: &'static str = "crd.example.com";
-
-    const VERSION: &'static str = "v1";
-
-    const API_VERSION: &'static str = "crd.example.com/v1";
-
-    const KIND: &'static str = "Gizmo";
-
-    const PLURAL: &'static str = "gizmos";
-
-    const SCOPE: Scope = Scope::Namespaced;
-
-    const LIST_KIND: &'static str = "GizmoList";
+    const INFO: &'static ResourceInfo = &GIZMO;
 }
 
 impl Validate for Gizmo {

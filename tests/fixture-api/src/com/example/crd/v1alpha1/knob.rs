@@ -3,7 +3,7 @@
 use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::{Deserialize, Serialize};
 use support::validation::{ErrorList, Path};
-use support::{Resource, Scope, Validate, meta, rules};
+use support::{Resource, ResourceInfo, Scope, Validate, meta, rules};
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Knob {
@@ -20,20 +20,27 @@ pub struct Knob {
     pub setting: Option<i64>,
 }
 
+/// How Knob appears in discovery, errors and tables.
+pub static KNOB: ResourceInfo = ResourceInfo {
+    group: "crd.example.com",
+    version: "v1alpha1",
+    kind: "Knob",
+    plural: "knobs",
+    singular: "knob",
+    scope: Scope::Cluster,
+    list_kind: "KnobList",
+    verbs: &["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"],
+    short_names: &[],
+    categories: &[],
+    subresources: &[],
+    columns: &[],
+    scale: None,
+    deprecation_warning: Some("crd.example.com/v1alpha1 Knob is going away; use a Gizmo"),
+    storage_version: true,
+};
+
 impl Resource for Knob {
-    const GROUP: &'static str = "crd.example.com";
-
-    const VERSION: &'static str = "v1alpha1";
-
-    const API_VERSION: &'static str = "crd.example.com/v1alpha1";
-
-    const KIND: &'static str = "Knob";
-
-    const PLURAL: &'static str = "knobs";
-
-    const SCOPE: Scope = Scope::Cluster;
-
-    const LIST_KIND: &'static str = "KnobList";
+    const INFO: &'static ResourceInfo = &KNOB;
 }
 
 impl Validate for Knob {

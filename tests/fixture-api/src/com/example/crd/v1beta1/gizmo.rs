@@ -4,7 +4,7 @@ use super::GizmoSpec;
 use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::{Deserialize, Serialize};
 use support::validation::{ErrorList, Path};
-use support::{Resource, Scope, Validate, meta};
+use support::{Resource, ResourceInfo, Scope, Validate, meta};
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Gizmo {
@@ -21,20 +21,27 @@ pub struct Gizmo {
     pub spec: Option<GizmoSpec>,
 }
 
+/// How Gizmo appears in discovery, errors and tables.
+pub static GIZMO: ResourceInfo = ResourceInfo {
+    group: "crd.example.com",
+    version: "v1beta1",
+    kind: "Gizmo",
+    plural: "gizmos",
+    singular: "gizmo",
+    scope: Scope::Namespaced,
+    list_kind: "GizmoList",
+    verbs: &["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"],
+    short_names: &["gz"],
+    categories: &["all", "fixtures"],
+    subresources: &[],
+    columns: &[],
+    scale: None,
+    deprecation_warning: Some("crd.example.com/v1beta1 Gizmo is deprecated"),
+    storage_version: false,
+};
+
 impl Resource for Gizmo {
-    const GROUP: &'static str = "crd.example.com";
-
-    const VERSION: &'static str = "v1beta1";
-
-    const API_VERSION: &'static str = "crd.example.com/v1beta1";
-
-    const KIND: &'static str = "Gizmo";
-
-    const PLURAL: &'static str = "gizmos";
-
-    const SCOPE: Scope = Scope::Namespaced;
-
-    const LIST_KIND: &'static str = "GizmoList";
+    const INFO: &'static ResourceInfo = &GIZMO;
 }
 
 impl Validate for Gizmo {
