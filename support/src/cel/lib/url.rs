@@ -5,7 +5,9 @@
 //! `net/url`, not the WHATWG URL standard): nothing is normalized but the scheme's case,
 //! `'https://example.com#x'` is no request URI (the fragment is part of the host there),
 //! `'*'` is one, and percent-escapes are checked but only decoded where Go decodes them.
-//! As in Go 1.24.8/1.25.2 and later, a bracketed host must be an IPv6 address.
+//! As in Go 1.24.8/1.25.2 and later, a bracketed host must be an IPv6 address (older API
+//! servers accept any host there). Parts and query values whose escapes decode to bytes
+//! that are not UTF-8 hold U+FFFD instead of those bytes.
 
 use std::any::Any;
 use std::collections::HashMap;
