@@ -13,6 +13,10 @@
 //! - `hpa CEL interpreted`: the CEL rules of the HPA's 13 rule-bearing nodes checked by the
 //!   interpreter (`support::cel`), as generated code checks the rules it does not translate
 //!   to Rust; all of this object's rules translate, so `hpa validate` never runs them.
+//!   `hpa CEL interp. Node` is the same through `support::cel::Node`.
+//! - `rule true/false inline/Node`: the spec's rule translated to Rust, on the spec and on
+//!   a copy that breaks it, checked the way generated code did before `support::cel::Node`
+//!   (inline) and through it.
 //!
 //! Method: every measurement is a batch of calls timed with `Instant`; the batches of all
 //! workloads (decode and validate of each variant, and one JSON copy of the HPA spec as the
@@ -30,11 +34,13 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 
 use fixture_api::api::fixture::v1::Autoscaler;
-use generated::api::autoscaling::v2::{HorizontalPodAutoscaler, HorizontalPodAutoscalerSpec, MetricSpec};
+use generated::api::autoscaling::v2::{
+    HPAScalingRules, HorizontalPodAutoscaler, HorizontalPodAutoscalerSpec, MetricSpec, MetricTarget,
+};
 use serde::de::DeserializeOwned;
 use support::Validate;
-use support::cel::{CelRule, CelRuleSpec, check_rules_typed, to_json};
-use support::validation::{ErrorList, Path};
+use support::cel::{CelRule, CelRuleSpec, LazyRule, Node, check_rules_typed, to_json};
+use support::validation::{ErrorList, FieldError, Path};
 
 /// The system allocator, counting allocations (and reallocations) and their bytes.
 struct Counting;
@@ -119,91 +125,68 @@ fn validator<T: Validate>(object: &T) -> impl FnMut() + '_ {
     }
 }
 
-/// The CEL rules `specs/autoscaling_v2.yaml` puts on the nodes of an HPA spec, compiled as
-/// generated code compiles rules it leaves to the interpreter.
-struct HpaRules {
-    spec: [CelRule; 1],
-    metric: [CelRule; 2],
-    target: [CelRule; 2],
-    scaling: [CelRule; 1],
+/// The CEL rules `specs/autoscaling_v2.yaml` puts on the nodes of an HPA spec, by node.
+const SPEC_RULES: [CelRuleSpec<'static>; 1] =
+    [CelRuleSpec::new("!has(self.minReplicas) || self.maxReplicas >= self.minReplicas")
+        .with_message("maxReplicas must be greater than or equal to minReplicas")
+        .with_field_path(".maxReplicas")];
+const METRIC_RULES: [CelRuleSpec<'static>; 2] = [
+    CelRuleSpec::new(
+        "!(self.type in ['ContainerResource', 'External', 'Object', 'Pods', 'Resource']) || \
+         (self.type == 'ContainerResource' ? has(self.containerResource) : \
+         self.type == 'External' ? has(self.external) : self.type == 'Object' ? has(self.object) : \
+         self.type == 'Pods' ? has(self.pods) : has(self.resource))",
+    )
+    .with_message("the source field named by type must be set"),
+    CelRuleSpec::new(
+        "[has(self.containerResource), has(self.external), has(self.object), has(self.pods), \
+         has(self.resource)].filter(x, x).size() <= 1",
+    )
+    .with_message("only the source field named by type may be set"),
+];
+const TARGET_RULES: [CelRuleSpec<'static>; 2] = [
+    CelRuleSpec::new("self.type != 'Utilization' || has(self.averageUtilization)")
+        .with_message("averageUtilization must be set when type is Utilization")
+        .with_field_path(".averageUtilization"),
+    CelRuleSpec::new("self.type != 'Value' || has(self.value)")
+        .with_message("value must be set when type is Value")
+        .with_field_path(".value"),
+];
+const SCALING_RULES: [CelRuleSpec<'static>; 1] =
+    [CelRuleSpec::new("!has(self.tolerance) || !string(self.tolerance).startsWith('-')")
+        .with_message("tolerance must be greater than or equal to zero")
+        .with_field_path(".tolerance")];
+
+/// A node of an HPA spec that carries CEL rules.
+enum RuleNode<'a> {
+    Spec(&'a HorizontalPodAutoscalerSpec),
+    Metric(&'a MetricSpec),
+    Target(&'a MetricTarget),
+    Scaling(&'a HPAScalingRules),
 }
 
-impl HpaRules {
-    fn new() -> HpaRules {
-        let compile = |spec: CelRuleSpec<'_>| spec.compile().expect("the spec's rules compile");
-        HpaRules {
-            spec: [compile(
-                CelRuleSpec::new("!has(self.minReplicas) || self.maxReplicas >= self.minReplicas")
-                    .with_message("maxReplicas must be greater than or equal to minReplicas")
-                    .with_field_path(".maxReplicas"),
-            )],
-            metric: [
-                compile(
-                    CelRuleSpec::new(
-                        "!(self.type in ['ContainerResource', 'External', 'Object', 'Pods', 'Resource']) || \
-                         (self.type == 'ContainerResource' ? has(self.containerResource) : \
-                         self.type == 'External' ? has(self.external) : self.type == 'Object' ? has(self.object) : \
-                         self.type == 'Pods' ? has(self.pods) : has(self.resource))",
-                    )
-                    .with_message("the source field named by type must be set"),
-                ),
-                compile(
-                    CelRuleSpec::new(
-                        "[has(self.containerResource), has(self.external), has(self.object), has(self.pods), \
-                         has(self.resource)].filter(x, x).size() <= 1",
-                    )
-                    .with_message("only the source field named by type may be set"),
-                ),
-            ],
-            target: [
-                compile(
-                    CelRuleSpec::new("self.type != 'Utilization' || has(self.averageUtilization)")
-                        .with_message("averageUtilization must be set when type is Utilization")
-                        .with_field_path(".averageUtilization"),
-                ),
-                compile(
-                    CelRuleSpec::new("self.type != 'Value' || has(self.value)")
-                        .with_message("value must be set when type is Value")
-                        .with_field_path(".value"),
-                ),
-            ],
-            scaling: [compile(
-                CelRuleSpec::new("!has(self.tolerance) || !string(self.tolerance).startsWith('-')")
-                    .with_message("tolerance must be greater than or equal to zero")
-                    .with_field_path(".tolerance"),
-            )],
+/// Calls `visit` with each of `spec`'s rule-bearing nodes and its path.
+fn for_each_rule_node(spec: &HorizontalPodAutoscalerSpec, visit: &mut dyn FnMut(&Path<'_>, RuleNode<'_>)) {
+    let path = Path::ROOT.field("spec");
+    visit(&path, RuleNode::Spec(spec));
+    let metrics = path.field("metrics");
+    for (index, metric) in spec.metrics.iter().flatten().enumerate() {
+        let path = metrics.index(index);
+        visit(&path, RuleNode::Metric(metric));
+        if let Some(target) = metric_target(metric) {
+            visit(&path.field("target"), RuleNode::Target(target));
         }
     }
-
-    /// Checks every rule of `spec`'s nodes with the interpreter: one JSON copy per node, as
-    /// generated code makes for a node none of whose rules translate.
-    fn check(&self, spec: &HorizontalPodAutoscalerSpec) -> ErrorList {
-        let mut errors = ErrorList::new();
-        let path = Path::ROOT.field("spec");
-        check_rules_typed(&self.spec, &path, "object", &to_json(spec), None, &mut errors);
-        for (index, metric) in spec.metrics.iter().flatten().enumerate() {
-            let metrics = path.field("metrics");
-            let path = metrics.index(index);
-            check_rules_typed(&self.metric, &path, "object", &to_json(metric), None, &mut errors);
-            if let Some(target) = metric_target(metric) {
-                let path = path.field("target");
-                check_rules_typed(&self.target, &path, "object", &to_json(target), None, &mut errors);
-            }
+    let behavior = path.field("behavior");
+    for (name, rules) in spec.behavior.iter().flat_map(|b| [("scaleUp", &b.scale_up), ("scaleDown", &b.scale_down)]) {
+        if let Some(rules) = rules {
+            visit(&behavior.field(name), RuleNode::Scaling(rules));
         }
-        let behavior = path.field("behavior");
-        for (name, rules) in spec.behavior.iter().flat_map(|b| [("scaleUp", &b.scale_up), ("scaleDown", &b.scale_down)])
-        {
-            if let Some(rules) = rules {
-                let path = behavior.field(name);
-                check_rules_typed(&self.scaling, &path, "object", &to_json(rules), None, &mut errors);
-            }
-        }
-        errors
     }
 }
 
 /// The target of whichever source a metric sets.
-fn metric_target(metric: &MetricSpec) -> Option<&generated::api::autoscaling::v2::MetricTarget> {
+fn metric_target(metric: &MetricSpec) -> Option<&MetricTarget> {
     metric
         .container_resource
         .as_ref()
@@ -212,6 +195,86 @@ fn metric_target(metric: &MetricSpec) -> Option<&generated::api::autoscaling::v2
         .or(metric.object.as_ref().map(|s| &s.target))
         .or(metric.pods.as_ref().map(|s| &s.target))
         .or(metric.resource.as_ref().map(|s| &s.target))
+}
+
+/// The rules of each kind of node, compiled as `CelRule`s or held as `LazyRule`s.
+struct HpaRules<R> {
+    spec: [R; 1],
+    metric: [R; 2],
+    target: [R; 2],
+    scaling: [R; 1],
+}
+
+impl<R> HpaRules<R> {
+    fn new(rule: impl Fn(CelRuleSpec<'static>) -> R) -> Self {
+        HpaRules {
+            spec: SPEC_RULES.map(&rule),
+            metric: METRIC_RULES.map(&rule),
+            target: TARGET_RULES.map(&rule),
+            scaling: SCALING_RULES.map(&rule),
+        }
+    }
+}
+
+impl HpaRules<CelRule> {
+    /// Checks every rule of `spec`'s nodes with the interpreter as generated code did
+    /// before `Node`: one JSON copy per node, `check_rules_typed` on all its rules.
+    fn check(&self, spec: &HorizontalPodAutoscalerSpec) -> ErrorList {
+        let mut errors = ErrorList::new();
+        for_each_rule_node(spec, &mut |path, node| match node {
+            RuleNode::Spec(value) => check_rules_typed(&self.spec, path, "object", &to_json(value), None, &mut errors),
+            RuleNode::Metric(value) => {
+                check_rules_typed(&self.metric, path, "object", &to_json(value), None, &mut errors)
+            }
+            RuleNode::Target(value) => {
+                check_rules_typed(&self.target, path, "object", &to_json(value), None, &mut errors)
+            }
+            RuleNode::Scaling(value) => {
+                check_rules_typed(&self.scaling, path, "object", &to_json(value), None, &mut errors)
+            }
+        });
+        errors
+    }
+}
+
+impl HpaRules<LazyRule> {
+    /// The same through `Node::interpreted`, as generated code checks rules the generator
+    /// does not translate.
+    fn check(&self, spec: &HorizontalPodAutoscalerSpec) -> ErrorList {
+        let mut errors = ErrorList::new();
+        for_each_rule_node(spec, &mut |path, node| match node {
+            RuleNode::Spec(value) => Node::new(value, path, "object").interpreted(&self.spec, None, &mut errors),
+            RuleNode::Metric(value) => Node::new(value, path, "object").interpreted(&self.metric, None, &mut errors),
+            RuleNode::Target(value) => Node::new(value, path, "object").interpreted(&self.target, None, &mut errors),
+            RuleNode::Scaling(value) => Node::new(value, path, "object").interpreted(&self.scaling, None, &mut errors),
+        });
+        errors
+    }
+}
+
+/// The spec's rule as the generator translates it to Rust.
+fn spec_rule_0(value: &HorizontalPodAutoscalerSpec) -> Option<bool> {
+    Some(value.min_replicas.is_none() || i64::from(value.max_replicas) >= i64::from(value.min_replicas?))
+}
+
+/// The spec's translated rule checked as generated code checked it before `Node`: a
+/// three-arm match, the error built in place, the interpreter on `None`.
+fn spec_rule_inline(value: &HorizontalPodAutoscalerSpec, rules: &[CelRule; 1], errors: &mut ErrorList) {
+    let path = Path::ROOT.field("spec");
+    match spec_rule_0(value) {
+        Some(true) => {}
+        Some(false) => errors.push(
+            FieldError::invalid(&path, "object", "maxReplicas must be greater than or equal to minReplicas")
+                .at_child("maxReplicas"),
+        ),
+        None => check_rules_typed(rules, &path, "object", &to_json(value), None, errors),
+    }
+}
+
+/// The same through `Node::translated`.
+fn spec_rule_node(value: &HorizontalPodAutoscalerSpec, rule: &LazyRule, errors: &mut ErrorList) {
+    let path = Path::ROOT.field("spec");
+    Node::new(value, &path, "object").translated(rule, spec_rule_0(value), errors);
 }
 
 fn main() {
@@ -223,8 +286,18 @@ fn main() {
     // Both are valid: the benchmark measures the path without errors.
     assert_eq!(hpa.validate(), Vec::new());
     assert_eq!(autoscaler.validate(), Vec::new());
-    let hpa_rules = HpaRules::new();
-    assert_eq!(hpa_rules.check(&hpa.spec), Vec::new());
+    let compiled_rules = HpaRules::new(|spec| CelRule::new(&spec));
+    let lazy_rules = HpaRules::new(LazyRule::new);
+    assert_eq!(compiled_rules.check(&hpa.spec), Vec::new());
+    assert_eq!(lazy_rules.check(&hpa.spec), Vec::new());
+    // A spec whose rule fails, to time the failure path of a translated rule.
+    let mut shrunk = hpa.spec.clone();
+    shrunk.min_replicas = Some(shrunk.max_replicas + 1);
+    let mut inline_errors = ErrorList::new();
+    spec_rule_inline(&shrunk, &compiled_rules.spec, &mut inline_errors);
+    let mut node_errors = ErrorList::new();
+    spec_rule_node(&shrunk, &lazy_rules.spec[0], &mut node_errors);
+    assert_eq!((inline_errors.len(), &inline_errors), (1, &node_errors));
 
     let (rounds, calls) = if measure { (41, 2_000) } else { (3, 10) };
     let mut workloads = [
@@ -246,7 +319,52 @@ fn main() {
         Workload {
             name: "hpa CEL interpreted",
             run: Box::new(|| {
-                black_box(hpa_rules.check(black_box(&hpa.spec)));
+                black_box(compiled_rules.check(black_box(&hpa.spec)));
+            }),
+            samples: Vec::new(),
+        },
+        Workload {
+            name: "hpa CEL interp. Node",
+            run: Box::new(|| {
+                black_box(lazy_rules.check(black_box(&hpa.spec)));
+            }),
+            samples: Vec::new(),
+        },
+        // One translated rule, passing and failing, as generated code checked it before
+        // `Node` and through `Node`.
+        Workload {
+            name: "rule true inline",
+            run: Box::new(|| {
+                let mut errors = ErrorList::new();
+                spec_rule_inline(black_box(&hpa.spec), &compiled_rules.spec, &mut errors);
+                black_box(errors);
+            }),
+            samples: Vec::new(),
+        },
+        Workload {
+            name: "rule true Node",
+            run: Box::new(|| {
+                let mut errors = ErrorList::new();
+                spec_rule_node(black_box(&hpa.spec), &lazy_rules.spec[0], &mut errors);
+                black_box(errors);
+            }),
+            samples: Vec::new(),
+        },
+        Workload {
+            name: "rule false inline",
+            run: Box::new(|| {
+                let mut errors = ErrorList::new();
+                spec_rule_inline(black_box(&shrunk), &compiled_rules.spec, &mut errors);
+                black_box(errors);
+            }),
+            samples: Vec::new(),
+        },
+        Workload {
+            name: "rule false Node",
+            run: Box::new(|| {
+                let mut errors = ErrorList::new();
+                spec_rule_node(black_box(&shrunk), &lazy_rules.spec[0], &mut errors);
+                black_box(errors);
             }),
             samples: Vec::new(),
         },
@@ -261,7 +379,7 @@ fn main() {
             workload.samples.push(sample);
         }
     }
-    let mut medians = [0.0; 6];
+    let mut medians = [0.0; 11];
     for (median_ns, workload) in medians.iter_mut().zip(&mut workloads) {
         *median_ns = median(&mut workload.samples);
     }

@@ -2,9 +2,9 @@
 
 use serde_json::Value;
 
-use super::CelRule;
-use super::compile::{Compiled, Reason};
+use super::compile::{Compiled, Reason, Report};
 use super::eval::{Activation, eval_error_text, evaluate_message, not_bool};
+use super::{CelRule, CelRuleSpec};
 use crate::validation::{ErrorList, ErrorType, FieldError, Path};
 
 /// Checks `rules` against the node `self_value` at `path` (and `old_self`, its value
@@ -23,9 +23,7 @@ pub(super) fn check<'r>(
         return;
     }
     let old_self = old_self.filter(|old| !old.is_null());
-    let evaluated = |rule: &CelRule| {
-        matches!(rule.compiled, Ok(Compiled { program: Some(_), .. })) && !(rule.uses_old_self && old_self.is_none())
-    };
+    let evaluated = |rule: &CelRule| rule.runs(old_self.is_some());
     // Built only when some rule runs: `self` converted once for all of them.
     let activation = rules.clone().any(evaluated).then(|| Activation::new(self_value, old_self));
     let context = activation.as_ref().map(Activation::context);
@@ -51,13 +49,7 @@ pub(super) fn check<'r>(
                     .as_ref()
                     .and_then(|program| evaluate_message(program, context))
                     .unwrap_or_else(|| static_detail(&rule.rule, rule.message.as_deref()));
-                errors.push(false_rule_error(
-                    path,
-                    schema_type,
-                    compiled.reason,
-                    detail,
-                    compiled.field_path.as_deref(),
-                ));
+                errors.push(false_rule_error(path, schema_type, &compiled.report, detail));
             }
             Ok(other) => errors.push(FieldError::invalid(
                 path,
@@ -78,23 +70,43 @@ pub(super) fn check<'r>(
     }
 }
 
+impl CelRule {
+    /// Whether checking the rule evaluates it, given whether there is an old value: not
+    /// when it did not compile, is empty, or is a transition rule without an old value.
+    pub(super) fn runs(&self, has_old: bool) -> bool {
+        matches!(self.compiled, Ok(Compiled { program: Some(_), .. })) && (has_old || !self.uses_old_self)
+    }
+}
+
+/// The error of a rule found false by its translation, built from its spec and
+/// `report` (`None` when the spec's is invalid), or `None` when that takes the compiled
+/// rule: to evaluate a `messageExpression`, or to report an invalid `reason` or
+/// `fieldPath`.
+pub(super) fn translated_failure(
+    spec: &CelRuleSpec<'_>,
+    report: Option<&Report>,
+    path: &Path<'_>,
+    schema_type: &str,
+) -> Option<FieldError> {
+    let report = report?;
+    // `Duplicate` shows no detail, so its message expression is never evaluated.
+    if report.reason != Reason::Duplicate && spec.message_expression.is_some_and(|source| !source.trim().is_empty()) {
+        return None;
+    }
+    Some(false_rule_error(path, schema_type, report, static_detail(spec.rule, spec.message)))
+}
+
 /// The error of a rule that evaluated to false, at `path` plus its rendered `fieldPath`:
 /// of the type its `reason` names, with the schema type as the bad value (`Forbidden` and
 /// `Required` show none) and `detail` (`Duplicate` has none, as `field.Duplicate`).
-pub(super) fn false_rule_error(
-    path: &Path<'_>,
-    schema_type: &str,
-    reason: Reason,
-    detail: String,
-    field_path: Option<&str>,
-) -> FieldError {
-    let error = match reason {
+fn false_rule_error(path: &Path<'_>, schema_type: &str, report: &Report, detail: String) -> FieldError {
+    let error = match report.reason {
         Reason::Invalid => FieldError::invalid(path, schema_type, detail),
         Reason::Forbidden => FieldError::forbidden(path, detail),
         Reason::Required => FieldError::required(path, detail),
         Reason::Duplicate => FieldError::duplicate(path, schema_type),
     };
-    match field_path {
+    match &report.field_path {
         Some(field_path) => error.at_child(field_path),
         None => error,
     }
@@ -102,7 +114,7 @@ pub(super) fn false_rule_error(
 
 /// The detail of a false rule that no `messageExpression` words: its message, else
 /// `failed rule: <rule>`.
-pub(super) fn static_detail(rule: &str, message: Option<&str>) -> String {
+fn static_detail(rule: &str, message: Option<&str>) -> String {
     match message {
         Some(message) if !message.is_empty() => message.trim().to_owned(),
         _ => format!("failed rule: {}", rule.trim()),

@@ -26,9 +26,28 @@ pub(super) struct Compiled {
     /// `None` for an empty rule, which Kubernetes skips.
     pub(super) program: Option<Program>,
     pub(super) message_program: Option<Program>,
+    pub(super) report: Report,
+}
+
+/// How a false rule is reported, read from its spec without compiling any CEL.
+pub(super) struct Report {
+    pub(super) reason: Reason,
     /// `fieldPath` as Kubernetes renders it (`spec.replicas`, `labels[app]`).
     pub(super) field_path: Option<Box<str>>,
-    pub(super) reason: Reason,
+}
+
+impl Report {
+    /// Reads `fieldPath` and `reason`, or says which is invalid and why.
+    pub(super) fn read(spec: &CelRuleSpec<'_>) -> Result<Report, (&'static str, String)> {
+        let field_path = match spec.field_path {
+            Some(path) if !path.is_empty() => {
+                Some(field_path::render(path).map_err(|err| ("invalid fieldPath", err))?.into_boxed_str())
+            }
+            _ => None,
+        };
+        let reason = Reason::parse(spec.reason).map_err(|err| ("invalid reason", err))?;
+        Ok(Report { reason, field_path })
+    }
 }
 
 /// The type of error a false rule gives.
@@ -42,7 +61,7 @@ pub(super) enum Reason {
 
 impl Reason {
     /// A rule's `reason`: `FieldValueInvalid` when absent or empty.
-    pub(super) fn parse(reason: Option<&str>) -> Result<Reason, String> {
+    fn parse(reason: Option<&str>) -> Result<Reason, String> {
         match reason {
             None | Some("") | Some("FieldValueInvalid") => Ok(Reason::Invalid),
             Some("FieldValueForbidden") => Ok(Reason::Forbidden),
@@ -70,14 +89,8 @@ pub(super) fn compile(spec: &CelRuleSpec<'_>) -> Result<Compiled, String> {
         }
         _ => None,
     };
-    let field_path = match spec.field_path {
-        Some(path) if !path.is_empty() => {
-            Some(field_path::render(path).map_err(|err| fail("invalid fieldPath", err))?.into_boxed_str())
-        }
-        _ => None,
-    };
-    let reason = Reason::parse(spec.reason).map_err(|err| fail("invalid reason", err))?;
-    Ok(Compiled { program, message_program, field_path, reason })
+    let report = Report::read(spec).map_err(|(what, err)| fail(what, err))?;
+    Ok(Compiled { program, message_program, report })
 }
 
 fn compile_expression(source: &str) -> Result<Program, String> {

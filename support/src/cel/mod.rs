@@ -12,7 +12,46 @@
 //!
 //! [`CelRule::new`] never fails: a rule that does not compile is reported by every check
 //! as an internal error naming it. The generator calls [`CelRuleSpec::compile`] first, to
-//! reject such rules when it runs rather than when a request arrives.
+//! reject such rules when it runs rather than when a request arrives, and translates
+//! what it can of the rule's tree ([`CelRule::expression`]) to Rust.
+//!
+//! Generated code holds each rule in a `static` [`LazyRule`], compiled on first use, and
+//! checks the rules of a typed node through a [`Node`], one statement per rule translated
+//! to Rust and one per run of rules left to the interpreter:
+//!
+//! ```
+//! use support::cel::{CelRuleSpec, LazyRule, Node};
+//! use support::validation::{ErrorList, Path};
+//!
+//! #[derive(serde::Serialize)]
+//! struct Spec {
+//!     #[serde(rename = "maxReplicas")]
+//!     max_replicas: i32,
+//!     #[serde(rename = "minReplicas", skip_serializing_if = "Option::is_none")]
+//!     min_replicas: Option<i32>,
+//! }
+//!
+//! static RULE_0: LazyRule = LazyRule::new(
+//!     CelRuleSpec::new("!has(self.minReplicas) || self.maxReplicas >= self.minReplicas")
+//!         .with_message("maxReplicas must be greater than or equal to minReplicas")
+//!         .with_field_path(".maxReplicas"),
+//! );
+//! static RULES_1: [LazyRule; 1] = [LazyRule::new(CelRuleSpec::new("self.maxReplicas % 2 == 0"))];
+//!
+//! // The generator's translation of rule 0.
+//! fn rule_0(value: &Spec) -> Option<bool> {
+//!     Some(value.min_replicas.is_none() || value.max_replicas >= value.min_replicas?)
+//! }
+//!
+//! let value = Spec { max_replicas: 3, min_replicas: Some(5) };
+//! let (root, mut errors) = (Path::ROOT, ErrorList::new());
+//! let path = root.field("spec");
+//! let node = Node::new(&value, &path, "object");
+//! node.translated(&RULE_0, rule_0(&value), &mut errors);
+//! node.interpreted(&RULES_1, None, &mut errors);
+//! assert_eq!(errors[0].to_string(), "spec.maxReplicas: Invalid value: \"object\": maxReplicas must be greater than or equal to minReplicas");
+//! assert_eq!(errors[1].to_string(), "spec: Invalid value: \"object\": failed rule: self.maxReplicas % 2 == 0");
+//! ```
 //!
 //! # What a check guarantees, as in Kubernetes
 //! - `self` is the value of the node the rule sits on, `oldSelf` its previous value on
@@ -47,8 +86,12 @@
 //!   `date-time`/`duration` formatted strings as timestamps and durations (they stay
 //!   strings), set and map list equality ignoring order.
 
+use std::cell::OnceCell;
 use std::fmt;
+use std::sync::OnceLock;
 
+use cel::common::ast::IdedExpr;
+use serde::Serialize;
 use serde_json::Value;
 
 #[cfg(doc)]
@@ -174,6 +217,13 @@ impl CelRule {
         self.uses_old_self
     }
 
+    /// The rule's parsed expression: the `cel` crate's tree, with the macros (`has`,
+    /// `all`, `exists`, ...) expanded into comprehensions. `None` when the rule did not
+    /// compile or is empty.
+    pub fn expression(&self) -> Option<&IdedExpr> {
+        self.compiled.as_ref().ok()?.program.as_ref().map(cel::Program::expression)
+    }
+
     /// Checks the rule against `self_value` (and `old_self`, the value before an update),
     /// the node at `path`, pushing at most one error. The bad value shown for errors is
     /// the JSON type of `self_value` in schema terms (see [`schema_type_of`]); use
@@ -200,6 +250,103 @@ impl CelRule {
     /// error text otherwise. For tests and tools; validation uses [`check`](Self::check).
     pub fn evaluate(&self, self_value: &Value, old_self: Option<&Value>) -> Result<bool, String> {
         eval::evaluate(self, self_value, old_self)
+    }
+}
+
+/// A rule compiled on first use, for a `static` in generated code:
+///
+/// ```
+/// # use support::cel::{CelRuleSpec, LazyRule};
+/// static RULE_0: LazyRule = LazyRule::new(CelRuleSpec::new("self.size() > 0").with_message("must not be empty"));
+/// assert!(RULE_0.get().compile_error().is_none());
+/// ```
+pub struct LazyRule {
+    spec: CelRuleSpec<'static>,
+    compiled: OnceLock<CelRule>,
+    /// How the rule is reported false, read on the first failure of its translation,
+    /// which needs nothing compiled; `None` when the spec's is invalid.
+    report: OnceLock<Option<compile::Report>>,
+}
+
+impl LazyRule {
+    /// `spec`, compiled when first needed.
+    pub const fn new(spec: CelRuleSpec<'static>) -> Self {
+        LazyRule { spec, compiled: OnceLock::new(), report: OnceLock::new() }
+    }
+
+    /// The rule as written.
+    pub fn spec(&self) -> &CelRuleSpec<'static> {
+        &self.spec
+    }
+
+    /// The compiled rule, compiled by the first call.
+    pub fn get(&self) -> &CelRule {
+        self.compiled.get_or_init(|| CelRule::new(&self.spec))
+    }
+
+    fn report(&self) -> Option<&compile::Report> {
+        self.report.get_or_init(|| compile::Report::read(&self.spec).ok()).as_ref()
+    }
+}
+
+impl fmt::Debug for LazyRule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LazyRule").field("spec", &self.spec).field("compiled", &self.compiled.get()).finish()
+    }
+}
+
+/// The CEL rules of one node of a typed object, checked one statement at a time, in the
+/// order of the node's rules: [`translated`](Self::translated) for a rule the generator
+/// translated to Rust, [`interpreted`](Self::interpreted) for a run of rules left to the
+/// interpreter. The node's JSON copy, which the interpreter works on, is made at most
+/// once, and only when the interpreter runs.
+pub struct Node<'a, T: ?Sized> {
+    value: &'a T,
+    path: &'a Path<'a>,
+    schema_type: &'a str,
+    json: OnceCell<Value>,
+}
+
+impl<'a, T: Serialize + ?Sized> Node<'a, T> {
+    /// The node `value` at `path`, whose schema `type` (`object`, `string`, `integer`,
+    /// ...; empty for `x-kubernetes-int-or-string`) errors show as the bad value.
+    pub fn new(value: &'a T, path: &'a Path<'a>, schema_type: &'a str) -> Self {
+        Node { value, path, schema_type, json: OnceCell::new() }
+    }
+
+    /// Checks `rule` given what its translation to Rust returned: `Some(true)` (or `true`)
+    /// passes; `Some(false)` (or `false`) pushes the error the interpreter would, without
+    /// compiling the rule unless a `messageExpression` has to be evaluated; `None` (the
+    /// translation cannot decide, as on an evaluation error) asks the interpreter.
+    ///
+    /// Translated rules are never transition rules and always compile: the generator
+    /// translates no others.
+    pub fn translated(&self, rule: &LazyRule, outcome: impl Into<Option<bool>>, errors: &mut ErrorList) {
+        match outcome.into() {
+            Some(true) => {}
+            Some(false) => match check::translated_failure(&rule.spec, rule.report(), self.path, self.schema_type) {
+                Some(error) => errors.push(error),
+                None => self.interpret(std::slice::from_ref(rule), None, errors),
+            },
+            None => self.interpret(std::slice::from_ref(rule), None, errors),
+        }
+    }
+
+    /// Checks `rules` with the interpreter, `old` being the node's value before an update
+    /// (for transition rules). When no rule would be evaluated (transition rules without
+    /// `old`), no JSON copy is made.
+    pub fn interpreted(&self, rules: &[LazyRule], old: Option<&T>, errors: &mut ErrorList) {
+        if rules.iter().map(LazyRule::get).all(|rule| rule.compile_error().is_none() && !rule.runs(old.is_some())) {
+            return;
+        }
+        self.interpret(rules, old, errors);
+    }
+
+    fn interpret(&self, rules: &[LazyRule], old: Option<&T>, errors: &mut ErrorList) {
+        let rules = rules.iter().map(LazyRule::get);
+        let old = old.filter(|_| rules.clone().any(CelRule::is_transition_rule)).map(to_json);
+        let json = self.json.get_or_init(|| to_json(self.value));
+        check::check(rules, self.path, self.schema_type, json, old.as_ref(), errors);
     }
 }
 
@@ -243,6 +390,6 @@ pub fn schema_type_of(value: &Value) -> &'static str {
 
 /// A model's wire JSON, the value CEL rules see as `self`. A model that cannot be
 /// encoded (it always can) is seen as `null`, which no rule validates.
-pub fn to_json<T: serde::Serialize>(value: &T) -> Value {
+pub fn to_json<T: Serialize + ?Sized>(value: &T) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
 }
