@@ -115,7 +115,6 @@
 //! (read, never produced), and defaulting the merged object (the server's job).
 
 mod fieldpath;
-pub(crate) mod gofmt;
 mod json;
 mod schema;
 mod smp;
@@ -125,8 +124,8 @@ mod tests;
 
 use std::fmt;
 
+use support::gofmt;
 use support::status::reason;
-use support::validation::go_quote;
 use support::{Status, StatusCause, StatusDetails};
 
 pub use json::{MAX_JSON_PATCH_OPERATIONS, check_merge_patch, json_patch, merge_patch};
@@ -215,9 +214,9 @@ impl Conflict {
     /// The manager as conflict messages name it: `"kubectl"` for an applier,
     /// `"kubectl-edit" using autoscaling/v2` for an updater.
     pub fn manager_description(&self) -> String {
-        let mut out = go_quote(&self.manager);
+        let mut out = gofmt::quote(&self.manager);
         if !self.subresource.is_empty() {
-            out.push_str(&format!(" with subresource {}", go_quote(&self.subresource)));
+            out.push_str(&format!(" with subresource {}", gofmt::quote(&self.subresource)));
         }
         if self.operation == "Update" {
             out.push_str(&format!(" using {}", self.api_version));

@@ -3,10 +3,9 @@
 //! with `MergeParallelList` and `IgnoreUnmatchedNulls`). See [`strategic_merge`].
 
 use serde_json::{Map, Value};
-use support::validation::go_quote;
+use support::gofmt;
 
 use super::PatchError;
-use super::gofmt;
 use super::schema::{ListType, ObjectSchema, PatchStrategy, SchemaKind};
 
 const DIRECTIVE: &str = "$patch";
@@ -107,7 +106,7 @@ impl Meta {
                 Err(PatchError::Internal(format!(
                     "unable to find api field in struct {} for the json field {}",
                     schema.type_name(),
-                    go_quote(key)
+                    gofmt::quote(key)
                 )))
             }
             SchemaKind::Map | SchemaKind::Any => {
@@ -170,15 +169,17 @@ fn no_merge_key(item: &Map<String, Value>, key: &str) -> PatchError {
 }
 
 fn bad_arg_type(expected: &str, actual: &Value) -> PatchError {
-    PatchError::Internal(format!("expected a {expected}, but received a {}", gofmt::type_of(actual)))
+    // `%s` of `reflect.TypeOf(actual)`, a nil `Type` for a nil value.
+    let actual = gofmt::type_name(actual).unwrap_or("%!s(<nil>)");
+    PatchError::Internal(format!("expected a {expected}, but received a {actual}"))
 }
 
 fn bad_patch_type(directive: &Value, map: &Map<String, Value>) -> PatchError {
-    let directive = match directive {
-        Value::String(s) => s.clone(),
-        other => format!("%!s({}={})", gofmt::type_of(other), gofmt::v(other)),
-    };
-    PatchError::Internal(format!("unknown patch type: {directive} in map: {}", gofmt::v(&Value::Object(map.clone()))))
+    PatchError::Internal(format!(
+        "unknown patch type: {} in map: {}",
+        gofmt::s(directive),
+        gofmt::v(&Value::Object(map.clone()))
+    ))
 }
 
 /// The field a `$deleteFromPrimitiveList/<field>` or `$setElementOrder/<field>` key names.
@@ -488,14 +489,15 @@ fn merge_list_field(
 #[derive(PartialEq, Eq, Clone, Copy)]
 enum ElementKind {
     Map,
-    Other(&'static str),
+    /// Elements of this Go type (`None`: nil).
+    Other(Option<&'static str>),
 }
 
 /// The common element type of some lists (Go's `sliceElementType`); `None` when empty.
 fn element_kind(lists: &[&[Value]]) -> Result<Option<ElementKind>, PatchError> {
-    let mut seen: Option<&'static str> = None;
+    let mut seen: Option<Option<&'static str>> = None;
     for item in lists.iter().flat_map(|list| list.iter()) {
-        let kind = gofmt::type_of(item);
+        let kind = gofmt::type_name(item);
         match seen {
             None => {
                 if item.is_array() {
@@ -510,7 +512,8 @@ fn element_kind(lists: &[&[Value]]) -> Result<Option<ElementKind>, PatchError> {
             Some(_) => {}
         }
     }
-    Ok(seen.map(|kind| if kind == "map[string]interface {}" { ElementKind::Map } else { ElementKind::Other(kind) }))
+    Ok(seen
+        .map(|kind| if kind == Some("map[string]interface {}") { ElementKind::Map } else { ElementKind::Other(kind) }))
 }
 
 /// Go's `mergeSlice`.

@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, HashSet};
 
 use serde_json::{Map, Value, json};
-use support::validation::go_quote;
+use support::gofmt;
 
 use super::fieldpath::{self, Pe, Set};
 use super::schema::{ListType, ObjectSchema};
@@ -40,7 +40,7 @@ pub fn apply_subresource(
     let Value::Object(config) = applied else {
         return Err(ApplyError::Invalid(format!(
             "error decoding YAML: json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
-            super::gofmt::json_kind(applied)
+            gofmt::json_kind(applied)
         )));
     };
     check_type(config, live, schema)?;
@@ -299,7 +299,7 @@ fn item_pe(list: &ListType, element: Option<&ObjectSchema>, item: &Value, index:
     match list {
         ListType::Map(keys) => {
             let Value::Object(map) = item else {
-                return Err(format!("element {index}: expected map, got {}", super::gofmt::json_kind(item)));
+                return Err(format!("element {index}: expected map, got {}", gofmt::json_kind(item)));
             };
             let mut fields = BTreeMap::new();
             for key in keys {
@@ -308,7 +308,7 @@ fn item_pe(list: &ListType, element: Option<&ObjectSchema>, item: &Value, index:
                     None => element.and_then(|e| e.property(key)).and_then(|p| p.default_value()).ok_or_else(|| {
                         format!(
                             "element {index}: associative list with keys has an element that omits key field {} (and doesn't have default value)",
-                            go_quote(key)
+                            gofmt::quote(key)
                         )
                     })?,
                 };
@@ -736,7 +736,7 @@ fn decode_entries(list: Option<&Value>) -> Result<Vec<Entry>, String> {
                 return Err(format!("missing fieldsType in managed fields entry {index}"));
             }
             other => {
-                return Err(format!("invalid fieldsType {} in managed fields entry {index}", go_quote(other)));
+                return Err(format!("invalid fieldsType {} in managed fields entry {index}", gofmt::quote(other)));
             }
         }
         let set = match item.get("fieldsV1") {

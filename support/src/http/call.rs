@@ -314,7 +314,7 @@ impl Call {
         self.field_problems(decoded.strict, |strict| {
             Status::bad_request(format!(
                 "{kind} in version {} cannot be handled as a {target}: {strict}",
-                crate::validation::go_quote(version)
+                crate::gofmt::quote(version)
             ))
         })?;
         Ok(decoded.value)
