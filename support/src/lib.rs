@@ -23,8 +23,8 @@ pub mod validation;
 pub mod wire;
 
 pub use resource::{Resource, Scope};
-pub use rules::Validate;
 pub use status::{ListMeta, Status, StatusCause, StatusDetails};
+pub use validation::Validate;
 pub use wire::{Bytes, IntOrString, MicroTime, Quantity, Time};
 
 /// Re-exported so generated crates depend on one version of each, chosen here.

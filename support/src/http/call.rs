@@ -27,7 +27,7 @@ use super::warning::Warnings;
 use super::watch::{self, Encoder, WatchStream};
 use super::{Config, Context, FieldValidation, Query, ResourceInfo, UserInfo};
 use crate::Status;
-use crate::rules::Validate;
+use crate::validation::Validate;
 use crate::validation::{FieldError, Path};
 
 /// The message of the 500 a panicking handler is answered with (the API server's).
