@@ -111,10 +111,28 @@ struct Workload<'a> {
     samples: Vec<f64>,
 }
 
+impl<'a> Workload<'a> {
+    fn new(name: &'static str, run: impl FnMut() + 'a) -> Self {
+        Workload { name, run: Box::new(run), samples: Vec::new() }
+    }
+}
+
 fn decoder<T: DeserializeOwned>(text: &str) -> impl FnMut() + '_ {
     move || {
         let value: T = serde_json::from_str(black_box(text)).expect("fixture decodes");
         black_box(value);
+    }
+}
+
+/// Checks one rule of `spec` with `check` into a new error list.
+fn rule_checker<'a>(
+    spec: &'a HorizontalPodAutoscalerSpec,
+    check: impl Fn(&HorizontalPodAutoscalerSpec, &mut ErrorList) + 'a,
+) -> impl FnMut() + 'a {
+    move || {
+        let mut errors = ErrorList::new();
+        check(black_box(spec), &mut errors);
+        black_box(errors);
     }
 }
 
@@ -300,74 +318,36 @@ fn main() {
     assert_eq!((inline_errors.len(), &inline_errors), (1, &node_errors));
 
     let (rounds, calls) = if measure { (41, 2_000) } else { (3, 10) };
+    let inline = |spec: &HorizontalPodAutoscalerSpec, errors: &mut ErrorList| {
+        spec_rule_inline(spec, &compiled_rules.spec, errors);
+    };
+    let node = |spec: &HorizontalPodAutoscalerSpec, errors: &mut ErrorList| {
+        spec_rule_node(spec, &lazy_rules.spec[0], errors);
+    };
     let mut workloads = [
-        Workload { name: "hpa decode", run: Box::new(decoder::<HorizontalPodAutoscaler>(&text)), samples: Vec::new() },
-        Workload { name: "hpa validate", run: Box::new(validator(&hpa)), samples: Vec::new() },
-        Workload { name: "autoscaler decode", run: Box::new(decoder::<Autoscaler>(&text)), samples: Vec::new() },
-        Workload { name: "autoscaler validate", run: Box::new(validator(&autoscaler)), samples: Vec::new() },
+        Workload::new("hpa decode", decoder::<HorizontalPodAutoscaler>(&text)),
+        Workload::new("hpa validate", validator(&hpa)),
+        Workload::new("autoscaler decode", decoder::<Autoscaler>(&text)),
+        Workload::new("autoscaler validate", validator(&autoscaler)),
         // What the CEL path pays before any rule runs: the JSON copy of one node (here the
         // spec, the largest; the generated code makes one per CEL-bearing node).
-        Workload {
-            name: "hpa spec to_json",
-            run: Box::new(|| {
-                black_box(support::cel::to_json(black_box(&hpa.spec)));
-            }),
-            samples: Vec::new(),
-        },
+        Workload::new("hpa spec to_json", || {
+            black_box(support::cel::to_json(black_box(&hpa.spec)));
+        }),
         // The same 13 nodes' rules as the interpreter checks them, for rules the generator
         // does not translate.
-        Workload {
-            name: "hpa CEL interpreted",
-            run: Box::new(|| {
-                black_box(compiled_rules.check(black_box(&hpa.spec)));
-            }),
-            samples: Vec::new(),
-        },
-        Workload {
-            name: "hpa CEL interp. Node",
-            run: Box::new(|| {
-                black_box(lazy_rules.check(black_box(&hpa.spec)));
-            }),
-            samples: Vec::new(),
-        },
+        Workload::new("hpa CEL interpreted", || {
+            black_box(compiled_rules.check(black_box(&hpa.spec)));
+        }),
+        Workload::new("hpa CEL interp. Node", || {
+            black_box(lazy_rules.check(black_box(&hpa.spec)));
+        }),
         // One translated rule, passing and failing, as generated code checked it before
         // `Node` and through `Node`.
-        Workload {
-            name: "rule true inline",
-            run: Box::new(|| {
-                let mut errors = ErrorList::new();
-                spec_rule_inline(black_box(&hpa.spec), &compiled_rules.spec, &mut errors);
-                black_box(errors);
-            }),
-            samples: Vec::new(),
-        },
-        Workload {
-            name: "rule true Node",
-            run: Box::new(|| {
-                let mut errors = ErrorList::new();
-                spec_rule_node(black_box(&hpa.spec), &lazy_rules.spec[0], &mut errors);
-                black_box(errors);
-            }),
-            samples: Vec::new(),
-        },
-        Workload {
-            name: "rule false inline",
-            run: Box::new(|| {
-                let mut errors = ErrorList::new();
-                spec_rule_inline(black_box(&shrunk), &compiled_rules.spec, &mut errors);
-                black_box(errors);
-            }),
-            samples: Vec::new(),
-        },
-        Workload {
-            name: "rule false Node",
-            run: Box::new(|| {
-                let mut errors = ErrorList::new();
-                spec_rule_node(black_box(&shrunk), &lazy_rules.spec[0], &mut errors);
-                black_box(errors);
-            }),
-            samples: Vec::new(),
-        },
+        Workload::new("rule true inline", rule_checker(&hpa.spec, inline)),
+        Workload::new("rule true Node", rule_checker(&hpa.spec, node)),
+        Workload::new("rule false inline", rule_checker(&shrunk, inline)),
+        Workload::new("rule false Node", rule_checker(&shrunk, node)),
     ];
     // Warm-up: compiles CEL programs and regexes, fills caches.
     for workload in &mut workloads {
