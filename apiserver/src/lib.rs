@@ -17,7 +17,6 @@
 
 pub mod auth;
 pub mod hooks;
-pub mod managed;
 pub mod patch;
 pub mod selector;
 pub mod server;

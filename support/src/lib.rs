@@ -13,6 +13,7 @@ pub mod cel;
 pub mod de;
 pub mod discovery;
 pub mod dynamic;
+pub mod gofmt;
 pub mod http;
 pub mod meta;
 pub mod resource;
@@ -23,8 +24,8 @@ pub mod validation;
 pub mod wire;
 
 pub use resource::{Resource, ResourceInfo, Scope};
-pub use rules::Validate;
 pub use status::{ListMeta, Status, StatusCause, StatusDetails};
+pub use validation::Validate;
 pub use wire::{Bytes, IntOrString, MicroTime, Quantity, Time};
 
 /// Re-exported so generated crates depend on one version of each, chosen here.

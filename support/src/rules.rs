@@ -12,29 +12,6 @@ use serde_json::Value;
 
 use crate::validation::{ErrorList, FieldError, Path};
 
-/// Implemented by every generated model: collects all field errors of a value.
-pub trait Validate {
-    /// Pushes every broken rule of `self`, found at `path`, onto `errors`.
-    ///
-    /// `old` is the stored value before an update; rules that compare with it
-    /// (CEL transition rules using `oldSelf`) only run when it is given.
-    fn validate_into(&self, old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList);
-
-    /// All field errors of a new object, in the order they were found.
-    fn validate(&self) -> ErrorList {
-        let mut errors = ErrorList::new();
-        self.validate_into(None, &Path::ROOT, &mut errors);
-        errors
-    }
-
-    /// All field errors of an update from `old` to `self`.
-    fn validate_update(&self, old: &Self) -> ErrorList {
-        let mut errors = ErrorList::new();
-        self.validate_into(Some(old), &Path::ROOT, &mut errors);
-        errors
-    }
-}
-
 /// A numeric field type the bounds checks accept.
 pub trait Number: Copy + PartialOrd + Display + Into<Value> {}
 impl Number for i32 {}

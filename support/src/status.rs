@@ -10,7 +10,8 @@ use std::fmt;
 use serde::ser::{SerializeStruct, Serializer};
 use serde::{Deserialize, Serialize};
 
-use crate::validation::{FieldError, go_quote};
+use crate::gofmt;
+use crate::validation::FieldError;
 
 /// `metadata` of list responses and of `Status`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -198,13 +199,13 @@ impl Status {
 
     /// 404 `NotFound`: `<resource>.<group> "<name>" not found`.
     pub fn not_found(group: &str, resource: &str, name: &str) -> Self {
-        let message = format!("{} {} not found", qualified(resource, group), go_quote(name));
+        let message = format!("{} {} not found", qualified(resource, group), gofmt::quote(name));
         Self::failure(404, reason::NOT_FOUND, message).with_details(Self::resource_details(group, resource, name))
     }
 
     /// 409 `AlreadyExists`: `<resource>.<group> "<name>" already exists`.
     pub fn already_exists(group: &str, resource: &str, name: &str) -> Self {
-        let message = format!("{} {} already exists", qualified(resource, group), go_quote(name));
+        let message = format!("{} {} already exists", qualified(resource, group), gofmt::quote(name));
         Self::failure(409, reason::ALREADY_EXISTS, message).with_details(Self::resource_details(group, resource, name))
     }
 
@@ -214,7 +215,7 @@ impl Status {
     /// [`Status::OPTIMISTIC_LOCK_MESSAGE`].
     pub fn conflict(group: &str, resource: &str, name: &str, detail: impl fmt::Display) -> Self {
         let message =
-            format!("Operation cannot be fulfilled on {} {}: {detail}", qualified(resource, group), go_quote(name));
+            format!("Operation cannot be fulfilled on {} {}: {detail}", qualified(resource, group), gofmt::quote(name));
         Self::failure(409, reason::CONFLICT, message).with_details(Self::resource_details(group, resource, name))
     }
 
@@ -239,7 +240,7 @@ impl Status {
         } else if name.is_empty() {
             format!("{} is forbidden: {detail}", qualified(resource, group))
         } else {
-            format!("{} {} is forbidden: {detail}", qualified(resource, group), go_quote(name))
+            format!("{} {} is forbidden: {detail}", qualified(resource, group), gofmt::quote(name))
         };
         Self::failure(403, reason::FORBIDDEN, message).with_details(Self::resource_details(group, resource, name))
     }
@@ -249,7 +250,7 @@ impl Status {
     /// verb as the API server names it, e.g. `create`, `update`, `delete`, `deletecollection`.
     pub fn method_not_allowed(group: &str, resource: &str, action: &str) -> Self {
         let message =
-            format!("{action} is not supported on resources of kind {}", go_quote(&qualified(resource, group)));
+            format!("{action} is not supported on resources of kind {}", gofmt::quote(&qualified(resource, group)));
         Self::failure(405, reason::METHOD_NOT_ALLOWED, message)
             .with_details(Self::resource_details(group, resource, ""))
     }
@@ -340,7 +341,7 @@ impl Status {
     /// error, repeated or not, becomes a cause, and the details carry
     /// `{name, group, kind: <Kind>}`.
     pub fn invalid(kind: &str, group: &str, name: &str, errors: &[FieldError]) -> Self {
-        let mut message = format!("{} {} is invalid", qualified(kind, group), go_quote(name));
+        let mut message = format!("{} {} is invalid", qualified(kind, group), gofmt::quote(name));
         let mut seen: Vec<String> = Vec::with_capacity(errors.len());
         for error in errors {
             let text = error.to_string();

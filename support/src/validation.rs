@@ -1,4 +1,4 @@
-//! Field errors in the Kubernetes format.
+//! Field errors in the Kubernetes format, and the [`Validate`] trait that collects them.
 //!
 //! Generated `validate` methods walk an object and push one [`FieldError`] per broken rule,
 //! never stopping at the first. Paths are built on the stack ([`Path`]) and only rendered
@@ -7,6 +7,31 @@
 use std::fmt;
 
 use serde_json::Value;
+
+use crate::gofmt;
+
+/// Implemented by every generated model: collects all field errors of a value.
+pub trait Validate {
+    /// Pushes every broken rule of `self`, found at `path`, onto `errors`.
+    ///
+    /// `old` is the stored value before an update; rules that compare with it
+    /// (CEL transition rules using `oldSelf`) only run when it is given.
+    fn validate_into(&self, old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList);
+
+    /// All field errors of a new object, in the order they were found.
+    fn validate(&self) -> ErrorList {
+        let mut errors = ErrorList::new();
+        self.validate_into(None, &Path::ROOT, &mut errors);
+        errors
+    }
+
+    /// All field errors of an update from `old` to `self`.
+    fn validate_update(&self, old: &Self) -> ErrorList {
+        let mut errors = ErrorList::new();
+        self.validate_into(Some(old), &Path::ROOT, &mut errors);
+        errors
+    }
+}
 
 /// One step of the path from the root object to a field, borrowed from its parent.
 #[derive(Clone, Copy, Debug)]
@@ -191,7 +216,7 @@ impl FieldError {
                 if i > 0 {
                     detail.push_str(", ");
                 }
-                push_go_quoted(&mut detail, value);
+                gofmt::push_quoted(&mut detail, value);
             }
         }
         Self::new(path, ErrorType::NotSupported, Some(value.into()), detail)
@@ -250,207 +275,14 @@ impl FieldError {
 /// Appends `value` the way apimachinery's `ErrorBody` renders a bad value.
 fn render_value(out: &mut String, value: &Value) {
     match value {
-        Value::String(s) => push_go_quoted(out, s),
-        Value::Number(n) => match n.as_f64().filter(|_| n.is_f64()) {
-            Some(f) => push_go_float(out, f, GoFloat::Verb),
-            None => out.push_str(&n.to_string()),
-        },
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Null | Value::Array(_) | Value::Object(_) => push_go_json(out, value),
+        Value::String(s) => gofmt::push_quoted(out, s),
+        Value::Number(_) | Value::Bool(_) => gofmt::push_v(out, value),
+        Value::Null | Value::Array(_) | Value::Object(_) => gofmt::push_json(out, value),
     }
 }
 
-/// `s` quoted as Go's `strconv.Quote` (`%q`) does: `"a\"b"`, `"\x00"`, `"\u00a0"`.
-///
-/// Printable characters are kept as they are. Go's notion of printable is Unicode's
-/// letters, marks, numbers, punctuation, symbols and the ASCII space; this follows it for
-/// control, format, space, private-use and noncharacter code points, and treats other
-/// code points as printable (Go would also escape unassigned ones).
-pub fn go_quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    push_go_quoted(&mut out, s);
-    out
-}
-
-fn push_go_quoted(out: &mut String, s: &str) {
-    use std::fmt::Write as _;
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{7}' => out.push_str("\\a"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{b}' => out.push_str("\\v"),
-            c if go_printable(c) => out.push(c),
-            c if (c as u32) < 0x20 || c == '\u{7f}' => {
-                let _ = write!(out, "\\x{:02x}", c as u32);
-            }
-            c if (c as u32) < 0x10000 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => {
-                let _ = write!(out, "\\U{:08x}", c as u32);
-            }
-        }
-    }
-    out.push('"');
-}
-
-fn go_printable(c: char) -> bool {
-    if c == ' ' {
-        return true;
-    }
-    if c.is_control() || c.is_whitespace() {
-        return false;
-    }
-    let cp = c as u32;
-    let format = matches!(
-        cp,
-        0xAD | 0x600..=0x605
-            | 0x61C
-            | 0x6DD
-            | 0x70F
-            | 0x890..=0x891
-            | 0x8E2
-            | 0x180E
-            | 0x200B..=0x200F
-            | 0x202A..=0x202E
-            | 0x2060..=0x2064
-            | 0x2066..=0x206F
-            | 0xFEFF
-            | 0xFFF9..=0xFFFB
-            | 0x110BD
-            | 0x110CD
-            | 0x13430..=0x1343F
-            | 0x1BCA0..=0x1BCA3
-            | 0x1D173..=0x1D17A
-            | 0xE0001
-            | 0xE0020..=0xE007F
-    );
-    let private_use = matches!(cp, 0xE000..=0xF8FF | 0xF0000..=0x10FFFF);
-    let noncharacter = matches!(cp, 0xFDD0..=0xFDEF) || cp & 0xFFFE == 0xFFFE;
-    !(format || private_use || noncharacter)
-}
-
-/// Which Go float formatting to mirror.
-#[derive(Clone, Copy)]
-enum GoFloat {
-    /// `fmt`'s `%v`: `strconv.FormatFloat(f, 'g', -1, 64)`, exponent from 1e+06 / below 1e-04.
-    Verb,
-    /// `encoding/json`: plain decimal, exponent from 1e21 / below 1e-6, `e-7` not `e-07`.
-    Json,
-}
-
-fn push_go_float(out: &mut String, f: f64, style: GoFloat) {
-    if f == 0.0 {
-        out.push_str(if f.is_sign_negative() { "-0" } else { "0" });
-        return;
-    }
-    if f.is_sign_negative() {
-        out.push('-');
-    }
-    // Shortest round-trip digits and decimal exponent, from Rust's `{:e}`: "1.2345e6".
-    let sci = format!("{:e}", f.abs());
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
-    let scientific = match style {
-        GoFloat::Verb => !(-4..6).contains(&exp),
-        GoFloat::Json => f.abs() < 1e-6 || f.abs() >= 1e21,
-    };
-    if scientific {
-        out.push_str(&digits[..1]);
-        if digits.len() > 1 {
-            out.push('.');
-            out.push_str(&digits[1..]);
-        }
-        out.push('e');
-        out.push(if exp < 0 { '-' } else { '+' });
-        let magnitude = exp.unsigned_abs();
-        match style {
-            GoFloat::Verb if magnitude < 10 => out.push_str(&format!("0{magnitude}")),
-            _ => out.push_str(&magnitude.to_string()),
-        }
-    } else {
-        // Position of the decimal point within `digits`.
-        let point = exp + 1;
-        let len = digits.len() as i32;
-        if point <= 0 {
-            out.push_str("0.");
-            out.extend(std::iter::repeat_n('0', point.unsigned_abs() as usize));
-            out.push_str(&digits);
-        } else if point >= len {
-            out.push_str(&digits);
-            out.extend(std::iter::repeat_n('0', (point - len) as usize));
-        } else {
-            out.push_str(&digits[..point as usize]);
-            out.push('.');
-            out.push_str(&digits[point as usize..]);
-        }
-    }
-}
-
-/// `value` as Go's `json.Marshal` writes it: HTML-safe string escapes, Go float format.
-fn push_go_json(out: &mut String, value: &Value) {
-    use std::fmt::Write as _;
-    match value {
-        Value::Null => out.push_str("null"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => match n.as_f64().filter(|_| n.is_f64()) {
-            Some(f) => push_go_float(out, f, GoFloat::Json),
-            None => out.push_str(&n.to_string()),
-        },
-        Value::String(s) => {
-            out.push('"');
-            for c in s.chars() {
-                match c {
-                    '"' => out.push_str("\\\""),
-                    '\\' => out.push_str("\\\\"),
-                    '\n' => out.push_str("\\n"),
-                    '\r' => out.push_str("\\r"),
-                    '\t' => out.push_str("\\t"),
-                    '\u{8}' => out.push_str("\\b"),
-                    '\u{c}' => out.push_str("\\f"),
-                    c if (c as u32) < 0x20 || matches!(c, '<' | '>' | '&' | '\u{2028}' | '\u{2029}') => {
-                        let _ = write!(out, "\\u{:04x}", c as u32);
-                    }
-                    c => out.push(c),
-                }
-            }
-            out.push('"');
-        }
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                push_go_json(out, item);
-            }
-            out.push(']');
-        }
-        Value::Object(map) => {
-            // Go sorts map keys.
-            let mut entries: Vec<_> = map.iter().collect();
-            entries.sort_by(|a, b| a.0.cmp(b.0));
-            out.push('{');
-            for (i, (key, item)) in entries.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                push_go_json(out, &Value::String(key.clone()));
-                out.push(':');
-                push_go_json(out, item);
-            }
-            out.push('}');
-        }
-    }
-}
+/// [`gofmt::quote`] under the name callers knew it by before [`gofmt`] existed.
+pub use crate::gofmt::quote as go_quote;
 
 impl fmt::Display for FieldError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

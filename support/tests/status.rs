@@ -1,7 +1,7 @@
 //! `Status` bodies and field-error messages, checked against the API server's exact JSON.
 
 use serde_json::json;
-use support::validation::{ErrorType, FieldError, Path, go_quote};
+use support::validation::{ErrorType, FieldError, Path};
 use support::{ListMeta, Status, StatusCause, StatusDetails};
 
 fn to_json(status: &Status) -> String {
@@ -400,17 +400,4 @@ fn cause_from_field_error() {
         serde_json::to_value(StatusCause::from(&e)).unwrap(),
         json!({"reason": "FieldValueInvalid", "message": "Invalid value: \"y\": bad", "field": "spec.x"})
     );
-}
-
-#[test]
-fn go_quote_matches_strconv_quote() {
-    assert_eq!(go_quote("plain"), r#""plain""#);
-    assert_eq!(go_quote(""), r#""""#);
-    assert_eq!(go_quote("tab\there"), r#""tab\there""#);
-    assert_eq!(go_quote("\u{7}\u{8}\u{c}\n\r\u{b}"), r#""\a\b\f\n\r\v""#);
-    assert_eq!(go_quote("\u{0}\u{1f}\u{7f}"), r#""\x00\x1f\x7f""#);
-    assert_eq!(go_quote("é日本"), "\"é日本\"");
-    assert_eq!(go_quote("\u{a0}\u{200b}\u{feff}"), r#""\u00a0\u200b\ufeff""#);
-    assert_eq!(go_quote("\u{e000}\u{10ffff}"), r#""\ue000\U0010ffff""#);
-    assert_eq!(go_quote("😀"), "\"😀\"");
 }

@@ -10,6 +10,14 @@
 //!   CEL rule (`tests/fixture-specs/autoscaler.yaml`): the cost of the keyword checks and the
 //!   object-meta conventions alone.
 //!
+//! - `hpa CEL interpreted`: the CEL rules of the HPA's 13 rule-bearing nodes checked by the
+//!   interpreter (`support::cel`), as generated code checks the rules it does not translate
+//!   to Rust; all of this object's rules translate, so `hpa validate` never runs them.
+//!   `hpa CEL interp. Node` is the same through `support::cel::Node`.
+//! - `rule true/false inline/Node`: the spec's rule translated to Rust, on the spec and on
+//!   a copy that breaks it, checked the way generated code did before `support::cel::Node`
+//!   (inline) and through it.
+//!
 //! Method: every measurement is a batch of calls timed with `Instant`; the batches of all
 //! workloads (decode and validate of each variant, and one JSON copy of the HPA spec as the
 //! CEL path makes it) are interleaved round by round so
@@ -26,9 +34,13 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 
 use fixture_api::api::fixture::v1::Autoscaler;
-use generated::api::autoscaling::v2::HorizontalPodAutoscaler;
+use generated::api::autoscaling::v2::{
+    HPAScalingRules, HorizontalPodAutoscaler, HorizontalPodAutoscalerSpec, MetricSpec, MetricTarget,
+};
 use serde::de::DeserializeOwned;
 use support::Validate;
+use support::cel::{CelRule, CelRuleSpec, LazyRule, Node, check_rules_typed, to_json};
+use support::validation::{ErrorList, FieldError, Path};
 
 /// The system allocator, counting allocations (and reallocations) and their bytes.
 struct Counting;
@@ -99,10 +111,28 @@ struct Workload<'a> {
     samples: Vec<f64>,
 }
 
+impl<'a> Workload<'a> {
+    fn new(name: &'static str, run: impl FnMut() + 'a) -> Self {
+        Workload { name, run: Box::new(run), samples: Vec::new() }
+    }
+}
+
 fn decoder<T: DeserializeOwned>(text: &str) -> impl FnMut() + '_ {
     move || {
         let value: T = serde_json::from_str(black_box(text)).expect("fixture decodes");
         black_box(value);
+    }
+}
+
+/// Checks one rule of `spec` with `check` into a new error list.
+fn rule_checker<'a>(
+    spec: &'a HorizontalPodAutoscalerSpec,
+    check: impl Fn(&HorizontalPodAutoscalerSpec, &mut ErrorList) + 'a,
+) -> impl FnMut() + 'a {
+    move || {
+        let mut errors = ErrorList::new();
+        check(black_box(spec), &mut errors);
+        black_box(errors);
     }
 }
 
@@ -111,6 +141,158 @@ fn validator<T: Validate>(object: &T) -> impl FnMut() + '_ {
         let errors = black_box(object).validate();
         black_box(errors);
     }
+}
+
+/// The CEL rules `specs/autoscaling_v2.yaml` puts on the nodes of an HPA spec, by node.
+const SPEC_RULES: [CelRuleSpec<'static>; 1] =
+    [CelRuleSpec::new("!has(self.minReplicas) || self.maxReplicas >= self.minReplicas")
+        .with_message("maxReplicas must be greater than or equal to minReplicas")
+        .with_field_path(".maxReplicas")];
+const METRIC_RULES: [CelRuleSpec<'static>; 2] = [
+    CelRuleSpec::new(
+        "!(self.type in ['ContainerResource', 'External', 'Object', 'Pods', 'Resource']) || \
+         (self.type == 'ContainerResource' ? has(self.containerResource) : \
+         self.type == 'External' ? has(self.external) : self.type == 'Object' ? has(self.object) : \
+         self.type == 'Pods' ? has(self.pods) : has(self.resource))",
+    )
+    .with_message("the source field named by type must be set"),
+    CelRuleSpec::new(
+        "[has(self.containerResource), has(self.external), has(self.object), has(self.pods), \
+         has(self.resource)].filter(x, x).size() <= 1",
+    )
+    .with_message("only the source field named by type may be set"),
+];
+const TARGET_RULES: [CelRuleSpec<'static>; 2] = [
+    CelRuleSpec::new("self.type != 'Utilization' || has(self.averageUtilization)")
+        .with_message("averageUtilization must be set when type is Utilization")
+        .with_field_path(".averageUtilization"),
+    CelRuleSpec::new("self.type != 'Value' || has(self.value)")
+        .with_message("value must be set when type is Value")
+        .with_field_path(".value"),
+];
+const SCALING_RULES: [CelRuleSpec<'static>; 1] =
+    [CelRuleSpec::new("!has(self.tolerance) || !string(self.tolerance).startsWith('-')")
+        .with_message("tolerance must be greater than or equal to zero")
+        .with_field_path(".tolerance")];
+
+/// A node of an HPA spec that carries CEL rules.
+enum RuleNode<'a> {
+    Spec(&'a HorizontalPodAutoscalerSpec),
+    Metric(&'a MetricSpec),
+    Target(&'a MetricTarget),
+    Scaling(&'a HPAScalingRules),
+}
+
+/// Calls `visit` with each of `spec`'s rule-bearing nodes and its path.
+fn for_each_rule_node(spec: &HorizontalPodAutoscalerSpec, visit: &mut dyn FnMut(&Path<'_>, RuleNode<'_>)) {
+    let path = Path::ROOT.field("spec");
+    visit(&path, RuleNode::Spec(spec));
+    let metrics = path.field("metrics");
+    for (index, metric) in spec.metrics.iter().flatten().enumerate() {
+        let path = metrics.index(index);
+        visit(&path, RuleNode::Metric(metric));
+        if let Some(target) = metric_target(metric) {
+            visit(&path.field("target"), RuleNode::Target(target));
+        }
+    }
+    let behavior = path.field("behavior");
+    for (name, rules) in spec.behavior.iter().flat_map(|b| [("scaleUp", &b.scale_up), ("scaleDown", &b.scale_down)]) {
+        if let Some(rules) = rules {
+            visit(&behavior.field(name), RuleNode::Scaling(rules));
+        }
+    }
+}
+
+/// The target of whichever source a metric sets.
+fn metric_target(metric: &MetricSpec) -> Option<&MetricTarget> {
+    metric
+        .container_resource
+        .as_ref()
+        .map(|s| &s.target)
+        .or(metric.external.as_ref().map(|s| &s.target))
+        .or(metric.object.as_ref().map(|s| &s.target))
+        .or(metric.pods.as_ref().map(|s| &s.target))
+        .or(metric.resource.as_ref().map(|s| &s.target))
+}
+
+/// The rules of each kind of node, compiled as `CelRule`s or held as `LazyRule`s.
+struct HpaRules<R> {
+    spec: [R; 1],
+    metric: [R; 2],
+    target: [R; 2],
+    scaling: [R; 1],
+}
+
+impl<R> HpaRules<R> {
+    fn new(rule: impl Fn(CelRuleSpec<'static>) -> R) -> Self {
+        HpaRules {
+            spec: SPEC_RULES.map(&rule),
+            metric: METRIC_RULES.map(&rule),
+            target: TARGET_RULES.map(&rule),
+            scaling: SCALING_RULES.map(&rule),
+        }
+    }
+}
+
+impl HpaRules<CelRule> {
+    /// Checks every rule of `spec`'s nodes with the interpreter as generated code did
+    /// before `Node`: one JSON copy per node, `check_rules_typed` on all its rules.
+    fn check(&self, spec: &HorizontalPodAutoscalerSpec) -> ErrorList {
+        let mut errors = ErrorList::new();
+        for_each_rule_node(spec, &mut |path, node| match node {
+            RuleNode::Spec(value) => check_rules_typed(&self.spec, path, "object", &to_json(value), None, &mut errors),
+            RuleNode::Metric(value) => {
+                check_rules_typed(&self.metric, path, "object", &to_json(value), None, &mut errors)
+            }
+            RuleNode::Target(value) => {
+                check_rules_typed(&self.target, path, "object", &to_json(value), None, &mut errors)
+            }
+            RuleNode::Scaling(value) => {
+                check_rules_typed(&self.scaling, path, "object", &to_json(value), None, &mut errors)
+            }
+        });
+        errors
+    }
+}
+
+impl HpaRules<LazyRule> {
+    /// The same through `Node::interpreted`, as generated code checks rules the generator
+    /// does not translate.
+    fn check(&self, spec: &HorizontalPodAutoscalerSpec) -> ErrorList {
+        let mut errors = ErrorList::new();
+        for_each_rule_node(spec, &mut |path, node| match node {
+            RuleNode::Spec(value) => Node::new(value, path, "object").interpreted(&self.spec, None, &mut errors),
+            RuleNode::Metric(value) => Node::new(value, path, "object").interpreted(&self.metric, None, &mut errors),
+            RuleNode::Target(value) => Node::new(value, path, "object").interpreted(&self.target, None, &mut errors),
+            RuleNode::Scaling(value) => Node::new(value, path, "object").interpreted(&self.scaling, None, &mut errors),
+        });
+        errors
+    }
+}
+
+/// The spec's rule as the generator translates it to Rust.
+fn spec_rule_0(value: &HorizontalPodAutoscalerSpec) -> Option<bool> {
+    Some(value.min_replicas.is_none() || i64::from(value.max_replicas) >= i64::from(value.min_replicas?))
+}
+
+/// The spec's translated rule checked as generated code checked it before `Node`: a
+/// three-arm match, the error built in place, the interpreter on `None`.
+fn spec_rule_inline(value: &HorizontalPodAutoscalerSpec, rules: &[CelRule; 1], errors: &mut ErrorList) {
+    let path = Path::ROOT.field("spec");
+    match spec_rule_0(value) {
+        Some(true) => {}
+        Some(false) => errors.push(
+            FieldError::invalid(&path, "object", "maxReplicas must be greater than or equal to minReplicas")
+                .at_child("maxReplicas"),
+        ),
+        None => check_rules_typed(rules, &path, "object", &to_json(value), None, errors),
+    }
+}
+
+/// The same through `Node::translated`.
+fn spec_rule_node(value: &HorizontalPodAutoscalerSpec, rule: &LazyRule, errors: &mut ErrorList) {
+    let path = Path::ROOT.field("spec");
+    Node::new(value, &path, "object").translated(rule, spec_rule_0(value), errors);
 }
 
 fn main() {
@@ -122,22 +304,50 @@ fn main() {
     // Both are valid: the benchmark measures the path without errors.
     assert_eq!(hpa.validate(), Vec::new());
     assert_eq!(autoscaler.validate(), Vec::new());
+    let compiled_rules = HpaRules::new(|spec| CelRule::new(&spec));
+    let lazy_rules = HpaRules::new(LazyRule::new);
+    assert_eq!(compiled_rules.check(&hpa.spec), Vec::new());
+    assert_eq!(lazy_rules.check(&hpa.spec), Vec::new());
+    // A spec whose rule fails, to time the failure path of a translated rule.
+    let mut shrunk = hpa.spec.clone();
+    shrunk.min_replicas = Some(shrunk.max_replicas + 1);
+    let mut inline_errors = ErrorList::new();
+    spec_rule_inline(&shrunk, &compiled_rules.spec, &mut inline_errors);
+    let mut node_errors = ErrorList::new();
+    spec_rule_node(&shrunk, &lazy_rules.spec[0], &mut node_errors);
+    assert_eq!((inline_errors.len(), &inline_errors), (1, &node_errors));
 
     let (rounds, calls) = if measure { (41, 2_000) } else { (3, 10) };
+    let inline = |spec: &HorizontalPodAutoscalerSpec, errors: &mut ErrorList| {
+        spec_rule_inline(spec, &compiled_rules.spec, errors);
+    };
+    let node = |spec: &HorizontalPodAutoscalerSpec, errors: &mut ErrorList| {
+        spec_rule_node(spec, &lazy_rules.spec[0], errors);
+    };
     let mut workloads = [
-        Workload { name: "hpa decode", run: Box::new(decoder::<HorizontalPodAutoscaler>(&text)), samples: Vec::new() },
-        Workload { name: "hpa validate", run: Box::new(validator(&hpa)), samples: Vec::new() },
-        Workload { name: "autoscaler decode", run: Box::new(decoder::<Autoscaler>(&text)), samples: Vec::new() },
-        Workload { name: "autoscaler validate", run: Box::new(validator(&autoscaler)), samples: Vec::new() },
+        Workload::new("hpa decode", decoder::<HorizontalPodAutoscaler>(&text)),
+        Workload::new("hpa validate", validator(&hpa)),
+        Workload::new("autoscaler decode", decoder::<Autoscaler>(&text)),
+        Workload::new("autoscaler validate", validator(&autoscaler)),
         // What the CEL path pays before any rule runs: the JSON copy of one node (here the
         // spec, the largest; the generated code makes one per CEL-bearing node).
-        Workload {
-            name: "hpa spec to_json",
-            run: Box::new(|| {
-                black_box(support::cel::to_json(black_box(&hpa.spec)));
-            }),
-            samples: Vec::new(),
-        },
+        Workload::new("hpa spec to_json", || {
+            black_box(support::cel::to_json(black_box(&hpa.spec)));
+        }),
+        // The same 13 nodes' rules as the interpreter checks them, for rules the generator
+        // does not translate.
+        Workload::new("hpa CEL interpreted", || {
+            black_box(compiled_rules.check(black_box(&hpa.spec)));
+        }),
+        Workload::new("hpa CEL interp. Node", || {
+            black_box(lazy_rules.check(black_box(&hpa.spec)));
+        }),
+        // One translated rule, passing and failing, as generated code checked it before
+        // `Node` and through `Node`.
+        Workload::new("rule true inline", rule_checker(&hpa.spec, inline)),
+        Workload::new("rule true Node", rule_checker(&hpa.spec, node)),
+        Workload::new("rule false inline", rule_checker(&shrunk, inline)),
+        Workload::new("rule false Node", rule_checker(&shrunk, node)),
     ];
     // Warm-up: compiles CEL programs and regexes, fills caches.
     for workload in &mut workloads {
@@ -149,7 +359,7 @@ fn main() {
             workload.samples.push(sample);
         }
     }
-    let mut medians = [0.0; 5];
+    let mut medians = [0.0; 11];
     for (median_ns, workload) in medians.iter_mut().zip(&mut workloads) {
         *median_ns = median(&mut workload.samples);
     }

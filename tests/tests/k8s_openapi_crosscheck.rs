@@ -19,7 +19,7 @@
 
 mod common;
 
-use common::{assert_json_eq, decode_value, encode, fixture, round_trip, set};
+use common::{assert_json_eq, decode_value, encode, fixture, replace, round_trip};
 use generated::api::autoscaling::v2 as ours_hpa;
 use generated::api::certificates::v1 as ours_csr;
 use k8s_openapi::api::autoscaling::v2 as theirs_hpa;
@@ -201,8 +201,8 @@ fn list_meta_shard_info_is_dropped_by_support_list_meta() {
 fn unknown_enum_values_pass_through_both() {
     let mut input = fixture("hpa.json");
     input["spec"]["metrics"].as_array_mut().unwrap().push(json!({"type": "FutureMetric"}));
-    set(&mut input, "/spec/behavior/scaleUp/selectPolicy", json!("Median"));
-    set(&mut input, "/status/conditions/0/type", json!("ScalingThrottled"));
+    replace(&mut input, "/spec/behavior/scaleUp/selectPolicy", json!("Median"));
+    replace(&mut input, "/status/conditions/0/type", json!("ScalingThrottled"));
     let (ours, theirs) = cross_check_same::<ours_hpa::HorizontalPodAutoscaler, theirs_hpa::HorizontalPodAutoscaler>(
         "unknown HPA enums",
         &input,
@@ -222,7 +222,7 @@ fn unknown_enum_values_pass_through_both() {
 fn nulls_decode_alike() {
     // creationTimestamp null: unset on both sides, left out on output by both.
     let mut input = fixture("hpa.json");
-    set(&mut input, "/metadata/creationTimestamp", Value::Null);
+    replace(&mut input, "/metadata/creationTimestamp", Value::Null);
     let mut expected = input.clone();
     expected["metadata"].as_object_mut().unwrap().remove("creationTimestamp");
     let (ours, theirs) = cross_check::<ours_hpa::HorizontalPodAutoscaler, theirs_hpa::HorizontalPodAutoscaler>(
@@ -325,11 +325,11 @@ fn quantity_whitespace_is_trimmed_only_by_support() {
 #[test]
 fn time_precision_agrees() {
     let mut input = fixture("hpa.json");
-    set(&mut input, "/status/lastScaleTime", json!("2026-11-29T18:41:07.987654321Z"));
-    set(&mut input, "/metadata/creationTimestamp", json!("2026-11-02T10:14:31+02:00"));
+    replace(&mut input, "/status/lastScaleTime", json!("2026-11-29T18:41:07.987654321Z"));
+    replace(&mut input, "/metadata/creationTimestamp", json!("2026-11-02T10:14:31+02:00"));
     let mut expected = input.clone();
-    set(&mut expected, "/status/lastScaleTime", json!("2026-11-29T18:41:07Z"));
-    set(&mut expected, "/metadata/creationTimestamp", json!("2026-11-02T08:14:31Z"));
+    replace(&mut expected, "/status/lastScaleTime", json!("2026-11-29T18:41:07Z"));
+    replace(&mut expected, "/metadata/creationTimestamp", json!("2026-11-02T08:14:31Z"));
     let (ours, theirs) = cross_check::<ours_hpa::HorizontalPodAutoscaler, theirs_hpa::HorizontalPodAutoscaler>(
         "time precision",
         &input,
@@ -386,7 +386,7 @@ fn base64_line_breaks_are_accepted_only_by_support() {
     let mut input = fixture("csr.json");
     let plain = input["spec"]["request"].as_str().unwrap().to_owned();
     let wrapped = format!("{}\n{}", &plain[..76], &plain[76..]);
-    set(&mut input, "/spec/request", json!(wrapped));
+    replace(&mut input, "/spec/request", json!(wrapped));
 
     let ours: ours_csr::CertificateSigningRequest = decode_value("ours", &input);
     assert_eq!(ours.spec.request.as_slice(), common::fixture_bytes("node-csr.pem").as_slice());

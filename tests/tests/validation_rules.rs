@@ -5,6 +5,9 @@
 //!
 //! Objects are built as JSON, edited, and decoded from text as a request body would be.
 
+mod common;
+
+use common::{put, remove};
 use fixture_api::api::fixture::v1::Widget;
 use serde_json::{Value, json};
 use support::validation::{ErrorList, ErrorType, FieldError};
@@ -62,30 +65,6 @@ fn base() -> Value {
     })
 }
 
-/// Sets the value at a JSON pointer, creating the last member if it is absent.
-fn set(doc: &mut Value, pointer: &str, value: Value) {
-    let (parent, last) = pointer.rsplit_once('/').expect("pointer has a slash");
-    let parent = doc.pointer_mut(parent).unwrap_or_else(|| panic!("no parent at {pointer}"));
-    match parent {
-        Value::Object(map) => {
-            map.insert(last.to_owned(), value);
-        }
-        Value::Array(items) => {
-            let index: usize = last.parse().expect("array index");
-            items[index] = value;
-        }
-        other => panic!("cannot set {pointer} inside {other}"),
-    }
-}
-
-/// Removes the member at a JSON pointer.
-fn remove(doc: &mut Value, pointer: &str) {
-    let (parent, last) = pointer.rsplit_once('/').expect("pointer has a slash");
-    let parent = doc.pointer_mut(parent).and_then(Value::as_object_mut);
-    let parent = parent.unwrap_or_else(|| panic!("no object parent at {pointer}"));
-    parent.remove(last).unwrap_or_else(|| panic!("nothing to remove at {pointer}"));
-}
-
 /// Decodes a widget from JSON text, as a request body.
 fn decode(doc: &Value) -> Widget {
     serde_json::from_str(&doc.to_string()).unwrap_or_else(|e| panic!("decoding {doc}: {e}"))
@@ -95,7 +74,7 @@ fn decode(doc: &Value) -> Widget {
 fn widget(edits: &[(&str, Value)]) -> Widget {
     let mut doc = base();
     for (pointer, value) in edits {
-        set(&mut doc, pointer, value.clone());
+        put(&mut doc, pointer, value.clone());
     }
     decode(&doc)
 }
@@ -678,8 +657,8 @@ fn transition_rules_run_only_on_update() {
     // Both at once, with a non-transition error: all collected.
     let mut both = base();
     remove(&mut both, "/spec/code");
-    set(&mut both, "/spec/class", json!("premium"));
-    set(&mut both, "/spec/replicas", json!(11));
+    put(&mut both, "/spec/class", json!("premium"));
+    put(&mut both, "/spec/replicas", json!(11));
     assert_errors(
         "update with three errors",
         &decode(&both).validate_update(&old),
@@ -752,15 +731,15 @@ fn object_meta_conventions() {
 #[test]
 fn every_error_is_collected_in_order() {
     let mut doc = base();
-    set(&mut doc, "/metadata/name", json!("Bad_Name"));
-    set(&mut doc, "/spec/owner", json!("é"));
-    set(&mut doc, "/spec/tier", json!("Platinum"));
-    set(&mut doc, "/spec/selectors", json!(["a", "a"]));
-    set(&mut doc, "/spec/items/2/limits/cpu", json!("1 core"));
-    set(&mut doc, "/spec/quotas/cpu", json!(-1));
-    set(&mut doc, "/spec/surge", json!(9));
-    set(&mut doc, "/spec/mode", json!("Slow"));
-    set(&mut doc, "/status/observedGeneration", json!(-3));
+    put(&mut doc, "/metadata/name", json!("Bad_Name"));
+    put(&mut doc, "/spec/owner", json!("é"));
+    put(&mut doc, "/spec/tier", json!("Platinum"));
+    put(&mut doc, "/spec/selectors", json!(["a", "a"]));
+    put(&mut doc, "/spec/items/2/limits/cpu", json!("1 core"));
+    put(&mut doc, "/spec/quotas/cpu", json!(-1));
+    put(&mut doc, "/spec/surge", json!(9));
+    put(&mut doc, "/spec/mode", json!("Slow"));
+    put(&mut doc, "/status/observedGeneration", json!(-3));
     let bad_name = format!(r#"metadata.name: Invalid value: "Bad_Name": {SUBDOMAIN_MSG}"#);
     assert_errors(
         "nine broken rules",
@@ -788,7 +767,7 @@ fn every_error_is_collected_in_order() {
 fn decode_error(edits: &[(&str, Value)]) -> String {
     let mut doc = base();
     for (pointer, value) in edits {
-        set(&mut doc, pointer, value.clone());
+        put(&mut doc, pointer, value.clone());
     }
     match serde_json::from_str::<Widget>(&doc.to_string()) {
         Ok(w) => panic!("{edits:?} decoded: {w:?}"),

@@ -3,6 +3,9 @@
 //! (`certificates.k8s.io/v1`) and DeleteOptions, each rejected at the right path with the
 //! exact error; realistic valid objects (`tests/fixtures/validation/`) give none.
 
+mod common;
+
+use common::put;
 use generated::api::autoscaling::v2::HorizontalPodAutoscaler;
 use generated::api::certificates::v1::CertificateSigningRequest;
 use generated::apimachinery::pkg::apis::meta::v1::DeleteOptions;
@@ -15,25 +18,9 @@ use ErrorType::{Forbidden, Invalid, NotSupported, Required};
 
 // ---- Helpers ----
 
+/// A fixture of `tests/fixtures/validation/`.
 fn fixture(name: &str) -> Value {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/validation").join(name);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name} is not JSON: {e}"))
-}
-
-/// Sets the value at a JSON pointer, creating the last member if it is absent.
-fn set(doc: &mut Value, pointer: &str, value: Value) {
-    let (parent, last) = pointer.rsplit_once('/').expect("pointer has a slash");
-    match doc.pointer_mut(parent).unwrap_or_else(|| panic!("no parent at {pointer}")) {
-        Value::Object(map) => {
-            map.insert(last.to_owned(), value);
-        }
-        Value::Array(items) => match last.parse::<usize>().expect("array index") {
-            index if index == items.len() => items.push(value),
-            index => items[index] = value,
-        },
-        other => panic!("cannot set {pointer} inside {other}"),
-    }
+    common::fixture(&format!("validation/{name}"))
 }
 
 /// Decodes from JSON text, as a request body.
@@ -45,7 +32,7 @@ fn decode<T: DeserializeOwned>(doc: &Value) -> T {
 fn edited<T: DeserializeOwned>(name: &str, edits: &[(&str, Value)]) -> T {
     let mut doc = fixture(name);
     for (pointer, value) in edits {
-        set(&mut doc, pointer, value.clone());
+        put(&mut doc, pointer, value.clone());
     }
     decode(&doc)
 }
@@ -187,7 +174,7 @@ fn hpa_max_replicas_is_at_least_min_replicas() {
     // Without minReplicas the rule holds; maxReplicas still has its own bound.
     let mut doc = fixture("hpa.json");
     doc["spec"].as_object_mut().expect("spec").remove("minReplicas");
-    set(&mut doc, "/spec/maxReplicas", json!(0));
+    put(&mut doc, "/spec/maxReplicas", json!(0));
     assert_errors(
         "maxReplicas 0 alone",
         &decode::<HorizontalPodAutoscaler>(&doc).validate(),

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{assert_json_eq, decode_err, decode_value, fixture, remove, round_trip, set, time};
+use common::{assert_json_eq, decode_err, decode_value, fixture, remove, replace, round_trip, time};
 use generated::api::autoscaling::v2::{
     HPAScalingPolicyType, HPAScalingRulesSelectPolicy, HorizontalPodAutoscaler, HorizontalPodAutoscalerConditionStatus,
     HorizontalPodAutoscalerConditionType, HorizontalPodAutoscalerList, MetricSpec, MetricSpecType, MetricStatusType,
@@ -26,12 +26,12 @@ use support::{Bytes, IntOrString, MicroTime, Quantity, Time};
 fn unknown_hpa_enum_values_survive_a_round_trip() {
     let mut input = fixture("hpa.json");
     input["spec"]["metrics"].as_array_mut().unwrap().push(json!({"type": "FutureMetric"}));
-    set(&mut input, "/spec/metrics/0/resource/target/type", json!("Percentile"));
-    set(&mut input, "/spec/behavior/scaleUp/selectPolicy", json!("Median"));
-    set(&mut input, "/spec/behavior/scaleDown/policies/0/type", json!("Replicas"));
+    replace(&mut input, "/spec/metrics/0/resource/target/type", json!("Percentile"));
+    replace(&mut input, "/spec/behavior/scaleUp/selectPolicy", json!("Median"));
+    replace(&mut input, "/spec/behavior/scaleDown/policies/0/type", json!("Replicas"));
     input["status"]["currentMetrics"].as_array_mut().unwrap().push(json!({"type": "FutureMetric"}));
-    set(&mut input, "/status/conditions/0/type", json!("ScalingThrottled"));
-    set(&mut input, "/status/conditions/0/status", json!("Maybe"));
+    replace(&mut input, "/status/conditions/0/type", json!("ScalingThrottled"));
+    replace(&mut input, "/status/conditions/0/status", json!("Maybe"));
 
     let (hpa, output) = round_trip::<HorizontalPodAutoscaler>("unknown enums", &input);
     assert_json_eq("unknown enums re-encoded", &input, &output);
@@ -125,7 +125,7 @@ fn null_creation_timestamp_decodes_as_unset() {
     // `"creationTimestamp": null`. It decodes as unset and is left out on output, which
     // Kubernetes reads back identically.
     let mut input = fixture("hpa.json");
-    set(&mut input, "/metadata/creationTimestamp", Value::Null);
+    replace(&mut input, "/metadata/creationTimestamp", Value::Null);
     let (hpa, output) = round_trip::<HorizontalPodAutoscaler>("creationTimestamp null", &input);
     assert_eq!(hpa.metadata.as_ref().unwrap().creation_timestamp, None);
 
@@ -403,7 +403,7 @@ fn quantity_accepts_json_numbers() {
 
     // In a fixture: the tolerance of the HPA as a number.
     let mut input = fixture("hpa.json");
-    set(&mut input, "/spec/behavior/scaleUp/tolerance", json!(0.05));
+    replace(&mut input, "/spec/behavior/scaleUp/tolerance", json!(0.05));
     let (hpa, output) = round_trip::<HorizontalPodAutoscaler>("tolerance number", &input);
     let up = hpa.spec.behavior.as_ref().unwrap().scale_up.as_ref().unwrap();
     assert_eq!(up.tolerance, Some(Quantity::from("0.05")));
@@ -432,10 +432,10 @@ fn quantity_strings_are_kept_except_surrounding_space() {
 #[test]
 fn time_is_written_with_second_precision_in_utc() {
     let mut input = fixture("hpa.json");
-    set(&mut input, "/status/lastScaleTime", json!("2026-11-29T18:41:07.987654321Z"));
-    set(&mut input, "/metadata/creationTimestamp", json!("2026-11-02T10:14:31+02:00"));
+    replace(&mut input, "/status/lastScaleTime", json!("2026-11-29T18:41:07.987654321Z"));
+    replace(&mut input, "/metadata/creationTimestamp", json!("2026-11-02T10:14:31+02:00"));
     // managedFields[].time is a metav1.Time (not a MicroTime): also whole seconds.
-    set(&mut input, "/metadata/managedFields/0/time", json!("2026-11-20T16:40:02.123456Z"));
+    replace(&mut input, "/metadata/managedFields/0/time", json!("2026-11-20T16:40:02.123456Z"));
 
     let (hpa, output) = round_trip::<HorizontalPodAutoscaler>("time precision", &input);
     let last = hpa.status.as_ref().unwrap().last_scale_time.unwrap();
@@ -450,9 +450,9 @@ fn time_is_written_with_second_precision_in_utc() {
 
     // Everything else is unchanged: with those three restored, output equals the fixture.
     let mut restored = output.clone();
-    set(&mut restored, "/status/lastScaleTime", json!("2026-11-29T18:41:07.987654321Z"));
-    set(&mut restored, "/metadata/creationTimestamp", json!("2026-11-02T10:14:31+02:00"));
-    set(&mut restored, "/metadata/managedFields/0/time", json!("2026-11-20T16:40:02.123456Z"));
+    replace(&mut restored, "/status/lastScaleTime", json!("2026-11-29T18:41:07.987654321Z"));
+    replace(&mut restored, "/metadata/creationTimestamp", json!("2026-11-02T10:14:31+02:00"));
+    replace(&mut restored, "/metadata/managedFields/0/time", json!("2026-11-20T16:40:02.123456Z"));
     assert_json_eq("time precision, other fields", &input, &restored);
 }
 
@@ -539,7 +539,7 @@ fn base64_with_line_breaks_is_accepted_and_written_without() {
     let wrapped: String =
         plain.as_bytes().chunks(76).map(|chunk| std::str::from_utf8(chunk).unwrap()).collect::<Vec<_>>().join("\r\n");
     let mut wrapped_input = input.clone();
-    set(&mut wrapped_input, "/spec/request", json!(wrapped));
+    replace(&mut wrapped_input, "/spec/request", json!(wrapped));
 
     let (csr, output) = round_trip::<CertificateSigningRequest>("wrapped base64", &wrapped_input);
     assert_eq!(csr.spec.request.as_slice(), common::fixture_bytes("node-csr.pem").as_slice());
@@ -551,11 +551,11 @@ fn malformed_base64_is_rejected() {
     let mut input = fixture("csr.json");
     let plain = input["spec"]["request"].as_str().unwrap().to_owned();
     // Missing padding: Go's StdEncoding rejects it as well.
-    set(&mut input, "/spec/request", json!(plain.trim_end_matches('=')));
+    replace(&mut input, "/spec/request", json!(plain.trim_end_matches('=')));
     let message = decode_err::<CertificateSigningRequest>("unpadded", &input);
     assert!(message.contains("base64"), "{message}");
 
-    set(&mut input, "/spec/request", json!("not base64!"));
+    replace(&mut input, "/spec/request", json!("not base64!"));
     let message = decode_err::<CertificateSigningRequest>("not base64", &input);
     assert!(message.contains("base64"), "{message}");
 }

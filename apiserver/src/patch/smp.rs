@@ -1,12 +1,41 @@
 //! Strategic merge patch (`application/strategic-merge-patch+json`), as the API server
 //! applies it to built-in kinds (apimachinery's `strategicpatch.StrategicMergeMapPatch`
-//! with `MergeParallelList` and `IgnoreUnmatchedNulls`). See [`strategic_merge`].
+//! with `MergeParallelList` and `IgnoreUnmatchedNulls`), with the patch metadata read from
+//! the OpenAPI schema instead of Go struct tags:
+//!
+//! - Objects merge key by key; `null` deletes a key; a key absent from the original takes
+//!   the patch value (its `null` fields and directives dropped; an object that is itself a
+//!   `$patch` directive is not set, as the API server). An object field with
+//!   `x-kubernetes-patch-strategy: replace` **or `x-kubernetes-map-type: atomic`** is
+//!   replaced (the API server only looks at the strategy).
+//! - Lists: with `x-kubernetes-patch-strategy` containing `merge`, items merge by
+//!   `x-kubernetes-patch-merge-key` (lists of scalars: union). **Without a patch strategy,
+//!   `x-kubernetes-list-type: map` merges by all the `x-kubernetes-list-map-keys` and
+//!   `set` is a union** (an extension: the API server replaces such lists, e.g. a CSR's
+//!   `status.conditions`). Anything else (`atomic`, no metadata) is replaced.
+//! - Order of merged lists: items named in the patch in patch order, the others where they
+//!   were relative to them, so new items come first (as the API server does).
+//! - Directives: `$patch: replace` (an object or a list item: the rest of the patch
+//!   replaces), `$patch: delete` (an object becomes `{}`; a list item deletes the items
+//!   with its keys), `$patch: merge` (the default, accepted and dropped; the API server
+//!   refuses it), `$retainKeys` (clears the other keys; every key the patch sets must be
+//!   listed, else 400), `$deleteFromPrimitiveList/<field>` (removes values from a list of
+//!   scalars), `$setElementOrder/<field>` (merges `<field>` and orders the result: listed
+//!   items in the listed order; the patch list must follow that order, else 400).
+//! - Errors: a body that is not an object is 400 (`json: cannot unmarshal array into Go
+//!   value of type map[string]interface {}`); malformed directives 400 as the API server
+//!   (`invalid patch format of retainKeys`, `... of primitive list`, `... of setElementOrder
+//!   list`); merging into a field the schema does not declare 400 `unable to find api field
+//!   in struct HorizontalPodAutoscalerSpec for the json field "foo"` (only reached when
+//!   both sides hold an object or a list there); missing merge keys 400 `map: map[...]
+//!   does not contain declared merge key: type`; lists of lists 422. Where this module
+//!   answers 400, the API server passes the error on as a 500: a bad request here never
+//!   gets a server error.
 
 use serde_json::{Map, Value};
-use support::validation::go_quote;
+use support::gofmt;
 
 use super::PatchError;
-use super::gofmt;
 use super::schema::{ListType, ObjectSchema, PatchStrategy, SchemaKind};
 
 const DIRECTIVE: &str = "$patch";
@@ -14,8 +43,7 @@ const RETAIN_KEYS: &str = "$retainKeys";
 const DELETE_FROM_PRIMITIVE_LIST: &str = "$deleteFromPrimitiveList";
 const SET_ELEMENT_ORDER: &str = "$setElementOrder";
 
-/// Applies a strategic merge patch to `original` (see the module docs of
-/// [`crate::patch`] for the exact rules). With no schema, objects merge and lists are
+/// Applies a strategic merge patch to `original`, by the rules of the module docs. With no schema, objects merge and lists are
 /// replaced, as for a kind without patch metadata.
 pub fn strategic_merge(original: &Value, patch: &Value, schema: Option<&ObjectSchema>) -> Result<Value, PatchError> {
     let patch = match patch {
@@ -107,7 +135,7 @@ impl Meta {
                 Err(PatchError::Internal(format!(
                     "unable to find api field in struct {} for the json field {}",
                     schema.type_name(),
-                    go_quote(key)
+                    gofmt::quote(key)
                 )))
             }
             SchemaKind::Map | SchemaKind::Any => {
@@ -170,15 +198,17 @@ fn no_merge_key(item: &Map<String, Value>, key: &str) -> PatchError {
 }
 
 fn bad_arg_type(expected: &str, actual: &Value) -> PatchError {
-    PatchError::Internal(format!("expected a {expected}, but received a {}", gofmt::type_of(actual)))
+    // `%s` of `reflect.TypeOf(actual)`, a nil `Type` for a nil value.
+    let actual = gofmt::type_name(actual).unwrap_or("%!s(<nil>)");
+    PatchError::Internal(format!("expected a {expected}, but received a {actual}"))
 }
 
 fn bad_patch_type(directive: &Value, map: &Map<String, Value>) -> PatchError {
-    let directive = match directive {
-        Value::String(s) => s.clone(),
-        other => format!("%!s({}={})", gofmt::type_of(other), gofmt::v(other)),
-    };
-    PatchError::Internal(format!("unknown patch type: {directive} in map: {}", gofmt::v(&Value::Object(map.clone()))))
+    PatchError::Internal(format!(
+        "unknown patch type: {} in map: {}",
+        gofmt::s(directive),
+        gofmt::v(&Value::Object(map.clone()))
+    ))
 }
 
 /// The field a `$deleteFromPrimitiveList/<field>` or `$setElementOrder/<field>` key names.
@@ -488,14 +518,15 @@ fn merge_list_field(
 #[derive(PartialEq, Eq, Clone, Copy)]
 enum ElementKind {
     Map,
-    Other(&'static str),
+    /// Elements of this Go type (`None`: nil).
+    Other(Option<&'static str>),
 }
 
 /// The common element type of some lists (Go's `sliceElementType`); `None` when empty.
 fn element_kind(lists: &[&[Value]]) -> Result<Option<ElementKind>, PatchError> {
-    let mut seen: Option<&'static str> = None;
+    let mut seen: Option<Option<&'static str>> = None;
     for item in lists.iter().flat_map(|list| list.iter()) {
-        let kind = gofmt::type_of(item);
+        let kind = gofmt::type_name(item);
         match seen {
             None => {
                 if item.is_array() {
@@ -510,7 +541,8 @@ fn element_kind(lists: &[&[Value]]) -> Result<Option<ElementKind>, PatchError> {
             Some(_) => {}
         }
     }
-    Ok(seen.map(|kind| if kind == "map[string]interface {}" { ElementKind::Map } else { ElementKind::Other(kind) }))
+    Ok(seen
+        .map(|kind| if kind == Some("map[string]interface {}") { ElementKind::Map } else { ElementKind::Other(kind) }))
 }
 
 /// Go's `mergeSlice`.

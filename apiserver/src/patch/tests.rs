@@ -447,6 +447,14 @@ fn strategic_merge_errors_are_the_api_servers() {
     let error = strategic_merge(&original, &json!({"status": {"conditions": [{"type": "A", "$patch": "bogus"}]}}), hpa)
         .unwrap_err();
     assert_eq!(error, PatchError::Internal("unknown patch type: bogus in map: map[$patch:bogus type:A]".into()));
+    // A directive that is no string prints as Go's `%s` of it; numbers as `%v` does.
+    for (directive, printed) in [
+        (json!(1e6), "unknown patch type: %!s(float64=1e+06) in map: map[$patch:1e+06 type:A]"),
+        (json!(["x", 1]), "unknown patch type: [x %!s(int64=1)] in map: map[$patch:[x 1] type:A]"),
+    ] {
+        let patch = json!({"status": {"conditions": [{"type": "A", "$patch": directive}]}});
+        assert_eq!(strategic_merge(&original, &patch, hpa).unwrap_err(), PatchError::Internal(printed.into()));
+    }
 
     let error = strategic_merge(
         &json!({"spec": {"behavior": {"scaleUp": {}}}}),

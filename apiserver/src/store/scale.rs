@@ -27,6 +27,7 @@ use serde_json::{Map, Value, json};
 use support::ResourceInfo;
 use support::Status;
 use support::dynamic::{Request, Response, Verb};
+use support::gofmt;
 use support::http::{Context, FieldValidation, Patch};
 use support::resource::ScalePaths;
 use support::validation::{FieldError, Path};
@@ -37,7 +38,6 @@ use super::write::{
 };
 use super::{Inner, reply};
 use crate::patch;
-use crate::patch::gofmt::{self, json_kind};
 
 /// What the API server puts in a Scale's `spec.replicas` for the patch to see when the
 /// object has no value at `specReplicasPath` (the smallest int32).
@@ -142,7 +142,7 @@ impl Inner {
                 patched,
                 format!(
                     "json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
-                    json_kind(patched)
+                    gofmt::json_kind(patched)
                 ),
             ));
         }
@@ -172,7 +172,7 @@ impl Inner {
         let Some(fields) = config.as_object() else {
             return Err(Status::bad_request(format!(
                 "error decoding YAML: json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
-                json_kind(config)
+                gofmt::json_kind(config)
             )));
         };
         let api_version = fields.get("apiVersion").and_then(Value::as_str).unwrap_or("");
@@ -279,10 +279,7 @@ fn scaled(old: &Value, paths: ScalePaths, replicas: i64, resource_version: &str)
 
 /// 400 for a write that leaves the Scale's `spec.replicas` at [`UNSET_REPLICAS`].
 fn empty_replicas(paths: ScalePaths) -> Status {
-    Status::bad_request(format!(
-        "the spec replicas field {} cannot be empty",
-        support::validation::go_quote(paths.spec_replicas)
-    ))
+    Status::bad_request(format!("the spec replicas field {} cannot be empty", gofmt::quote(paths.spec_replicas)))
 }
 
 /// `spec.replicas` of a Scale: absent or null is 0; not an int32 is the decoder's error
@@ -299,7 +296,7 @@ fn scale_replicas(scale: &Value, name: &str) -> Result<i64, Status> {
             }
             other => format!(
                 "json: cannot unmarshal {} into Go struct field ScaleSpec.spec.replicas of type int32",
-                json_kind(other)
+                gofmt::json_kind(other)
             ),
         };
         undecodable(scale, message)
@@ -371,7 +368,7 @@ fn lookup<'a>(object: &'a Value, path: &str) -> Result<Option<&'a Value>, Status
             return Err(Status::bad_request(format!(
                 "{walked} accessor error: {} is of the type {}, expected map[string]interface{{}}",
                 gofmt::v(current),
-                go_type(current)
+                gofmt::type_name(current).unwrap_or("<nil>")
             )));
         };
         walked.push('.');
@@ -392,7 +389,7 @@ fn int_at(object: &Value, path: &str) -> Result<Option<i64>, Status> {
             Status::bad_request(format!(
                 "{path} accessor error: {} is of the type {}, expected int64",
                 gofmt::v(value),
-                go_type(value)
+                gofmt::type_name(value).unwrap_or("<nil>")
             ))
         }),
     }
@@ -406,7 +403,7 @@ fn string_at(object: &Value, path: &str) -> Result<Option<String>, Status> {
         Some(value) => Err(Status::bad_request(format!(
             "{path} accessor error: {} is of the type {}, expected string",
             gofmt::v(value),
-            go_type(value)
+            gofmt::type_name(value).unwrap_or("<nil>")
         ))),
     }
 }
@@ -440,19 +437,6 @@ fn set_path(object: &mut Value, path: &str, value: Value) -> Result<(), Status> 
 
 fn not_a_map(walked: &str) -> Status {
     Status::bad_request(format!("value cannot be set because {walked} is not a map[string]interface{{}}"))
-}
-
-/// Go's `%T` of a decoded JSON value.
-fn go_type(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "<nil>",
-        Value::Bool(_) => "bool",
-        Value::Number(n) if n.is_i64() || n.is_u64() => "int64",
-        Value::Number(_) => "float64",
-        Value::String(_) => "string",
-        Value::Array(_) => "[]interface {}",
-        Value::Object(_) => "map[string]interface {}",
-    }
 }
 
 #[cfg(test)]

@@ -13,7 +13,6 @@ use super::object::{self, meta_str, now, set_meta};
 use super::{Inner, ObjKey, State, key_of, reply};
 use crate::auth::effective_user;
 use crate::hooks::dropped_fields;
-use crate::managed;
 use crate::selector::{FieldSelector, LabelSelector, selectable_fields};
 use crate::{patch, strategy};
 
@@ -45,7 +44,7 @@ impl Inner {
         }
         let agent =
             context.headers.get(support::axum::http::header::USER_AGENT).and_then(|v| v.to_str().ok()).unwrap_or("");
-        managed::manager_from_user_agent(agent)
+        patch::manager_from_user_agent(agent)
     }
 
     /// Runs the kind's typed checks (`old` for updates) plus `extra` errors; answers the

@@ -28,7 +28,7 @@ use super::watch::{self, Encoder, WatchStream};
 use super::{Config, Context, FieldValidation, Query, UserInfo};
 use crate::ResourceInfo;
 use crate::Status;
-use crate::rules::Validate;
+use crate::validation::Validate;
 use crate::validation::{FieldError, Path};
 
 /// The message of the 500 a panicking handler is answered with (the API server's).
@@ -315,7 +315,7 @@ impl Call {
         self.field_problems(decoded.strict, |strict| {
             Status::bad_request(format!(
                 "{kind} in version {} cannot be handled as a {target}: {strict}",
-                crate::validation::go_quote(version)
+                crate::gofmt::quote(version)
             ))
         })?;
         Ok(decoded.value)

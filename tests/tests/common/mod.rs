@@ -117,10 +117,27 @@ pub fn assert_json_eq(context: &str, expected: &Value, actual: &Value) {
     );
 }
 
-/// Sets the value at a JSON pointer (`/spec/metrics/0/type`), which must exist.
-pub fn set(doc: &mut Value, pointer: &str, value: Value) {
+/// Replaces the value at a JSON pointer (`/spec/metrics/0/type`), which must exist.
+pub fn replace(doc: &mut Value, pointer: &str, value: Value) {
     let slot = doc.pointer_mut(pointer).unwrap_or_else(|| panic!("no value at {pointer}"));
     *slot = value;
+}
+
+/// Puts `value` where a JSON pointer points, in a parent that must exist: an object member
+/// is added or replaced; an array item is replaced, or appended when the index is the
+/// array's length.
+pub fn put(doc: &mut Value, pointer: &str, value: Value) {
+    let (parent, last) = pointer.rsplit_once('/').expect("pointer has a parent");
+    match doc.pointer_mut(parent).unwrap_or_else(|| panic!("no parent at {pointer}")) {
+        Value::Object(map) => {
+            map.insert(last.to_owned(), value);
+        }
+        Value::Array(items) => match last.parse::<usize>().expect("array index") {
+            index if index == items.len() => items.push(value),
+            index => items[index] = value,
+        },
+        other => panic!("cannot put {pointer} inside {other}"),
+    }
 }
 
 /// Removes the member at a JSON pointer, which must exist; returns its value.

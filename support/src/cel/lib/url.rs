@@ -5,7 +5,9 @@
 //! `net/url`, not the WHATWG URL standard): nothing is normalized but the scheme's case,
 //! `'https://example.com#x'` is no request URI (the fragment is part of the host there),
 //! `'*'` is one, and percent-escapes are checked but only decoded where Go decodes them.
-//! As in Go 1.24.8/1.25.2 and later, a bracketed host must be an IPv6 address.
+//! As in Go 1.24.8/1.25.2 and later, a bracketed host must be an IPv6 address (older API
+//! servers accept any host there). Parts and query values whose escapes decode to bytes
+//! that are not UTF-8 hold U+FFFD instead of those bytes.
 
 use std::any::Any;
 use std::collections::HashMap;
@@ -16,7 +18,7 @@ use cel::common::value::{CowVal, StaticVal, Val};
 use cel::{DeclarationError, Env, ExecutionError};
 
 use super::{Args, Returns, args, k8s_error, string_arg};
-use crate::validation::go_quote;
+use crate::gofmt;
 
 /// `kubernetes.URL`.
 static URL_TYPE: LazyLock<Type> = LazyLock::new(|| Type::new_opaque_type("kubernetes.URL"));
@@ -126,7 +128,7 @@ fn unescape(s: &str, mode: Mode) -> Result<Vec<u8>, String> {
     let bytes = s.as_bytes();
     let escape_error = |from: usize, len: usize| {
         let end = (from + len).min(bytes.len());
-        format!("invalid URL escape {}", go_quote(&String::from_utf8_lossy(&bytes[from..end])))
+        format!("invalid URL escape {}", gofmt::quote(&String::from_utf8_lossy(&bytes[from..end])))
     };
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
@@ -155,7 +157,7 @@ fn unescape(s: &str, mode: Mode) -> Result<Vec<u8>, String> {
             }
             c => {
                 if matches!(mode, Mode::Host | Mode::Zone) && c < 0x80 && should_escape(c, mode) {
-                    return Err(format!("invalid character {} in host name", go_quote(&(c as char).to_string())));
+                    return Err(format!("invalid character {} in host name", gofmt::quote(&(c as char).to_string())));
                 }
                 out.push(c);
                 i += 1;
@@ -253,7 +255,7 @@ fn parse_host(host: &str) -> Result<Vec<u8>, String> {
         };
         let colon_port = &host[close + 1..];
         if !valid_optional_port(colon_port) {
-            return Err(format!("invalid port {} after host", go_quote(colon_port)));
+            return Err(format!("invalid port {} after host", gofmt::quote(colon_port)));
         }
         // Only an IPv6 address may stand in brackets; `%25` starts its zone.
         let zone = host[..close].find("%25");
@@ -273,7 +275,7 @@ fn parse_host(host: &str) -> Result<Vec<u8>, String> {
     } else if let Some(colon) = host.rfind(':') {
         let colon_port = &host[colon..];
         if !valid_optional_port(colon_port) {
-            return Err(format!("invalid port {} after host", go_quote(colon_port)));
+            return Err(format!("invalid port {} after host", gofmt::quote(colon_port)));
         }
     }
     unescape(host, Mode::Host)
@@ -408,7 +410,7 @@ fn parse(raw: &str, via_request: bool) -> Result<Url, String> {
 }
 
 fn wrap(raw: &str, err: String) -> String {
-    format!("parse {}: {err}", go_quote(raw))
+    format!("parse {}: {err}", gofmt::quote(raw))
 }
 
 /// Go's `url.ParseRequestURI`, with its error text.

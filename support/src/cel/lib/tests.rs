@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use super::{CelRule, CelRuleSpec};
+use crate::cel::{CelRule, CelRuleSpec};
 use crate::validation::{ErrorList, Path};
 
 fn rule(source: &str) -> CelRule {

@@ -16,7 +16,7 @@ use cel::common::value::{CowVal, StaticVal, Val};
 use cel::{DeclarationError, Env, ExecutionError};
 
 use super::{Args, Returns, args, k8s_error, string_arg};
-use crate::validation::go_quote;
+use crate::gofmt;
 
 /// `kubernetes.Semver`.
 static SEMVER_TYPE: LazyLock<Type> = LazyLock::new(|| Type::new_opaque_type("kubernetes.Semver"));
@@ -76,19 +76,19 @@ fn has_leading_zero(s: &str) -> bool {
 /// Go's `strconv.ParseUint(s, 10, 64)`, with its error text.
 fn parse_uint(s: &str) -> Result<u64, String> {
     if s.is_empty() || !only_digits(s) {
-        return Err(format!("strconv.ParseUint: parsing {}: invalid syntax", go_quote(s)));
+        return Err(format!("strconv.ParseUint: parsing {}: invalid syntax", gofmt::quote(s)));
     }
-    s.parse().map_err(|_| format!("strconv.ParseUint: parsing {}: value out of range", go_quote(s)))
+    s.parse().map_err(|_| format!("strconv.ParseUint: parsing {}: value out of range", gofmt::quote(s)))
 }
 
 /// A version number: digits only (an empty one fails as a number), no leading zero.
 fn number(s: &str, what: &str) -> Result<u64, String> {
     if !only_digits(s) {
-        return Err(format!("Invalid character(s) found in {what} number {}", go_quote(s)));
+        return Err(format!("Invalid character(s) found in {what} number {}", gofmt::quote(s)));
     }
     if has_leading_zero(s) {
         let capitalized = format!("{}{}", what[..1].to_uppercase(), &what[1..]);
-        return Err(format!("{capitalized} number must not contain leading zeroes {}", go_quote(s)));
+        return Err(format!("{capitalized} number must not contain leading zeroes {}", gofmt::quote(s)));
     }
     parse_uint(s)
 }
@@ -122,7 +122,7 @@ pub(super) fn parse(s: &str) -> Result<Semver, String> {
             return Err("Build meta data is empty".to_owned());
         }
         if !only_alphanumeric(identifier) {
-            return Err(format!("Invalid character(s) found in build meta data {}", go_quote(identifier)));
+            return Err(format!("Invalid character(s) found in build meta data {}", gofmt::quote(identifier)));
         }
         version.build.push(identifier.to_owned());
     }
@@ -135,14 +135,14 @@ fn prerelease(s: &str) -> Result<Prerelease, String> {
     }
     if only_digits(s) {
         if has_leading_zero(s) {
-            return Err(format!("Numeric PreRelease version must not contain leading zeroes {}", go_quote(s)));
+            return Err(format!("Numeric PreRelease version must not contain leading zeroes {}", gofmt::quote(s)));
         }
         return parse_uint(s).map(Prerelease::Number);
     }
     if only_alphanumeric(s) {
         return Ok(Prerelease::Text(s.to_owned()));
     }
-    Err(format!("Invalid character(s) found in prerelease {}", go_quote(s)))
+    Err(format!("Invalid character(s) found in prerelease {}", gofmt::quote(s)))
 }
 
 /// Kubernetes' `normalizeAndParse`: without a leading `v`, leading zeros trimmed from

@@ -23,7 +23,7 @@ use cel::common::value::{CowVal, StaticVal, Val};
 use cel::{DeclarationError, Env, ExecutionError};
 
 use super::{Args, Returns, args, k8s_error, string_arg};
-use crate::validation::go_quote;
+use crate::gofmt;
 
 /// `net.IP`.
 static IP_TYPE: LazyLock<Type> = LazyLock::new(|| Type::new_opaque_type("net.IP"));
@@ -135,9 +135,9 @@ pub(super) struct AddrError {
 
 impl fmt::Display for AddrError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "ParseAddr({}): {}", go_quote(&self.input), self.msg)?;
+        write!(f, "ParseAddr({}): {}", gofmt::quote(&self.input), self.msg)?;
         if let Some(at) = &self.at {
-            write!(f, " (at {})", go_quote(at))?;
+            write!(f, " (at {})", gofmt::quote(at))?;
         }
         Ok(())
     }
@@ -288,12 +288,12 @@ fn is_ipv4_mapped(addr: IpAddr) -> bool {
 /// An IP address as Kubernetes' `ip()` accepts it, or its error.
 pub(super) fn parse_ip(raw: &str) -> Result<IpAddr, String> {
     let (addr, zone) = parse_addr(raw)
-        .map_err(|err| format!("IP Address {} parse error during conversion from string: {err}", go_quote(raw)))?;
+        .map_err(|err| format!("IP Address {} parse error during conversion from string: {err}", gofmt::quote(raw)))?;
     if zone.is_some() {
-        return Err(format!("IP address {} with zone value is not allowed", go_quote(raw)));
+        return Err(format!("IP address {} with zone value is not allowed", gofmt::quote(raw)));
     }
     if is_ipv4_mapped(addr) {
-        return Err(format!("IPv4-mapped IPv6 address {} is not allowed", go_quote(raw)));
+        return Err(format!("IPv4-mapped IPv6 address {} is not allowed", gofmt::quote(raw)));
     }
     Ok(addr)
 }
@@ -304,7 +304,7 @@ fn parse_cidr(raw: &str) -> Result<Cidr, String> {
     let prefix_error = |msg: &str| {
         format!(
             "network address parse error during conversion from string: netip.ParsePrefix({}): {msg}",
-            go_quote(raw)
+            gofmt::quote(raw)
         )
     };
     let Some(slash) = raw.rfind('/') else {
@@ -315,7 +315,7 @@ fn parse_cidr(raw: &str) -> Result<Cidr, String> {
         return Err(prefix_error("IPv6 zones cannot be present in a prefix"));
     }
     let bits_text = &raw[slash + 1..];
-    let bad_bits = || prefix_error(&format!("bad bits after slash: {}", go_quote(bits_text)));
+    let bad_bits = || prefix_error(&format!("bad bits after slash: {}", gofmt::quote(bits_text)));
     if bits_text.len() > 1 && !matches!(bits_text.as_bytes()[0], b'1'..=b'9') {
         return Err(bad_bits());
     }
@@ -328,7 +328,7 @@ fn parse_cidr(raw: &str) -> Result<Cidr, String> {
         return Err(prefix_error("prefix length out of range"));
     }
     if is_ipv4_mapped(addr) {
-        return Err(format!("IPv4-mapped IPv6 address {} is not allowed", go_quote(raw)));
+        return Err(format!("IPv4-mapped IPv6 address {} is not allowed", gofmt::quote(raw)));
     }
     Ok(Cidr { addr, bits: bits as u8 })
 }
@@ -561,8 +561,8 @@ mod tests {
         let parse = |text: &str, reason: &str| {
             format!(
                 "IP Address {} parse error during conversion from string: ParseAddr({}): {reason}",
-                go_quote(text),
-                go_quote(text)
+                gofmt::quote(text),
+                gofmt::quote(text)
             )
         };
         assert_eq!(err(""), parse("", "unable to parse IP"));
@@ -652,7 +652,7 @@ mod tests {
         let prefix = |text: &str, reason: &str| {
             format!(
                 "network address parse error during conversion from string: netip.ParsePrefix({}): {reason}",
-                go_quote(text)
+                gofmt::quote(text)
             )
         };
         assert_eq!(err("192.168.0.0"), prefix("192.168.0.0", "no '/'"));

@@ -15,6 +15,11 @@
 //! `quantity('1.5Gi')` and `quantity('1000m')` are not integers, `quantity('1k')` and
 //! `quantity('50k').sub(20)` are. Comparisons and `==` are by amount, whatever the
 //! representation (`quantity('1') == quantity('1000m')`).
+//!
+//! Differences from the API server: `quantity('+')`, `'-'` and `'.'` are invalid here (Go
+//! reads them as zero, against the documented grammar, see [`crate::Quantity::validate`]);
+//! `add`/`sub` of quantities more than 4096 decimal digits apart in scale fail instead of
+//! computing a number of that many digits.
 
 use std::any::Any;
 use std::cmp::Ordering;
