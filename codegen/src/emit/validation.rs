@@ -514,12 +514,7 @@ impl Emitter<'_, '_> {
             return TokenStream::new();
         }
         let schema_type = schema_type(self.api(), &self_ty.ty);
-        if self.translate_cel
-            && let Some(fast) = super::cel::node(self.scope, rules, self_ty, schema_type, old.as_ref())
-        {
-            return fast;
-        }
-        super::cel::interpreted(rules, schema_type, old.as_ref(), &quote!(&support::cel::to_json(value)), "RULES")
+        super::cel::node(self.scope, rules, self_ty, schema_type, old.as_ref(), self.translate_cel)
     }
 
     fn object_meta(&mut self, s: &Struct, meta: &ObjectMetaUse) -> TokenStream {

@@ -15,8 +15,9 @@
 //!
 //! The result is always the interpreter's: a translation answers `Some(b)` only when the
 //! interpreter gives `b`, and `None` ("cannot decide") wherever the interpreter would, or
-//! might, give an evaluation error; the generated code then asks the interpreter, so
-//! errors keep their exact text.
+//! might, give an evaluation error; the generated code then asks the interpreter. A false
+//! rule's error is built by `support::cel`, the same function for both paths, so errors
+//! keep their exact text.
 
 #[cfg(test)]
 mod tests;
@@ -29,99 +30,60 @@ use super::scope::Scope;
 use crate::ir::{CelRule, FieldType, Ty};
 pub use translate::{Transpiled, transpile};
 
-/// The CEL checks of one node, when at least one of its rules translates; `None` leaves
-/// the node to the interpreter entirely.
-///
-/// Rules run in their order. A translated rule calls its function: `true` does nothing,
-/// `false` pushes the error the interpreter would (for a `messageExpression`, it asks the
-/// interpreter, which evaluates the message), `None` asks the interpreter. Runs of
-/// untranslated rules are checked together by the interpreter. The node's JSON copy is
-/// made at most once, and only when the interpreter is asked.
+/// The CEL checks of one node (`value` at `path`, `old` its value before an update when
+/// in scope): one statement per translated rule, one per run of rules the interpreter
+/// checks, in the rules' order, through a `support::cel::Node`, which makes the node's
+/// JSON copy at most once and only when the interpreter runs.
 pub(super) fn node(
     scope: &mut Scope,
     rules: &[CelRule],
     self_ty: &FieldType,
     schema_type: &str,
     old: Option<&TokenStream>,
-) -> Option<TokenStream> {
-    let translated: Vec<Option<Transpiled>> = rules.iter().map(|rule| transpile(scope.api, rule, self_ty)).collect();
-    if translated.iter().all(Option::is_none) {
-        return None;
-    }
-    let param = param_type(scope, self_ty);
-    let json = quote!(json.get_or_insert_with(|| support::cel::to_json(value)));
-    let mut needs_json = false;
+    translate: bool,
+) -> TokenStream {
+    let translated: Vec<Option<Transpiled>> =
+        rules.iter().map(|rule| if translate { transpile(scope.api, rule, self_ty) } else { None }).collect();
+    let param = translated.iter().any(Option::is_some).then(|| param_type(scope, self_ty));
+    let (node, lazy_rule) = (scope.import("support::cel::Node"), scope.import("support::cel::LazyRule"));
+    let spec = scope.import("support::cel::CelRuleSpec");
     let mut items = Vec::new();
     let mut index = 0;
     while index < rules.len() {
         let Some(transpiled) = &translated[index] else {
-            // A run of rules the interpreter checks, with one conversion of the node.
+            // A run of rules the interpreter checks.
             let start = index;
             while index < rules.len() && translated[index].is_none() {
                 index += 1;
             }
-            needs_json = true;
-            items.push(interpreted(&rules[start..index], schema_type, old, &json, &format!("RULES_{start}")));
+            let run = &rules[start..index];
+            let name = format_ident!("RULES_{start}");
+            let count = Literal::usize_unsuffixed(run.len());
+            let lazy: Vec<TokenStream> = run.iter().map(|rule| lazy(&lazy_rule, &spec, rule)).collect();
+            let old = match old {
+                Some(old) if run.iter().any(|rule| rule.transition) => old.clone(),
+                _ => quote!(None),
+            };
+            items.push(quote! {
+                static #name: [#lazy_rule; #count] = [#(#lazy),*];
+                node.interpreted(&#name, #old, errors);
+            });
             continue;
         };
-        let rule = &rules[index];
         let function = format_ident!("rule_{index}");
-        let compiled = format_ident!("RULE_{index}");
-        let message_from_interpreter = rule.text.message_expression.as_deref().is_some_and(|m| !m.trim().is_empty())
-            && reason(rule) != Reason::Duplicate;
-        let fallback = quote! {
-            support::cel::check_rules_typed(std::slice::from_ref(&*#compiled), &path, #schema_type, #json, None, errors);
-        };
-        let failure = if message_from_interpreter { fallback.clone() } else { failure(rule, schema_type) };
-        let spec = compiled_rule(rule);
-        let needs_static = transpiled.fallible || message_from_interpreter;
-        needs_json |= needs_static;
-        let compiled_static = needs_static.then(|| {
-            quote!(static #compiled: std::sync::LazyLock<support::cel::CelRule> = std::sync::LazyLock::new(|| #spec);)
+        let name = format_ident!("RULE_{index}");
+        let function_item = transpiled.function(&function, param.as_ref().expect("a rule translated"));
+        let lazy = lazy(&lazy_rule, &spec, &rules[index]);
+        items.push(quote! {
+            #function_item
+            static #name: #lazy_rule = #lazy;
+            node.translated(&#name, #function(value), errors);
         });
-        let function_item = transpiled.function(&function, &param);
-        let check = if transpiled.fallible {
-            quote! {
-                match #function(value) {
-                    Some(true) => {}
-                    Some(false) => { #failure }
-                    None => { #fallback }
-                }
-            }
-        } else {
-            quote! {
-                if !#function(value) {
-                    #failure
-                }
-            }
-        };
-        items.push(quote! { #function_item #compiled_static #check });
         index += 1;
     }
-    let json_cell = needs_json.then(|| quote!(let mut json = None;));
-    Some(quote! { #json_cell #(#items)* })
-}
-
-/// Rules the interpreter checks at a node, compiled once per process into `static_name`;
-/// `json` is the node's JSON (a reference expression).
-pub(super) fn interpreted(
-    rules: &[CelRule],
-    schema_type: &str,
-    old: Option<&TokenStream>,
-    json: &TokenStream,
-    static_name: &str,
-) -> TokenStream {
-    let name = format_ident!("{}", static_name);
-    let count = Literal::usize_unsuffixed(rules.len());
-    let specs = rules.iter().map(compiled_rule);
-    let old = match old {
-        Some(old) if rules.iter().any(|rule| rule.transition) => quote!(#old.map(support::cel::to_json).as_ref()),
-        _ => quote!(None),
-    };
     quote! {
-        static #name: std::sync::LazyLock<[support::cel::CelRule; #count]> =
-            std::sync::LazyLock::new(|| [#(#specs),*]);
-        support::cel::check_rules_typed(&*#name, &path, #schema_type, #json, #old, errors);
+        let node = #node::new(value, &path, #schema_type);
+        #(#items)*
     }
 }
 
@@ -141,11 +103,12 @@ fn param_type(scope: &mut Scope, ty: &FieldType) -> TokenStream {
     }
 }
 
-/// `support::cel::CelRule::new(&spec)` for a rule, as generated code compiles it.
-fn compiled_rule(rule: &CelRule) -> TokenStream {
+/// `LazyRule::new(CelRuleSpec::new(...).with_message(...))`: a rule as a `static` of
+/// generated code, compiled when first needed.
+fn lazy(lazy_rule: &TokenStream, spec: &TokenStream, rule: &CelRule) -> TokenStream {
     let text = &rule.text;
     let source = &text.rule;
-    let mut spec = quote!(support::cel::CelRuleSpec::new(#source));
+    let mut tokens = quote!(#spec::new(#source));
     for (value, method) in [
         (&text.message, quote!(with_message)),
         (&text.message_expression, quote!(with_message_expression)),
@@ -153,70 +116,8 @@ fn compiled_rule(rule: &CelRule) -> TokenStream {
         (&text.reason, quote!(with_reason)),
     ] {
         if let Some(value) = value {
-            spec = quote!(#spec.#method(#value));
+            tokens = quote!(#tokens.#method(#value));
         }
     }
-    quote!(support::cel::CelRule::new(&#spec))
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Reason {
-    Invalid,
-    Forbidden,
-    Required,
-    Duplicate,
-}
-
-/// The `reason` of a rule that compiles.
-fn reason(rule: &CelRule) -> Reason {
-    match rule.text.reason.as_deref() {
-        Some("FieldValueForbidden") => Reason::Forbidden,
-        Some("FieldValueRequired") => Reason::Required,
-        Some("FieldValueDuplicate") => Reason::Duplicate,
-        _ => Reason::Invalid,
-    }
-}
-
-/// The statements pushing the error of a false rule, as `support::cel` builds it: the
-/// type from `reason`, the schema type as the bad value (for `Invalid` and `Duplicate`),
-/// the message (else `failed rule: <rule>`) as the detail, at `path` plus `fieldPath`.
-fn failure(rule: &CelRule, schema_type: &str) -> TokenStream {
-    let detail = match &rule.text.message {
-        Some(message) if !message.is_empty() => message.trim().to_owned(),
-        _ => format!("failed rule: {}", rule.text.rule.trim()),
-    };
-    let error = match reason(rule) {
-        Reason::Invalid => quote!(support::validation::FieldError::invalid(&path, #schema_type, #detail)),
-        Reason::Forbidden => quote! {
-            support::validation::FieldError::new(&path, support::validation::ErrorType::Forbidden, None, #detail)
-        },
-        Reason::Required => quote!(support::validation::FieldError::required(&path, #detail)),
-        Reason::Duplicate => quote!(support::validation::FieldError::duplicate(&path, #schema_type)),
-    };
-    match rule.text.field_path.as_deref().filter(|p| !p.is_empty()).map(render_field_path) {
-        Some(field_path) => quote!(errors.push(#error.at_child(#field_path));),
-        None => quote!(errors.push(#error);),
-    }
-}
-
-/// A rule's `fieldPath` as Kubernetes renders it below the node: `spec.replicas`,
-/// `labels[app]`. Rules that compile have a valid one.
-fn render_field_path(path: &str) -> String {
-    let mut out = String::new();
-    for segment in support::cel::parse_field_path(path).unwrap_or_default() {
-        match segment {
-            support::cel::FieldPathSegment::Field(name) => {
-                if !out.is_empty() {
-                    out.push('.');
-                }
-                out.push_str(&name);
-            }
-            support::cel::FieldPathSegment::Key(key) => {
-                out.push('[');
-                out.push_str(&key);
-                out.push(']');
-            }
-        }
-    }
-    out
+    quote!(#lazy_rule::new(#tokens))
 }

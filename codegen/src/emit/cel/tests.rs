@@ -333,80 +333,31 @@ fn everything_else_is_left_to_the_interpreter() {
 
 /// The field path appended to a failed rule's errors renders as the interpreter's.
 #[test]
-fn field_paths_render_as_the_interpreter_does() {
-    use support::validation::{ErrorList, Path};
-    let root = Path::ROOT;
-    let node = root.field("spec");
-    for field_path in [".a", ".a.b", "['x.y']", ".labels['app.kubernetes.io/name']", ".a['b'].c", "['it\\'s']"] {
-        let spec = support::cel::CelRuleSpec::new("false").with_field_path(field_path);
-        let mut errors = ErrorList::new();
-        spec.compile().expect("compiles").check(&node, &serde_json::json!({}), None, &mut errors);
-        assert_eq!(errors[0].field, format!("spec.{}", render_field_path(field_path)), "{field_path}");
-    }
-}
-
-/// The failure code builds the interpreter's error: reason, bad value and detail.
-#[test]
-fn failures_are_the_interpreters_errors() {
-    let with = |message: Option<&str>, reason: Option<&str>| {
-        with_text(RuleText {
-            message: message.map(str::to_owned),
-            reason: reason.map(str::to_owned),
-            ..rule(" self.x ").text
-        })
-    };
-    for (rule, expected) in [
-        (with(None, None), r#"FieldError::invalid(&path, "object", "failed rule: self.x")"#),
-        (with(Some(""), None), r#"FieldError::invalid(&path, "object", "failed rule: self.x")"#),
-        (with(Some(" m "), Some("FieldValueInvalid")), r#"FieldError::invalid(&path, "object", "m")"#),
-        (
-            with(Some("m"), Some("FieldValueForbidden")),
-            r#"FieldError::new(&path, support::validation::ErrorType::Forbidden, None, "m")"#,
-        ),
-        (with(Some("m"), Some("FieldValueRequired")), r#"FieldError::required(&path, "m")"#),
-        (with(Some("m"), Some("FieldValueDuplicate")), r#"FieldError::duplicate(&path, "object")"#),
-    ] {
-        let code = compact(&failure(&rule, "object"));
-        let expected: String = expected.chars().filter(|c| !c.is_whitespace()).collect();
-        assert!(code.contains(&expected), "{rule:?}: {code}");
-    }
-}
-
-#[test]
-fn node_checks_only_what_needs_the_interpreter() {
+fn node_checks_each_rule_in_one_statement() {
     let api = api();
     let module = api.ty(THING).module.clone();
     let self_ty = FieldType::plain(Ty::Named(THING));
-    let emit = |rules: &[CelRule]| {
+    let emit = |rules: &[CelRule], translate: bool| {
         let mut scope = Scope::new(&api, &module, ["Thing", "Kind", "Part"]);
-        node(&mut scope, rules, &self_ty, "object", None).map(|tokens| compact(&tokens))
+        compact(&node(&mut scope, rules, &self_ty, "object", None, translate))
     };
-    // Nothing translates: the caller's code.
-    assert_eq!(emit(&[rule("self.count % 2 == 0")]), None);
-    // Infallible: no JSON, no compiled rule.
-    let code = emit(&[rule("self.count > 0")]).expect("translates");
-    assert!(!code.contains("json") && !code.contains("CelRule::new"), "{code}");
-    // Fallible: the interpreter on `None`, through one lazily made JSON copy.
-    let code = emit(&[rule("self.big > 0")]).expect("translates");
-    assert!(code.starts_with("letmutjson=None;"), "{code}");
-    assert!(code.contains("None=>{support::cel::check_rules_typed(std::slice::from_ref(&*RULE_0)"), "{code}");
+    // A translated rule: its function, its lazily compiled rule, one statement.
+    let code = emit(&[rule("self.count > 0")], true);
+    assert!(code.starts_with(r#"letnode=Node::new(value,&path,"object");"#), "{code}");
+    assert!(code.contains("fnrule_0(value:&Thing)->bool{i64::from(value.count)>0}"), "{code}");
+    assert!(code.contains(r#"staticRULE_0:LazyRule=LazyRule::new(CelRuleSpec::new("self.count>0"));"#), "{code}");
+    assert!(code.ends_with("node.translated(&RULE_0,rule_0(value),errors);"), "{code}");
     // Mixed: rules keep their order; untranslated runs are checked together.
-    let code = emit(&[
-        rule("self.count > 0"),
-        rule("self.count % 2 == 0"),
-        rule("self.count % 3 == 0"),
-        rule("self.count < 9"),
-    ])
-    .expect("translates");
+    let rules =
+        [rule("self.count > 0"), rule("self.count % 2 == 0"), rule("self.count % 3 == 0"), rule("self.count < 9")];
+    let code = emit(&rules, true);
     let (first, run, last) =
         (code.find("fnrule_0").unwrap(), code.find("staticRULES_1").unwrap(), code.find("fnrule_3").unwrap());
     assert!(first < run && run < last, "{code}");
-    assert!(code.contains("[support::cel::CelRule;2]"), "{code}");
-    // A message expression is evaluated by the interpreter, on failure only.
-    let code = emit(&[with_text(RuleText {
-        message_expression: Some("'n: ' + string(self.count)".to_owned()),
-        ..rule("self.count > 0").text
-    })])
-    .expect("translates");
-    assert!(code.contains("if!rule_0(value){support::cel::check_rules_typed"), "{code}");
+    assert!(code.contains("staticRULES_1:[LazyRule;2]="), "{code}");
+    assert!(code.contains("node.interpreted(&RULES_1,None,errors);"), "{code}");
+    // Without translation, one run of every rule.
+    let code = emit(&rules, false);
+    assert!(!code.contains("fnrule_"), "{code}");
+    assert!(code.contains("staticRULES_0:[LazyRule;4]="), "{code}");
 }

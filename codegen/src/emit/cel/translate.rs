@@ -29,17 +29,11 @@
 //! - `list.exists(x, p)`, `list.all(x, p)`, `list.filter(x, p).size()`, over typed lists
 //!   and list literals of bools.
 
-use std::sync::LazyLock;
-
 use cel::common::ast::{CallExpr, ComprehensionExpr, Expr, IdedExpr, LiteralValue, operators};
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use crate::ir::{Api, CelRule, FieldType, Presence, SupportType, Ty, TypeId, TypeKind};
-
-/// The environment the interpreter compiles rules in has the standard macros and no
-/// others (its extensions add functions only), so this parse gives its tree.
-static ENV: LazyLock<cel::Env> = LazyLock::new(cel::Env::stdlib);
 
 /// A rule translated to a function `fn(value: &T) -> Option<bool>` (or `-> bool` when not
 /// `fallible`) over the typed node.
@@ -72,11 +66,11 @@ pub fn transpile(api: &Api, rule: &CelRule, self_ty: &FieldType) -> Option<Trans
     if rule.transition {
         return None;
     }
-    let program = ENV.compile(&rule.text.rule).ok()?;
+    let expression = rule.compiled.expression()?;
     let mut translator = Translator { api, labels: 0, scopes: Vec::new() };
     let self_value = translator.self_value(self_ty)?;
     translator.scopes.push(Binding { name: "self".to_owned(), value: self_value });
-    let value = translator.expr(program.expression())?;
+    let value = translator.expr(expression)?;
     let Kind::Bool = value.kind else { return None };
     // Folded constants may have dropped every read of `self`.
     let uses_self = mentions(&value.code.tokens, "value");

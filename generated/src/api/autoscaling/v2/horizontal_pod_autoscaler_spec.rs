@@ -2,6 +2,7 @@
 
 use super::{CrossVersionObjectReference, HorizontalPodAutoscalerBehavior, MetricSpec};
 use serde::{Deserialize, Serialize};
+use support::cel::{CelRuleSpec, LazyRule, Node};
 use support::validation::{ErrorList, Path};
 use support::{Validate, rules};
 
@@ -53,41 +54,17 @@ impl Validate for HorizontalPodAutoscalerSpec {
             value.validate_into(None, &path, errors);
         }
         let (value, path) = (self, *path);
-        let mut json = None;
+        let node = Node::new(value, &path, "object");
 
         fn rule_0(value: &HorizontalPodAutoscalerSpec) -> Option<bool> {
             Some(value.min_replicas.is_none() || i64::from(value.max_replicas) >= i64::from(value.min_replicas?))
         }
 
-        static RULE_0: std::sync::LazyLock<support::cel::CelRule> = std::sync::LazyLock::new(|| {
-            support::cel::CelRule::new(
-                &support::cel::CelRuleSpec::new("!has(self.minReplicas) || self.maxReplicas >= self.minReplicas")
-                    .with_message("maxReplicas must be greater than or equal to minReplicas")
-                    .with_field_path(".maxReplicas"),
-            )
-        });
-        match rule_0(value) {
-            Some(true) => {}
-            Some(false) => {
-                errors.push(
-                    support::validation::FieldError::invalid(
-                        &path,
-                        "object",
-                        "maxReplicas must be greater than or equal to minReplicas",
-                    )
-                    .at_child("maxReplicas"),
-                );
-            }
-            None => {
-                support::cel::check_rules_typed(
-                    std::slice::from_ref(&*RULE_0),
-                    &path,
-                    "object",
-                    json.get_or_insert_with(|| support::cel::to_json(value)),
-                    None,
-                    errors,
-                );
-            }
-        }
+        static RULE_0: LazyRule = LazyRule::new(
+            CelRuleSpec::new("!has(self.minReplicas) || self.maxReplicas >= self.minReplicas")
+                .with_message("maxReplicas must be greater than or equal to minReplicas")
+                .with_field_path(".maxReplicas"),
+        );
+        node.translated(&RULE_0, rule_0(value), errors);
     }
 }

@@ -3,6 +3,7 @@
 use super::HPAScalingPolicy;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
+use support::cel::{CelRuleSpec, LazyRule, Node};
 use support::validation::{ErrorList, Path};
 use support::{Quantity, Validate, rules};
 
@@ -48,42 +49,18 @@ impl Validate for HPAScalingRules {
             rules::quantity(&path, value, errors);
         }
         let (value, path) = (self, *path);
-        let mut json = None;
+        let node = Node::new(value, &path, "object");
 
         fn rule_0(value: &HPAScalingRules) -> Option<bool> {
             Some(value.tolerance.is_none() || !value.tolerance.as_ref()?.0.as_str().starts_with("-"))
         }
 
-        static RULE_0: std::sync::LazyLock<support::cel::CelRule> = std::sync::LazyLock::new(|| {
-            support::cel::CelRule::new(
-                &support::cel::CelRuleSpec::new("!has(self.tolerance) || !string(self.tolerance).startsWith('-')")
-                    .with_message("tolerance must be greater than or equal to zero")
-                    .with_field_path(".tolerance"),
-            )
-        });
-        match rule_0(value) {
-            Some(true) => {}
-            Some(false) => {
-                errors.push(
-                    support::validation::FieldError::invalid(
-                        &path,
-                        "object",
-                        "tolerance must be greater than or equal to zero",
-                    )
-                    .at_child("tolerance"),
-                );
-            }
-            None => {
-                support::cel::check_rules_typed(
-                    std::slice::from_ref(&*RULE_0),
-                    &path,
-                    "object",
-                    json.get_or_insert_with(|| support::cel::to_json(value)),
-                    None,
-                    errors,
-                );
-            }
-        }
+        static RULE_0: LazyRule = LazyRule::new(
+            CelRuleSpec::new("!has(self.tolerance) || !string(self.tolerance).startsWith('-')")
+                .with_message("tolerance must be greater than or equal to zero")
+                .with_field_path(".tolerance"),
+        );
+        node.translated(&RULE_0, rule_0(value), errors);
     }
 }
 

@@ -5,6 +5,7 @@ use super::{
 };
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
+use support::cel::{CelRuleSpec, LazyRule, Node};
 use support::validation::{ErrorList, Path};
 use support::{Validate, rules};
 
@@ -65,6 +66,7 @@ impl Validate for MetricSpec {
             }
         }
         let (value, path) = (self, *path);
+        let node = Node::new(value, &path, "object");
 
         fn rule_0(value: &MetricSpec) -> bool {
             !matches!(value.type_.as_str(), "ContainerResource" | "External" | "Object" | "Pods" | "Resource")
@@ -80,13 +82,14 @@ impl Validate for MetricSpec {
                     value.resource.is_some()
                 })
         }
-        if !rule_0(value) {
-            errors.push(support::validation::FieldError::invalid(
-                &path,
-                "object",
-                "the source field named by type must be set",
-            ));
-        }
+
+        static RULE_0: LazyRule = LazyRule::new(
+            CelRuleSpec::new(
+                    "!(self.type in ['ContainerResource', 'External', 'Object', 'Pods', 'Resource']) || (self.type == 'ContainerResource' ? has(self.containerResource) : self.type == 'External' ? has(self.external) : self.type == 'Object' ? has(self.object) : self.type == 'Pods' ? has(self.pods) : has(self.resource))",
+                )
+                .with_message("the source field named by type must be set"),
+        );
+        node.translated(&RULE_0, rule_0(value), errors);
 
         fn rule_1(value: &MetricSpec) -> bool {
             ({
@@ -105,13 +108,14 @@ impl Validate for MetricSpec {
                 count0
             }) <= 1
         }
-        if !rule_1(value) {
-            errors.push(support::validation::FieldError::invalid(
-                &path,
-                "object",
-                "only the source field named by type may be set",
-            ));
-        }
+
+        static RULE_1: LazyRule = LazyRule::new(
+            CelRuleSpec::new(
+                    "[has(self.containerResource), has(self.external), has(self.object), has(self.pods), has(self.resource)].filter(x, x).size() <= 1",
+                )
+                .with_message("only the source field named by type may be set"),
+        );
+        node.translated(&RULE_1, rule_1(value), errors);
     }
 }
 

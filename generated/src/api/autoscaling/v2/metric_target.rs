@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
+use support::cel::{CelRuleSpec, LazyRule, Node};
 use support::validation::{ErrorList, Path};
 use support::{Quantity, Validate, rules};
 
@@ -44,44 +45,40 @@ impl Validate for MetricTarget {
             rules::quantity(&path, value, errors);
         }
         let (value, path) = (self, *path);
+        let node = Node::new(value, &path, "object");
 
         fn rule_0(value: &MetricTarget) -> bool {
             value.type_.as_str() != "Utilization" || value.average_utilization.is_some()
         }
-        if !rule_0(value) {
-            errors.push(
-                support::validation::FieldError::invalid(
-                    &path,
-                    "object",
-                    "averageUtilization must be set when type is Utilization",
-                )
-                .at_child("averageUtilization"),
-            );
-        }
+
+        static RULE_0: LazyRule = LazyRule::new(
+            CelRuleSpec::new("self.type != 'Utilization' || has(self.averageUtilization)")
+                .with_message("averageUtilization must be set when type is Utilization")
+                .with_field_path(".averageUtilization"),
+        );
+        node.translated(&RULE_0, rule_0(value), errors);
 
         fn rule_1(value: &MetricTarget) -> bool {
             value.type_.as_str() != "Value" || value.value.is_some()
         }
-        if !rule_1(value) {
-            errors.push(
-                support::validation::FieldError::invalid(&path, "object", "value must be set when type is Value")
-                    .at_child("value"),
-            );
-        }
+
+        static RULE_1: LazyRule = LazyRule::new(
+            CelRuleSpec::new("self.type != 'Value' || has(self.value)")
+                .with_message("value must be set when type is Value")
+                .with_field_path(".value"),
+        );
+        node.translated(&RULE_1, rule_1(value), errors);
 
         fn rule_2(value: &MetricTarget) -> bool {
             value.type_.as_str() != "AverageValue" || value.average_value.is_some()
         }
-        if !rule_2(value) {
-            errors.push(
-                support::validation::FieldError::invalid(
-                    &path,
-                    "object",
-                    "averageValue must be set when type is AverageValue",
-                )
-                .at_child("averageValue"),
-            );
-        }
+
+        static RULE_2: LazyRule = LazyRule::new(
+            CelRuleSpec::new("self.type != 'AverageValue' || has(self.averageValue)")
+                .with_message("averageValue must be set when type is AverageValue")
+                .with_field_path(".averageValue"),
+        );
+        node.translated(&RULE_2, rule_2(value), errors);
     }
 }
 

@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
+use support::cel::{CelRuleSpec, LazyRule, Node};
 use support::validation::{ErrorList, Path};
 use support::{Time, Validate, rules};
 
@@ -58,20 +59,18 @@ impl Validate for CertificateSigningRequestCondition {
             }
         }
         let (value, path) = (self, *path);
+        let node = Node::new(value, &path, "object");
 
         fn rule_0(value: &CertificateSigningRequestCondition) -> bool {
             !matches!(value.type_.as_str(), "Approved" | "Denied" | "Failed") || value.status.as_str() == "True"
         }
-        if !rule_0(value) {
-            errors.push(
-                support::validation::FieldError::invalid(
-                    &path,
-                    "object",
-                    "Approved, Denied and Failed conditions must have status True",
-                )
-                .at_child("status"),
-            );
-        }
+
+        static RULE_0: LazyRule = LazyRule::new(
+            CelRuleSpec::new("!(self.type in ['Approved', 'Denied', 'Failed']) || self.status == 'True'")
+                .with_message("Approved, Denied and Failed conditions must have status True")
+                .with_field_path(".status"),
+        );
+        node.translated(&RULE_0, rule_0(value), errors);
     }
 }
 

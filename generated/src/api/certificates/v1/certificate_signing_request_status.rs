@@ -2,6 +2,7 @@
 
 use super::CertificateSigningRequestCondition;
 use serde::{Deserialize, Serialize};
+use support::cel::{CelRuleSpec, LazyRule, Node};
 use support::validation::{ErrorList, Path};
 use support::{Bytes, Validate, rules};
 
@@ -34,7 +35,7 @@ impl Validate for CertificateSigningRequestStatus {
             }
         }
         let (value, path) = (self, *path);
-        let mut json = None;
+        let node = Node::new(value, &path, "object");
 
         fn rule_0(value: &CertificateSigningRequestStatus) -> Option<bool> {
             Some(
@@ -57,38 +58,14 @@ impl Validate for CertificateSigningRequestStatus {
             )
         }
 
-        static RULE_0: std::sync::LazyLock<support::cel::CelRule> = std::sync::LazyLock::new(|| {
-            support::cel::CelRule::new(
-            &support::cel::CelRuleSpec::new(
+        static RULE_0: LazyRule = LazyRule::new(
+            CelRuleSpec::new(
                     "!has(self.conditions) || !(self.conditions.exists(c, c.type == 'Approved') && self.conditions.exists(c, c.type == 'Denied'))",
                 )
                 .with_message("Approved and Denied conditions are mutually exclusive")
                 .with_field_path(".conditions"),
-        )
-        });
-        match rule_0(value) {
-            Some(true) => {}
-            Some(false) => {
-                errors.push(
-                    support::validation::FieldError::invalid(
-                        &path,
-                        "object",
-                        "Approved and Denied conditions are mutually exclusive",
-                    )
-                    .at_child("conditions"),
-                );
-            }
-            None => {
-                support::cel::check_rules_typed(
-                    std::slice::from_ref(&*RULE_0),
-                    &path,
-                    "object",
-                    json.get_or_insert_with(|| support::cel::to_json(value)),
-                    None,
-                    errors,
-                );
-            }
-        }
+        );
+        node.translated(&RULE_0, rule_0(value), errors);
 
         fn rule_1(value: &CertificateSigningRequestStatus) -> Option<bool> {
             Some(
@@ -106,39 +83,15 @@ impl Validate for CertificateSigningRequestStatus {
             )
         }
 
-        static RULE_1: std::sync::LazyLock<support::cel::CelRule> = std::sync::LazyLock::new(|| {
-            support::cel::CelRule::new(
-            &support::cel::CelRuleSpec::new(
+        static RULE_1: LazyRule = LazyRule::new(
+            CelRuleSpec::new(
                     "!has(self.certificate) || size(self.certificate) == 0 || (has(self.conditions) && self.conditions.exists(c, c.type == 'Approved'))",
                 )
                 .with_message(
                     "certificate may only be set once the request has an Approved condition",
                 )
                 .with_field_path(".certificate"),
-        )
-        });
-        match rule_1(value) {
-            Some(true) => {}
-            Some(false) => {
-                errors.push(
-                    support::validation::FieldError::invalid(
-                        &path,
-                        "object",
-                        "certificate may only be set once the request has an Approved condition",
-                    )
-                    .at_child("certificate"),
-                );
-            }
-            None => {
-                support::cel::check_rules_typed(
-                    std::slice::from_ref(&*RULE_1),
-                    &path,
-                    "object",
-                    json.get_or_insert_with(|| support::cel::to_json(value)),
-                    None,
-                    errors,
-                );
-            }
-        }
+        );
+        node.translated(&RULE_1, rule_1(value), errors);
     }
 }

@@ -3,6 +3,7 @@
 use super::{ProbeConfigMap, ProbeSecret};
 use serde::{Deserialize, Serialize};
 use support::Validate;
+use support::cel::{CelRuleSpec, LazyRule, Node};
 use support::validation::{ErrorList, Path};
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -26,16 +27,16 @@ impl Validate for ProbeCa {
             value.validate_into(None, &path, errors);
         }
         let (value, path) = (self, *path);
+        let node = Node::new(value, &path, "object");
 
         fn rule_0(value: &ProbeCa) -> bool {
             !(value.secret.is_some() && value.config_map.is_some())
         }
-        if !rule_0(value) {
-            errors.push(support::validation::FieldError::invalid(
-                &path,
-                "object",
-                "secret and configMap are mutually exclusive",
-            ));
-        }
+
+        static RULE_0: LazyRule = LazyRule::new(
+            CelRuleSpec::new("!(has(self.secret) && has(self.configMap))")
+                .with_message("secret and configMap are mutually exclusive"),
+        );
+        node.translated(&RULE_0, rule_0(value), errors);
     }
 }

@@ -3,6 +3,7 @@
 use super::{ProbeConfigMap, ProbeSecret};
 use serde::{Deserialize, Serialize};
 use support::Validate;
+use support::cel::{CelRuleSpec, LazyRule, Node};
 use support::validation::{ErrorList, Path};
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -26,13 +27,12 @@ impl Validate for ProbeClientId {
             value.validate_into(None, &path, errors);
         }
         let (value, path) = (self, *path);
+        let node = Node::new(value, &path, "object");
 
-        static RULES: std::sync::LazyLock<[support::cel::CelRule; 1]> = std::sync::LazyLock::new(|| {
-            [support::cel::CelRule::new(
-                &support::cel::CelRuleSpec::new("has(self.secret) != has(self.configMap)")
-                    .with_message("exactly one of secret and configMap must be set"),
-            )]
-        });
-        support::cel::check_rules_typed(&*RULES, &path, "object", &support::cel::to_json(value), None, errors);
+        static RULES_0: [LazyRule; 1] = [LazyRule::new(
+            CelRuleSpec::new("has(self.secret) != has(self.configMap)")
+                .with_message("exactly one of secret and configMap must be set"),
+        )];
+        node.interpreted(&RULES_0, None, errors);
     }
 }

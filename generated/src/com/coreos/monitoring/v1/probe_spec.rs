@@ -6,6 +6,7 @@ use super::{
 };
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
+use support::cel::{CelRuleSpec, LazyRule, Node};
 use support::validation::{ErrorList, Path};
 use support::{Validate, rules};
 
@@ -141,7 +142,7 @@ impl Validate for ProbeSpec {
             value.validate_into(None, &path, errors);
         }
         let (value, path) = (self, *path);
-        let mut json = None;
+        let node = Node::new(value, &path, "object");
 
         fn rule_0(value: &ProbeSpec) -> Option<bool> {
             Some(
@@ -150,38 +151,12 @@ impl Validate for ProbeSpec {
             )
         }
 
-        static RULE_0: std::sync::LazyLock<support::cel::CelRule> = std::sync::LazyLock::new(|| {
-            support::cel::CelRule::new(
-                &support::cel::CelRuleSpec::new(
-                    "has(self.targets) && (has(self.targets.staticConfig) || has(self.targets.ingress))",
-                )
+        static RULE_0: LazyRule = LazyRule::new(
+            CelRuleSpec::new("has(self.targets) && (has(self.targets.staticConfig) || has(self.targets.ingress))")
                 .with_message("targets must set staticConfig or ingress")
                 .with_field_path(".targets"),
-            )
-        });
-        match rule_0(value) {
-            Some(true) => {}
-            Some(false) => {
-                errors.push(
-                    support::validation::FieldError::invalid(
-                        &path,
-                        "object",
-                        "targets must set staticConfig or ingress",
-                    )
-                    .at_child("targets"),
-                );
-            }
-            None => {
-                support::cel::check_rules_typed(
-                    std::slice::from_ref(&*RULE_0),
-                    &path,
-                    "object",
-                    json.get_or_insert_with(|| support::cel::to_json(value)),
-                    None,
-                    errors,
-                );
-            }
-        }
+        );
+        node.translated(&RULE_0, rule_0(value), errors);
 
         fn rule_1(value: &ProbeSpec) -> bool {
             !(value.basic_auth.is_some() && value.authorization.is_some())
@@ -189,9 +164,8 @@ impl Validate for ProbeSpec {
                 && !(value.authorization.is_some() && value.oauth2.is_some())
         }
 
-        static RULE_1: std::sync::LazyLock<support::cel::CelRule> = std::sync::LazyLock::new(|| {
-            support::cel::CelRule::new(
-            &support::cel::CelRuleSpec::new(
+        static RULE_1: LazyRule = LazyRule::new(
+            CelRuleSpec::new(
                     "!(has(self.basicAuth) && has(self.authorization)) && !(has(self.basicAuth) && has(self.oauth2)) && !(has(self.authorization) && has(self.oauth2))",
                 )
                 .with_message(
@@ -200,18 +174,8 @@ impl Validate for ProbeSpec {
                 .with_message_expression(
                     "'at most one of basicAuth, authorization and oauth2 may be set, found:' + (has(self.basicAuth) ? ' basicAuth' : '') + (has(self.authorization) ? ' authorization' : '') + (has(self.oauth2) ? ' oauth2' : '')",
                 ),
-        )
-        });
-        if !rule_1(value) {
-            support::cel::check_rules_typed(
-                std::slice::from_ref(&*RULE_1),
-                &path,
-                "object",
-                json.get_or_insert_with(|| support::cel::to_json(value)),
-                None,
-                errors,
-            );
-        }
+        );
+        node.translated(&RULE_1, rule_1(value), errors);
 
         fn rule_2(value: &ProbeSpec) -> Option<bool> {
             Some(
@@ -222,40 +186,16 @@ impl Validate for ProbeSpec {
             )
         }
 
-        static RULE_2: std::sync::LazyLock<support::cel::CelRule> = std::sync::LazyLock::new(|| {
-            support::cel::CelRule::new(
-            &support::cel::CelRuleSpec::new(
+        static RULE_2: LazyRule = LazyRule::new(
+            CelRuleSpec::new(
                     "!(has(self.bearerTokenSecret) && has(self.bearerTokenSecret.name) && self.bearerTokenSecret.name != '') || !(has(self.basicAuth) || has(self.authorization) || has(self.oauth2))",
                 )
                 .with_message(
                     "bearerTokenSecret cannot be used together with basicAuth, authorization or oauth2",
                 )
                 .with_field_path(".bearerTokenSecret"),
-        )
-        });
-        match rule_2(value) {
-            Some(true) => {}
-            Some(false) => {
-                errors.push(
-                    support::validation::FieldError::invalid(
-                        &path,
-                        "object",
-                        "bearerTokenSecret cannot be used together with basicAuth, authorization or oauth2",
-                    )
-                    .at_child("bearerTokenSecret"),
-                );
-            }
-            None => {
-                support::cel::check_rules_typed(
-                    std::slice::from_ref(&*RULE_2),
-                    &path,
-                    "object",
-                    json.get_or_insert_with(|| support::cel::to_json(value)),
-                    None,
-                    errors,
-                );
-            }
-        }
+        );
+        node.translated(&RULE_2, rule_2(value), errors);
     }
 }
 

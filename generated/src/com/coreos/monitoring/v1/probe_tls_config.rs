@@ -3,6 +3,7 @@
 use super::{ProbeCa, ProbeCert, ProbeKeySecret};
 use serde::{Deserialize, Serialize};
 use support::Validate;
+use support::cel::{CelRuleSpec, LazyRule, Node};
 use support::validation::{ErrorList, Path};
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -39,11 +40,11 @@ impl Validate for ProbeTlsConfig {
             value.validate_into(None, &path, errors);
         }
         let (value, path) = (self, *path);
+        let node = Node::new(value, &path, "object");
 
-        static RULES: std::sync::LazyLock<[support::cel::CelRule; 1]> = std::sync::LazyLock::new(|| {
-            [
-            support::cel::CelRule::new(
-                &support::cel::CelRuleSpec::new(
+        static RULES_0: [LazyRule; 1] = [
+            LazyRule::new(
+                CelRuleSpec::new(
                         "(has(self.cert) && (has(self.cert.secret) || has(self.cert.configMap))) == has(self.keySecret)",
                     )
                     .with_message("cert and keySecret must be set together")
@@ -51,8 +52,7 @@ impl Validate for ProbeTlsConfig {
                         "has(self.keySecret) ? 'keySecret is set but cert has neither secret nor configMap' : 'cert is set but keySecret is missing'",
                     ),
             ),
-        ]
-        });
-        support::cel::check_rules_typed(&*RULES, &path, "object", &support::cel::to_json(value), None, errors);
+        ];
+        node.interpreted(&RULES_0, None, errors);
     }
 }

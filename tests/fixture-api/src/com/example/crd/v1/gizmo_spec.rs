@@ -5,6 +5,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fmt;
+use support::cel::{CelRuleSpec, LazyRule, Node};
 use support::validation::{ErrorList, Path};
 use support::{IntOrString, Validate, rules};
 
@@ -160,92 +161,37 @@ impl Validate for GizmoSpec {
             rules::unique_items(&path, value, errors);
         }
         let (value, path) = (self, *path);
-        let mut json = None;
+        let node = Node::new(value, &path, "object");
 
         fn rule_0(value: &GizmoSpec) -> Option<bool> {
             Some(i64::from(value.replicas?) <= i64::from(value.max_replicas?))
         }
 
-        static RULE_0: std::sync::LazyLock<support::cel::CelRule> = std::sync::LazyLock::new(|| {
-            support::cel::CelRule::new(
-                &support::cel::CelRuleSpec::new("self.replicas <= self.maxReplicas")
-                    .with_message("replicas must not exceed maxReplicas")
-                    .with_field_path(".replicas"),
-            )
-        });
-        match rule_0(value) {
-            Some(true) => {}
-            Some(false) => {
-                errors.push(
-                    support::validation::FieldError::invalid(&path, "object", "replicas must not exceed maxReplicas")
-                        .at_child("replicas"),
-                );
-            }
-            None => {
-                support::cel::check_rules_typed(
-                    std::slice::from_ref(&*RULE_0),
-                    &path,
-                    "object",
-                    json.get_or_insert_with(|| support::cel::to_json(value)),
-                    None,
-                    errors,
-                );
-            }
-        }
+        static RULE_0: LazyRule = LazyRule::new(
+            CelRuleSpec::new("self.replicas <= self.maxReplicas")
+                .with_message("replicas must not exceed maxReplicas")
+                .with_field_path(".replicas"),
+        );
+        node.translated(&RULE_0, rule_0(value), errors);
 
         fn rule_1(value: &GizmoSpec) -> Option<bool> {
             Some(value.schedule.is_none() || value.mode.as_ref()?.as_str() == "Scheduled")
         }
 
-        static RULE_1: std::sync::LazyLock<support::cel::CelRule> = std::sync::LazyLock::new(|| {
-            support::cel::CelRule::new(
-                &support::cel::CelRuleSpec::new("!has(self.schedule) || self.mode == 'Scheduled'")
-                    .with_message_expression("'a schedule needs mode Scheduled, not ' + self.mode"),
-            )
-        });
-        match rule_1(value) {
-            Some(true) => {}
-            Some(false) => {
-                support::cel::check_rules_typed(
-                    std::slice::from_ref(&*RULE_1),
-                    &path,
-                    "object",
-                    json.get_or_insert_with(|| support::cel::to_json(value)),
-                    None,
-                    errors,
-                );
-            }
-            None => {
-                support::cel::check_rules_typed(
-                    std::slice::from_ref(&*RULE_1),
-                    &path,
-                    "object",
-                    json.get_or_insert_with(|| support::cel::to_json(value)),
-                    None,
-                    errors,
-                );
-            }
-        }
-
-        static RULES_2: std::sync::LazyLock<[support::cel::CelRule; 1]> = std::sync::LazyLock::new(|| {
-            [
-            support::cel::CelRule::new(
-                &support::cel::CelRuleSpec::new(
-                        "!has(self.endpoint) || isURL(self.endpoint) && url(self.endpoint).getScheme() in ['http', 'https']",
-                    )
-                    .with_message("endpoint must be an http or https URL")
-                    .with_field_path(".endpoint"),
-            ),
-        ]
-        });
-        support::cel::check_rules_typed(
-            &*RULES_2,
-            &path,
-            "object",
-            json.get_or_insert_with(|| support::cel::to_json(value)),
-            None,
-            errors,
+        static RULE_1: LazyRule = LazyRule::new(
+            CelRuleSpec::new("!has(self.schedule) || self.mode == 'Scheduled'")
+                .with_message_expression("'a schedule needs mode Scheduled, not ' + self.mode"),
         );
+        node.translated(&RULE_1, rule_1(value), errors);
+
+        static RULES_2: [LazyRule; 1] = [LazyRule::new(
+            CelRuleSpec::new(
+                "!has(self.endpoint) || isURL(self.endpoint) && url(self.endpoint).getScheme() in ['http', 'https']",
+            )
+            .with_message("endpoint must be an http or https URL")
+            .with_field_path(".endpoint"),
+        )];
+        node.interpreted(&RULES_2, None, errors);
     }
 }
 

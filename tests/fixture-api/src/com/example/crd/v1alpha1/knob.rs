@@ -2,6 +2,7 @@
 
 use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::{Deserialize, Serialize};
+use support::cel::{CelRuleSpec, LazyRule, Node};
 use support::validation::{ErrorList, Path};
 use support::{Resource, ResourceInfo, Scope, Validate, meta, rules};
 
@@ -65,33 +66,15 @@ impl Validate for Knob {
             rules::schema::maximum(&path, *value, 11, false, errors);
         }
         let (value, path) = (self, *path);
-        let mut json = None;
+        let node = Node::new(value, &path, "object");
 
         fn rule_0(value: &Knob) -> Option<bool> {
             Some(value.metadata.as_ref()?.name.as_ref()?.as_str().starts_with("knob-"))
         }
 
-        static RULE_0: std::sync::LazyLock<support::cel::CelRule> = std::sync::LazyLock::new(|| {
-            support::cel::CelRule::new(
-                &support::cel::CelRuleSpec::new("self.metadata.name.startsWith('knob-')")
-                    .with_message("knob names start with knob-"),
-            )
-        });
-        match rule_0(value) {
-            Some(true) => {}
-            Some(false) => {
-                errors.push(support::validation::FieldError::invalid(&path, "object", "knob names start with knob-"));
-            }
-            None => {
-                support::cel::check_rules_typed(
-                    std::slice::from_ref(&*RULE_0),
-                    &path,
-                    "object",
-                    json.get_or_insert_with(|| support::cel::to_json(value)),
-                    None,
-                    errors,
-                );
-            }
-        }
+        static RULE_0: LazyRule = LazyRule::new(
+            CelRuleSpec::new("self.metadata.name.startsWith('knob-')").with_message("knob names start with knob-"),
+        );
+        node.translated(&RULE_0, rule_0(value), errors);
     }
 }

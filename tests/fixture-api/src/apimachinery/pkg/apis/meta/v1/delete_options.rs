@@ -3,6 +3,7 @@
 use super::Preconditions;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
+use support::cel::{CelRuleSpec, LazyRule, Node};
 use support::validation::{ErrorList, Path};
 use support::{Validate, rules};
 
@@ -61,20 +62,18 @@ impl Validate for DeleteOptions {
             }
         }
         let (value, path) = (self, *path);
+        let node = Node::new(value, &path, "object");
 
         fn rule_0(value: &DeleteOptions) -> bool {
             value.orphan_dependents.is_none() || value.propagation_policy.is_none()
         }
-        if !rule_0(value) {
-            errors.push(
-                support::validation::FieldError::invalid(
-                    &path,
-                    "object",
-                    "orphanDependents and propagationPolicy cannot both be set",
-                )
-                .at_child("propagationPolicy"),
-            );
-        }
+
+        static RULE_0: LazyRule = LazyRule::new(
+            CelRuleSpec::new("!has(self.orphanDependents) || !has(self.propagationPolicy)")
+                .with_message("orphanDependents and propagationPolicy cannot both be set")
+                .with_field_path(".propagationPolicy"),
+        );
+        node.translated(&RULE_0, rule_0(value), errors);
     }
 }
 
