@@ -5,7 +5,7 @@
 
 mod harness;
 
-use harness::{Api, CSRS, csr};
+use harness::{Api, CSRS, HPAS, csr, hpa};
 use serde_json::json;
 use support::axum::http::StatusCode;
 
@@ -22,4 +22,29 @@ async fn base64_with_trailing_bits_is_accepted_and_stored_canonical() {
     object["spec"]["request"] = json!("aGVsbG8");
     let (status, body) = api.post(CSRS, &object).await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+}
+
+#[tokio::test]
+async fn times_are_read_with_go_layouts() {
+    let api = Api::new();
+    let created = api.create(HPAS, &hpa("web", json!({}))).await;
+    let status_of = |last_scale_time: &str| {
+        let mut object = created.clone();
+        object["status"] = json!({"currentReplicas": 1, "desiredReplicas": 1, "lastScaleTime": last_scale_time});
+        object
+    };
+    // Go's RFC 3339 layout takes a one-digit hour and a comma before the fraction.
+    let (status, body) = api.put(&format!("{HPAS}/web/status"), &status_of("2024-01-02T3:04:05,5+01:00")).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["status"]["lastScaleTime"], "2024-01-02T02:04:05Z");
+    // ...and not a lowercase `t`, with Go's error.
+    let (status, body) = api.put(&format!("{HPAS}/web/status"), &status_of("2024-01-02t03:04:05Z")).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    let message = body["message"].as_str().unwrap();
+    assert!(
+        message.contains(
+            r#"parsing time "2024-01-02t03:04:05Z" as "2006-01-02T15:04:05Z07:00": cannot parse "t03:04:05Z" as "T""#
+        ),
+        "{message}"
+    );
 }
