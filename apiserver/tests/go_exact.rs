@@ -5,7 +5,7 @@
 
 mod harness;
 
-use harness::{Api, CSRS, HPAS, csr, hpa};
+use harness::{Api, CSRS, HPAS, csr, hpa, names};
 use serde_json::json;
 use support::axum::http::StatusCode;
 
@@ -47,4 +47,22 @@ async fn times_are_read_with_go_layouts() {
         ),
         "{message}"
     );
+}
+
+#[tokio::test]
+async fn query_strings_are_read_as_go_reads_them() {
+    let api = Api::new();
+    api.create(HPAS, &hpa("web", json!({"app": "web"}))).await;
+    api.create(HPAS, &hpa("db", json!({"app": "db"}))).await;
+    // Go's url.ParseQuery drops a pair with a malformed escape or a `;`, so these
+    // parameters are absent: no 400 for the limit, no filtering by the selector.
+    let (status, list) = api.get(&format!("{HPAS}?limit=%zz")).await;
+    assert_eq!(status, StatusCode::OK, "{list}");
+    assert_eq!(names(&list), ["db", "web"]);
+    let (status, list) = api.get(&format!("{HPAS}?labelSelector=app%3Dweb;x")).await;
+    assert_eq!(status, StatusCode::OK, "{list}");
+    assert_eq!(names(&list), ["db", "web"]);
+    // The well-formed pairs around them still count.
+    let (_, list) = api.get(&format!("{HPAS}?labelSelector=app%3Dweb&a;b&limit=%zz")).await;
+    assert_eq!(names(&list), ["web"]);
 }

@@ -56,6 +56,12 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// The text whose UTF-8 bytes `hex` wrote, if they are UTF-8.
+fn unhex(hex: &str) -> Result<String, std::string::FromUtf8Error> {
+    let bytes = (0..hex.len()).step_by(2).map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap()).collect();
+    String::from_utf8(bytes)
+}
+
 const TIME: &str = "0123456789-+:.,TtZz é";
 
 #[test]
@@ -125,10 +131,7 @@ fn time_and_micro_time_layouts() {
             seconds > jiff::Timestamp::MAX.as_second()
         })
     };
-    let answers = go.ask("time.rfc3339", &inputs);
-    let (inputs, late): (Vec<_>, Vec<_>) =
-        inputs.into_iter().zip(answers).partition(|(_, answer)| !beyond_jiff(answer));
-    let inputs: Vec<_> = inputs.into_iter().map(|(args, _)| args).collect();
+    let (inputs, late) = go.partition("time.rfc3339", inputs, |answer| !beyond_jiff(answer));
     for (args, _) in &late {
         assert!(args[0].parse::<support::Time>().is_err(), "{args:?}");
     }
@@ -180,4 +183,60 @@ fn time_and_micro_time_written_in_utc() {
 /// The minor version of the Go that answers (19 for Debian 12's go1.19.8).
 fn go_minor(go: &Go) -> u32 {
     go.version.strip_prefix("go1.").and_then(|v| v.split('.').next()).and_then(|m| m.parse().ok()).unwrap_or(0)
+}
+
+#[test]
+fn query_strings() {
+    let Some(mut go) = Go::start("query_strings") else { return };
+    let mut inputs = vec![
+        "",
+        "a=1&b=2&a=3",
+        "a=1;b=2",
+        "a=1&b=2;c",
+        "a=%zz&b=1",
+        "a=%4&b=1",
+        "a=%&b",
+        "%41=%42",
+        "a+b=c+d",
+        "a=%2B",
+        "&&a&&",
+        "=",
+        "==x",
+        "a==b",
+        "%=x",
+        "a=%e2%82%ac",
+        "a=%ff",
+        "a=%e2%82",
+        "a=%\u{e9}",
+        "labelSelector=app%3Dweb%2Cx+in+(a)",
+    ];
+    let seeds = ["a=1&b=2", "limit=5&continue=abc%3D", "watch&fieldSelector=metadata.name%3Dx", "a=%41;b=+"];
+    let generated = mutations(&seeds, "ab=&;%+0aF9gZ\u{e9}", 5000);
+    inputs.extend(generated.iter().map(String::as_str));
+    // Go keeps decoded bytes that are not UTF-8; Rust strings cannot, and have U+FFFD.
+    let utf8 = |answer: &Result<serde_json::Value, String>| {
+        let values = answer.as_ref().unwrap()["values"].as_object().unwrap();
+        values.iter().all(|(key, list)| {
+            unhex(key).is_ok() && list.as_array().unwrap().iter().all(|value| unhex(value.as_str().unwrap()).is_ok())
+        })
+    };
+    let (inputs, not_utf8) = go.partition("url.ParseQuery", one_each(inputs), utf8);
+    assert!(!not_utf8.is_empty());
+    for (args, _) in &not_utf8 {
+        let (pairs, _) = support::go::url::parse_query(&args[0]);
+        assert!(pairs.iter().any(|(k, v)| k.contains('\u{fffd}') || v.contains('\u{fffd}')), "{args:?}");
+    }
+    go.agree("url.ParseQuery", &inputs, Errors::Exact, |args| {
+        let (pairs, error) = support::go::url::parse_query(&args[0]);
+        let mut values = serde_json::Map::new();
+        for (key, value) in pairs {
+            let list = values.entry(hex(key.as_bytes())).or_insert_with(|| json!([]));
+            list.as_array_mut().unwrap().push(json!(hex(value.as_bytes())));
+        }
+        let mut answer = json!({"values": values});
+        if let Some(error) = error {
+            answer["error"] = json!(error);
+        }
+        Ok(answer)
+    });
 }

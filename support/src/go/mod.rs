@@ -3,3 +3,4 @@
 //! (`tests/tests/go_exact.rs`) compare it with Go itself.
 
 pub mod base64;
+pub mod url;

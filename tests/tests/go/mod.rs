@@ -73,6 +73,19 @@ impl Go {
             .collect()
     }
 
+    /// Splits `inputs` by Go's answers: those `keep` accepts, and the others with Go's
+    /// answer (for a documented difference, checked on its own).
+    pub fn partition(
+        &mut self,
+        function: &str,
+        inputs: Vec<Vec<String>>,
+        keep: impl Fn(&Result<Value, String>) -> bool,
+    ) -> (Vec<Vec<String>>, Vec<(Vec<String>, Result<Value, String>)>) {
+        let answers = self.ask(function, &inputs);
+        let (kept, others): (Vec<_>, Vec<_>) = inputs.into_iter().zip(answers).partition(|(_, answer)| keep(answer));
+        (kept.into_iter().map(|(args, _)| args).collect(), others)
+    }
+
     /// Asks Go and `rust` the same questions and panics listing every disagreement.
     pub fn agree(
         &mut self,
