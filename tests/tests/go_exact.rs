@@ -131,7 +131,7 @@ fn time_and_micro_time_layouts() {
             seconds > jiff::Timestamp::MAX.as_second()
         })
     };
-    let (inputs, late) = go.partition("time.rfc3339", inputs, |answer| !beyond_jiff(answer));
+    let go::Split { kept: inputs, others: late } = go.partition("time.rfc3339", inputs, |answer| !beyond_jiff(answer));
     for (args, _) in &late {
         assert!(args[0].parse::<support::Time>().is_err(), "{args:?}");
     }
@@ -220,7 +220,7 @@ fn query_strings() {
             unhex(key).is_ok() && list.as_array().unwrap().iter().all(|value| unhex(value.as_str().unwrap()).is_ok())
         })
     };
-    let (inputs, not_utf8) = go.partition("url.ParseQuery", one_each(inputs), utf8);
+    let go::Split { kept: inputs, others: not_utf8 } = go.partition("url.ParseQuery", one_each(inputs), utf8);
     assert!(!not_utf8.is_empty());
     for (args, _) in &not_utf8 {
         let (pairs, _) = support::go::url::parse_query(&args[0]);

@@ -24,6 +24,17 @@ pub struct Go {
     pub version: String,
 }
 
+/// Go's answer: a JSON value, or an error message.
+pub type Answer = Result<Value, String>;
+
+/// Inputs split by Go's answers ([`Go::partition`]).
+pub struct Split {
+    /// The inputs to compare.
+    pub kept: Vec<Vec<String>>,
+    /// The others, with Go's answers.
+    pub others: Vec<(Vec<String>, Answer)>,
+}
+
 /// How the errors of the two sides are compared.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Errors {
@@ -55,7 +66,7 @@ impl Go {
     }
 
     /// Go's answers to `function` for each argument list.
-    pub fn ask(&mut self, function: &str, inputs: &[Vec<String>]) -> Vec<Result<Value, String>> {
+    pub fn ask(&mut self, function: &str, inputs: &[Vec<String>]) -> Vec<Answer> {
         let mut line = serde_json::to_vec(&json!({ "fn": function, "inputs": inputs })).unwrap();
         line.push(b'\n');
         self.stdin.write_all(&line).and_then(|()| self.stdin.flush()).expect("writing to the oracle");
@@ -75,15 +86,10 @@ impl Go {
 
     /// Splits `inputs` by Go's answers: those `keep` accepts, and the others with Go's
     /// answer (for a documented difference, checked on its own).
-    pub fn partition(
-        &mut self,
-        function: &str,
-        inputs: Vec<Vec<String>>,
-        keep: impl Fn(&Result<Value, String>) -> bool,
-    ) -> (Vec<Vec<String>>, Vec<(Vec<String>, Result<Value, String>)>) {
+    pub fn partition(&mut self, function: &str, inputs: Vec<Vec<String>>, keep: impl Fn(&Answer) -> bool) -> Split {
         let answers = self.ask(function, &inputs);
         let (kept, others): (Vec<_>, Vec<_>) = inputs.into_iter().zip(answers).partition(|(_, answer)| keep(answer));
-        (kept.into_iter().map(|(args, _)| args).collect(), others)
+        Split { kept: kept.into_iter().map(|(args, _)| args).collect(), others }
     }
 
     /// Asks Go and `rust` the same questions and panics listing every disagreement.
