@@ -5,9 +5,13 @@
 
 mod harness;
 
+use std::sync::Arc;
+
+use apiserver::auth::TokenFile;
 use harness::{Api, CSRS, HPAS, csr, hpa, names};
 use serde_json::json;
-use support::axum::http::StatusCode;
+use support::axum::body::Body;
+use support::axum::http::{Method, Request, StatusCode, header};
 
 #[tokio::test]
 async fn base64_with_trailing_bits_is_accepted_and_stored_canonical() {
@@ -65,4 +69,35 @@ async fn query_strings_are_read_as_go_reads_them() {
     // The well-formed pairs around them still count.
     let (_, list) = api.get(&format!("{HPAS}?labelSelector=app%3Dweb&a;b&limit=%zz")).await;
     assert_eq!(names(&list), ["web"]);
+}
+
+#[tokio::test]
+async fn the_token_file_is_read_as_kubernetes_reads_it() {
+    // An empty token is skipped (with a warning), not an error; fields are not trimmed;
+    // the later record of a repeated token wins.
+    let text = "t1,alice,uid-a,\"devs,ops\"\n,nobody,0\nt2, bob ,uid-b\nt1,alice2,uid-a2,devs\n";
+    let tokens = TokenFile::parse(text, "tokens.csv").unwrap();
+    assert_eq!(tokens.warnings().len(), 2);
+    let api = Api::with(|_| {}, Some(Arc::new(tokens)));
+    let whoami = |token: &'static str| {
+        let api = &api;
+        async move {
+            let mut object = csr("unused", "example.com/signer");
+            object["metadata"] = json!({"generateName": "request-"});
+            let request = Request::builder()
+                .method(Method::POST)
+                .uri(CSRS)
+                .header(header::CONTENT_TYPE, "application/json")
+                .header(header::AUTHORIZATION, token)
+                .body(Body::from(object.to_string()))
+                .unwrap();
+            let (status, body) = api.send(request).await;
+            (status, body["spec"]["username"].clone())
+        }
+    };
+    assert_eq!(whoami("Bearer t1").await, (StatusCode::CREATED, json!("alice2")));
+    assert_eq!(whoami("Bearer t2").await.1, json!(" bob "));
+    // An empty token authenticates nobody, and two spaces leave the token empty.
+    assert_eq!(whoami("Bearer ").await.0, StatusCode::UNAUTHORIZED);
+    assert_eq!(whoami("Bearer  t1").await.0, StatusCode::UNAUTHORIZED);
 }

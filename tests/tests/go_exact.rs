@@ -240,3 +240,31 @@ fn query_strings() {
         Ok(answer)
     });
 }
+
+#[test]
+fn csv_records_of_the_token_file() {
+    let Some(mut go) = Go::start("csv_records_of_the_token_file") else { return };
+    let mut inputs = vec![
+        "",
+        "\n\n",
+        "t,u,1\n",
+        "t,u,1,\"a,b\"\r\nx,y,z",
+        ",u,1\n",
+        "  \n",
+        "a,b\"c\n",
+        "a,\"b\"c\n",
+        "a,\"b\n",
+        "a,\"b\nc\"\n",
+        "a,\"b\r\nc\",d\r",
+        "\"a\"\"b\",c",
+        "a,\"\"\n",
+        "a,b,\r",
+        "a\rb,c\n",
+        "\"a\nb\nc\"d\n",
+        "x\n\"a\n\nb\" \n",
+    ];
+    let seeds = ["t1,alice,uid1,\"g1,g2\"\nt2,bob,uid2\n", "a,\"b\"\"c\",d\r\n\r\ne,f,g", "\"x\ny\",z\n"];
+    let generated = mutations(&seeds, "ab,\"\r\n é", 5000);
+    inputs.extend(generated.iter().map(String::as_str));
+    go.agree("csv", &one_each(inputs), Errors::Exact, |args| support::go::csv::read_all(&args[0]).map(|r| json!(r)));
+}

@@ -3,4 +3,5 @@
 //! (`tests/tests/go_exact.rs`) compare it with Go itself.
 
 pub mod base64;
+pub mod csv;
 pub mod url;
