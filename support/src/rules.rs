@@ -89,7 +89,8 @@ pub fn max_length(path: &Path<'_>, value: &str, max: usize, errors: &mut ErrorLi
     }
 }
 
-/// A `pattern`, compiled on first use and then shared.
+/// A `pattern`, compiled on first use (as Go's `regexp` reads it: [`crate::go::regexp`])
+/// and then shared.
 pub struct Pattern {
     source: &'static str,
     regex: OnceLock<Result<Regex, String>>,
@@ -106,7 +107,7 @@ impl Pattern {
     }
 
     fn check_worded(&self, path: &Path<'_>, value: &str, errors: &mut ErrorList, detail: impl FnOnce(&str) -> String) {
-        match self.regex.get_or_init(|| Regex::new(self.source).map_err(|e| e.to_string())) {
+        match self.regex.get_or_init(|| crate::go::regexp::compile(self.source).map_err(|e| e.to_string())) {
             Ok(regex) if regex.is_match(value) => {}
             Ok(_) => errors.push(FieldError::invalid(path, value, detail(self.source))),
             Err(error) => {

@@ -268,3 +268,206 @@ fn csv_records_of_the_token_file() {
     inputs.extend(generated.iter().map(String::as_str));
     go.agree("csv", &one_each(inputs), Errors::Exact, |args| support::go::csv::read_all(&args[0]).map(|r| json!(r)));
 }
+
+/// Subjects every pattern is matched against.
+const SUBJECTS: &[&str] = &[
+    "", "a", "abc", "ABC", "aBc", "123", "١٢٣", "a1_", "é", "É", "ſ", "K", "k", "\u{212a}", " ", "\t", "\n", "\x0B",
+    "\x0C", "\u{a0}", "a b", "a\nb", "[a]", "{,2}", "a{2}", "*", "\\", "&&", "--", "x-y", "αβγ", "Ωmega", "日本",
+    "aaa", "ab ab", "<a>", "#", "a.b", "\u{e000}",
+];
+
+#[test]
+fn regular_expressions_compile_and_match() {
+    let Some(mut go) = Go::start("regular_expressions_compile_and_match") else { return };
+    let mut patterns = vec![
+        r"^\d+$",
+        r"\w+",
+        r"^\s$",
+        r"\S",
+        r"\bb",
+        r"\Bb",
+        r"a\b",
+        r"[\d\s]",
+        r"[^\w]",
+        r"[\D]",
+        r"[[a]",
+        r"[a&&b]",
+        r"[a--b]",
+        r"[a~~b]",
+        r"a{,2}",
+        r"a{01}",
+        r"a{2}",
+        r"a{2,}",
+        r"a{1,2}",
+        r"a{2,1}",
+        r"a{1001}",
+        r"a{1000}",
+        r"a{",
+        r"a{1",
+        r"a{1,",
+        r"{",
+        r"}",
+        r"]",
+        r"\Q.*\E",
+        r"\Qa",
+        r"\101",
+        r"\1",
+        r"\0",
+        r"\08",
+        r"\8",
+        r"\x41",
+        r"\x4",
+        r"\x{41}",
+        r"\x{}",
+        r"\x{110000}",
+        r"\x{D800}",
+        r"[\x{D7FF}-\x{E001}]",
+        r"\pL",
+        r"\p{Greek}",
+        r"\p{greek}",
+        r"\p{^Greek}",
+        r"\P{^Greek}",
+        r"\pN",
+        r"\p{Lu}",
+        r"(?i)\p{Lu}",
+        r"\p{Any}",
+        r"\p{Letter}",
+        r"\p",
+        r"\p{",
+        r"[[:alpha:]]",
+        r"[[:^alpha:]]",
+        r"[[:foo:]]",
+        r"[[:alpha]",
+        r"[:alpha:]",
+        r"(?i)k",
+        r"(?i)[k]",
+        r"(?i)\W",
+        r"(?i)[^k]",
+        r"(?P<name>a)",
+        r"(?P<1>a)",
+        r"(?P<>a)",
+        r"(?P<a",
+        r"(?P=a)",
+        r"(?:a)",
+        r"(?i)a",
+        r"(?i-s).",
+        r"(?s).",
+        r"(?m)^b",
+        r"(?U)a+",
+        r"(?)",
+        r"(?-)",
+        r"(?i-)",
+        r"(?x)",
+        r"(?u)",
+        r"(?",
+        r"(a",
+        r"a)",
+        r"*",
+        r"a**",
+        r"a*?",
+        r"a*??",
+        r"a+*",
+        r"a{2}{3}",
+        r"a{2}*",
+        r"^*",
+        r"$*",
+        r"\b*",
+        r"(*)",
+        r"(|*)",
+        r"a|*",
+        r"a(?i)*",
+        r"(?i)*",
+        r"\Q\E*",
+        r"\C",
+        r"\Z",
+        r"\z",
+        r"\A",
+        r"\<",
+        r"\_",
+        r"\é",
+        r"\",
+        r"[a\",
+        r"[a",
+        r"[]a]",
+        r"[^]a]",
+        r"[]",
+        r"[a-]",
+        r"[-a]",
+        r"[z-a]",
+        r"[a-\d]",
+        r"[\b]",
+        r"[\Q]",
+        r"\v",
+        r"\a\f\t\r\n",
+        r"a$",
+        r"^$",
+        r".",
+        r"#",
+        r"a b",
+        r"&",
+        r"~",
+        r"\&",
+        r"[\&]",
+    ];
+    let seeds = [r"^[a-z]\d+\w*$", r"(?i)(a|b)*\s[^\W]{1,3}", r"\p{Greek}+[[:digit:]]?\b", r"\Qa.b\E(?P<x>c)"];
+    let generated = mutations(&seeds, r"\[]{}()^$.|*+?,-:0123456789aAdDsSwWbBpPQEx&~", 4000);
+    patterns.extend(generated.iter().map(String::as_str));
+    let inputs: Vec<Vec<String>> = patterns
+        .iter()
+        .map(|p| std::iter::once(*p).chain(SUBJECTS.iter().copied()).map(str::to_owned).collect())
+        .collect();
+
+    // Go 1.19 predates `(?<name>...)` (1.22) and Unicode 15 (1.21: five scripts more).
+    let older = go_minor(&go) < 22;
+    let inputs: Vec<_> = inputs.into_iter().filter(|args| !older || !uses_newer_regexp_syntax(&args[0])).collect();
+    if older {
+        assert!(support::go::regexp::compile(r"(?<name>a)\p{Kawi}").is_ok());
+    }
+    go.agree("regexp", &inputs, Errors::Exact, |args| {
+        let regex = support::go::regexp::compile(&args[0]).map_err(|e| e.to_string())?;
+        Ok(json!(args[1..].iter().map(|s| regex.is_match(s)).collect::<Vec<_>>()))
+    });
+}
+
+/// Syntax Go 1.19 did not know: `(?<name>...)` and the scripts of Unicode 14 and 15.
+fn uses_newer_regexp_syntax(pattern: &str) -> bool {
+    const NEWER_SCRIPTS: [&str; 7] =
+        ["Cypro_Minoan", "Old_Uyghur", "Tangsa", "Toto", "Vithkuqi", "Kawi", "Nag_Mundari"];
+    pattern.contains("(?<") || NEWER_SCRIPTS.iter().any(|script| pattern.contains(script))
+}
+
+#[test]
+fn unicode_class_names_are_gos() {
+    let Some(mut go) = Go::start("unicode_class_names_are_gos") else { return };
+    let names = go.ask("unicode.classes", &[vec![]]).remove(0).unwrap();
+    for name in names.as_array().unwrap() {
+        let pattern = format!(r"\p{{{}}}", name.as_str().unwrap());
+        assert!(support::go::regexp::compile(&pattern).is_ok(), "{pattern}");
+    }
+}
+
+/// The `pattern` keyword as generated `validate()` checks it (`support::rules::Pattern`,
+/// both wordings): RE2's ASCII classes, whatever the crate's defaults.
+#[test]
+fn pattern_keyword_checks_with_go_regexp() {
+    use support::validation::Path;
+    static DIGITS: support::rules::Pattern = support::rules::Pattern::new(r"^\d+$");
+    static BRACKETS: support::rules::Pattern = support::rules::Pattern::new(r"^[[a]+$");
+    static BROKEN: support::rules::Pattern = support::rules::Pattern::new(r"^\d+(");
+    let path = Path::ROOT;
+    let spec = path.field("spec");
+    let code = spec.field("code");
+    let check = |pattern: &support::rules::Pattern, value: &str| {
+        let mut errors = Vec::new();
+        pattern.check(&code, value, &mut errors);
+        support::rules::schema::pattern(pattern, &code, value, &mut errors);
+        errors.into_iter().map(|e| e.detail).collect::<Vec<_>>()
+    };
+    assert!(check(&DIGITS, "123").is_empty());
+    assert_eq!(
+        check(&DIGITS, "١٢٣"),
+        [r"must match the regular expression '^\d+$'", r"spec.code in body should match '^\d+$'"]
+    );
+    assert!(check(&BRACKETS, "[a[").is_empty(), "[ is a literal inside a class in RE2");
+    assert_eq!(check(&BROKEN, "1")[0], r"invalid pattern '^\d+(': error parsing regexp: missing closing ): `^\d+(`");
+}

@@ -4,4 +4,5 @@
 
 pub mod base64;
 pub mod csv;
+pub mod regexp;
 pub mod url;
