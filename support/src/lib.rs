@@ -13,6 +13,7 @@ pub mod cel;
 pub mod de;
 pub mod discovery;
 pub mod dynamic;
+pub mod format;
 pub mod go;
 pub mod http;
 pub mod meta;

@@ -337,6 +337,15 @@ pub mod schema {
         }
     }
 
+    /// `format` on a string: the formats the API server checks for custom resources
+    /// ([`crate::format::check`]), `spec.addr in body must be of type ipv4: "999.1.1.1"`;
+    /// formats it does not check are ignored.
+    pub fn format(path: &Path<'_>, format: &str, value: &str, errors: &mut ErrorList) {
+        if crate::format::check(format, value) == Some(false) {
+            errors.push(FieldError::invalid(path, value, crate::format::message(&path.to_string(), format, value)));
+        }
+    }
+
     /// `pattern`.
     pub fn pattern(pattern: &Pattern, path: &Path<'_>, value: &str, errors: &mut ErrorList) {
         pattern.check_worded(path, value, errors, |source| format!("{path} in body should match '{source}'"));

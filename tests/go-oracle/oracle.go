@@ -98,6 +98,7 @@ var functions = map[string]func(args []string) answer{
 
 	"time.rfc3339": parseTime(time.RFC3339),
 	"time.micro":   parseTime(rfc3339Micro),
+	"time.date":    parseTime("2006-01-02"),
 
 	// A time given as seconds and nanoseconds since the epoch, written in UTC the way
 	// metav1.Time and metav1.MicroTime write it.

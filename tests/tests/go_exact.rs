@@ -471,3 +471,175 @@ fn pattern_keyword_checks_with_go_regexp() {
     assert!(check(&BRACKETS, "[a[").is_empty(), "[ is a literal inside a class in RE2");
     assert_eq!(check(&BROKEN, "1")[0], r"invalid pattern '^\d+(': error parsing regexp: missing closing ): `^\d+(`");
 }
+
+const ADDRESS: &str = "0123456789abcdefABCDEF.:/%-x ";
+
+fn ip_inputs() -> Vec<String> {
+    let mut inputs: Vec<String> = [
+        "1.2.3.4",
+        "010.1.1.1",
+        "1.2.3.04",
+        "0.0.0.0",
+        "255.255.255.255",
+        "256.1.1.1",
+        "1.2.3",
+        "1.2.3.4.5",
+        "::",
+        "::1",
+        "1::",
+        "::ffff:1.2.3.4",
+        "::1.2.3.4",
+        "1:2:3:4:5:6:1.2.3.4",
+        "1:2:3:4:5:6:7:1.2.3.4",
+        "1::2::3",
+        "1:2:3:4:5:6:7:8",
+        "1:2:3:4:5:6:7:8:9",
+        "1:2:3:4:5:6:7::",
+        "::ffff:01.2.3.4",
+        "fe80::1%eth0",
+        "1::00001",
+        "1::12345",
+        "",
+        ":",
+        ":::",
+        "1.2.3.4/24",
+        "::/0",
+        "1.2.3.4/08",
+        "1.2.3.4/33",
+        "::/129",
+        "1.2.3.4/",
+        "/24",
+        "010.0.0.0/8",
+    ]
+    .map(str::to_owned)
+    .into();
+    let seeds = ["1.2.3.4", "2001:db8::1", "::ffff:10.0.0.1", "10.0.0.0/8", "fe80::/10", "1:2:3:4:5:6:7:8"];
+    inputs.extend(mutations(&seeds, ADDRESS, 5000));
+    inputs
+}
+
+/// Whether the text has an IPv6 group of more than four hex digits, which Go before 1.22
+/// read when its value fits 16 bits (`1::00001`) and later Go refuses.
+fn long_ipv6_group(text: &str) -> bool {
+    text.split([':', '/', '.']).any(|group| group.len() > 4 && group.bytes().all(|b| b.is_ascii_hexdigit()))
+        && text.contains(':')
+}
+
+#[test]
+fn ip_addresses_and_cidrs() {
+    use support::go::net::{Strictness, ip_string, parse_cidr, parse_ip};
+    let Some(mut go) = Go::start("ip_addresses_and_cidrs") else { return };
+    let inputs = ip_inputs();
+    let older = go_minor(&go) < 22;
+    let (inputs, long_groups): (Vec<_>, Vec<_>) =
+        one_each(&inputs).into_iter().partition(|args| !older || !long_ipv6_group(&args[0]));
+    for args in &long_groups {
+        assert_eq!(parse_ip(&args[0], Strictness::Strict), None, "{args:?}");
+    }
+    let ip = |strictness| {
+        move |args: &[String]| Ok(json!(parse_ip(&args[0], strictness).map(ip_string).unwrap_or_default()))
+    };
+    go.agree("net.ParseIP", &inputs, Errors::Exact, ip(Strictness::Strict));
+    let cidr = |strictness| {
+        move |args: &[String]| {
+            let (address, bits) = parse_cidr(&args[0], strictness).ok_or_else(String::new)?;
+            let network = match address {
+                std::net::IpAddr::V4(v4) => std::net::IpAddr::V4(
+                    (u32::from(v4) & u32::MAX.checked_shl(32 - u32::from(bits)).unwrap_or(0)).into(),
+                ),
+                std::net::IpAddr::V6(v6) => std::net::IpAddr::V6(
+                    (u128::from(v6) & u128::MAX.checked_shl(128 - u32::from(bits)).unwrap_or(0)).into(),
+                ),
+            };
+            Ok(json!([ip_string(address), format!("{}/{bits}", ip_string(network))]))
+        }
+    };
+    go.agree("net.ParseCIDR", &inputs, Errors::Presence, cidr(Strictness::Strict));
+
+    // Kubernetes' sloppy forms are Go 1.16's: where no field has a leading zero, they
+    // answer as Go 1.19 does.
+    let leading_zero = |text: &str| text.split(['.', '/', ':']).any(|field| field.len() > 1 && field.starts_with('0'));
+    let (plain, _): (Vec<_>, Vec<_>) = inputs.into_iter().partition(|args| !leading_zero(&args[0]));
+    go.agree("net.ParseIP", &plain, Errors::Exact, ip(Strictness::Sloppy));
+    go.agree("net.ParseCIDR", &plain, Errors::Presence, cidr(Strictness::Sloppy));
+}
+
+#[test]
+fn mac_addresses() {
+    let Some(mut go) = Go::start("mac_addresses") else { return };
+    let mut inputs =
+        vec!["00:00:5e:00:53:01", "00-00-5e-00-53-01", "0000.5e00.5301", "00:00:5e:00:53", "00:00:5e-00:53:01"];
+    let seeds = ["00:00:5e:00:53:01", "02:00:5e:10:00:00:00:01", "0000.5e00.5301", "00-00-5E-00-53-01"];
+    let generated = mutations(&seeds, "0123456789abcdefABCDEFg:-.", 3000);
+    inputs.extend(generated.iter().map(String::as_str));
+    go.agree("net.ParseMAC", &one_each(inputs), Errors::Presence, |args| {
+        let mac = support::go::net::parse_mac(&args[0]).ok_or_else(String::new)?;
+        Ok(json!(mac.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(":")))
+    });
+}
+
+#[test]
+fn durations_and_dates() {
+    let Some(mut go) = Go::start("durations_and_dates") else { return };
+    let mut inputs = vec![
+        "1h30m",
+        "-1.5us",
+        "1µs",
+        "1μs",
+        ".5s",
+        "5.s",
+        ".s",
+        "0",
+        "-0",
+        "+0",
+        "1",
+        "",
+        "9223372036854775807ns",
+        "9223372036854775808ns",
+        "-9223372036854775808ns",
+        "2562047h47m16.854775807s",
+        "2562047h47m16.854775808s",
+        "1.0000000000000000000001s",
+        "1d",
+    ];
+    let seeds = ["1h30m", "-1.5us", "2562047h", "0.000001ms", "1h1m1s1ms1us1ns"];
+    let generated = mutations(&seeds, "0123456789.+-hmsunµ ", 4000);
+    inputs.extend(generated.iter().map(String::as_str));
+    go.agree("time.ParseDuration", &one_each(inputs), Errors::Presence, |args| {
+        support::go::time::parse_duration(&args[0]).map(|n| json!(n.to_string())).ok_or_else(String::new)
+    });
+
+    let mut dates =
+        vec!["2024-02-29", "2023-02-29", "2024-1-01", "2024-01-1", "0000-01-01", "2024-01-01x", "2024-13-01"];
+    let generated = mutations(&["2024-02-29", "1999-12-31"], "0123456789-/ T", 3000);
+    dates.extend(generated.iter().map(String::as_str));
+    go.agree("time.date", &one_each(dates), Errors::Presence, |args| {
+        if support::format::check("date", &args[0]) == Some(true) { Ok(go::ANY) } else { Err(String::new()) }
+    });
+}
+
+/// `format` on a custom resource's string, as generated `validate()` will check it
+/// (`support::rules::schema::format`): the API server's formats and message.
+#[test]
+fn custom_resource_formats_as_the_api_server_checks_them() {
+    use support::validation::Path;
+    let root = Path::ROOT;
+    let spec = root.field("spec");
+    let addr = spec.field("addr");
+    let check = |format: &str, value: &str| {
+        let mut errors = Vec::new();
+        support::rules::schema::format(&addr, format, value, &mut errors);
+        errors.into_iter().map(|e| (e.field, e.detail)).collect::<Vec<_>>()
+    };
+    assert_eq!(
+        check("ipv4", "999.1.1.1"),
+        [("spec.addr".to_owned(), r#"spec.addr in body must be of type ipv4: "999.1.1.1""#.to_owned())]
+    );
+    assert!(check("ipv4", "010.1.1.1").is_empty(), "Kubernetes reads IPv4 sloppily");
+    assert_eq!(
+        check("date-time", "2024-01-02 03:04:05Z")[0].1,
+        r#"spec.addr in body must be of type date-time: "2024-01-02 03:04:05Z""#
+    );
+    assert!(check("x-custom", "anything").is_empty(), "unknown formats are ignored");
+    assert!(check("int32", "anything").is_empty());
+}

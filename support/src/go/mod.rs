@@ -4,5 +4,7 @@
 
 pub mod base64;
 pub mod csv;
+pub mod net;
 pub mod regexp;
+pub mod time;
 pub mod url;

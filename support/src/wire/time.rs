@@ -223,6 +223,8 @@ enum Layout {
     Seconds,
     /// `metav1.MicroTime`: `RFC3339Micro`, exactly six fractional digits.
     Micros,
+    /// A `format: date` string: `2006-01-02`.
+    Date,
 }
 
 impl Layout {
@@ -230,6 +232,7 @@ impl Layout {
         match self {
             Layout::Seconds => "2006-01-02T15:04:05Z07:00",
             Layout::Micros => "2006-01-02T15:04:05.000000Z07:00",
+            Layout::Date => "2006-01-02",
         }
     }
 }
@@ -295,6 +298,9 @@ const SECONDS_LAYOUT: &[Element] = &[
     Element::Zone,
 ];
 
+const DATE_LAYOUT: &[Element] =
+    &[Element::Year, Element::Literal("-"), Element::Month, Element::Literal("-"), Element::Day];
+
 const MICROS_LAYOUT: &[Element] = &[
     Element::Year,
     Element::Literal("-"),
@@ -311,17 +317,18 @@ const MICROS_LAYOUT: &[Element] = &[
     Element::Zone,
 ];
 
-/// Go's `time.Parse(layout, value)` for Kubernetes' two layouts, written after Go's
+/// Go's `time.Parse(layout, value)` for the layouts Kubernetes uses, written after Go's
 /// general parser (no crate parses Go layouts): what it accepts beyond RFC 3339 is
 /// accepted here too, such as a one-digit hour (`T7:04:05Z`), a comma before the fraction,
 /// any number of fractional digits where the layout has none (beyond nine they are
 /// ignored), offsets up to `±24:60`, and a sign inside MicroTime's six digits
 /// (`.+12345`); what it refuses is refused (lowercase `t`/`z`, a MicroTime without six
 /// digits). Errors are Go's, as Go 1.20 and later word them.
-fn parse(value: &str, layout: Layout) -> Result<Timestamp, ParseTimeError> {
+fn parse_fields(value: &str, layout: Layout) -> Result<Parsed, ParseTimeError> {
     let elements = match layout {
         Layout::Seconds => SECONDS_LAYOUT,
         Layout::Micros => MICROS_LAYOUT,
+        Layout::Date => DATE_LAYOUT,
     };
     let bytes = value.as_bytes();
     let cannot_parse = |at: usize, element: Element| ParseTimeError {
@@ -442,8 +449,27 @@ fn parse(value: &str, layout: Layout) -> Result<Timestamp, ParseTimeError> {
     }
     let datetime = DateTime::new(year as i16, month as i8, day as i8, hour as i8, minute as i8, second as i8, nanos)
         .map_err(|_| out_of_range("day"))?;
-    let utc = Offset::UTC.to_timestamp(datetime).map_err(|_| out_of_range("year"))?;
-    utc.checked_sub(jiff::SignedDuration::from_secs(i64::from(offset_seconds))).map_err(|_| out_of_range("year"))
+    Ok(Parsed { datetime, offset_seconds, out_of_range: out_of_range("year") })
+}
+
+/// What [`parse_fields`] read: the civil time and the offset it was written in.
+struct Parsed {
+    datetime: DateTime,
+    offset_seconds: i32,
+    /// The error for a time beyond jiff's range (up to 9999-12-30T22:00:00Z).
+    out_of_range: ParseTimeError,
+}
+
+/// Go's `time.Parse(layout, value)`, as an instant ([`parse_fields`]).
+fn parse(value: &str, layout: Layout) -> Result<Timestamp, ParseTimeError> {
+    let Parsed { datetime, offset_seconds, out_of_range } = parse_fields(value, layout)?;
+    let utc = Offset::UTC.to_timestamp(datetime).map_err(|_| out_of_range.clone())?;
+    utc.checked_sub(jiff::SignedDuration::from_secs(i64::from(offset_seconds))).map_err(|_| out_of_range)
+}
+
+/// Whether Go's `time.Parse("2006-01-02", s)` accepts `s` (a `format: date` string).
+pub(crate) fn is_date(s: &str) -> bool {
+    parse_fields(s, Layout::Date).is_ok()
 }
 
 /// Nanoseconds from the field after the period, as Go's `parseNanoseconds` reads it: its
