@@ -643,3 +643,84 @@ fn custom_resource_formats_as_the_api_server_checks_them() {
     assert!(check("x-custom", "anything").is_empty(), "unknown formats are ignored");
     assert!(check("int32", "anything").is_empty());
 }
+
+#[test]
+fn integers_with_base_prefixes_and_decimal_floats() {
+    let Some(mut go) = Go::start("integers_with_base_prefixes_and_decimal_floats") else { return };
+    let mut inputs = vec![
+        "0",
+        "00",
+        "010",
+        "08",
+        "0x",
+        "0x1F",
+        "0X1f",
+        "0o17",
+        "0O17",
+        "0b101",
+        "0B2",
+        "-0b101",
+        "+12",
+        "-",
+        "+",
+        "1_000",
+        "_1",
+        "1_",
+        "1__0",
+        "0x_1",
+        "0_x1",
+        "9223372036854775807",
+        "9223372036854775808",
+        "-9223372036854775808",
+        "18446744073709551615",
+        "18446744073709551616",
+        "1.5",
+        ".5",
+        "5.",
+        "1e3",
+        "1E+3",
+        "-.5e-3",
+        "1e400",
+        "1e-400",
+        "+.5",
+        ".",
+        "e5",
+        "1.5.5",
+        "0x1p3",
+    ];
+    let seeds = ["0x1F", "-0b101", "010", "1_000", "9223372036854775807", "-.5e-3", "12.5E+3"];
+    let generated = mutations(&seeds, "0123456789abcdefxXoObB_+-.eE", 5000);
+    inputs.extend(generated.iter().map(String::as_str));
+    let inputs = one_each(inputs);
+    go.agree("strconv.ParseInt0", &inputs, Errors::Presence, |args| {
+        support::go::strconv::parse_int0(&args[0]).map(|n| json!(n.to_string())).ok_or_else(String::new)
+    });
+    go.agree("strconv.ParseUint0", &inputs, Errors::Presence, |args| {
+        support::go::strconv::parse_uint0(&args[0]).map(|n| json!(n.to_string())).ok_or_else(String::new)
+    });
+    // Decimal text only (what YAML 1.1 resolution hands to ParseFloat): no hex floats,
+    // no inf or nan words, no underscores.
+    let decimal: Vec<_> = inputs
+        .into_iter()
+        .filter(|args| args[0].bytes().all(|b| b.is_ascii_digit() || b".+-eE".contains(&b)))
+        .collect();
+    go.agree("strconv.ParseFloat", &decimal, Errors::Presence, |args| {
+        support::go::strconv::parse_decimal_float(&args[0]).map(|f| json!(go_g(f))).ok_or_else(String::new)
+    });
+}
+
+/// Go's `strconv.FormatFloat(f, 'g', -1, 64)`: the shortest digits, in exponent form when
+/// the exponent is below -4 or at least 6.
+fn go_g(f: f64) -> String {
+    if f == 0.0 {
+        return if f.is_sign_negative() { "-0".into() } else { "0".into() };
+    }
+    let shortest = format!("{f:e}");
+    let (mantissa, exponent) = shortest.split_once('e').unwrap();
+    let exponent: i32 = exponent.parse().unwrap();
+    if !(-4..6).contains(&exponent) {
+        format!("{mantissa}e{}{:02}", if exponent < 0 { '-' } else { '+' }, exponent.abs())
+    } else {
+        format!("{f}")
+    }
+}

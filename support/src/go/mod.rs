@@ -6,5 +6,6 @@ pub mod base64;
 pub mod csv;
 pub mod net;
 pub mod regexp;
+pub mod strconv;
 pub mod time;
 pub mod url;
