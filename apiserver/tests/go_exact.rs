@@ -101,3 +101,30 @@ async fn the_token_file_is_read_as_kubernetes_reads_it() {
     assert_eq!(whoami("Bearer ").await.0, StatusCode::UNAUTHORIZED);
     assert_eq!(whoami("Bearer  t1").await.0, StatusCode::UNAUTHORIZED);
 }
+
+#[tokio::test]
+async fn yaml_bodies_read_numbers_and_booleans_by_yaml_1_1() {
+    let api = Api::new();
+    let post_yaml = |body: &'static str| {
+        let request = Request::builder()
+            .method(Method::POST)
+            .uri(HPAS)
+            .header(header::CONTENT_TYPE, "application/yaml")
+            .body(Body::from(body))
+            .unwrap();
+        api.send(request)
+    };
+    let hpa = "metadata:\n  name: octal\nspec:\n  minReplicas: 010\n  maxReplicas: 0x1_0\n  scaleTargetRef: {kind: Deployment, name: web}\n";
+    let (status, created) = post_yaml(hpa).await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    assert_eq!(created["spec"]["minReplicas"], 8, "010 is octal in YAML 1.1");
+    assert_eq!(created["spec"]["maxReplicas"], 16);
+    // `on` is a boolean, which a label value cannot be; quoted, it is a string.
+    let labelled = "metadata:\n  name: on-off\n  labels: {enabled: on}\nspec:\n  maxReplicas: 2\n  scaleTargetRef: {kind: Deployment, name: web}\n";
+    let (status, body) = post_yaml(labelled).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    let quoted = "metadata:\n  name: on-off\n  labels: {enabled: 'on'}\nspec:\n  maxReplicas: 2\n  scaleTargetRef: {kind: Deployment, name: web}\n";
+    let (status, created) = post_yaml(quoted).await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    assert_eq!(created["metadata"]["labels"]["enabled"], "on");
+}
