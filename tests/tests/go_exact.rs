@@ -724,3 +724,81 @@ fn go_g(f: f64) -> String {
         format!("{f}")
     }
 }
+
+/// CEL's `isIP`, `isCIDR` and `isURL` (Kubernetes' libraries) against Go's
+/// `netip.ParseAddr`, `netip.ParsePrefix` and `url.ParseRequestURI`, with Kubernetes'
+/// own refusals on top: no zone, no IPv4-mapped IPv6 address.
+#[test]
+fn cel_ip_cidr_and_url_libraries() {
+    let Some(mut go) = Go::start("cel_ip_cidr_and_url_libraries") else { return };
+    let rule = |source: &str| support::cel::CelRuleSpec::new(source).compile().unwrap();
+    let (is_ip, is_cidr, is_url) = (rule("isIP(self)"), rule("isCIDR(self)"), rule("isURL(self)"));
+    // Go's valid answers that Kubernetes refuses (a zone, an IPv4-mapped address) are
+    // checked on their own; so are the groups of more than four digits Go 1.19 read.
+    let kubernetes_address = |answer: &go::Answer| {
+        answer.as_ref().map_or(true, |text| {
+            let text = text.as_str().unwrap();
+            let zone = text.contains('%');
+            let ipv4_mapped = text.starts_with("::ffff:") && text.contains('.');
+            !zone && !ipv4_mapped
+        })
+    };
+    let older = go_minor(&go) < 22;
+    let inputs: Vec<_> =
+        one_each(ip_inputs()).into_iter().filter(|args| !older || !long_ipv6_group(&args[0])).collect();
+    let cel = |rule: &support::cel::CelRule, text: &str| rule.evaluate(&json!(text), None) == Ok(true);
+    // Go 1.19's ParsePrefix also read prefix lengths with leading zeros (`/08`), which
+    // later Go and Kubernetes refuse.
+    let bits_with_leading_zero = |text: &str| {
+        text.rsplit_once('/')
+            .is_some_and(|(_, bits)| bits.len() > 1 && !bits.starts_with(|c: char| ('1'..='9').contains(&c)))
+    };
+    for (function, rule) in [("netip.ParseAddr", &is_ip), ("netip.ParsePrefix", &is_cidr)] {
+        let inputs: Vec<_> =
+            inputs.iter().filter(|args| !older || !bits_with_leading_zero(&args[0])).cloned().collect();
+        let go::Split { kept, others: refused } = go.partition(function, inputs, kubernetes_address);
+        for (args, _) in &refused {
+            assert!(!cel(rule, &args[0]), "{function}{args:?}: Kubernetes refuses it");
+        }
+        go.agree(
+            function,
+            &kept,
+            Errors::Presence,
+            |args| {
+                if cel(rule, &args[0]) { Ok(go::ANY) } else { Err(String::new()) }
+            },
+        );
+    }
+    let mut urls = vec![
+        "https://example.com",
+        "https://example.com#x",
+        "*",
+        "/path",
+        "path",
+        "",
+        "http://[::1]:80/",
+        "http://[x]/",
+        "http://a b/",
+        "http://%zz/",
+        "mailto:a@b",
+        "http://example.com:port/",
+        "http://user:p@ss@host/",
+        "HTTPS://Example.com/%41",
+        "http://[fe80::1%25eth0]/",
+        "1http://x",
+        ":foo",
+    ];
+    let generated = mutations(
+        &["https://user:pw@example.com:8443/a/b?c=d#e", "http://[::1]/x", "/a%20b"],
+        ":/?#[]@%!$&'()*+,;=aZ09 -._~",
+        3000,
+    );
+    urls.extend(generated.iter().map(String::as_str));
+    // Go 1.24.8 and later take a bracketed host only when it is an IPv6 address
+    // (`http://[x]/` is refused), as Kubernetes' CEL library does; Go 1.19 took anything.
+    let urls: Vec<_> =
+        one_each(urls).into_iter().filter(|args| go_minor(&go) >= 25 || !args[0].contains('[')).collect();
+    go.agree("url.ParseRequestURI", &urls, Errors::Presence, |args| {
+        if cel(&is_url, &args[0]) { Ok(go::ANY) } else { Err(String::new()) }
+    });
+}
