@@ -283,25 +283,9 @@ impl Element {
     }
 }
 
-const SECONDS_LAYOUT: &[Element] = &[
-    Element::Year,
-    Element::Literal("-"),
-    Element::Month,
-    Element::Literal("-"),
-    Element::Day,
-    Element::Literal("T"),
-    Element::Hour,
-    Element::Literal(":"),
-    Element::Minute,
-    Element::Literal(":"),
-    Element::Second,
-    Element::Zone,
-];
-
-const DATE_LAYOUT: &[Element] =
-    &[Element::Year, Element::Literal("-"), Element::Month, Element::Literal("-"), Element::Day];
-
-const MICROS_LAYOUT: &[Element] = &[
+/// The elements of MicroTime's layout, of which the others are parts: Time's without
+/// the fraction, the date's the first five.
+const ELEMENTS: [Element; 13] = [
     Element::Year,
     Element::Literal("-"),
     Element::Month,
@@ -317,6 +301,13 @@ const MICROS_LAYOUT: &[Element] = &[
     Element::Zone,
 ];
 
+impl Layout {
+    fn elements(self) -> impl Iterator<Item = Element> {
+        let count = if self == Layout::Date { 5 } else { ELEMENTS.len() };
+        ELEMENTS.into_iter().take(count).filter(move |e| self == Layout::Micros || !matches!(e, Element::Micros))
+    }
+}
+
 /// Go's `time.Parse(layout, value)` for the layouts Kubernetes uses, written after Go's
 /// general parser (no crate parses Go layouts): what it accepts beyond RFC 3339 is
 /// accepted here too, such as a one-digit hour (`T7:04:05Z`), a comma before the fraction,
@@ -325,11 +316,6 @@ const MICROS_LAYOUT: &[Element] = &[
 /// (`.+12345`); what it refuses is refused (lowercase `t`/`z`, a MicroTime without six
 /// digits). Errors are Go's, as Go 1.20 and later word them.
 fn parse_fields(value: &str, layout: Layout) -> Result<Parsed, ParseTimeError> {
-    let elements = match layout {
-        Layout::Seconds => SECONDS_LAYOUT,
-        Layout::Micros => MICROS_LAYOUT,
-        Layout::Date => DATE_LAYOUT,
-    };
     let bytes = value.as_bytes();
     let cannot_parse = |at: usize, element: Element| ParseTimeError {
         message: format!(
@@ -358,7 +344,7 @@ fn parse_fields(value: &str, layout: Layout) -> Result<Parsed, ParseTimeError> {
     let (mut year, mut month, mut day, mut hour, mut minute, mut second, mut nanos) = (0, 0, 0, 0, 0, 0, 0);
     let mut offset_seconds = 0;
     let mut at = 0;
-    for (index, &element) in elements.iter().enumerate() {
+    for element in layout.elements() {
         let start = at;
         let fail = || cannot_parse(start, element);
         match element {
@@ -399,7 +385,7 @@ fn parse_fields(value: &str, layout: Layout) -> Result<Parsed, ParseTimeError> {
                 }
                 // A fraction the layout does not have is read anyway, all its digits.
                 let fraction_follows = matches!(bytes.get(at), Some(b'.' | b',')) && digit(at + 1);
-                let layout_has_fraction = matches!(elements.get(index + 1), Some(Element::Micros));
+                let layout_has_fraction = layout == Layout::Micros;
                 if fraction_follows && !layout_has_fraction {
                     let digits = bytes[at + 1..].iter().take_while(|d| d.is_ascii_digit()).count();
                     nanos = fraction_nanos(&bytes[at + 1..at + 1 + digits.min(9)], false).unwrap_or(0);

@@ -196,6 +196,12 @@ pub fn mutations(seeds: &[&str], alphabet: &str, count: usize) -> Vec<String> {
         .collect()
 }
 
+/// Single-argument inputs: the hand-picked ones, then `count` [`mutations`] of `seeds`.
+pub fn cases(hand_picked: &[&str], seeds: &[&str], alphabet: &str, count: usize) -> Vec<Vec<String>> {
+    let generated = mutations(seeds, alphabet, count);
+    one_each(hand_picked.iter().copied().chain(generated.iter().map(String::as_str)))
+}
+
 /// Single-argument inputs: each string its own argument list.
 pub fn one_each<S: AsRef<str>>(inputs: impl IntoIterator<Item = S>) -> Vec<Vec<String>> {
     inputs.into_iter().map(|s| vec![s.as_ref().to_owned()]).collect()
