@@ -14,7 +14,8 @@ use serde::{Deserialize, Serialize};
 /// Serializes as RFC 3339 in UTC with whole seconds (`2024-01-02T03:04:05Z`); any
 /// fraction is truncated, as Kubernetes does, so a value with fractional seconds does not
 /// survive a round trip. Deserializes what Go's `time.Parse(time.RFC3339, s)` accepts, as
-/// the API server does: RFC 3339 with any offset, and Go's leniencies (see [`parse`]).
+/// the API server does: RFC 3339 with any offset, and Go's leniencies (a one-digit hour,
+/// a comma before the fraction, offsets up to `±24:60`).
 /// RFC 3339 writes only the years `0000..=9999`: serializing an earlier time (jiff
 /// reaches back to -9999) is an error, not a panic.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
