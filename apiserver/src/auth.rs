@@ -1,10 +1,13 @@
 //! Static bearer tokens, in the API server's `--token-auth-file` format.
 //!
-//! Each line is a CSV record `token,user,uid[,"group1,group2"]`: at least three columns,
-//! a fourth listing groups (quoted when there are several). Blank lines are skipped. A
-//! request authenticates with `Authorization: Bearer <token>`; the user gets the file's
-//! groups plus `system:authenticated`, as the API server's authenticator chain adds it.
-//! Any request without a known token is answered 401 `Unauthorized`.
+//! The file is read as the API server reads it: CSV records as Go's `encoding/csv` reads
+//! them ([`support::go::csv`]), `token,user,uid[,"group1,group2"]`, at least three
+//! columns, a fourth listing groups split on `,` (quoted when there are several); fields
+//! are taken as written, without trimming. A record with an empty token is skipped with a
+//! warning, and a repeated token takes the later record, also with a warning. A request
+//! authenticates with `Authorization: Bearer <token>`; the user gets the file's groups plus
+//! `system:authenticated`, as the API server's authenticator chain adds it. Any request
+//! without a known token is answered 401 `Unauthorized`.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -24,6 +27,7 @@ pub const UNAUTHENTICATED_GROUP: &str = "system:unauthenticated";
 #[derive(Clone, Debug, Default)]
 pub struct TokenFile {
     users: HashMap<String, UserInfo>,
+    warnings: Vec<String>,
 }
 
 impl TokenFile {
@@ -31,44 +35,41 @@ impl TokenFile {
     pub fn load(path: &Path) -> Result<Self, String> {
         let text =
             std::fs::read_to_string(path).map_err(|e| format!("cannot read token file {}: {e}", path.display()))?;
-        Self::parse(&text).map_err(|e| format!("token file {}: {e}", path.display()))
+        Self::parse(&text, &path.display().to_string())
     }
 
-    /// Parses the CSV text of a token file.
-    pub fn parse(text: &str) -> Result<Self, String> {
-        let mut users = HashMap::new();
-        for (number, line) in text.lines().enumerate() {
-            if line.trim().is_empty() {
-                continue;
-            }
-            let record = parse_csv_line(line).map_err(|e| format!("line {}: {e}", number + 1))?;
+    /// Parses the CSV text of a token file; `name` names it in messages, as the API
+    /// server's do (`token file 'tokens.csv' must have at least 3 columns ...`).
+    pub fn parse(text: &str, name: &str) -> Result<Self, String> {
+        let records = support::go::csv::read_all(text)?;
+        let mut file = TokenFile::default();
+        for (index, record) in records.into_iter().enumerate() {
+            let number = index + 1;
             if record.len() < 3 {
                 return Err(format!(
-                    "line {}: a record needs at least 3 columns (token,user,uid), found {}",
-                    number + 1,
+                    "token file '{name}' must have at least 3 columns (token, user name, user uid), found {}",
                     record.len()
                 ));
             }
-            let token = record[0].trim().to_owned();
+            let mut record = record.into_iter();
+            let (token, username, uid) = (record.next().unwrap(), record.next().unwrap(), record.next().unwrap());
             if token.is_empty() {
-                return Err(format!("line {}: empty token", number + 1));
+                file.warnings
+                    .push(format!("empty token has been found in token file '{name}', record number '{number}'"));
+                continue;
             }
-            let mut groups: Vec<String> = record
-                .get(3)
-                .map(|g| g.split(',').map(str::trim).filter(|g| !g.is_empty()).map(str::to_owned).collect())
-                .unwrap_or_default();
+            if file.users.contains_key(&token) {
+                file.warnings
+                    .push(format!("duplicate token has been found in token file '{name}', record number '{number}'"));
+            }
+            let mut groups: Vec<String> =
+                record.next().map(|groups| groups.split(',').map(str::to_owned).collect()).unwrap_or_default();
             if !groups.iter().any(|g| g == AUTHENTICATED_GROUP) {
                 groups.push(AUTHENTICATED_GROUP.to_owned());
             }
-            let user = UserInfo {
-                username: record[1].trim().to_owned(),
-                uid: record[2].trim().to_owned(),
-                groups,
-                extra: Default::default(),
-            };
-            users.insert(token, user);
+            file.users.insert(token, UserInfo { username, uid, groups, extra: Default::default() });
         }
-        Ok(TokenFile { users })
+        Ok(file)
     }
 
     pub fn len(&self) -> usize {
@@ -83,6 +84,11 @@ impl TokenFile {
     pub fn user(&self, token: &str) -> Option<&UserInfo> {
         self.users.get(token)
     }
+
+    /// What the API server would log about the file: skipped and repeated tokens.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
 }
 
 impl Authenticator for TokenFile {
@@ -96,11 +102,14 @@ impl Authenticator for TokenFile {
     }
 }
 
-/// The token of an `Authorization: Bearer <token>` value (scheme case-insensitive).
+/// The token of an `Authorization: Bearer <token>` value, as the API server's bearer
+/// authenticator reads it: the header trimmed, split on single spaces, the scheme
+/// case-insensitive and the token the second part, which must not be empty (so
+/// `Bearer  abc`, with two spaces, carries no token, and `Bearer abc def` carries `abc`).
 fn bearer_token(value: &str) -> Option<&str> {
-    let mut parts = value.trim().splitn(2, ' ');
+    let mut parts = value.trim().splitn(3, ' ');
     let scheme = parts.next()?;
-    let token = parts.next()?.trim();
+    let token = parts.next()?;
     (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
 }
 
@@ -115,73 +124,54 @@ pub fn effective_user(user: Option<&UserInfo>) -> UserInfo {
     })
 }
 
-/// One CSV record: comma-separated fields, optionally double-quoted (`""` is a quote).
-fn parse_csv_line(line: &str) -> Result<Vec<String>, String> {
-    let mut fields = Vec::new();
-    let mut current = String::new();
-    let mut chars = line.chars().peekable();
-    let mut quoted = false;
-    let mut at_start = true;
-    while let Some(c) = chars.next() {
-        if quoted {
-            match c {
-                '"' if chars.peek() == Some(&'"') => {
-                    chars.next();
-                    current.push('"');
-                }
-                '"' => quoted = false,
-                c => current.push(c),
-            }
-            continue;
-        }
-        match c {
-            '"' if at_start => {
-                quoted = true;
-                at_start = false;
-            }
-            ',' => {
-                fields.push(std::mem::take(&mut current));
-                at_start = true;
-            }
-            c => {
-                current.push(c);
-                at_start = false;
-            }
-        }
-    }
-    if quoted {
-        return Err("unterminated quoted field".to_owned());
-    }
-    fields.push(current);
-    Ok(fields)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn parses_records_with_and_without_groups() {
-        let file =
-            TokenFile::parse("t1,alice,uid-alice,\"devs,testers\"\n\nt2,bob,uid-bob\nt3,carol,,system:masters\n")
-                .unwrap();
+    fn parses_records_as_the_api_server_does() {
+        let text =
+            "t1,alice,uid-alice,\"devs,testers\"\n\nt2,bob,uid-bob\nt3, carol ,,system:masters\n,dave,4\nt2,bob2,5,\n";
+        let file = TokenFile::parse(text, "tokens.csv").unwrap();
         assert_eq!(file.len(), 3);
         let alice = file.user("t1").unwrap();
         assert_eq!(alice.username, "alice");
         assert_eq!(alice.groups, vec!["devs", "testers", "system:authenticated"]);
-        assert_eq!(file.user("t2").unwrap().groups, vec!["system:authenticated"]);
+        assert_eq!(file.user("t3").unwrap().username, " carol ", "fields are not trimmed");
         assert_eq!(file.user("t3").unwrap().uid, "");
+        // The later record of a token wins; an empty fourth column is one empty group.
+        let bob = file.user("t2").unwrap();
+        assert_eq!(
+            (bob.username.as_str(), bob.groups.clone()),
+            ("bob2", vec![String::new(), "system:authenticated".into()])
+        );
+        assert_eq!(
+            file.warnings(),
+            [
+                "empty token has been found in token file 'tokens.csv', record number '4'",
+                "duplicate token has been found in token file 'tokens.csv', record number '5'",
+            ]
+        );
     }
 
     #[test]
-    fn rejects_short_records() {
-        assert!(TokenFile::parse("t1,alice\n").unwrap_err().contains("at least 3 columns"));
+    fn rejects_short_records_and_bad_csv() {
+        assert_eq!(
+            TokenFile::parse("t1,alice\n", "f").unwrap_err(),
+            "token file 'f' must have at least 3 columns (token, user name, user uid), found 2"
+        );
+        assert_eq!(
+            TokenFile::parse("t1,al\"ice,1\n", "f").unwrap_err(),
+            "parse error on line 1, column 6: bare \" in non-quoted-field"
+        );
     }
 
     #[test]
-    fn bearer_scheme_is_case_insensitive() {
+    fn bearer_tokens_as_the_api_server_splits_them() {
         assert_eq!(bearer_token("bearer abc"), Some("abc"));
-        assert_eq!(bearer_token("Bearer  abc "), Some("abc"));
+        assert_eq!(bearer_token(" Bearer abc "), Some("abc"));
+        assert_eq!(bearer_token("Bearer abc def"), Some("abc"));
+        assert_eq!(bearer_token("Bearer  abc"), None);
         assert_eq!(bearer_token("Basic abc"), None);
         assert_eq!(bearer_token("Bearer"), None);
     }

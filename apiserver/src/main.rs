@@ -143,7 +143,12 @@ fn main() -> ExitCode {
     let authenticator: Option<Arc<dyn Authenticator>> = match &args.token_file {
         None => None,
         Some(path) => match TokenFile::load(path) {
-            Ok(tokens) => Some(Arc::new(tokens)),
+            Ok(tokens) => {
+                for warning in tokens.warnings() {
+                    eprintln!("apiserver: warning: {warning}");
+                }
+                Some(Arc::new(tokens))
+            }
             Err(message) => {
                 eprintln!("apiserver: {message}");
                 return ExitCode::FAILURE;

@@ -319,6 +319,9 @@ pub struct EnumVariant {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Checks {
     pub keywords: Keywords,
+    /// `format` of a custom resource's string, checked as the API server checks it (the
+    /// string itself is kept as sent).
+    pub format: Option<String>,
     /// Allowed values of a non-string enum (string enums become Rust enums).
     pub enum_values: Vec<Value>,
     pub list_type: Option<ListType>,

@@ -66,7 +66,8 @@ pub fn max_length(path: &Path<'_>, value: &str, max: usize, errors: &mut ErrorLi
     }
 }
 
-/// A `pattern`, compiled on first use and then shared.
+/// A `pattern`, compiled on first use (as Go's `regexp` reads it: [`crate::go::regexp`])
+/// and then shared.
 pub struct Pattern {
     source: &'static str,
     regex: OnceLock<Result<Regex, String>>,
@@ -83,7 +84,7 @@ impl Pattern {
     }
 
     fn check_worded(&self, path: &Path<'_>, value: &str, errors: &mut ErrorList, detail: impl FnOnce(&str) -> String) {
-        match self.regex.get_or_init(|| Regex::new(self.source).map_err(|e| e.to_string())) {
+        match self.regex.get_or_init(|| crate::go::regexp::compile(self.source).map_err(|e| e.to_string())) {
             Ok(regex) if regex.is_match(value) => {}
             Ok(_) => errors.push(FieldError::invalid(path, value, detail(self.source))),
             Err(error) => {
@@ -310,6 +311,15 @@ pub mod schema {
                 value,
                 format!("{path} in body should be at least {min} chars long"),
             ));
+        }
+    }
+
+    /// `format` on a string: the formats the API server checks for custom resources
+    /// ([`crate::format::check`]), `spec.addr in body must be of type ipv4: "999.1.1.1"`;
+    /// formats it does not check are ignored.
+    pub fn format(path: &Path<'_>, format: &str, value: &str, errors: &mut ErrorList) {
+        if crate::format::check(format, value) == Some(false) {
+            errors.push(FieldError::invalid(path, value, crate::format::message(&path.to_string(), format, value)));
         }
     }
 

@@ -10,7 +10,7 @@ use std::fmt;
 use serde::ser::{SerializeStruct, Serializer};
 use serde::{Deserialize, Serialize};
 
-use crate::gofmt;
+use crate::go::fmt as gofmt;
 use crate::validation::FieldError;
 
 /// `metadata` of list responses and of `Status`.

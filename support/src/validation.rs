@@ -8,7 +8,7 @@ use std::fmt;
 
 use serde_json::Value;
 
-use crate::gofmt;
+use crate::go::fmt as gofmt;
 
 /// Implemented by every generated model: collects all field errors of a value.
 pub trait Validate {
@@ -280,9 +280,6 @@ fn render_value(out: &mut String, value: &Value) {
         Value::Null | Value::Array(_) | Value::Object(_) => gofmt::push_json(out, value),
     }
 }
-
-/// [`gofmt::quote`] under the name callers knew it by before [`gofmt`] existed.
-pub use crate::gofmt::quote as go_quote;
 
 impl fmt::Display for FieldError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

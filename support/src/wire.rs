@@ -19,4 +19,5 @@ mod time;
 pub use bytes::Bytes;
 pub use int_or_string::IntOrString;
 pub use quantity::{Quantity, QuantityError};
+pub(crate) use time::is_date;
 pub use time::{MicroTime, ParseTimeError, Time};

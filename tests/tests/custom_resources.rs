@@ -249,3 +249,43 @@ fn identity_and_http_facts_come_from_the_manifest() {
     assert_eq!(old.scale, None);
     assert_eq!(v1alpha1::KNOB.deprecation_warning, Some("crd.example.com/v1alpha1 Knob is going away; use a Gizmo"));
 }
+
+/// The API server stores a custom resource's strings as sent, `format: date-time` included,
+/// and checks `format` as apiextensions does.
+#[test]
+fn formatted_strings_are_kept_as_sent_and_checked() {
+    let sent = json!({"mode": "Always", "address": "10.0.0.1", "startedAt": "2026-12-01T13:05:00.50+01:00"});
+    let encoded = serde_json::to_value(decode(&gizmo(sent.clone()))).unwrap();
+    assert_eq!(encoded["spec"]["startedAt"], sent["startedAt"]);
+    assert_eq!(errors(&gizmo(sent)), []);
+
+    let bad = gizmo(json!({"mode": "Always", "address": "999.1.1.1", "startedAt": "yesterday"}));
+    assert_eq!(
+        errors(&bad),
+        [
+            (
+                ErrorType::Invalid,
+                r#"spec.address: Invalid value: "999.1.1.1": spec.address in body must be of type ipv4: "999.1.1.1""#
+                    .to_owned()
+            ),
+            (
+                ErrorType::Invalid,
+                r#"spec.startedAt: Invalid value: "yesterday": spec.startedAt in body must be of type date-time: "yesterday""#
+                    .to_owned()
+            ),
+        ]
+    );
+}
+
+/// `pattern` is Go's RE2: `\d` is an ASCII digit, not any Unicode one.
+#[test]
+fn patterns_read_digits_as_go_does() {
+    assert_eq!(errors(&gizmo(json!({"mode": "Always", "serial": "0123"}))), []);
+    assert_eq!(
+        errors(&gizmo(json!({"mode": "Always", "serial": "٠١٢٣"}))),
+        [(
+            ErrorType::Invalid,
+            r#"spec.serial: Invalid value: "٠١٢٣": spec.serial in body should match '^\d+$'"#.to_owned()
+        )]
+    );
+}

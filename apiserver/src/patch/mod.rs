@@ -25,7 +25,7 @@ mod tests;
 
 use std::fmt;
 
-use support::gofmt;
+use support::go::fmt as gofmt;
 use support::status::reason;
 use support::{Status, StatusCause, StatusDetails};
 

@@ -33,7 +33,7 @@
 //!   gets a server error.
 
 use serde_json::{Map, Value};
-use support::gofmt;
+use support::go::fmt as gofmt;
 
 use super::PatchError;
 use super::schema::{ListType, ObjectSchema, PatchStrategy, SchemaKind};

@@ -124,7 +124,7 @@ pub(crate) fn too_large(requested: u64, current: u64) -> Status {
 pub(crate) fn parse_rv(value: &str) -> Result<u64, Status> {
     value
         .parse::<u64>()
-        .map_err(|_| Status::bad_request(format!("invalid resource version: {}", support::validation::go_quote(value))))
+        .map_err(|_| Status::bad_request(format!("invalid resource version: {}", support::go::fmt::quote(value))))
 }
 
 impl Inner {

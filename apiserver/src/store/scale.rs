@@ -27,7 +27,7 @@ use serde_json::{Map, Value, json};
 use support::ResourceInfo;
 use support::Status;
 use support::dynamic::{Request, Response, Verb};
-use support::gofmt;
+use support::go::fmt as gofmt;
 use support::http::{Context, FieldValidation, Patch};
 use support::resource::ScalePaths;
 use support::validation::{FieldError, Path};

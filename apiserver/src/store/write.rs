@@ -595,7 +595,7 @@ pub(super) fn strict_unknown_fields(patched: &Value, unknown: &[String]) -> Resu
     }
     let detail = unknown
         .iter()
-        .map(|path| format!("unknown field {}", support::validation::go_quote(path)))
+        .map(|path| format!("unknown field {}", support::go::fmt::quote(path)))
         .collect::<Vec<_>>()
         .join(", ");
     Err(Status::invalid(

@@ -92,7 +92,12 @@ impl Builder<'_> {
 
     /// The type at a schema position, with the checks stated there.
     pub(super) fn field_type(&mut self, owner: TypeId, schema: &Schema, hint: &str) -> Result<FieldType> {
-        Ok(FieldType { ty: self.schema_ty(owner, schema, hint)?, checks: checks(schema) })
+        let ty = self.schema_ty(owner, schema, hint)?;
+        let mut checks = checks(schema);
+        if ty == Ty::String && self.wording(&schema.loc) == Wording::SchemaValidator {
+            checks.format.clone_from(&schema.format);
+        }
+        Ok(FieldType { ty, checks })
     }
 
     fn schema_ty(&mut self, owner: TypeId, schema: &Schema, hint: &str) -> Result<Ty> {
@@ -111,6 +116,14 @@ impl Builder<'_> {
         match schema.ty {
             None | Some(SchemaType::Object) if schema.has_properties() => self.inline(owner, schema, hint),
             None | Some(SchemaType::Object) => self.map(owner, schema, hint),
+            // A custom resource's strings are stored as sent, whatever their format says.
+            Some(SchemaType::String) if self.wording(&schema.loc) == Wording::SchemaValidator => {
+                match schema.format.as_deref() {
+                    Some("int-or-string") => Ok(Ty::Support(SupportType::IntOrString)),
+                    _ if schema.string_enum().is_some() => self.inline(owner, schema, hint),
+                    _ => Ok(Ty::String),
+                }
+            }
             Some(SchemaType::String) => match schema.format.as_deref() {
                 Some("byte") => Ok(Ty::Support(SupportType::Bytes)),
                 Some("date-time") => Ok(Ty::Support(SupportType::Time)),
@@ -171,6 +184,7 @@ impl Builder<'_> {
 pub(super) fn checks(schema: &Schema) -> Checks {
     Checks {
         keywords: schema.keywords.clone(),
+        format: None,
         enum_values: if schema.string_enum().is_none() { schema.enum_values.clone() } else { Vec::new() },
         list_type: schema.k8s.list_type.clone(),
         cel: cel_rules(schema),

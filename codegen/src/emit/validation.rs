@@ -160,6 +160,7 @@ pub fn has_keyword_checks(ft: &FieldType) -> bool {
                 || c.max_length.is_some()
                 || c.pattern.is_some()
                 || enum_values.iter().any(|v| v.is_string())
+                || ft.checks.format.is_some()
         }
         Ty::Vec(_) => {
             c.min_items.is_some()
@@ -421,6 +422,10 @@ impl Emitter<'_, '_> {
                     static PATTERN: #rules::Pattern = #rules::Pattern::new(#pattern);
                     #check
                 });
+            }
+            if let Some(format) = &checks.format {
+                let rules = self.rules();
+                out.push(quote!(#rules::schema::format(&path, #format, value, errors);));
             }
             let allowed: Vec<&str> = checks.enum_values.iter().filter_map(|v| v.as_str()).collect();
             if !allowed.is_empty() {

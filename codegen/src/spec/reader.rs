@@ -299,11 +299,12 @@ impl<'d> Reader<'d> {
         })
     }
 
-    /// A `pattern`, which must compile as a regular expression.
+    /// A `pattern`, which must compile as a Go regular expression.
     fn pattern(&self, m: &Members) -> Result<Option<String>> {
         let Some(pattern) = m.string("pattern")? else { return Ok(None) };
         if !self.patterns.borrow().contains(&pattern) {
-            regex::Regex::new(&pattern).map_err(|e| m.error("pattern", format!("invalid pattern: {e}")))?;
+            // As the API server reads it: Go's RE2 syntax.
+            support::go::regexp::compile(&pattern).map_err(|e| m.error("pattern", format!("invalid pattern: {e}")))?;
             self.patterns.borrow_mut().insert(pattern.clone());
         }
         Ok(Some(pattern))

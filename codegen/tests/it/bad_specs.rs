@@ -382,7 +382,7 @@ spec:
                       pattern: "[a-z"
 "##,
         )],
-        error: "specs/crds.yaml:32:32: at /spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/ports/items/properties/name/pattern: invalid pattern: regex parse error:\n    [a-z\n    ^\nerror: unclosed character class",
+        error: "specs/crds.yaml:32:32: at /spec/versions/0/schema/openAPIV3Schema/properties/spec/properties/ports/items/properties/name/pattern: invalid pattern: error parsing regexp: missing closing ]: `[a-z`",
     },
     Case {
         name: "bad CEL rule in a CRD",

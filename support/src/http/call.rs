@@ -315,7 +315,7 @@ impl Call {
         self.field_problems(decoded.strict, |strict| {
             Status::bad_request(format!(
                 "{kind} in version {} cannot be handled as a {target}: {strict}",
-                crate::gofmt::quote(version)
+                crate::go::fmt::quote(version)
             ))
         })?;
         Ok(decoded.value)

@@ -15,7 +15,7 @@ use std::fmt;
 use serde::de::{self, DeserializeOwned, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 
-use crate::validation::go_quote;
+use crate::go::fmt::quote as go_quote;
 
 /// The format of a request body.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,12 +86,12 @@ pub(crate) struct Duplicate {
 }
 
 #[derive(Clone, Debug)]
-enum Segment {
+pub(super) enum Segment {
     Key(String),
     Index(usize),
 }
 
-fn render(path: &[Segment]) -> String {
+pub(super) fn render(path: &[Segment]) -> String {
     let mut out = String::new();
     for segment in path {
         match segment {
@@ -147,57 +147,20 @@ struct ScanState {
     order: Option<HashMap<String, usize>>,
 }
 
-/// The first pass: a value, last repeated key winning, with the repeats noted. `YAML`
-/// reads keys with their location (only the YAML deserializer can).
-struct ValueSeed<'s, const YAML: bool> {
+/// The first pass of a JSON body: a value, last repeated key winning, with the repeats
+/// noted.
+struct ValueSeed<'s> {
     state: &'s mut ScanState,
 }
 
-impl<'de, const YAML: bool> DeserializeSeed<'de> for ValueSeed<'_, YAML> {
+impl<'de> DeserializeSeed<'de> for ValueSeed<'_> {
     type Value = Value;
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
         deserializer.deserialize_any(self)
     }
 }
 
-/// A YAML key of any scalar type, as a string (what YAML-to-JSON conversion does).
-struct KeyString(String);
-
-impl<'de> de::Deserialize<'de> for KeyString {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct KeyVisitor;
-        impl Visitor<'_> for KeyVisitor {
-            type Value = KeyString;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a scalar mapping key")
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<KeyString, E> {
-                Ok(KeyString(v.to_owned()))
-            }
-            fn visit_string<E: de::Error>(self, v: String) -> Result<KeyString, E> {
-                Ok(KeyString(v))
-            }
-            fn visit_bool<E: de::Error>(self, v: bool) -> Result<KeyString, E> {
-                Ok(KeyString(v.to_string()))
-            }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<KeyString, E> {
-                Ok(KeyString(v.to_string()))
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<KeyString, E> {
-                Ok(KeyString(v.to_string()))
-            }
-            fn visit_f64<E: de::Error>(self, v: f64) -> Result<KeyString, E> {
-                Ok(KeyString(v.to_string()))
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<KeyString, E> {
-                Ok(KeyString("null".to_owned()))
-            }
-        }
-        deserializer.deserialize_string(KeyVisitor)
-    }
-}
-
-impl<'de, const YAML: bool> Visitor<'de> for ValueSeed<'_, YAML> {
+impl<'de> Visitor<'de> for ValueSeed<'_> {
     type Value = Value;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -243,7 +206,7 @@ impl<'de, const YAML: bool> Visitor<'de> for ValueSeed<'_, YAML> {
         let mut items = Vec::new();
         loop {
             state.path.push(Segment::Index(items.len()));
-            let item = seq.next_element_seed(ValueSeed::<YAML> { state: &mut *state });
+            let item = seq.next_element_seed(ValueSeed { state: &mut *state });
             state.path.pop();
             match item? {
                 Some(item) => items.push(item),
@@ -257,16 +220,8 @@ impl<'de, const YAML: bool> Visitor<'de> for ValueSeed<'_, YAML> {
         let state = self.state;
         let mut map = Map::new();
         loop {
-            let (key, line) = if YAML {
-                match access.next_key::<serde_saphyr::Spanned<KeyString>>()? {
-                    Some(key) => (key.value.0, Some(key.referenced.line())),
-                    None => break,
-                }
-            } else {
-                match access.next_key::<KeyString>()? {
-                    Some(key) => (key.0, None),
-                    None => break,
-                }
+            let Some(key) = access.next_key::<String>()? else {
+                break;
             };
             state.seq += 1;
             let seq = state.seq;
@@ -277,13 +232,13 @@ impl<'de, const YAML: bool> Visitor<'de> for ValueSeed<'_, YAML> {
                     path: render(&state.path),
                     depth: state.path.len(),
                     key: key.clone(),
-                    line,
+                    line: None,
                 });
             }
             if let Some(order) = &mut state.order {
                 order.entry(render(&state.path)).or_insert(seq);
             }
-            let value = access.next_value_seed(ValueSeed::<YAML> { state: &mut *state });
+            let value = access.next_value_seed(ValueSeed { state: &mut *state });
             state.path.pop();
             map.insert(key, value?);
         }
@@ -292,6 +247,7 @@ impl<'de, const YAML: bool> Visitor<'de> for ValueSeed<'_, YAML> {
 }
 
 /// A body's first pass.
+#[derive(Debug)]
 pub(crate) struct Scanned {
     pub(crate) value: Value,
     pub(crate) duplicates: Vec<Duplicate>,
@@ -300,30 +256,14 @@ pub(crate) struct Scanned {
 fn scan_json(body: &[u8], order: bool) -> Result<(Scanned, Option<HashMap<String, usize>>), serde_json::Error> {
     let mut state = ScanState { order: order.then(HashMap::new), ..ScanState::default() };
     let mut deserializer = serde_json::Deserializer::from_slice(body);
-    let value = ValueSeed::<false> { state: &mut state }.deserialize(&mut deserializer)?;
+    let value = ValueSeed { state: &mut state }.deserialize(&mut deserializer)?;
     deserializer.end()?;
     Ok((Scanned { value, duplicates: state.duplicates }, state.order))
 }
 
-fn yaml_options() -> serde_saphyr::Options {
-    let mut options = serde_saphyr::Options::default();
-    options.duplicate_keys = serde_saphyr::DuplicateKeyPolicy::PassThrough;
-    options.with_snippet = false;
-    options
-}
-
 fn scan_yaml(body: &[u8]) -> Result<Scanned, String> {
     let text = std::str::from_utf8(body).map_err(|e| format!("invalid UTF-8: {e}"))?;
-    if text.trim().is_empty() {
-        // An empty YAML document is `null`, as in Go's YAML-to-JSON conversion.
-        return Ok(Scanned { value: Value::Null, duplicates: Vec::new() });
-    }
-    let mut state = ScanState::default();
-    let value = serde_saphyr::with_deserializer_from_str_with_options(text, yaml_options(), |deserializer| {
-        ValueSeed::<true> { state: &mut state }.deserialize(deserializer)
-    })
-    .map_err(|e| e.to_string())?;
-    Ok(Scanned { value, duplicates: state.duplicates })
+    super::yaml::to_json(text)
 }
 
 /// Parses a JSON or YAML document into a value, noting repeated keys. The error is the

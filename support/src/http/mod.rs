@@ -40,6 +40,7 @@ mod query;
 mod table;
 mod warning;
 pub mod watch;
+mod yaml;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

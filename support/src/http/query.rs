@@ -5,12 +5,13 @@ use std::num::{IntErrorKind, ParseIntError};
 use std::str::FromStr;
 
 use crate::Status;
-use crate::validation::go_quote;
+use crate::go::fmt::quote as go_quote;
 
 /// The decoded pairs of a query string, in order, repeated keys kept.
 ///
-/// Decoding is Go's `url.ParseQuery`, which the API server uses: `+` is a space, `%XX`
-/// escapes are decoded in keys and values. Scalar parameters take the first value, as
+/// Decoding is Go's `url.ParseQuery` ([`crate::go::url::parse_query`]), which the API
+/// server uses: pairs split on `&`, `+` is a space, `%XX` escapes are decoded in keys and
+/// values, and a pair with a `;` or a malformed escape is dropped. Scalar parameters take the first value, as
 /// the API server's conversions do; list parameters (`dryRun`) take all of them.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Query<'a> {
@@ -20,7 +21,7 @@ pub struct Query<'a> {
 impl<'a> Query<'a> {
     /// Decodes a raw query string (without the `?`).
     pub fn parse(raw: &'a str) -> Self {
-        Query { pairs: form_urlencoded::parse(raw.as_bytes()).collect() }
+        Query { pairs: crate::go::url::parse_query(raw).0 }
     }
 
     /// All pairs, in order.

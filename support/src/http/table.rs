@@ -45,7 +45,7 @@ impl IncludeObject {
             "Object" => Ok(IncludeObject::Object),
             other => Err(Status::bad_request(format!(
                 "Unable to convert to Table as requested: includeObject: Invalid value: {}: must be 'Metadata', 'Object', 'None', or empty",
-                crate::gofmt::quote(other)
+                crate::go::fmt::quote(other)
             ))),
         }
     }

@@ -3,7 +3,6 @@
 use std::fmt;
 
 use base64::Engine as _;
-use base64::engine::general_purpose::STANDARD;
 use serde::de::{self, Deserializer, Visitor};
 use serde::ser::Serializer;
 use serde::{Deserialize, Serialize};
@@ -11,8 +10,9 @@ use serde::{Deserialize, Serialize};
 /// Binary data, written on the wire as standard base64 with padding (RFC 4648 §4), as Go's
 /// `encoding/json` writes a `[]byte`.
 ///
-/// On input, as in Go, line breaks (`\r`, `\n`) inside the text are ignored and padding is
-/// required; `null` decodes as empty data (Go's nil slice). Formats that carry raw bytes
+/// On input, as in Go ([`crate::go::base64::decode`]), line breaks (`\r`, `\n`) inside the
+/// text are ignored, padding is required and the unused bits of the last character may be
+/// anything; `null` decodes as empty data (Go's nil slice). Formats that carry raw bytes
 /// may also hand them over directly.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Bytes(pub Vec<u8>);
@@ -25,7 +25,7 @@ impl Bytes {
 
     /// The base64 text, as on the wire.
     pub fn to_base64(&self) -> String {
-        STANDARD.encode(&self.0)
+        crate::go::base64::STD.encode(&self.0)
     }
 }
 
@@ -75,13 +75,7 @@ impl Visitor<'_> for BytesVisitor {
     }
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Bytes, E> {
-        let decoded = if v.contains(['\r', '\n']) {
-            let cleaned: String = v.chars().filter(|c| !matches!(c, '\r' | '\n')).collect();
-            STANDARD.decode(cleaned)
-        } else {
-            STANDARD.decode(v)
-        };
-        decoded.map(Bytes).map_err(|e| E::custom(format_args!("invalid base64 data: {e}")))
+        crate::go::base64::decode(v).map(Bytes).map_err(|e| E::custom(format_args!("invalid base64 data: {e}")))
     }
 
     fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Bytes, E> {

@@ -13,8 +13,9 @@ use serde::{Deserialize, Serialize};
 ///
 /// Serializes as RFC 3339 in UTC with whole seconds (`2024-01-02T03:04:05Z`); any
 /// fraction is truncated, as Kubernetes does, so a value with fractional seconds does not
-/// survive a round trip. Deserializes any RFC 3339 timestamp: any offset, `T`/`Z` in
-/// either case, any number of fractional digits (beyond nine they are ignored).
+/// survive a round trip. Deserializes what Go's `time.Parse(time.RFC3339, s)` accepts, as
+/// the API server does: RFC 3339 with any offset, and Go's leniencies (a one-digit hour,
+/// a comma before the fraction, offsets up to `±24:60`).
 /// RFC 3339 writes only the years `0000..=9999`: serializing an earlier time (jiff
 /// reaches back to -9999) is an error, not a panic.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -23,7 +24,8 @@ pub struct Time(pub Timestamp);
 /// A point in time with microsecond precision: `metav1.MicroTime`.
 ///
 /// Like [`Time`], but serializes exactly six fractional digits
-/// (`2024-01-02T03:04:05.123456Z`), truncating nanoseconds.
+/// (`2024-01-02T03:04:05.123456Z`), truncating nanoseconds, and deserializes only what
+/// Go's layout `2006-01-02T15:04:05.000000Z07:00` accepts: exactly six digits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct MicroTime(pub Timestamp);
 
@@ -172,130 +174,384 @@ impl Serialize for MicroTime {
 
 impl<'de> Deserialize<'de> for Time {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_str(Rfc3339Visitor).map(Time)
+        deserializer.deserialize_str(LayoutVisitor(Layout::Seconds)).map(Time)
     }
 }
 
 impl<'de> Deserialize<'de> for MicroTime {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_str(Rfc3339Visitor).map(MicroTime)
+        deserializer.deserialize_str(LayoutVisitor(Layout::Micros)).map(MicroTime)
     }
 }
 
 impl std::str::FromStr for Time {
     type Err = ParseTimeError;
 
-    /// Parses an RFC 3339 timestamp, as deserialization does.
+    /// Parses the text of a `metav1.Time`, as deserialization does.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        parse_rfc3339(s).map(Time)
+        parse(s, Layout::Seconds).map(Time)
     }
 }
 
 impl std::str::FromStr for MicroTime {
     type Err = ParseTimeError;
 
-    /// Parses an RFC 3339 timestamp, as deserialization does.
+    /// Parses the text of a `metav1.MicroTime`, as deserialization does.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        parse_rfc3339(s).map(MicroTime)
+        parse(s, Layout::Micros).map(MicroTime)
     }
 }
 
-/// Why a string is not an RFC 3339 timestamp.
+/// Why a string is not a time in the layout: Go's `time.ParseError` text, such as
+/// `parsing time "2024-01-02" as "2006-01-02T15:04:05Z07:00": cannot parse "" as "T"`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParseTimeError {
-    input: String,
-    reason: String,
+    message: String,
 }
 
 impl fmt::Display for ParseTimeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "invalid RFC 3339 timestamp {:?}: {}", self.input, self.reason)
+        f.write_str(&self.message)
     }
 }
 
 impl std::error::Error for ParseTimeError {}
 
-struct Rfc3339Visitor;
+/// The layouts Kubernetes parses with Go's `time.Parse`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Layout {
+    /// `metav1.Time`: `time.RFC3339`.
+    Seconds,
+    /// `metav1.MicroTime`: `RFC3339Micro`, exactly six fractional digits.
+    Micros,
+    /// A `format: date` string: `2006-01-02`.
+    Date,
+}
 
-impl Visitor<'_> for Rfc3339Visitor {
-    type Value = Timestamp;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("an RFC 3339 timestamp such as \"2024-01-02T03:04:05Z\"")
-    }
-
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<Timestamp, E> {
-        parse_rfc3339(v).map_err(E::custom)
+impl Layout {
+    fn text(self) -> &'static str {
+        match self {
+            Layout::Seconds => "2006-01-02T15:04:05Z07:00",
+            Layout::Micros => "2006-01-02T15:04:05.000000Z07:00",
+            Layout::Date => "2006-01-02",
+        }
     }
 }
 
-/// Parses `YYYY-MM-DDTHH:MM:SS[.fraction](Z|+HH:MM|-HH:MM)` (RFC 3339 `date-time`).
-fn parse_rfc3339(s: &str) -> Result<Timestamp, ParseTimeError> {
-    let fail = |reason: &str| ParseTimeError { input: s.to_owned(), reason: reason.to_owned() };
-    let b = s.as_bytes();
-    let num = |at: usize, len: usize, what: &str| -> Result<i32, ParseTimeError> {
-        let field = b.get(at..at + len).filter(|d| d.iter().all(u8::is_ascii_digit));
-        let field = field.ok_or_else(|| fail(&format!("expected {len} digits for the {what}")))?;
-        Ok(field.iter().fold(0, |n, d| n * 10 + i32::from(d - b'0')))
-    };
-    let sep = |at: usize, expected: &[u8], what: &str| -> Result<(), ParseTimeError> {
-        match b.get(at) {
-            Some(c) if expected.contains(c) => Ok(()),
-            _ => Err(fail(&format!("expected {what}"))),
-        }
-    };
+struct LayoutVisitor(Layout);
 
-    let year = num(0, 4, "year")?;
-    sep(4, b"-", "'-' after the year")?;
-    let month = num(5, 2, "month")?;
-    sep(7, b"-", "'-' after the month")?;
-    let day = num(8, 2, "day")?;
-    sep(10, b"Tt", "'T' between date and time")?;
-    let hour = num(11, 2, "hour")?;
-    sep(13, b":", "':' after the hour")?;
-    let minute = num(14, 2, "minute")?;
-    sep(16, b":", "':' after the minute")?;
-    let second = num(17, 2, "second")?;
+impl Visitor<'_> for LayoutVisitor {
+    type Value = Timestamp;
 
-    let mut pos = 19;
-    let mut nanos = 0;
-    if b.get(pos) == Some(&b'.') {
-        let digits = b[pos + 1..].iter().take_while(|d| d.is_ascii_digit()).count();
-        if digits == 0 {
-            return Err(fail("expected digits after '.'"));
-        }
-        for i in 0..9 {
-            let digit = if i < digits { i32::from(b[pos + 1 + i] - b'0') } else { 0 };
-            nanos = nanos * 10 + digit;
-        }
-        pos += 1 + digits;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "a time in the layout {:?}", self.0.text())
     }
 
-    let offset_seconds = match b.get(pos) {
-        Some(b'Z' | b'z') => {
-            pos += 1;
-            0
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Timestamp, E> {
+        parse(v, self.0).map_err(E::custom)
+    }
+}
+
+/// One element of a layout, in the order Go's parser meets them.
+#[derive(Clone, Copy)]
+enum Element {
+    Literal(&'static str),
+    Year,
+    Month,
+    Day,
+    Hour,
+    Minute,
+    Second,
+    /// `.000000`: a period or comma and exactly six digits.
+    Micros,
+    /// `Z07:00`: `Z` or a `±hh:mm` offset.
+    Zone,
+}
+
+impl Element {
+    fn text(self) -> &'static str {
+        match self {
+            Element::Literal(text) => text,
+            Element::Year => "2006",
+            Element::Month => "01",
+            Element::Day => "02",
+            Element::Hour => "15",
+            Element::Minute => "04",
+            Element::Second => "05",
+            Element::Micros => ".000000",
+            Element::Zone => "Z07:00",
         }
-        Some(&sign @ (b'+' | b'-')) => {
-            let hours = num(pos + 1, 2, "offset hours")?;
-            sep(pos + 3, b":", "':' in the offset")?;
-            let minutes = num(pos + 4, 2, "offset minutes")?;
-            if hours > 23 || minutes > 59 {
-                return Err(fail("offset out of range"));
+    }
+}
+
+/// The elements of MicroTime's layout, of which the others are parts: Time's without
+/// the fraction, the date's the first five.
+const ELEMENTS: [Element; 13] = [
+    Element::Year,
+    Element::Literal("-"),
+    Element::Month,
+    Element::Literal("-"),
+    Element::Day,
+    Element::Literal("T"),
+    Element::Hour,
+    Element::Literal(":"),
+    Element::Minute,
+    Element::Literal(":"),
+    Element::Second,
+    Element::Micros,
+    Element::Zone,
+];
+
+impl Layout {
+    fn elements(self) -> impl Iterator<Item = Element> {
+        let count = if self == Layout::Date { 5 } else { ELEMENTS.len() };
+        ELEMENTS.into_iter().take(count).filter(move |e| self == Layout::Micros || !matches!(e, Element::Micros))
+    }
+}
+
+/// Go's `time.Parse(layout, value)` for the layouts Kubernetes uses, written after Go's
+/// general parser (no crate parses Go layouts): what it accepts beyond RFC 3339 is
+/// accepted here too, such as a one-digit hour (`T7:04:05Z`), a comma before the fraction,
+/// any number of fractional digits where the layout has none (beyond nine they are
+/// ignored), offsets up to `±24:60`, and a sign inside MicroTime's six digits
+/// (`.+12345`); what it refuses is refused (lowercase `t`/`z`, a MicroTime without six
+/// digits). Errors are Go's, as Go 1.20 and later word them.
+fn parse_fields(value: &str, layout: Layout) -> Result<Parsed, ParseTimeError> {
+    let bytes = value.as_bytes();
+    let cannot_parse = |at: usize, element: Element| ParseTimeError {
+        message: format!(
+            "parsing time {} as {}: cannot parse {} as {}",
+            quote(value),
+            quote(layout.text()),
+            quote(&String::from_utf8_lossy(&bytes[at..])),
+            quote(element.text())
+        ),
+    };
+    let out_of_range =
+        |what: &str| ParseTimeError { message: format!("parsing time {}: {what} out of range", quote(value)) };
+    let digit = |at: usize| bytes.get(at).is_some_and(u8::is_ascii_digit);
+    // Go's getnum: one or two digits, exactly two when `fixed`.
+    let number = |at: usize, fixed: bool| -> Option<(i32, usize)> {
+        if !digit(at) {
+            return None;
+        }
+        let first = i32::from(bytes[at] - b'0');
+        if !digit(at + 1) {
+            return (!fixed).then_some((first, at + 1));
+        }
+        Some((first * 10 + i32::from(bytes[at + 1] - b'0'), at + 2))
+    };
+
+    let (mut year, mut month, mut day, mut hour, mut minute, mut second, mut nanos) = (0, 0, 0, 0, 0, 0, 0);
+    let mut offset_seconds = 0;
+    let mut at = 0;
+    for element in layout.elements() {
+        let start = at;
+        let fail = || cannot_parse(start, element);
+        match element {
+            Element::Literal(text) => {
+                if !bytes[at..].starts_with(text.as_bytes()) {
+                    return Err(fail());
+                }
+                at += text.len();
             }
-            pos += 6;
-            let seconds = hours * 3600 + minutes * 60;
-            if sign == b'-' { -seconds } else { seconds }
+            Element::Year => {
+                let field = bytes.get(at..at + 4).filter(|d| d.iter().all(u8::is_ascii_digit)).ok_or_else(fail)?;
+                year = field.iter().fold(0, |n, d| n * 10 + i32::from(d - b'0'));
+                at += 4;
+            }
+            Element::Month => {
+                (month, at) = number(at, true).ok_or_else(fail)?;
+                if !(1..=12).contains(&month) {
+                    return Err(out_of_range("month"));
+                }
+            }
+            Element::Day => (day, at) = number(at, true).ok_or_else(fail)?,
+            Element::Hour => {
+                (hour, at) = number(at, false).ok_or_else(fail)?;
+                if hour >= 24 {
+                    return Err(out_of_range("hour"));
+                }
+            }
+            Element::Minute => {
+                (minute, at) = number(at, true).ok_or_else(fail)?;
+                if minute >= 60 {
+                    return Err(out_of_range("minute"));
+                }
+            }
+            Element::Second => {
+                (second, at) = number(at, true).ok_or_else(fail)?;
+                if second >= 60 {
+                    return Err(out_of_range("second"));
+                }
+                // A fraction the layout does not have is read anyway, all its digits.
+                let fraction_follows = matches!(bytes.get(at), Some(b'.' | b',')) && digit(at + 1);
+                let layout_has_fraction = layout == Layout::Micros;
+                if fraction_follows && !layout_has_fraction {
+                    let digits = bytes[at + 1..].iter().take_while(|d| d.is_ascii_digit()).count();
+                    nanos = fraction_nanos(&bytes[at + 1..at + 1 + digits.min(9)], false).unwrap_or(0);
+                    at += 1 + digits;
+                }
+            }
+            Element::Micros => {
+                let field = bytes.get(at..at + 7).filter(|f| matches!(f[0], b'.' | b',')).ok_or_else(fail)?;
+                nanos = fraction_nanos(&field[1..], true).ok_or_else(fail)?;
+                if nanos < 0 {
+                    return Err(out_of_range("fractional second"));
+                }
+                at += 7;
+            }
+            Element::Zone => {
+                if bytes.get(at) == Some(&b'Z') {
+                    at += 1;
+                    continue;
+                }
+                let zone = bytes.get(at..at + 6).filter(|z| z[3] == b':').ok_or_else(fail)?;
+                let (hours, _) = number(at + 1, true).ok_or_else(fail)?;
+                let (minutes, _) = number(at + 4, true).ok_or_else(fail)?;
+                // Go allows 24 hours and 60 minutes: "some people do write" them.
+                if hours > 24 {
+                    return Err(out_of_range("time zone offset hour"));
+                }
+                if minutes > 60 {
+                    return Err(out_of_range("time zone offset minute"));
+                }
+                offset_seconds = match zone[0] {
+                    b'+' => hours * 3600 + minutes * 60,
+                    b'-' => -(hours * 3600 + minutes * 60),
+                    _ => return Err(fail()),
+                };
+                at += 6;
+            }
         }
-        _ => return Err(fail("expected 'Z' or a numeric offset such as +01:00")),
+    }
+    if at < bytes.len() {
+        let rest = String::from_utf8_lossy(&bytes[at..]);
+        return Err(ParseTimeError { message: format!("parsing time {}: extra text: {}", quote(value), quote(&rest)) });
+    }
+    // Years have four digits, the other fields two: the narrowing casts cannot truncate.
+    let date = jiff::civil::Date::new(year as i16, month as i8, 1).map_err(|_| out_of_range("day"))?;
+    if day < 1 || day > i32::from(date.days_in_month()) {
+        return Err(out_of_range("day"));
+    }
+    let datetime = DateTime::new(year as i16, month as i8, day as i8, hour as i8, minute as i8, second as i8, nanos)
+        .map_err(|_| out_of_range("day"))?;
+    Ok(Parsed { datetime, offset_seconds, out_of_range: out_of_range("year") })
+}
+
+/// What [`parse_fields`] read: the civil time and the offset it was written in.
+struct Parsed {
+    datetime: DateTime,
+    offset_seconds: i32,
+    /// The error for a time beyond jiff's range (up to 9999-12-30T22:00:00Z).
+    out_of_range: ParseTimeError,
+}
+
+/// Go's `time.Parse(layout, value)`, as an instant ([`parse_fields`]).
+fn parse(value: &str, layout: Layout) -> Result<Timestamp, ParseTimeError> {
+    let Parsed { datetime, offset_seconds, out_of_range } = parse_fields(value, layout)?;
+    let utc = Offset::UTC.to_timestamp(datetime).map_err(|_| out_of_range.clone())?;
+    utc.checked_sub(jiff::SignedDuration::from_secs(i64::from(offset_seconds))).map_err(|_| out_of_range)
+}
+
+/// Whether Go's `time.Parse("2006-01-02", s)` accepts `s` (a `format: date` string).
+pub(crate) fn is_date(s: &str) -> bool {
+    parse_fields(s, Layout::Date).is_ok()
+}
+
+/// Nanoseconds from the field after the period, as Go's `parseNanoseconds` reads it: its
+/// width sets the scale (at most nine places), and with `signed` a leading `+` or `-`
+/// is allowed, as Go's `atoi` allows it (`None`: not a number).
+fn fraction_nanos(field: &[u8], signed: bool) -> Option<i32> {
+    let scale = 10_i32.pow(9 - field.len() as u32);
+    let (negative, digits) = match field.split_first() {
+        Some((b'-', rest)) if signed => (true, rest),
+        Some((b'+', rest)) if signed => (false, rest),
+        _ => (false, field),
     };
-    if pos != b.len() {
-        return Err(fail("unexpected text after the offset"));
+    if !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let value = digits.iter().fold(0, |n, d| n * 10 + i32::from(d - b'0')) * scale;
+    Some(if negative { -value } else { value })
+}
+
+/// Go's `time` package quoting of a value in an error: `"` and `\` escaped, bytes outside
+/// printable ASCII as `\xNN`.
+fn quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' | '\\' => {
+                out.push('\\');
+                out.push(c);
+            }
+            ' '..='\x7e' => out.push(c),
+            _ => {
+                let mut buf = [0; 4];
+                for byte in c.encode_utf8(&mut buf).bytes() {
+                    out.push_str(&format!("\\x{byte:02x}"));
+                }
+            }
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seconds(text: &str) -> Result<(i64, i32), String> {
+        parse(text, Layout::Seconds).map(|t| (t.as_second(), t.subsec_nanosecond())).map_err(|e| e.to_string())
     }
 
-    // All fields are at most four digits, so the narrowing casts cannot truncate.
-    let datetime = DateTime::new(year as i16, month as i8, day as i8, hour as i8, minute as i8, second as i8, nanos)
-        .map_err(|e| fail(&e.to_string()))?;
-    let offset = Offset::from_seconds(offset_seconds).map_err(|e| fail(&e.to_string()))?;
-    offset.to_timestamp(datetime).map_err(|e| fail(&e.to_string()))
+    fn micros(text: &str) -> Result<(i64, i32), String> {
+        parse(text, Layout::Micros).map(|t| (t.as_second(), t.subsec_nanosecond())).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn go_leniencies() {
+        assert_eq!(seconds("2024-01-02T03:04:05Z"), Ok((1_704_164_645, 0)));
+        assert_eq!(seconds("2024-01-02T3:04:05Z"), seconds("2024-01-02T03:04:05Z"), "one-digit hour");
+        assert_eq!(seconds("2024-01-02T03:04:05,5Z"), Ok((1_704_164_645, 500_000_000)), "comma");
+        assert_eq!(seconds("2024-01-02T03:04:05.1234567891Z"), Ok((1_704_164_645, 123_456_789)));
+        assert_eq!(seconds("2024-01-02T03:04:05+24:00"), Ok((1_704_164_645 - 86_400, 0)));
+        assert_eq!(micros("2024-01-02T03:04:05.+12345Z"), Ok((1_704_164_645, 12_345_000)), "sign in the digits");
+        assert_eq!(micros("2024-01-02T03:04:05.-00000Z"), Ok((1_704_164_645, 0)));
+    }
+
+    #[test]
+    fn go_refusals_in_go_words() {
+        let layout = r#"as "2006-01-02T15:04:05Z07:00""#;
+        assert_eq!(
+            seconds("2024-01-02t03:04:05Z").unwrap_err(),
+            format!(r#"parsing time "2024-01-02t03:04:05Z" {layout}: cannot parse "t03:04:05Z" as "T""#)
+        );
+        assert_eq!(
+            seconds("2024-01-02T03:04:05z").unwrap_err(),
+            format!(r#"parsing time "2024-01-02T03:04:05z" {layout}: cannot parse "z" as "Z07:00""#)
+        );
+        assert_eq!(
+            seconds("2024-02-30T03:04:05Z").unwrap_err(),
+            r#"parsing time "2024-02-30T03:04:05Z": day out of range"#
+        );
+        assert_eq!(
+            seconds("2024-01-02T03:04:05+25:00").unwrap_err(),
+            r#"parsing time "2024-01-02T03:04:05+25:00": time zone offset hour out of range"#
+        );
+        assert_eq!(
+            seconds("2024-01-02T03:04:05Zé").unwrap_err(),
+            r#"parsing time "2024-01-02T03:04:05Z\xc3\xa9": extra text: "\xc3\xa9""#
+        );
+        assert_eq!(
+            micros("2024-01-02T03:04:05.1234567Z").unwrap_err(),
+            r#"parsing time "2024-01-02T03:04:05.1234567Z" as "2006-01-02T15:04:05.000000Z07:00": cannot parse "7Z" as "Z07:00""#
+        );
+        assert!(micros("2024-01-02T03:04:05Z").is_err(), "MicroTime needs its six digits");
+        assert!(micros("2024-01-02T03:04:05.12345Z").is_err());
+        assert!(micros("2024-01-02T03:04:05.-12345Z").unwrap_err().ends_with("fractional second out of range"));
+    }
 }

@@ -21,7 +21,7 @@
 use std::collections::{BTreeMap, HashSet};
 
 use serde_json::{Map, Value};
-use support::gofmt;
+use support::go::fmt as gofmt;
 
 use crate::patch::fieldpath::{self, Pe, Set};
 use crate::patch::schema::{ListType, ObjectSchema};

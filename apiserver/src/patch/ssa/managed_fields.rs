@@ -8,7 +8,7 @@
 //! `fieldsType: FieldsV1`); `[]` and `[{}]` reset them ([`is_reset`]).
 
 use serde_json::{Map, Value, json};
-use support::gofmt;
+use support::go::fmt as gofmt;
 
 use crate::patch::fieldpath::Set;
 

@@ -50,7 +50,7 @@
 //! (read, never produced), and defaulting the merged object (the server's job).
 
 use serde_json::{Map, Value};
-use support::gofmt;
+use support::go::fmt as gofmt;
 
 use super::fieldpath::{self, Set};
 use super::schema::ObjectSchema;

@@ -23,7 +23,7 @@ use cel::common::value::{CowVal, StaticVal, Val};
 use cel::{DeclarationError, Env, ExecutionError};
 
 use super::{Args, Returns, args, k8s_error, string_arg};
-use crate::gofmt;
+use crate::go::fmt as gofmt;
 
 /// `net.IP`.
 static IP_TYPE: LazyLock<Type> = LazyLock::new(|| Type::new_opaque_type("net.IP"));

@@ -1,4 +1,6 @@
-//! Kubernetes' regex library: `find(re)`, `findAll(re)`, `findAll(re, n)` on strings.
+//! Regular expressions in rules, as Go's RE2 reads them (`crate::go::regexp`): CEL's
+//! `matches` (the `cel` crate's own, on Unicode classes, is switched off), and Kubernetes'
+//! regex library: `find(re)`, `findAll(re)`, `findAll(re, n)` on strings.
 
 use std::collections::HashMap;
 use std::sync::{Arc, LazyLock, Mutex};
@@ -11,6 +13,8 @@ use regex::Regex;
 use super::{Args, Returns, args, string_arg};
 
 pub(super) fn library(env: &mut Env) -> Result<(), DeclarationError> {
+    env.add_overload("matches", "matches", vec![STRING_TYPE, STRING_TYPE], matches)?;
+    env.add_member_overload("matches", "matches_string", STRING_TYPE, vec![STRING_TYPE], matches)?;
     env.add_member_overload("find", "string_find_string", STRING_TYPE, vec![STRING_TYPE], find)?;
     env.add_member_overload("findAll", "string_find_all_string", STRING_TYPE, vec![STRING_TYPE], find_all)?;
     env.add_member_overload(
@@ -32,7 +36,7 @@ fn compiled(function: &str, pattern: &str) -> Result<Arc<Regex>, ExecutionError>
         return Ok(Arc::clone(re));
     }
     let re =
-        Arc::new(Regex::new(pattern).map_err(|err| {
+        Arc::new(crate::go::regexp::compile(pattern).map_err(|err| {
             ExecutionError::function_error(function, format!("'{pattern}' not a valid regex: {err}"))
         })?);
     if cache.len() >= MAX_CACHED {
@@ -40,6 +44,13 @@ fn compiled(function: &str, pattern: &str) -> Result<Arc<Regex>, ExecutionError>
     }
     cache.insert(pattern.to_owned(), Arc::clone(&re));
     Ok(re)
+}
+
+/// `s.matches(re)`, `matches(s, re)`: whether `re` matches anywhere in `s`.
+fn matches<'b, 'v>(a: Args<'b, 'v>) -> Returns<'b, 'v> {
+    let [haystack, pattern] = args(a)?;
+    let re = compiled("matches", string_arg("matches", pattern.as_ref())?)?;
+    Ok(CowVal::owned(cel::common::types::CelBool::from(re.is_match(string_arg("matches", haystack.as_ref())?))))
 }
 
 fn find<'b, 'v>(a: Args<'b, 'v>) -> Returns<'b, 'v> {

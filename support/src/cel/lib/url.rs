@@ -18,7 +18,7 @@ use cel::common::value::{CowVal, StaticVal, Val};
 use cel::{DeclarationError, Env, ExecutionError};
 
 use super::{Args, Returns, args, k8s_error, string_arg};
-use crate::gofmt;
+use crate::go::fmt as gofmt;
 
 /// `kubernetes.URL`.
 static URL_TYPE: LazyLock<Type> = LazyLock::new(|| Type::new_opaque_type("kubernetes.URL"));

@@ -11,6 +11,9 @@ use support::{IntOrString, Validate, rules};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GizmoSpec {
+    /// Address the gizmo listens on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub address: Option<String>,
     /// Backends by name.
     #[serde(
         default,
@@ -64,9 +67,15 @@ pub struct GizmoSpec {
     pub retry: Option<GizmoRetry>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schedule: Option<String>,
+    /// Decimal digits only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub serial: Option<String>,
     /// Integer or percentage.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size: Option<IntOrString>,
+    /// When the gizmo started, kept as sent.
+    #[serde(rename = "startedAt", default, skip_serializing_if = "Option::is_none")]
+    pub started_at: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tags: Option<Vec<String>>,
     /// An embedded object.
@@ -105,6 +114,7 @@ impl Default for GizmoSpec {
     /// Every field's default: what decoding `{}` gives.
     fn default() -> Self {
         Self {
+            address: None,
             backends: None,
             endpoint: None,
             labels: None,
@@ -117,7 +127,9 @@ impl Default for GizmoSpec {
             replicas: Self::default_replicas(),
             retry: Self::default_retry(),
             schedule: None,
+            serial: None,
             size: None,
+            started_at: None,
             tags: None,
             template: None,
         }
@@ -126,6 +138,10 @@ impl Default for GizmoSpec {
 
 impl Validate for GizmoSpec {
     fn validate_into(&self, _old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList) {
+        if let Some(value) = &self.address {
+            let path = path.field("address");
+            rules::schema::format(&path, "ipv4", value, errors);
+        }
         {
             let path = path.field("mode");
             match &self.mode {
@@ -155,6 +171,16 @@ impl Validate for GizmoSpec {
         if let Some(value) = &self.replicas {
             let path = path.field("replicas");
             rules::schema::minimum(&path, *value, 0, false, errors);
+        }
+        if let Some(value) = &self.serial {
+            let path = path.field("serial");
+
+            static PATTERN: rules::Pattern = rules::Pattern::new("^\\d+$");
+            rules::schema::pattern(&PATTERN, &path, value, errors);
+        }
+        if let Some(value) = &self.started_at {
+            let path = path.field("startedAt");
+            rules::schema::format(&path, "date-time", value, errors);
         }
         if let Some(value) = &self.tags {
             let path = path.field("tags");

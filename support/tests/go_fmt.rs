@@ -1,9 +1,10 @@
-//! `support::gofmt` against what Go prints. The expected texts were printed by Go (1.19)
-//! for the same values (JSON decoded into `interface{}` with integers kept as `int64`, or
-//! `uint64` above its range); one row, marked, is what Go 1.22 and later print.
+//! `support::go::fmt` against what Go prints. The expected texts were printed by Go (1.19)
+//! for the same values, decoded as Kubernetes decodes JSON into `interface{}` (integers
+//! as `int64` when they fit, other numbers as `float64`); one row, marked, is what Go 1.22
+//! and later print. The differential tests against Go itself are in `tests/tests/go_exact.rs`.
 
 use serde_json::{Value, json};
-use support::gofmt;
+use support::go::fmt as gofmt;
 
 /// A JSON text, and Go's `%v`, `json.Marshal` and `%T` of it decoded.
 const VALUES: &[(&str, &str, &str, &str)] = &[
@@ -34,7 +35,7 @@ const VALUES: &[(&str, &str, &str, &str)] = &[
     ("9007199254740993", "9007199254740993", "9007199254740993", "int64"),
     ("9223372036854775807", "9223372036854775807", "9223372036854775807", "int64"),
     ("-9223372036854775808", "-9223372036854775808", "-9223372036854775808", "int64"),
-    ("18446744073709551615", "18446744073709551615", "18446744073709551615", "uint64"),
+    ("18446744073709551615", "1.8446744073709552e+19", "18446744073709552000", "float64"),
     // Everything else.
     ("null", "<nil>", "null", "<nil>"),
     ("true", "true", "true", "bool"),
@@ -125,7 +126,7 @@ fn values_in_the_wrong_verb_print_as_go_prints_them() {
         (json!(1), "%!s(int64=1)"),
         (json!(1.5), "%!s(float64=1.5)"),
         (json!(1e21), "%!s(float64=1e+21)"),
-        (json!(18446744073709551615u64), "%!s(uint64=18446744073709551615)"),
+        (json!(18446744073709551615u64), "%!s(float64=1.8446744073709552e+19)"),
         (json!([1, "a", null]), "[%!s(int64=1) a <nil>]"),
         (json!({"b": 1, "a": "s"}), "map[a:s b:%!s(int64=1)]"),
         (json!([1e6, {"k": null, "b": true}, [null]]), "[%!s(float64=1e+06) map[b:%!s(bool=true) k:<nil>] [<nil>]]"),

@@ -3,10 +3,10 @@
 //! `encoding/json` ([`json`]), and the Go type of a decoded JSON value ([`type_name`],
 //! [`json_kind`]).
 //!
-//! A JSON value stands for what Go's decoding into `interface{}` gives, as the API server
-//! keeps it: objects are `map[string]interface{}`, arrays `[]interface{}`, `null` a nil
-//! interface, numbers without a fraction `int64` (above its range, `uint64`), other
-//! numbers `float64`.
+//! A JSON value stands for what Kubernetes' decoding into `interface{}` gives
+//! (`k8s.io/apimachinery/pkg/util/json`): objects are `map[string]interface{}`, arrays
+//! `[]interface{}`, `null` a nil interface, integers that fit `int64`, other numbers
+//! `float64`.
 
 use std::fmt::Write as _;
 
@@ -238,15 +238,14 @@ fn push_json_string(out: &mut String, text: &str) {
 }
 
 /// The Go type of a decoded JSON value, as `%T` and `reflect.TypeOf(value).String()` print
-/// it: `map[string]interface {}`, `[]interface {}`, `string`, `bool`, `int64`, `uint64`,
-/// `float64`.
+/// it: `map[string]interface {}`, `[]interface {}`, `string`, `bool`, `int64`, `float64`.
 /// `None` for `null`, a nil interface, which has no type (`%T` prints `<nil>`).
 pub fn type_name(value: &Value) -> Option<&'static str> {
     Some(match value {
         Value::Null => return None,
         Value::Bool(_) => "bool",
+        // As Kubernetes decodes JSON numbers (see `push_number`).
         Value::Number(n) if n.is_i64() => "int64",
-        Value::Number(n) if n.is_u64() => "uint64",
         Value::Number(_) => "float64",
         Value::String(_) => "string",
         Value::Array(_) => "[]interface {}",
@@ -278,13 +277,34 @@ enum FloatStyle {
     Json,
 }
 
+/// A JSON number as Go holds it once Kubernetes decoded it
+/// (`k8s.io/apimachinery/pkg/util/json`): an `int64` when it is an integer that fits,
+/// else a `float64`.
 fn push_number(out: &mut String, n: &Number, style: FloatStyle) {
-    match n.as_f64().filter(|_| n.is_f64()) {
-        Some(f) => push_float(out, f, style),
-        None => {
-            let _ = write!(out, "{n}");
+    match n.as_i64() {
+        Some(i) => {
+            let _ = write!(out, "{i}");
         }
+        None => push_float(out, n.as_f64().unwrap_or_default(), style),
     }
+}
+
+/// The shortest digits that read back as `f` (finite, positive), and the decimal exponent
+/// of the first one: `("12345", 6)` for 1.2345e6. Ties between two shortest candidates
+/// go to the even one, as Go's `strconv` (Ryū) does; Rust's own `{:e}` rounds them up.
+fn shortest_digits(f: f64) -> (String, i32) {
+    let mut buffer = ryu::Buffer::new();
+    let text = buffer.format_finite(f);
+    let (mantissa, exponent) = text.split_once('e').unwrap_or((text, "0"));
+    let exponent: i32 = exponent.parse().unwrap_or(0);
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let all = format!("{whole}{fraction}");
+    let leading_zeros = all.len() - all.trim_start_matches('0').len();
+    let digits = all.trim_start_matches('0').trim_end_matches('0');
+    let digits = if digits.is_empty() { "0".to_owned() } else { digits.to_owned() };
+    // The first digit's place: the whole part's length, less the zeros before it.
+    let first = whole.len() as i32 - 1 - leading_zeros as i32;
+    (digits, first + exponent)
 }
 
 fn push_float(out: &mut String, f: f64, style: FloatStyle) {
@@ -295,12 +315,7 @@ fn push_float(out: &mut String, f: f64, style: FloatStyle) {
     if f.is_sign_negative() {
         out.push('-');
     }
-    // The shortest digits that read back as `f`, and the decimal exponent of the first
-    // one, from Rust's `{:e}`: "1.2345e6".
-    let scientific = format!("{:e}", f.abs());
-    let (mantissa, exponent) = scientific.split_once('e').unwrap_or((&scientific, "0"));
-    let exponent: i32 = exponent.parse().unwrap_or(0);
-    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    let (digits, exponent) = shortest_digits(f.abs());
     let use_exponent = match style {
         FloatStyle::Verb => !(-4..6).contains(&exponent),
         FloatStyle::Json => !(-6..21).contains(&exponent),
