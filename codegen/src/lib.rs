@@ -49,9 +49,11 @@ fn support_crate_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("support")
 }
 
-/// The root of this checkout's workspace.
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+/// The root of the checkout this generator was built from: its workspace, with the
+/// `support` crate generated crates link to and the formatting policy they follow.
+pub fn workspace_root() -> PathBuf {
+    let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest_dir.parent().unwrap_or(manifest_dir).to_path_buf()
 }
 
 /// Whether `out` is listed in this workspace's `members`: such a crate is generated as a

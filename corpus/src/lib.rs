@@ -33,11 +33,7 @@ pub const KUBERNETES_V3: &str = "kubernetes/v3";
 /// Where the CustomResourceDefinition manifests are inside the `specs-upstream` folder.
 pub const CRDS: &str = "crds";
 
-/// The root of this repository's workspace.
-pub fn workspace_root() -> PathBuf {
-    let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
-    manifest_dir.parent().unwrap_or(manifest_dir).to_path_buf()
-}
+pub use codegen::workspace_root;
 
 /// The `specs-upstream` folder named by [`UPSTREAM_ENV`], if it is set. A relative path is
 /// taken relative to the repository root (`../shared/specs-upstream`).

@@ -7,10 +7,7 @@ use std::time::SystemTime;
 
 use codegen::emit::CrateOptions;
 
-/// The repository root (the workspace folder).
-pub fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("codegen/ has a parent").to_path_buf()
-}
+pub use codegen::workspace_root;
 
 /// `codegen/tests/fixtures/<name>`.
 pub fn fixture(name: &str) -> PathBuf {
