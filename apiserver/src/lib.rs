@@ -21,6 +21,7 @@ pub mod managed;
 pub mod patch;
 pub mod selector;
 pub mod server;
+pub mod storage;
 pub mod store;
 pub mod strategy;
 pub mod tls;

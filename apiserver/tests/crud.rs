@@ -225,7 +225,7 @@ async fn a_no_op_update_keeps_the_resource_version() {
     let (status, same) = api.put(&format!("{HPAS}/web"), &created).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(same, created);
-    assert_eq!(api.store.resource_version(), 1);
+    assert_eq!(api.store.resource_version().await.unwrap(), 1);
 }
 
 #[tokio::test]
@@ -312,7 +312,7 @@ async fn dry_run_persists_nothing() {
     assert!(dry["metadata"]["uid"].is_string());
     assert_eq!(dry["metadata"].get("resourceVersion"), None);
     assert_eq!(api.get(&format!("{HPAS}/web")).await.0, StatusCode::NOT_FOUND);
-    assert_eq!(api.store.resource_version(), 0);
+    assert_eq!(api.store.resource_version().await.unwrap(), 0);
 
     let created = api.create(HPAS, &hpa("web", json!({}))).await;
     // Validation still runs.
@@ -331,7 +331,7 @@ async fn dry_run_persists_nothing() {
     assert_eq!(deleted["status"], "Success");
     let (_, read) = api.get(&format!("{HPAS}/web")).await;
     assert_eq!(read, created);
-    assert_eq!(api.store.resource_version(), 1);
+    assert_eq!(api.store.resource_version().await.unwrap(), 1);
     // dryRun in the DeleteOptions body counts too.
     let (status, _) = api.delete(&format!("{HPAS}/web"), Some(&json!({"dryRun": ["All"]}))).await;
     assert_eq!(status, StatusCode::OK);
@@ -398,7 +398,7 @@ async fn delete_answers_a_success_status() {
         })
     );
     assert_eq!(api.get(&format!("{HPAS}/web")).await.0, StatusCode::NOT_FOUND);
-    assert_eq!(api.store.resource_version(), 2, "a delete takes a resourceVersion");
+    assert_eq!(api.store.resource_version().await.unwrap(), 2, "a delete takes a resourceVersion");
     // Propagation policies and grace periods are accepted.
     api.create(HPAS, &hpa("web", json!({}))).await;
     let (status, _) = api
