@@ -7,6 +7,9 @@
 //!   ranges at an older revision (the current objects with the later changes undone) and
 //!   watchers that fell behind the broadcast buffer. Older revisions are compacted.
 //! - A range copies only the objects under its prefix (`Arc`s), after the start key.
+//! - With a [`Disk`] (`--data-dir`), a write is committed there, durably, before it is
+//!   applied in memory and answered; writers then take turns, readers never wait for the
+//!   disk.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::ops::Bound;
@@ -17,6 +20,7 @@ use futures::future::{BoxFuture, ready};
 use serde_json::Value;
 use tokio::sync::broadcast::{self, error::RecvError, error::TryRecvError};
 
+use super::durable::Disk;
 use super::{
     Event, KeyValue, RangeRequest, RangeResponse, Result, Storage, StorageError, WatchItem, WatchStream, Written,
 };
@@ -29,6 +33,7 @@ struct Stored {
     revision: u64,
 }
 
+#[derive(Default)]
 struct State {
     revision: u64,
     objects: BTreeMap<String, Stored>,
@@ -46,6 +51,9 @@ struct Shared {
 /// The in-memory backend; see the module documentation.
 pub struct MemoryStorage {
     shared: Arc<Shared>,
+    disk: Option<Disk>,
+    /// Held from a durable write's check until it is applied.
+    writer: tokio::sync::Mutex<()>,
 }
 
 /// A write, before it is checked against what the key holds.
@@ -59,9 +67,33 @@ impl MemoryStorage {
     /// A backend keeping `history` changes, with `broadcast_capacity` changes buffered
     /// per watcher before it must catch up from the history.
     pub fn new(history: usize, broadcast_capacity: usize) -> Self {
+        Self::with_state(State::default(), None, history, broadcast_capacity)
+    }
+
+    /// A backend on the data directory `directory`, with what it holds (see
+    /// [`super::durable`]).
+    pub fn durable(
+        directory: &std::path::Path,
+        history: usize,
+        broadcast_capacity: usize,
+    ) -> std::result::Result<Self, String> {
+        let loaded = Disk::open(directory)?;
+        let objects = loaded
+            .objects
+            .into_iter()
+            .map(|(key, object)| {
+                let revision = revision_of(&object);
+                (key, Stored { object: Arc::new(object), revision })
+            })
+            .collect();
+        let state = State { revision: loaded.revision, objects, history: VecDeque::new(), compacted: loaded.revision };
+        Ok(Self::with_state(state, Some(loaded.disk), history, broadcast_capacity))
+    }
+
+    fn with_state(state: State, disk: Option<Disk>, history: usize, broadcast_capacity: usize) -> Self {
         let (events, _) = broadcast::channel(broadcast_capacity.max(1));
-        let state = State { revision: 0, objects: BTreeMap::new(), history: VecDeque::new(), compacted: 0 };
-        MemoryStorage { shared: Arc::new(Shared { state: Mutex::new(state), events, history: history.max(1) }) }
+        let shared = Shared { state: Mutex::new(state), events, history: history.max(1) };
+        MemoryStorage { shared: Arc::new(shared), disk, writer: tokio::sync::Mutex::new(()) }
     }
 
     /// The latest revision, without waiting.
@@ -69,17 +101,35 @@ impl MemoryStorage {
         self.shared.lock().revision
     }
 
-    fn write(&self, key: &str, write: Write) -> Written {
-        let mut state = self.shared.lock();
-        let current = state.objects.get(key).cloned();
-        let allowed = match (&write, &current) {
-            (Write::Create(_), None) => true,
-            (Write::Update(_, expected) | Write::Delete(expected), Some(current)) => current.revision == *expected,
-            _ => false,
+    /// Commits `write` if what `key` holds allows it: on the disk first, when there is
+    /// one.
+    async fn write(&self, key: &str, write: Write) -> Result<Written> {
+        let Some(disk) = &self.disk else {
+            return Ok(self.apply(&mut self.shared.lock(), key, write));
         };
-        if !allowed {
-            return Written::Conflict(current.map(|stored| key_value(key, stored)));
-        }
+        let _turn = self.writer.lock().await;
+        let revision = {
+            let state = self.shared.lock();
+            if let Err(conflict) = allowed(&state, key, &write) {
+                return Ok(conflict);
+            }
+            state.revision + 1
+        };
+        let object = match &write {
+            Write::Create(object) | Write::Update(object, _) => Some(with_revision(object.clone(), revision)),
+            Write::Delete(_) => None,
+        };
+        disk.commit(revision, key, object.as_ref()).await?;
+        // Nothing was written in between: this writer held the turn.
+        Ok(self.apply(&mut self.shared.lock(), key, write))
+    }
+
+    /// Applies `write` in memory, if what `key` holds allows it.
+    fn apply(&self, state: &mut State, key: &str, write: Write) -> Written {
+        let current = match allowed(state, key, &write) {
+            Ok(current) => current,
+            Err(conflict) => return conflict,
+        };
         state.revision += 1;
         let revision = state.revision;
         let prev = current.map(|stored| stored.object);
@@ -196,15 +246,15 @@ impl Storage for MemoryStorage {
     }
 
     fn create<'a>(&'a self, key: &'a str, object: Value) -> BoxFuture<'a, Result<Written>> {
-        ready(Ok(self.write(key, Write::Create(object)))).boxed()
+        self.write(key, Write::Create(object)).boxed()
     }
 
     fn update<'a>(&'a self, key: &'a str, object: Value, expected: u64) -> BoxFuture<'a, Result<Written>> {
-        ready(Ok(self.write(key, Write::Update(object, expected)))).boxed()
+        self.write(key, Write::Update(object, expected)).boxed()
     }
 
     fn delete<'a>(&'a self, key: &'a str, expected: u64) -> BoxFuture<'a, Result<Written>> {
-        ready(Ok(self.write(key, Write::Delete(expected)))).boxed()
+        self.write(key, Write::Delete(expected)).boxed()
     }
 
     fn watch<'a>(&'a self, prefix: &'a str, after: u64) -> BoxFuture<'a, Result<Box<dyn WatchStream>>> {
@@ -321,6 +371,17 @@ impl WatchStream for MemoryWatch {
             self.pending.push_back(WatchItem::Progress(self.seen));
         }
     }
+}
+
+/// What `key` holds, if `write` may be applied to it; else the conflict.
+fn allowed(state: &State, key: &str, write: &Write) -> std::result::Result<Option<Stored>, Written> {
+    let current = state.objects.get(key).cloned();
+    let allowed = match (write, &current) {
+        (Write::Create(_), None) => true,
+        (Write::Update(_, expected) | Write::Delete(expected), Some(current)) => current.revision == *expected,
+        _ => false,
+    };
+    if allowed { Ok(current) } else { Err(Written::Conflict(current.map(|stored| key_value(key, stored)))) }
 }
 
 /// `object` with `metadata.resourceVersion` set to `revision`.

@@ -23,6 +23,7 @@
 //! (`<prefix>/<group>/<resource>/<namespace>/<name>`, [`keys`]), so the objects of one
 //! namespace are one range and listing them costs what that namespace holds.
 
+pub mod durable;
 pub mod keys;
 pub mod memory;
 

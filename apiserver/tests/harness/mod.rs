@@ -1,5 +1,5 @@
-//! Shared helpers of the apiserver tests: the router in process, requests with JSON
-//! answers, watch streams read line by line, and sample objects.
+//! Shared helpers of the apiserver tests: the router in process on each storage backend,
+//! requests with JSON answers, watch streams read line by line, and sample objects.
 
 #![allow(dead_code)]
 
@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use apiserver::hooks::{self, Validators};
+use apiserver::storage::MemoryStorage;
 use apiserver::{Store, StoreConfig, server};
 use http_body_util::BodyExt;
 use serde_json::{Value, json};
@@ -25,10 +26,76 @@ pub fn validators() -> Validators {
     hooks::generated_validators()
 }
 
-/// A store and the router serving it, in process.
+/// The storage backends a test runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Memory,
+    /// The in-memory backend on a data directory (`--data-dir`).
+    Embedded,
+}
+
+tokio::task_local! {
+    static BACKEND: Backend;
+}
+
+impl Backend {
+    /// Runs `test` with every [`Api`] it makes on this backend.
+    pub async fn run<F: Future>(self, test: F) -> F::Output {
+        BACKEND.scope(self, test).await
+    }
+
+    /// The backend of the running test ([`Backend::Memory`] outside [`Backend::run`]).
+    pub fn current() -> Backend {
+        BACKEND.try_with(|backend| *backend).unwrap_or(Backend::Memory)
+    }
+
+    /// A store for `config` on this backend, and what must live as long as it.
+    fn store(self, config: StoreConfig) -> (Store, Option<tempfile::TempDir>) {
+        match self {
+            Backend::Memory => (Store::new(config), None),
+            Backend::Embedded => {
+                let directory = tempfile::tempdir().expect("a temporary data directory");
+                let storage = MemoryStorage::durable(directory.path(), config.history, config.broadcast_capacity)
+                    .expect("a data directory");
+                (Store::with_storage(config, Arc::new(storage)), Some(directory))
+            }
+        }
+    }
+}
+
+/// Defines each of the `async fn name() { ... }` tests it is given once, and runs it as
+/// a test on every storage backend: `memory::name` and `embedded::name`.
+macro_rules! backend_tests {
+    ($($(#[$attribute:meta])* async fn $name:ident() $body:block)*) => {
+        $($(#[$attribute])* async fn $name() $body)*
+
+        mod memory {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    $crate::harness::Backend::Memory.run(super::$name()).await
+                }
+            )*
+        }
+
+        mod embedded {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    $crate::harness::Backend::Embedded.run(super::$name()).await
+                }
+            )*
+        }
+    };
+}
+pub(crate) use backend_tests;
+
+/// A store and the router serving it, in process, on the running test's backend.
 pub struct Api {
     pub store: Store,
     pub router: Router,
+    /// The data directory of the embedded backend.
+    _data: Option<tempfile::TempDir>,
 }
 
 impl Api {
@@ -42,9 +109,9 @@ impl Api {
         config.bookmark_interval = Duration::from_millis(200);
         config.too_large_wait = Duration::from_millis(200);
         configure(&mut config);
-        let store = Store::new(config);
+        let (store, data) = Backend::current().store(config);
         let router = server::router(store.clone(), server::config(3 << 20, authenticator));
-        Api { store, router }
+        Api { store, router, _data: data }
     }
 
     /// A server for the fixture crate's resources (`tests/fixture-specs`: the Gizmo and
@@ -60,10 +127,10 @@ impl Api {
         config.bookmark_interval = Duration::from_millis(200);
         config.too_large_wait = Duration::from_millis(200);
         configure(&mut config);
-        let store = Store::new(config);
+        let (store, data) = Backend::current().store(config);
         let router =
             fixture_api::server::router(support::dynamic::Dynamic(store.clone()), server::config(3 << 20, None));
-        Api { store, router }
+        Api { store, router, _data: data }
     }
 
     /// Sends a request; answers the status code and the body as JSON (`Null` if empty).
