@@ -16,8 +16,10 @@
 #![allow(clippy::result_large_err)]
 
 pub mod auth;
+pub mod health;
 pub mod hooks;
 pub mod managed;
+pub mod metrics;
 pub mod patch;
 pub mod selector;
 pub mod server;

@@ -20,10 +20,15 @@ impl Keys {
 
     /// The prefix of every object of `resource`.
     pub fn resource(&self, resource: &ResourceInfo) -> String {
-        if resource.group.is_empty() {
-            format!("{}/{}/", self.prefix, resource.plural)
+        self.group_resource(resource.group, resource.plural)
+    }
+
+    /// The prefix of every object of the resource `plural` of `group`.
+    pub fn group_resource(&self, group: &str, plural: &str) -> String {
+        if group.is_empty() {
+            format!("{}/{plural}/", self.prefix)
         } else {
-            format!("{}/{}/{}/", self.prefix, resource.group, resource.plural)
+            format!("{}/{group}/{plural}/", self.prefix)
         }
     }
 

@@ -160,9 +160,36 @@ impl Store {
         self.inner.shutdown.send_replace(true);
     }
 
+    /// Whether [`Store::shutdown`] was called.
+    pub fn is_shutting_down(&self) -> bool {
+        *self.inner.shutdown.borrow()
+    }
+
     /// The catalog the store serves.
     pub fn catalog(&self) -> &'static ApiCatalog {
         self.inner.catalog
+    }
+
+    /// How many objects each resource of the catalog has (`<plural>.<group>`, or
+    /// `<plural>` in the core group); resources the backend cannot count now are left out.
+    pub async fn object_counts(&self) -> Vec<(String, usize)> {
+        let mut resources: Vec<(&str, &str)> = Vec::new();
+        for gv in self.inner.catalog.groups {
+            for resource in gv.resources.iter().filter(|r| !r.name.contains('/')) {
+                if !resources.contains(&(gv.group, resource.name)) {
+                    resources.push((gv.group, resource.name));
+                }
+            }
+        }
+        let mut counts = Vec::new();
+        for (group, plural) in resources {
+            let prefix = self.inner.keys.group_resource(group, plural);
+            if let Ok(count) = self.inner.storage.count(&prefix).await {
+                let name = if group.is_empty() { plural.to_owned() } else { format!("{plural}.{group}") };
+                counts.push((name, count));
+            }
+        }
+        counts
     }
 }
 

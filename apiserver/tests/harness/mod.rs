@@ -1,7 +1,10 @@
 //! Shared helpers of the apiserver tests: the router in process on each storage backend,
 //! requests with JSON answers, watch streams read line by line, and sample objects.
 
-#![allow(dead_code)]
+// Each test crate uses a part of the harness.
+#![allow(dead_code, unused_macros, unused_imports)]
+
+pub mod process;
 
 use std::sync::Arc;
 use std::time::Duration;
