@@ -15,6 +15,7 @@
 //!   server-side apply, a CEL rule's 422, merge patch and delete;
 //! - `kubectl_against_token_file_server`: `--token-file` with the Kubernetes CSV format;
 //!   no token is Unauthorized, a valid token works and is the CSR's `spec.username`;
+//!   kubectl speaks HTTP/2 to the TLS server (the request logs show it);
 //! - `kubectl_against_custom_resources`: the fixture crate's custom resources
 //!   (`tests/fixture-specs/gizmos.crd.yaml`) served in process by the same store on a free
 //!   loopback port: `kubectl scale` (a merge patch of the `scale` subresource; with
@@ -754,8 +755,8 @@ fn kubectl_against_token_file_server() {
     let started = Instant::now();
     let dir = TempDir::new("token");
     let tokens = fixture("tokens.csv");
-    // kubectl sends a kubeconfig's token only over TLS.
-    let server = Server::start(&["--token-file", &tokens, "--tls-self-signed"]);
+    // kubectl sends a kubeconfig's token only over TLS. `--v 1`: request logs.
+    let server = Server::start(&["--token-file", &tokens, "--tls-self-signed", "--v", "1"]);
     let (anonymous_dir, stranger_dir, alice_dir) = (dir.sub("anonymous"), dir.sub("stranger"), dir.sub("alice"));
     let anonymous = Kubectl::new(&kubectl_bin, &anonymous_dir, &server.url, None);
     let stranger = Kubectl::new(&kubectl_bin, &stranger_dir, &server.url, Some("wrong-token"));
@@ -798,6 +799,16 @@ fn kubectl_against_token_file_server() {
             )?;
         }
         Ok(())
+    });
+
+    report.step("kubectl spoke HTTP/2 (ALPN h2), as alice", || {
+        let output = server.output_tail(100_000);
+        let kubectl = |line: &&str| line.contains("apiserver::request") && line.contains("user_agent=\"kubectl");
+        let Some(line) = output.lines().find(kubectl) else {
+            return Err(format!("no request log of kubectl in the server's output:\n{}", indent(&output)));
+        };
+        let http2 = output.lines().filter(kubectl).all(|l| l.contains("version=HTTP/2.0"));
+        ensure(http2 && output.contains("user=\"alice\""), &Out::note(line), "kubectl's requests over HTTP/2")
     });
 
     report.step("SIGTERM shuts the server down", || server.shutdown());

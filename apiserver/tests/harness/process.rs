@@ -62,6 +62,11 @@ impl ServerProcess {
         }
     }
 
+    /// The exit status, once the process has exited.
+    pub fn exited(&mut self) -> Option<std::process::ExitStatus> {
+        self.child.try_wait().ok().flatten()
+    }
+
     /// Sends `signal` and waits up to 5 s for the process to exit.
     fn signal(&mut self, signal: libc::c_int) -> Option<std::process::ExitStatus> {
         if let Ok(Some(status)) = self.child.try_wait() {
