@@ -10,7 +10,8 @@ use std::time::Duration;
 
 use apiserver::auth::TokenFile;
 use apiserver::metrics::Metrics;
-use apiserver::storage::{MemoryStorage, Storage};
+use apiserver::storage::etcd::EtcdStorage;
+use apiserver::storage::{self, MemoryStorage, Storage};
 use apiserver::{Store, StoreConfig, hooks, server, tls};
 use clap::Parser;
 use support::http::{Authenticator, DEFAULT_MAX_BODY_BYTES};
@@ -48,8 +49,19 @@ struct Args {
     /// Keep the objects in this directory (an embedded database, created if missing): a
     /// write is answered once it is on disk, and a restart keeps everything. Without it,
     /// objects are kept in memory only.
-    #[arg(long, env = "APISERVER_DATA_DIR", value_name = "DIR")]
+    #[arg(long, env = "APISERVER_DATA_DIR", value_name = "DIR", conflicts_with = "etcd_servers")]
     data_dir: Option<PathBuf>,
+    /// Keep the objects in etcd (v3 API), at these URLs (http://127.0.0.1:2379,...).
+    /// Several servers on one etcd serve one API: resourceVersions are etcd's revisions.
+    #[arg(long, env = "APISERVER_ETCD_SERVERS", value_name = "URLS", value_delimiter = ',')]
+    etcd_servers: Vec<String>,
+    /// The prefix of every key in etcd.
+    #[arg(long, env = "APISERVER_ETCD_PREFIX", value_name = "PREFIX", default_value = "/registry")]
+    etcd_prefix: String,
+    /// How often etcd's history is compacted, keeping one interval of it (watches and
+    /// continue tokens older than that get 410 Expired). 0: never.
+    #[arg(long, env = "APISERVER_ETCD_COMPACTION_INTERVAL", value_name = "DURATION", default_value = "5m", value_parser = parse_interval)]
+    etcd_compaction_interval: Duration,
     /// Largest request body accepted, in bytes.
     #[arg(long, env = "APISERVER_MAX_BODY_BYTES", value_name = "N", default_value_t = DEFAULT_MAX_BODY_BYTES)]
     max_body_bytes: usize,
@@ -105,6 +117,11 @@ fn parse_duration(text: &str) -> Result<Duration, String> {
     if total > 0.0 { Ok(Duration::from_secs_f64(total)) } else { Err(invalid()) }
 }
 
+/// A duration, or `0` for none.
+fn parse_interval(text: &str) -> Result<Duration, String> {
+    if text == "0" { Ok(Duration::ZERO) } else { parse_duration(text) }
+}
+
 fn main() -> ExitCode {
     let args = Args::parse();
     init_logs(args.verbosity);
@@ -153,8 +170,16 @@ fn run(args: Args) -> Result<(), String> {
         let mut config = StoreConfig::new(&generated::server::CATALOG, hooks::generated_validators());
         config.history = args.watch_history;
         config.bookmark_interval = args.bookmark_interval;
+        config.key_prefix = args.etcd_prefix.clone();
         let storage: Arc<dyn Storage> = match &args.data_dir {
             Some(directory) => Arc::new(MemoryStorage::durable(directory, config.history, config.broadcast_capacity)?),
+            None if !args.etcd_servers.is_empty() => {
+                let etcd: Arc<dyn Storage> = Arc::new(EtcdStorage::new(&args.etcd_servers)?);
+                if !args.etcd_compaction_interval.is_zero() {
+                    tokio::spawn(storage::compact_every(Arc::clone(&etcd), args.etcd_compaction_interval));
+                }
+                etcd
+            }
             None => Arc::new(config.memory_storage()),
         };
         let store = Store::with_storage(config, storage);
@@ -200,5 +225,7 @@ mod tests {
         assert!(parse_duration("0").is_err());
         assert!(parse_duration("5 minutes").is_err());
         assert!(parse_duration("").is_err());
+        assert_eq!(parse_interval("0"), Ok(Duration::ZERO));
+        assert_eq!(parse_interval("5m"), Ok(Duration::from_secs(300)));
     }
 }

@@ -11,60 +11,10 @@ fn condition(kind: &str) -> Value {
     json!({"type": kind, "status": "True", "reason": "Test", "message": "by the test"})
 }
 harness::backend_tests! {
-    async fn create_fills_system_metadata() {
-        let api = Api::new();
-        let created = api.create(HPAS, &hpa("web", json!({"app": "web"}))).await;
-        let meta = &created["metadata"];
-        assert_eq!(created["apiVersion"], "autoscaling/v2");
-        assert_eq!(created["kind"], "HorizontalPodAutoscaler");
-        assert_eq!(meta["namespace"], "default");
-        assert_eq!(meta["generation"], 1);
-        assert_eq!(meta["resourceVersion"], "1");
-        let uid = meta["uid"].as_str().unwrap();
-        assert_eq!(uid.len(), 36);
-        assert_eq!(&uid[14..15], "4", "a version 4 UUID: {uid}");
-        let created_at = meta["creationTimestamp"].as_str().unwrap();
-        assert!(created_at.ends_with('Z') && created_at.len() == 20, "{created_at}");
-        // The manager is the User-Agent's prefix when no fieldManager is given.
-        assert_eq!(
-            meta["managedFields"],
-            json!([{
-                "manager": "apiserver-tests",
-                "operation": "Update",
-                "apiVersion": "autoscaling/v2",
-                "time": created_at,
-                "fieldsType": "FieldsV1",
-                "fieldsV1": {
-                    "f:metadata": {"f:labels": {".": {}, "f:app": {}}},
-                    "f:spec": {
-                        "f:maxReplicas": {},
-                        "f:minReplicas": {},
-                        "f:scaleTargetRef": {"f:apiVersion": {}, "f:kind": {}, "f:name": {}}
-                    }
-                }
-            }])
-        );
-        let (status, read) = api.get(&format!("{HPAS}/web")).await;
-        assert_eq!(status, StatusCode::OK);
-        assert_eq!(read, created);
-    }
-
     async fn field_manager_parameter_names_the_manager() {
         let api = Api::new();
         let created = api.create(&format!("{HPAS}?fieldManager=kubectl-create"), &hpa("web", json!({}))).await;
         assert_eq!(created["metadata"]["managedFields"][0]["manager"], "kubectl-create");
-    }
-
-    async fn one_resource_version_counter_for_the_whole_store() {
-        let api = Api::new();
-        let a = api.create(HPAS, &hpa("a", json!({}))).await;
-        let b = api.create(CSRS, &csr("b", "example.com/signer")).await;
-        let c = api.create("/apis/autoscaling/v2/namespaces/other/horizontalpodautoscalers", &hpa("c", json!({}))).await;
-        assert_eq!((rv(&a), rv(&b), rv(&c)), (1, 2, 3));
-        let (_, list) = api.get(HPAS).await;
-        assert_eq!(list["metadata"]["resourceVersion"], "3");
-        assert_eq!(list["kind"], "HorizontalPodAutoscalerList");
-        assert_eq!(list["apiVersion"], "autoscaling/v2");
     }
 
     async fn already_exists_is_409() {
@@ -212,15 +162,6 @@ harness::backend_tests! {
         assert_eq!(replaced["metadata"]["generation"], 2);
     }
 
-    async fn a_no_op_update_keeps_the_resource_version() {
-        let api = Api::new();
-        let created = api.create(HPAS, &hpa("web", json!({}))).await;
-        let (status, same) = api.put(&format!("{HPAS}/web"), &created).await;
-        assert_eq!(status, StatusCode::OK);
-        assert_eq!(same, created);
-        assert_eq!(api.store.resource_version().await.unwrap(), 1);
-    }
-
     async fn generate_name_appends_five_characters() {
         let api = Api::new();
         let mut object = hpa("", json!({}));
@@ -293,40 +234,6 @@ harness::backend_tests! {
         assert_eq!(read, patched);
     }
 
-    async fn dry_run_persists_nothing() {
-        let api = Api::new();
-        let (status, dry) = api.post(&format!("{HPAS}?dryRun=All"), &hpa("web", json!({}))).await;
-        assert_eq!(status, StatusCode::CREATED);
-        assert_eq!(dry["metadata"]["name"], "web");
-        assert!(dry["metadata"]["uid"].is_string());
-        assert_eq!(dry["metadata"].get("resourceVersion"), None);
-        assert_eq!(api.get(&format!("{HPAS}/web")).await.0, StatusCode::NOT_FOUND);
-        assert_eq!(api.store.resource_version().await.unwrap(), 0);
-
-        let created = api.create(HPAS, &hpa("web", json!({}))).await;
-        // Validation still runs.
-        let (status, body) = api.merge_patch(&format!("{HPAS}/web?dryRun=All"), &json!({"spec": {"maxReplicas": 0}})).await;
-        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
-        let (status, dry) = api.merge_patch(&format!("{HPAS}/web?dryRun=All"), &json!({"spec": {"maxReplicas": 6}})).await;
-        assert_eq!(status, StatusCode::OK);
-        assert_eq!(dry["spec"]["maxReplicas"], 6);
-        assert_eq!(dry["metadata"]["resourceVersion"], created["metadata"]["resourceVersion"]);
-        let mut replace = created.clone();
-        replace["spec"]["maxReplicas"] = json!(7);
-        let (status, _) = api.put(&format!("{HPAS}/web?dryRun=All"), &replace).await;
-        assert_eq!(status, StatusCode::OK);
-        let (status, deleted) = api.delete(&format!("{HPAS}/web?dryRun=All"), None).await;
-        assert_eq!(status, StatusCode::OK);
-        assert_eq!(deleted["status"], "Success");
-        let (_, read) = api.get(&format!("{HPAS}/web")).await;
-        assert_eq!(read, created);
-        assert_eq!(api.store.resource_version().await.unwrap(), 1);
-        // dryRun in the DeleteOptions body counts too.
-        let (status, _) = api.delete(&format!("{HPAS}/web"), Some(&json!({"dryRun": ["All"]}))).await;
-        assert_eq!(status, StatusCode::OK);
-        assert_eq!(api.get(&format!("{HPAS}/web")).await.0, StatusCode::OK);
-    }
-
     async fn patched_objects_are_validated() {
         let api = Api::new();
         api.create(HPAS, &hpa("web", json!({}))).await;
@@ -369,57 +276,6 @@ harness::backend_tests! {
         let (status, body) = api.merge_patch(&uri, &json!({"spec": {"bogus": 1}})).await;
         assert_eq!(status, StatusCode::OK);
         assert_eq!(body["spec"].get("bogus"), None);
-    }
-
-    async fn delete_answers_a_success_status() {
-        let api = Api::new();
-        let created = api.create(HPAS, &hpa("web", json!({}))).await;
-        let (status, body) = api.delete(&format!("{HPAS}/web"), None).await;
-        assert_eq!(status, StatusCode::OK);
-        assert_eq!(
-            body,
-            json!({
-                "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
-                "details": {"name": "web", "group": "autoscaling", "kind": "horizontalpodautoscalers", "uid": created["metadata"]["uid"]}
-            })
-        );
-        assert_eq!(api.get(&format!("{HPAS}/web")).await.0, StatusCode::NOT_FOUND);
-        assert_eq!(api.store.resource_version().await.unwrap(), 2, "a delete takes a resourceVersion");
-        // Propagation policies and grace periods are accepted.
-        api.create(HPAS, &hpa("web", json!({}))).await;
-        let (status, _) = api
-            .delete(&format!("{HPAS}/web?gracePeriodSeconds=0"), Some(&json!({"propagationPolicy": "Foreground"})))
-            .await;
-        assert_eq!(status, StatusCode::OK);
-    }
-
-    async fn delete_preconditions() {
-        let api = Api::new();
-        let created = api.create(HPAS, &hpa("web", json!({}))).await;
-        let uid = created["metadata"]["uid"].as_str().unwrap();
-        let (status, body) =
-            api.delete(&format!("{HPAS}/web"), Some(&json!({"preconditions": {"uid": "not-the-uid"}}))).await;
-        assert_eq!(status, StatusCode::CONFLICT);
-        assert_eq!(
-            body,
-            json!({
-                "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
-                "message": format!("Operation cannot be fulfilled on HorizontalPodAutoscaler.autoscaling \"web\": the UID in the precondition (not-the-uid) does not match the UID in record ({uid}). The object might have been deleted and then recreated"),
-                "reason": "Conflict",
-                "details": {"name": "web", "group": "autoscaling", "kind": "HorizontalPodAutoscaler"},
-                "code": 409
-            })
-        );
-        let (status, body) =
-            api.delete(&format!("{HPAS}/web"), Some(&json!({"preconditions": {"resourceVersion": "99"}}))).await;
-        assert_eq!(status, StatusCode::CONFLICT);
-        assert_eq!(
-            body["message"],
-            "Operation cannot be fulfilled on HorizontalPodAutoscaler.autoscaling \"web\": the ResourceVersion in the precondition (99) does not match the ResourceVersion in record (1). The object might have been modified"
-        );
-        let (status, _) =
-            api.delete(&format!("{HPAS}/web"), Some(&json!({"preconditions": {"uid": uid, "resourceVersion": "1"}}))).await;
-        assert_eq!(status, StatusCode::OK);
     }
 
     async fn finalizers_hold_a_deleted_object_until_removed() {
@@ -729,5 +585,151 @@ harness::backend_tests! {
         assert_eq!(body["message"], "Invalid JSON Patch");
         let (status, body) = api.merge_patch(&format!("{HPAS}/web"), &json!([1])).await;
         assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    }
+
+    in_memory_only:
+
+    async fn create_fills_system_metadata() {
+        let api = Api::new();
+        let created = api.create(HPAS, &hpa("web", json!({"app": "web"}))).await;
+        let meta = &created["metadata"];
+        assert_eq!(created["apiVersion"], "autoscaling/v2");
+        assert_eq!(created["kind"], "HorizontalPodAutoscaler");
+        assert_eq!(meta["namespace"], "default");
+        assert_eq!(meta["generation"], 1);
+        assert_eq!(meta["resourceVersion"], "1");
+        let uid = meta["uid"].as_str().unwrap();
+        assert_eq!(uid.len(), 36);
+        assert_eq!(&uid[14..15], "4", "a version 4 UUID: {uid}");
+        let created_at = meta["creationTimestamp"].as_str().unwrap();
+        assert!(created_at.ends_with('Z') && created_at.len() == 20, "{created_at}");
+        // The manager is the User-Agent's prefix when no fieldManager is given.
+        assert_eq!(
+            meta["managedFields"],
+            json!([{
+                "manager": "apiserver-tests",
+                "operation": "Update",
+                "apiVersion": "autoscaling/v2",
+                "time": created_at,
+                "fieldsType": "FieldsV1",
+                "fieldsV1": {
+                    "f:metadata": {"f:labels": {".": {}, "f:app": {}}},
+                    "f:spec": {
+                        "f:maxReplicas": {},
+                        "f:minReplicas": {},
+                        "f:scaleTargetRef": {"f:apiVersion": {}, "f:kind": {}, "f:name": {}}
+                    }
+                }
+            }])
+        );
+        let (status, read) = api.get(&format!("{HPAS}/web")).await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(read, created);
+    }
+
+    async fn a_no_op_update_keeps_the_resource_version() {
+        let api = Api::new();
+        let created = api.create(HPAS, &hpa("web", json!({}))).await;
+        let (status, same) = api.put(&format!("{HPAS}/web"), &created).await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(same, created);
+        assert_eq!(api.store.resource_version().await.unwrap(), 1);
+    }
+
+    async fn delete_answers_a_success_status() {
+        let api = Api::new();
+        let created = api.create(HPAS, &hpa("web", json!({}))).await;
+        let (status, body) = api.delete(&format!("{HPAS}/web"), None).await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(
+            body,
+            json!({
+                "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success",
+                "details": {"name": "web", "group": "autoscaling", "kind": "horizontalpodautoscalers", "uid": created["metadata"]["uid"]}
+            })
+        );
+        assert_eq!(api.get(&format!("{HPAS}/web")).await.0, StatusCode::NOT_FOUND);
+        assert_eq!(api.store.resource_version().await.unwrap(), 2, "a delete takes a resourceVersion");
+        // Propagation policies and grace periods are accepted.
+        api.create(HPAS, &hpa("web", json!({}))).await;
+        let (status, _) = api
+            .delete(&format!("{HPAS}/web?gracePeriodSeconds=0"), Some(&json!({"propagationPolicy": "Foreground"})))
+            .await;
+        assert_eq!(status, StatusCode::OK);
+    }
+
+    async fn dry_run_persists_nothing() {
+        let api = Api::new();
+        let (status, dry) = api.post(&format!("{HPAS}?dryRun=All"), &hpa("web", json!({}))).await;
+        assert_eq!(status, StatusCode::CREATED);
+        assert_eq!(dry["metadata"]["name"], "web");
+        assert!(dry["metadata"]["uid"].is_string());
+        assert_eq!(dry["metadata"].get("resourceVersion"), None);
+        assert_eq!(api.get(&format!("{HPAS}/web")).await.0, StatusCode::NOT_FOUND);
+        assert_eq!(api.store.resource_version().await.unwrap(), 0);
+
+        let created = api.create(HPAS, &hpa("web", json!({}))).await;
+        // Validation still runs.
+        let (status, body) = api.merge_patch(&format!("{HPAS}/web?dryRun=All"), &json!({"spec": {"maxReplicas": 0}})).await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+        let (status, dry) = api.merge_patch(&format!("{HPAS}/web?dryRun=All"), &json!({"spec": {"maxReplicas": 6}})).await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(dry["spec"]["maxReplicas"], 6);
+        assert_eq!(dry["metadata"]["resourceVersion"], created["metadata"]["resourceVersion"]);
+        let mut replace = created.clone();
+        replace["spec"]["maxReplicas"] = json!(7);
+        let (status, _) = api.put(&format!("{HPAS}/web?dryRun=All"), &replace).await;
+        assert_eq!(status, StatusCode::OK);
+        let (status, deleted) = api.delete(&format!("{HPAS}/web?dryRun=All"), None).await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(deleted["status"], "Success");
+        let (_, read) = api.get(&format!("{HPAS}/web")).await;
+        assert_eq!(read, created);
+        assert_eq!(api.store.resource_version().await.unwrap(), 1);
+        // dryRun in the DeleteOptions body counts too.
+        let (status, _) = api.delete(&format!("{HPAS}/web"), Some(&json!({"dryRun": ["All"]}))).await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(api.get(&format!("{HPAS}/web")).await.0, StatusCode::OK);
+    }
+
+    async fn delete_preconditions() {
+        let api = Api::new();
+        let created = api.create(HPAS, &hpa("web", json!({}))).await;
+        let uid = created["metadata"]["uid"].as_str().unwrap();
+        let (status, body) =
+            api.delete(&format!("{HPAS}/web"), Some(&json!({"preconditions": {"uid": "not-the-uid"}}))).await;
+        assert_eq!(status, StatusCode::CONFLICT);
+        assert_eq!(
+            body,
+            json!({
+                "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+                "message": format!("Operation cannot be fulfilled on HorizontalPodAutoscaler.autoscaling \"web\": the UID in the precondition (not-the-uid) does not match the UID in record ({uid}). The object might have been deleted and then recreated"),
+                "reason": "Conflict",
+                "details": {"name": "web", "group": "autoscaling", "kind": "HorizontalPodAutoscaler"},
+                "code": 409
+            })
+        );
+        let (status, body) =
+            api.delete(&format!("{HPAS}/web"), Some(&json!({"preconditions": {"resourceVersion": "99"}}))).await;
+        assert_eq!(status, StatusCode::CONFLICT);
+        assert_eq!(
+            body["message"],
+            "Operation cannot be fulfilled on HorizontalPodAutoscaler.autoscaling \"web\": the ResourceVersion in the precondition (99) does not match the ResourceVersion in record (1). The object might have been modified"
+        );
+        let (status, _) =
+            api.delete(&format!("{HPAS}/web"), Some(&json!({"preconditions": {"uid": uid, "resourceVersion": "1"}}))).await;
+        assert_eq!(status, StatusCode::OK);
+    }
+
+    async fn one_resource_version_counter_for_the_whole_store() {
+        let api = Api::new();
+        let a = api.create(HPAS, &hpa("a", json!({}))).await;
+        let b = api.create(CSRS, &csr("b", "example.com/signer")).await;
+        let c = api.create("/apis/autoscaling/v2/namespaces/other/horizontalpodautoscalers", &hpa("c", json!({}))).await;
+        assert_eq!((rv(&a), rv(&b), rv(&c)), (1, 2, 3));
+        let (_, list) = api.get(HPAS).await;
+        assert_eq!(list["metadata"]["resourceVersion"], "3");
+        assert_eq!(list["kind"], "HorizontalPodAutoscalerList");
+        assert_eq!(list["apiVersion"], "autoscaling/v2");
     }
 }

@@ -30,29 +30,6 @@ async fn pages(api: &Api, first: &str) -> Vec<Value> {
     }
 }
 harness::backend_tests! {
-    async fn pages_cover_the_list_with_remaining_counts() {
-        let api = seeded(5).await;
-        let pages = pages(&api, &format!("{HPAS}?limit=2")).await;
-        assert_eq!(pages.len(), 3);
-        let all: Vec<String> = pages.iter().flat_map(names).collect();
-        assert_eq!(all, vec!["hpa-00", "hpa-01", "hpa-02", "hpa-03", "hpa-04"]);
-        assert_eq!(pages[0]["metadata"]["remainingItemCount"], 3);
-        assert_eq!(pages[1]["metadata"]["remainingItemCount"], 1);
-        assert_eq!(pages[2]["metadata"].get("remainingItemCount"), None);
-        assert_eq!(pages[2]["metadata"].get("continue"), None);
-        for page in &pages {
-            assert_eq!(page["metadata"]["resourceVersion"], "5");
-        }
-        // An exact fit has no continue token.
-        let (_, whole) = api.get(&format!("{HPAS}?limit=5")).await;
-        assert_eq!(whole["metadata"].get("continue"), None);
-        // With a selector the remaining count is not given, as the API server does.
-        let (_, filtered) = api.get(&format!("{HPAS}?limit=1&labelSelector={}", q("n in (1,3,4)"))).await;
-        assert_eq!(names(&filtered), vec!["hpa-01"]);
-        assert!(filtered["metadata"]["continue"].is_string());
-        assert_eq!(filtered["metadata"].get("remainingItemCount"), None);
-    }
-
     async fn continuing_reads_the_first_pages_snapshot_while_writes_happen() {
         let api = seeded(6).await;
         let (_, first) = api.get(&format!("{HPAS}?limit=2")).await;
@@ -84,6 +61,39 @@ harness::backend_tests! {
         assert_eq!(names(&now), vec!["hpa-00", "hpa-01", "hpa-02", "hpa-02a", "hpa-04", "hpa-05"]);
     }
 
+    async fn bad_continue_tokens_are_400() {
+        let api = seeded(3).await;
+        let (status, body) = api.get(&format!("{HPAS}?limit=2&continue=garbage")).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST);
+        assert!(
+            body["message"].as_str().unwrap().starts_with("invalid continue token: continue key is not valid: "),
+            "{body}"
+        );
+        let (_, first) = api.get(&format!("{HPAS}?limit=2")).await;
+        let token = first["metadata"]["continue"].as_str().unwrap();
+        let (status, body) = api.get(&format!("{HPAS}?limit=2&continue={}&resourceVersion=3", q(token))).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST);
+        assert_eq!(body["message"], "specifying resource version is not allowed when using continue");
+    }
+
+    in_memory_only:
+
+    async fn a_newer_resource_version_is_waited_for() {
+        let api = std::sync::Arc::new(Api::with(|config| config.too_large_wait = std::time::Duration::from_secs(5), None));
+        api.create(HPAS, &hpa("a", json!({}))).await;
+        let writer = {
+            let api = api.clone();
+            tokio::spawn(async move {
+                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                api.create(HPAS, &hpa("b", json!({}))).await;
+            })
+        };
+        let (status, list) = api.get(&format!("{HPAS}?resourceVersion=2&resourceVersionMatch=NotOlderThan")).await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(names(&list), vec!["a", "b"]);
+        writer.await.unwrap();
+    }
+
     async fn expired_continue_tokens_are_410_with_an_inconsistent_token() {
         let api = Api::with(|config| config.history = 3, None);
         for i in 0..4 {
@@ -111,21 +121,6 @@ harness::backend_tests! {
         assert_eq!(rest["metadata"]["resourceVersion"], "8");
     }
 
-    async fn bad_continue_tokens_are_400() {
-        let api = seeded(3).await;
-        let (status, body) = api.get(&format!("{HPAS}?limit=2&continue=garbage")).await;
-        assert_eq!(status, StatusCode::BAD_REQUEST);
-        assert!(
-            body["message"].as_str().unwrap().starts_with("invalid continue token: continue key is not valid: "),
-            "{body}"
-        );
-        let (_, first) = api.get(&format!("{HPAS}?limit=2")).await;
-        let token = first["metadata"]["continue"].as_str().unwrap();
-        let (status, body) = api.get(&format!("{HPAS}?limit=2&continue={}&resourceVersion=3", q(token))).await;
-        assert_eq!(status, StatusCode::BAD_REQUEST);
-        assert_eq!(body["message"], "specifying resource version is not allowed when using continue");
-    }
-
     async fn resource_version_match_exact_reads_the_past() {
         let api = seeded(2).await;
         let (_, changed) = api.merge_patch(&format!("{HPAS}/hpa-00"), &json!({"spec": {"maxReplicas": 8}})).await;
@@ -151,6 +146,29 @@ harness::backend_tests! {
             assert_eq!(names(&list), vec!["hpa-00", "hpa-02"], "{query}");
             assert_eq!(list["metadata"]["resourceVersion"], "5", "{query}");
         }
+    }
+
+    async fn pages_cover_the_list_with_remaining_counts() {
+        let api = seeded(5).await;
+        let pages = pages(&api, &format!("{HPAS}?limit=2")).await;
+        assert_eq!(pages.len(), 3);
+        let all: Vec<String> = pages.iter().flat_map(names).collect();
+        assert_eq!(all, vec!["hpa-00", "hpa-01", "hpa-02", "hpa-03", "hpa-04"]);
+        assert_eq!(pages[0]["metadata"]["remainingItemCount"], 3);
+        assert_eq!(pages[1]["metadata"]["remainingItemCount"], 1);
+        assert_eq!(pages[2]["metadata"].get("remainingItemCount"), None);
+        assert_eq!(pages[2]["metadata"].get("continue"), None);
+        for page in &pages {
+            assert_eq!(page["metadata"]["resourceVersion"], "5");
+        }
+        // An exact fit has no continue token.
+        let (_, whole) = api.get(&format!("{HPAS}?limit=5")).await;
+        assert_eq!(whole["metadata"].get("continue"), None);
+        // With a selector the remaining count is not given, as the API server does.
+        let (_, filtered) = api.get(&format!("{HPAS}?limit=1&labelSelector={}", q("n in (1,3,4)"))).await;
+        assert_eq!(names(&filtered), vec!["hpa-01"]);
+        assert!(filtered["metadata"]["continue"].is_string());
+        assert_eq!(filtered["metadata"].get("remainingItemCount"), None);
     }
 
     async fn too_old_and_too_new_resource_versions() {
@@ -183,21 +201,5 @@ harness::backend_tests! {
         let (status, body) = api.get(&format!("{HPAS}?resourceVersion=abc")).await;
         assert_eq!(status, StatusCode::BAD_REQUEST);
         assert_eq!(body["message"], "invalid resource version: \"abc\"");
-    }
-
-    async fn a_newer_resource_version_is_waited_for() {
-        let api = std::sync::Arc::new(Api::with(|config| config.too_large_wait = std::time::Duration::from_secs(5), None));
-        api.create(HPAS, &hpa("a", json!({}))).await;
-        let writer = {
-            let api = api.clone();
-            tokio::spawn(async move {
-                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-                api.create(HPAS, &hpa("b", json!({}))).await;
-            })
-        };
-        let (status, list) = api.get(&format!("{HPAS}?resourceVersion=2&resourceVersionMatch=NotOlderThan")).await;
-        assert_eq!(status, StatusCode::OK);
-        assert_eq!(names(&list), vec!["a", "b"]);
-        writer.await.unwrap();
     }
 }

@@ -24,10 +24,12 @@
 //! namespace are one range and listing them costs what that namespace holds.
 
 pub mod durable;
+pub mod etcd;
 pub mod keys;
 pub mod memory;
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use futures::future::BoxFuture;
 use serde_json::Value;
@@ -168,4 +170,26 @@ pub trait Storage: Send + Sync + 'static {
     fn compact(&self, revision: u64) -> BoxFuture<'_, Result<()>>;
     /// How many objects are under `prefix` (for `apiserver_storage_objects`).
     fn count<'a>(&'a self, prefix: &'a str) -> BoxFuture<'a, Result<usize>>;
+}
+
+/// Compacts `storage` every `interval`, to the revision it had one interval before, as
+/// kube-apiserver's compactor does: one interval of history always remains. Runs until
+/// the process ends; a failed round is logged and tried again at the next one.
+pub async fn compact_every(storage: Arc<dyn Storage>, interval: Duration) {
+    let mut previous = None;
+    loop {
+        tokio::time::sleep(interval).await;
+        if let Some(revision) = previous
+            && let Err(error) = storage.compact(revision).await
+        {
+            tracing::warn!("compaction to revision {revision} failed: {error}");
+        }
+        previous = match storage.revision().await {
+            Ok(revision) => Some(revision),
+            Err(error) => {
+                tracing::warn!("compaction: cannot read the revision: {error}");
+                None
+            }
+        };
+    }
 }
