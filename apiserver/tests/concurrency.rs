@@ -29,6 +29,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
+use harness::Backend;
 use harness::process::ServerProcess;
 use http_body_util::{BodyExt, Full};
 use hyper::client::conn::http1::SendRequest;
@@ -478,17 +479,21 @@ fn check_watcher(label: &str, seen: &[Seen], acks: &[Ack], start_rv: u64) -> Vec
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn concurrent_writers_and_watchers_agree_in_memory() {
-    writers_and_watchers_agree(&[]).await;
+    writers_and_watchers_agree(Backend::Memory).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn concurrent_writers_and_watchers_agree_on_a_data_directory() {
-    let data = tempfile::tempdir().unwrap();
-    writers_and_watchers_agree(&["--data-dir", data.path().to_str().unwrap()]).await;
+    writers_and_watchers_agree(Backend::Embedded).await;
 }
 
-async fn writers_and_watchers_agree(args: &[&str]) {
-    let server = ServerProcess::start(args);
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_writers_and_watchers_agree_on_etcd() {
+    writers_and_watchers_agree(Backend::Etcd).await;
+}
+
+async fn writers_and_watchers_agree(backend: Backend) {
+    let Some(server) = ServerProcess::start_on(backend, &[]) else { return };
     let started = Instant::now();
     tokio::time::timeout(TEST_TIMEOUT, run(server.addr.clone()))
         .await

@@ -27,6 +27,7 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
+use harness::Backend;
 use harness::process::ServerProcess;
 use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
@@ -870,18 +871,20 @@ struct FuzzRun {
     misshapen: Vec<(usize, Req, Violation)>,
 }
 
-/// Runs the fuzz against a server in memory, or on a data directory, once per test
+/// Runs the fuzz against a server on `backend` (`None`: there is no etcd), once per test
 /// process (on its own runtime), whichever test asks first.
-fn fuzz_run(on_disk: bool) -> &'static FuzzRun {
-    static RUNS: [OnceLock<FuzzRun>; 2] = [OnceLock::new(), OnceLock::new()];
-    RUNS[usize::from(on_disk)].get_or_init(|| {
-        tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .expect("a tokio runtime")
-            .block_on(run_fuzz(on_disk))
-    })
+fn fuzz_run(backend: Backend) -> Option<&'static FuzzRun> {
+    static RUNS: [OnceLock<Option<FuzzRun>>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+    RUNS[backend as usize]
+        .get_or_init(|| {
+            tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()
+                .expect("a tokio runtime")
+                .block_on(run_fuzz(backend))
+        })
+        .as_ref()
 }
 
 /// Violations grouped by kind, most frequent first, with the first three requests of each.
@@ -910,15 +913,15 @@ fn report(run: &FuzzRun, violations: &[(usize, Req, Violation)], what: &str) -> 
 
 /// The two tests of one fuzz run, per storage backend.
 macro_rules! fuzz_tests {
-    ($($backend:ident: $on_disk:expr),*) => {$(
-        mod $backend {
-            use super::{fuzz_run, report};
+    ($($module:ident: $backend:ident),*) => {$(
+        mod $module {
+            use super::{Backend, fuzz_run, report};
 
             /// No 5xx, no hang (10 s per request, 240 s in all), no connection cut without
             /// an answer, and afterwards the process still runs and answers.
             #[test]
             fn fuzzed_requests_never_crash_hang_or_fail_with_5xx() {
-                let run = fuzz_run($on_disk);
+                let Some(run) = fuzz_run(Backend::$backend) else { return };
                 assert!(run.broken.is_empty(), "{}", report(run, &run.broken, "broke the server"));
             }
 
@@ -926,21 +929,19 @@ macro_rules! fuzz_tests {
             /// `application/json` answer is JSON.
             #[test]
             fn fuzzed_error_answers_are_status_objects() {
-                let run = fuzz_run($on_disk);
+                let Some(run) = fuzz_run(Backend::$backend) else { return };
                 assert!(run.misshapen.is_empty(), "{}", report(run, &run.misshapen, "got a misshapen answer"));
             }
         }
     )*};
 }
 
-fuzz_tests!(memory: false, embedded: true);
+fuzz_tests!(memory: Memory, embedded: Embedded, etcd: Etcd);
 
-async fn run_fuzz(on_disk: bool) -> FuzzRun {
+async fn run_fuzz(backend: Backend) -> Option<FuzzRun> {
     let seed = std::env::var("FUZZ_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(DEFAULT_SEED);
     let count = std::env::var("FUZZ_REQUESTS").ok().and_then(|s| s.parse().ok()).unwrap_or(DEFAULT_REQUESTS);
-    let data = tempfile::tempdir().expect("a temporary directory");
-    let args = if on_disk { vec!["--data-dir", data.path().to_str().expect("a UTF-8 path")] } else { vec![] };
-    let mut server = ServerProcess::start(&args);
+    let mut server = ServerProcess::start_on(backend, &[])?;
     let addr = server.addr.clone();
 
     // Objects for the fuzzed paths to find.
@@ -1022,5 +1023,5 @@ async fn run_fuzz(on_disk: bool) -> FuzzRun {
             }
         }
     }
-    FuzzRun { seed, sent, broken, misshapen }
+    Some(FuzzRun { seed, sent, broken, misshapen })
 }

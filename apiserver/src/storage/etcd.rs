@@ -14,21 +14,23 @@
 //!   compacted ends with [`StorageError::Compacted`].
 //!
 //! The gRPC client is `etcdv3client`, whose generated protobuf code ships in the crate:
-//! building needs no protobuf compiler. The connection is made lazily and balanced over
-//! the servers given, so the server starts (not ready) while etcd is down, and a cluster
-//! member going away only takes its share of connections.
+//! building needs no protobuf compiler. Connections are made lazily, so the server starts
+//! (not ready) while etcd is down. Requests go to one server of those given; when it
+//! cannot be connected to (the request never reached etcd, so sending it elsewhere is
+//! safe), the next one takes over, as etcd's own client fails over.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use etcdv3client::grpc::{CredentialInterceptor, TonicClient};
 use etcdv3client::pb::{self, compare, request_op, response_op};
 use etcdv3client::{ErrKind, KvClient, WatchClient};
+use futures::FutureExt;
 use futures::channel::mpsc;
 use futures::future::BoxFuture;
-use futures::{FutureExt, SinkExt};
 use serde_json::Value;
-use tonic::transport::{Channel, Endpoint};
+use tonic::transport::Endpoint;
 
 use super::keys::prefix_end;
 use super::memory::with_revision;
@@ -47,14 +49,17 @@ const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The etcd backend; see the module documentation.
 pub struct EtcdStorage {
-    service: Service,
+    /// One lazily connected client per server.
+    services: Vec<Service>,
+    /// The server requests go to now.
+    current: AtomicUsize,
 }
 
 impl EtcdStorage {
     /// A backend on the etcd servers `urls` (`http://127.0.0.1:2379`). Connects lazily:
     /// an unreachable etcd shows in the first requests (and `/readyz`), not here.
     pub fn new(urls: &[String]) -> std::result::Result<Self, String> {
-        let mut endpoints = Vec::new();
+        let mut services = Vec::new();
         for url in urls {
             let endpoint = Endpoint::from_shared(url.clone())
                 .map_err(|e| format!("--etcd-servers: {url:?} is not a URL: {e}"))?
@@ -62,23 +67,42 @@ impl EtcdStorage {
                 .timeout(REQUEST_TIMEOUT)
                 .http2_keep_alive_interval(Duration::from_secs(10))
                 .keep_alive_timeout(Duration::from_secs(5));
-            endpoints.push(endpoint);
+            let channel = endpoint.connect_lazy();
+            services.push(CredentialInterceptor::new(None, None, TonicClient::new(channel)));
         }
-        if endpoints.is_empty() {
+        if services.is_empty() {
             return Err("--etcd-servers: no server given".to_owned());
         }
-        let channel = Channel::balance_list(endpoints.into_iter());
-        let service = CredentialInterceptor::new(None, None, TonicClient::new(channel));
-        Ok(EtcdStorage { service })
+        Ok(EtcdStorage { services, current: AtomicUsize::new(0) })
     }
 
-    fn kv(&self) -> KvClient<Service> {
-        KvClient::new(self.service.clone())
+    /// Runs `call` on the current server, and on the next ones while a server cannot be
+    /// connected to.
+    async fn on_a_server<T, F>(&self, call: impl Fn(Service) -> F) -> std::result::Result<T, etcdv3client::Error>
+    where
+        F: Future<Output = std::result::Result<T, etcdv3client::Error>>,
+    {
+        let mut attempts = self.services.len();
+        loop {
+            let index = self.current.load(Ordering::Relaxed) % self.services.len();
+            match call(self.services[index].clone()).await {
+                Err(error) if attempts > 1 && unreachable(&error) => {
+                    attempts -= 1;
+                    let _ = self.current.compare_exchange(index, index + 1, Ordering::Relaxed, Ordering::Relaxed);
+                }
+                result => return result,
+            }
+        }
     }
 
     async fn range_request(&self, request: pb::RangeRequest) -> Result<pb::RangeResponse> {
         let requested = request.revision as u64;
-        self.kv().range(request).await.map_err(|e| failure(e, requested))
+        self.on_a_server(|service| {
+            let request = request.clone();
+            async move { KvClient::new(service).range(request).await }
+        })
+        .await
+        .map_err(|e| failure(e, requested))
     }
 
     async fn get_key(&self, key: &str) -> Result<Option<KeyValue>> {
@@ -100,7 +124,13 @@ impl EtcdStorage {
             success: vec![pb::RequestOp { request: Some(write) }],
             failure: vec![pb::RequestOp { request: Some(read) }],
         };
-        let response = self.kv().txn(request).await.map_err(|e| failure(e, 0))?;
+        let response = self
+            .on_a_server(|service| {
+                let request = request.clone();
+                async move { KvClient::new(service).txn(request).await }
+            })
+            .await
+            .map_err(|e| failure(e, 0))?;
         let revision = response.header.as_ref().map_or(0, |h| h.revision) as u64;
         let answer = response.responses.into_iter().next().and_then(|op| op.response);
         if response.succeeded {
@@ -151,6 +181,13 @@ fn stored(kv: &pb::KeyValue) -> Result<KeyValue> {
         .map_err(|e| StorageError::Unavailable(format!("the value at {key} is not JSON: {e}")))?;
     let revision = kv.mod_revision as u64;
     Ok(KeyValue { key, object: Arc::new(with_revision(object, revision)), revision })
+}
+
+/// Whether a request failed because the server could not be connected to: it never
+/// reached etcd.
+fn unreachable(error: &etcdv3client::Error) -> bool {
+    let message = error.to_string();
+    message.contains("tcp connect error") || message.contains("ConnectionRefused")
 }
 
 /// The storage error of a failed etcd request (`requested`: the revision it read at).
@@ -247,7 +284,6 @@ impl Storage for EtcdStorage {
 
     fn watch<'a>(&'a self, prefix: &'a str, after: u64) -> BoxFuture<'a, Result<Box<dyn WatchStream>>> {
         async move {
-            let (mut requests, outgoing) = mpsc::unbounded();
             let create = pb::WatchCreateRequest {
                 key: prefix.into(),
                 range_end: prefix_end(prefix),
@@ -257,9 +293,15 @@ impl Storage for EtcdStorage {
             };
             let create =
                 pb::WatchRequest { request_union: Some(pb::watch_request::RequestUnion::CreateRequest(create)) };
-            requests.send(create).await.map_err(|e| StorageError::Unavailable(format!("etcd watch: {e}")))?;
-            let responses =
-                WatchClient::new(self.service.clone()).watch(outgoing).await.map_err(|e| failure(e, after))?;
+            let (requests, responses) = self
+                .on_a_server(|service| {
+                    let (requests, outgoing) = mpsc::unbounded();
+                    // The receiver is alive: sending cannot fail.
+                    let _ = requests.unbounded_send(create.clone());
+                    async move { Ok((requests, WatchClient::new(service).watch(outgoing).await?)) }
+                })
+                .await
+                .map_err(|e| failure(e, after))?;
             let watch: Box<dyn WatchStream> =
                 Box::new(EtcdWatch { requests, responses, pending: Default::default(), after, finished: false });
             Ok(watch)
@@ -270,7 +312,9 @@ impl Storage for EtcdStorage {
     fn compact(&self, revision: u64) -> BoxFuture<'_, Result<()>> {
         async move {
             let request = pb::CompactionRequest { revision: revision as i64, physical: false };
-            match self.kv().compact(request).await {
+            let compacted =
+                self.on_a_server(|service| async move { KvClient::new(service).compact(request).await }).await;
+            match compacted {
                 Ok(_) => Ok(()),
                 // Compacted already, by another server: as good.
                 Err(error) if error.kind() == ErrKind::Compacted => Ok(()),

@@ -15,6 +15,8 @@ pub struct ServerProcess {
     pub addr: String,
     /// Everything it wrote on stderr.
     pub stderr: Arc<Mutex<String>>,
+    /// Its data directory or etcd, stopped after it.
+    held: Option<super::Held>,
 }
 
 impl ServerProcess {
@@ -52,7 +54,7 @@ impl ServerProcess {
         match rx.recv_timeout(Duration::from_secs(30)) {
             Ok(url) => {
                 let addr = url.split("://").nth(1).unwrap_or(&url).to_owned();
-                ServerProcess { child, url, addr, stderr }
+                ServerProcess { child, url, addr, stderr, held: None }
             }
             Err(_) => {
                 let _ = child.kill();
@@ -65,6 +67,28 @@ impl ServerProcess {
     /// The exit status, once the process has exited.
     pub fn exited(&mut self) -> Option<std::process::ExitStatus> {
         self.child.try_wait().ok().flatten()
+    }
+
+    /// [`ServerProcess::start`] on `backend`: in memory, on a data directory of its own,
+    /// or on an etcd of its own; `None` (with a `SKIPPED` line) when there is no etcd.
+    pub fn start_on(backend: super::Backend, args: &[&str]) -> Option<ServerProcess> {
+        let held = match backend {
+            super::Backend::Memory => None,
+            super::Backend::Embedded => Some(super::Held::Directory(tempfile::tempdir().expect("a data directory"))),
+            super::Backend::Etcd => Some(super::Held::Etcd(super::etcd::Etcd::start(1, "a server on etcd")?)),
+        };
+        let backend_args = match &held {
+            None => vec![],
+            Some(super::Held::Directory(directory)) => {
+                vec!["--data-dir".to_owned(), directory.path().display().to_string()]
+            }
+            Some(super::Held::Etcd(etcd)) => vec!["--etcd-servers".to_owned(), etcd.servers()],
+        };
+        let mut all: Vec<&str> = backend_args.iter().map(String::as_str).collect();
+        all.extend_from_slice(args);
+        let mut server = ServerProcess::start(&all);
+        server.held = held;
+        Some(server)
     }
 
     /// Sends `signal` and waits up to 5 s for the process to exit.
