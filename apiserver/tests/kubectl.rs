@@ -1,10 +1,11 @@
 //! End to end: the machine's `kubectl`, with its default flags (client-side validation on),
 //! against the `apiserver` binary on a free loopback port.
 //!
-//! Two test functions, one server each:
+//! The test functions, one server each:
 //!
-//! - `kubectl_against_anonymous_server`: discovery, explain, create, get (table, YAML,
-//!   across namespaces, watch), client-side and server-side apply (with a field-manager
+//! - `kubectl_against_anonymous_server` (and `kubectl_against_an_etcd_backed_server`,
+//!   the same steps against a server on an etcd of its own): discovery, explain, create,
+//!   get (table, YAML, across namespaces, watch), client-side and server-side apply (with a field-manager
 //!   conflict), the three patch types, replace (also with a stale resourceVersion),
 //!   delete and delete --all, the 422 of an invalid object, and CSR approval (the
 //!   protobuf-only `kubectl certificate approve`, then the JSON route through
@@ -30,6 +31,8 @@
 //! Without `kubectl` on the PATH (or in `$KUBECTL`) the tests print
 //! `SKIPPED: kubectl not found` and pass. `KUBECTL_E2E_LOG=1` prints every kubectl
 //! command with its exit code and output, and the server's own output at the end.
+
+mod harness;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
@@ -63,12 +66,23 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[];
 
 #[test]
 fn kubectl_against_anonymous_server() {
+    anonymous_server_scenario(&[], "anonymous server");
+}
+
+/// The same scenario against a server on an etcd of its own.
+#[test]
+fn kubectl_against_an_etcd_backed_server() {
+    let Some(etcd) = harness::etcd::Etcd::start(1, "kubectl_against_an_etcd_backed_server") else { return };
+    anonymous_server_scenario(&["--etcd-servers", &etcd.servers()], "anonymous server on etcd");
+}
+
+fn anonymous_server_scenario(server_args: &[&str], label: &'static str) {
     let Some(kubectl_bin) = find_kubectl() else { return };
     let started = Instant::now();
     let dir = TempDir::new("anonymous");
-    let server = Server::start(&[]);
+    let server = Server::start(server_args);
     let k = Kubectl::new(&kubectl_bin, &dir, &server.url, None);
-    let mut report = Report::new("anonymous server");
+    let mut report = Report::new(label);
 
     report.step("version: kubectl talks to the server", || {
         let out = k.run(&["version"]).ok()?;
