@@ -63,22 +63,25 @@ impl Disk {
         Ok(Loaded { disk: Disk { database: Arc::new(database) }, revision, objects })
     }
 
-    /// Commits one write durably: `object` at `key` (`None`: the key deleted) as of
-    /// `revision`.
-    pub async fn commit(&self, revision: u64, key: &str, object: Option<&Value>) -> Result<()> {
+    /// Commits writes durably, in one transaction: each `(key, object)` (`None`: the key
+    /// deleted), the last of them at `revision`.
+    pub async fn commit(&self, revision: u64, writes: Vec<(String, Option<Value>)>) -> Result<()> {
         let database = Arc::clone(&self.database);
-        let key = key.to_owned();
-        let bytes = object.map(|object| serde_json::to_vec(object).unwrap_or_default());
         let failed = |e: &dyn std::fmt::Display| StorageError::Unavailable(format!("the data directory: {e}"));
         tokio::task::spawn_blocking(move || {
             let transaction = database.begin_write().map_err(|e| failed(&e))?;
             {
                 let mut objects = transaction.open_table(OBJECTS).map_err(|e| failed(&e))?;
-                match &bytes {
-                    Some(bytes) => objects.insert(key.as_str(), bytes.as_slice()).map(drop),
-                    None => objects.remove(key.as_str()).map(drop),
+                for (key, object) in &writes {
+                    match object {
+                        Some(object) => {
+                            let bytes = serde_json::to_vec(object).unwrap_or_default();
+                            objects.insert(key.as_str(), bytes.as_slice()).map(drop)
+                        }
+                        None => objects.remove(key.as_str()).map(drop),
+                    }
+                    .map_err(|e| failed(&e))?;
                 }
-                .map_err(|e| failed(&e))?;
                 let mut meta = transaction.open_table(META).map_err(|e| failed(&e))?;
                 meta.insert(REVISION, revision).map_err(|e| failed(&e))?;
             }

@@ -8,10 +8,11 @@
 //!   watchers that fell behind the broadcast buffer. Older revisions are compacted.
 //! - A range copies only the objects under its prefix (`Arc`s), after the start key.
 //! - With a [`Disk`] (`--data-dir`), a write is committed there, durably, before it is
-//!   applied in memory and answered; writers then take turns, readers never wait for the
-//!   disk.
+//!   applied in memory and answered. Writes that arrive while the disk is busy are
+//!   committed together in the next transaction (group commit: one `fsync` for all of
+//!   them); readers never wait for the disk.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::ops::Bound;
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -19,6 +20,7 @@ use futures::FutureExt;
 use futures::future::{BoxFuture, ready};
 use serde_json::Value;
 use tokio::sync::broadcast::{self, error::RecvError, error::TryRecvError};
+use tokio::sync::oneshot;
 
 use super::durable::Disk;
 use super::{
@@ -46,14 +48,23 @@ struct Shared {
     state: Mutex<State>,
     events: broadcast::Sender<Arc<Event>>,
     history: usize,
+    disk: Option<Disk>,
+    /// Durable writes waiting for the disk.
+    queue: Mutex<Vec<Queued>>,
+    /// Held while the queue is committed, from the checks until the writes are applied.
+    committer: Arc<tokio::sync::Mutex<()>>,
 }
 
 /// The in-memory backend; see the module documentation.
 pub struct MemoryStorage {
     shared: Arc<Shared>,
-    disk: Option<Disk>,
-    /// Held from a durable write's check until it is applied.
-    writer: tokio::sync::Mutex<()>,
+}
+
+/// A durable write waiting for the disk, and where its outcome goes.
+struct Queued {
+    key: String,
+    write: Write,
+    done: oneshot::Sender<Result<Written>>,
 }
 
 /// A write, before it is checked against what the key holds.
@@ -92,8 +103,15 @@ impl MemoryStorage {
 
     fn with_state(state: State, disk: Option<Disk>, history: usize, broadcast_capacity: usize) -> Self {
         let (events, _) = broadcast::channel(broadcast_capacity.max(1));
-        let shared = Shared { state: Mutex::new(state), events, history: history.max(1) };
-        MemoryStorage { shared: Arc::new(shared), disk, writer: tokio::sync::Mutex::new(()) }
+        let shared = Shared {
+            state: Mutex::new(state),
+            events,
+            history: history.max(1),
+            disk,
+            queue: Mutex::new(Vec::new()),
+            committer: Arc::new(tokio::sync::Mutex::new(())),
+        };
+        MemoryStorage { shared: Arc::new(shared) }
     }
 
     /// The latest revision, without waiting.
@@ -104,55 +122,26 @@ impl MemoryStorage {
     /// Commits `write` if what `key` holds allows it: on the disk first, when there is
     /// one.
     async fn write(&self, key: &str, write: Write) -> Result<Written> {
-        let Some(disk) = &self.disk else {
-            return Ok(self.apply(&mut self.shared.lock(), key, write));
-        };
-        let _turn = self.writer.lock().await;
-        let revision = {
-            let state = self.shared.lock();
-            if let Err(conflict) = allowed(&state, key, &write) {
-                return Ok(conflict);
-            }
-            state.revision + 1
-        };
-        let object = match &write {
-            Write::Create(object) | Write::Update(object, _) => Some(with_revision(object.clone(), revision)),
-            Write::Delete(_) => None,
-        };
-        disk.commit(revision, key, object.as_ref()).await?;
-        // Nothing was written in between: this writer held the turn.
-        Ok(self.apply(&mut self.shared.lock(), key, write))
-    }
-
-    /// Applies `write` in memory, if what `key` holds allows it.
-    fn apply(&self, state: &mut State, key: &str, write: Write) -> Written {
-        let current = match allowed(state, key, &write) {
-            Ok(current) => current,
-            Err(conflict) => return conflict,
-        };
-        state.revision += 1;
-        let revision = state.revision;
-        let prev = current.map(|stored| stored.object);
-        let (object, deleted) = match write {
-            Write::Create(object) | Write::Update(object, _) => (object, false),
-            Write::Delete(_) => (prev.as_deref().cloned().unwrap_or_default(), true),
-        };
-        let object = Arc::new(with_revision(object, revision));
-        if deleted {
-            state.objects.remove(key);
-        } else {
-            state.objects.insert(key.to_owned(), Stored { object: Arc::clone(&object), revision });
+        if self.shared.disk.is_none() {
+            return Ok(self.shared.apply(&mut self.shared.lock(), key, write));
         }
-        let event = Arc::new(Event { revision, key: key.to_owned(), prev, object: Arc::clone(&object), deleted });
-        if state.history.len() >= self.shared.history
-            && let Some(evicted) = state.history.pop_front()
-        {
-            state.compacted = evicted.revision;
+        let (done, mut outcome) = oneshot::channel();
+        lock(&self.shared.queue).push(Queued { key: key.to_owned(), write, done });
+        // Whoever has the turn commits everything queued; this write may be done already.
+        let turn = Arc::clone(&self.shared.committer).lock_owned().await;
+        if let Ok(result) = outcome.try_recv() {
+            return result;
         }
-        state.history.push_back(Arc::clone(&event));
-        // No receivers is fine: nobody watches.
-        let _ = self.shared.events.send(event);
-        Written::Done(KeyValue { key: key.to_owned(), object, revision })
+        // A task of its own: the commit finishes even if this request goes away, so that
+        // the disk and the memory agree.
+        let shared = Arc::clone(&self.shared);
+        let _ = tokio::spawn(async move {
+            let batch = std::mem::take(&mut *lock(&shared.queue));
+            shared.commit(batch).await;
+            drop(turn);
+        })
+        .await;
+        outcome.await.unwrap_or_else(|_| Err(StorageError::Unavailable("the write was dropped".to_owned())))
     }
 
     fn range_now(&self, request: &RangeRequest<'_>) -> Result<RangeResponse> {
@@ -227,8 +216,94 @@ impl MemoryStorage {
 
 impl Shared {
     fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        lock(&self.state)
     }
+
+    /// Checks `batch` in order against what is stored and the batch's earlier writes,
+    /// commits the writes that pass in one disk transaction, applies them in memory and
+    /// answers every write.
+    async fn commit(&self, batch: Vec<Queued>) {
+        let Some(disk) = &self.disk else { return };
+        let mut records = Vec::new();
+        let revision = {
+            let state = self.lock();
+            // The revision of each key the batch writes, after its writes so far.
+            let mut written: HashMap<&str, Option<u64>> = HashMap::new();
+            let mut revision = state.revision;
+            for queued in &batch {
+                let key = queued.key.as_str();
+                let current = match written.get(key) {
+                    Some(current) => *current,
+                    None => state.objects.get(key).map(|stored| stored.revision),
+                };
+                let passes = match (&queued.write, current) {
+                    (Write::Create(_), None) => true,
+                    (Write::Update(_, expected) | Write::Delete(expected), Some(current)) => current == *expected,
+                    _ => false,
+                };
+                if !passes {
+                    continue;
+                }
+                revision += 1;
+                let object = match &queued.write {
+                    Write::Create(object) | Write::Update(object, _) => Some(with_revision(object.clone(), revision)),
+                    Write::Delete(_) => None,
+                };
+                written.insert(key, object.is_some().then_some(revision));
+                records.push((queued.key.clone(), object));
+            }
+            revision
+        };
+        let committed = if records.is_empty() { Ok(()) } else { disk.commit(revision, records).await };
+        let mut state = self.lock();
+        for queued in batch {
+            // The writes that passed apply now as they were checked: nothing else writes
+            // while the turn is held. The others are conflicts with what is there now.
+            let outcome = match &committed {
+                Ok(()) => Ok(self.apply(&mut state, &queued.key, queued.write)),
+                Err(error) => match allowed(&state, &queued.key, &queued.write) {
+                    Ok(_) => Err(error.clone()),
+                    Err(conflict) => Ok(conflict),
+                },
+            };
+            let _ = queued.done.send(outcome);
+        }
+    }
+
+    /// Applies `write` in memory, if what `key` holds allows it.
+    fn apply(&self, state: &mut State, key: &str, write: Write) -> Written {
+        let current = match allowed(state, key, &write) {
+            Ok(current) => current,
+            Err(conflict) => return conflict,
+        };
+        state.revision += 1;
+        let revision = state.revision;
+        let prev = current.map(|stored| stored.object);
+        let (object, deleted) = match write {
+            Write::Create(object) | Write::Update(object, _) => (object, false),
+            Write::Delete(_) => (prev.as_deref().cloned().unwrap_or_default(), true),
+        };
+        let object = Arc::new(with_revision(object, revision));
+        if deleted {
+            state.objects.remove(key);
+        } else {
+            state.objects.insert(key.to_owned(), Stored { object: Arc::clone(&object), revision });
+        }
+        let event = Arc::new(Event { revision, key: key.to_owned(), prev, object: Arc::clone(&object), deleted });
+        if state.history.len() >= self.history
+            && let Some(evicted) = state.history.pop_front()
+        {
+            state.compacted = evicted.revision;
+        }
+        state.history.push_back(Arc::clone(&event));
+        // No receivers is fine: nobody watches.
+        let _ = self.events.send(event);
+        Written::Done(KeyValue { key: key.to_owned(), object, revision })
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl Storage for MemoryStorage {
