@@ -1,15 +1,16 @@
-//! The in-memory store: every resource of the catalog, as JSON objects, behind one
-//! [`DynamicApi`] implementation.
+//! The store: every resource of the catalog, as JSON objects in a [`Storage`], behind
+//! one [`DynamicApi`] implementation.
 //!
-//! - One `resourceVersion` counter for the whole store; every committed write takes the
-//!   next value. Writes commit under one lock, and the same lock orders the broadcast to
-//!   watchers, so every watcher sees every acknowledged write once, in order.
-//! - The last `history` changes are kept. They serve watches from an old
-//!   `resourceVersion`, consistent list snapshots at an older version
-//!   (`resourceVersionMatch=Exact`, continue tokens) and watchers that fell behind the
-//!   broadcast buffer. Older versions answer 410 `Expired`.
-//! - Objects are keyed by (namespace, name) per (group, plural) and listed in that order,
-//!   as etcd keys sort.
+//! - `resourceVersion` is the storage's revision: one counter for the whole store, every
+//!   committed write takes the next value, and watches see every write once, in order.
+//! - Each object lives under its key (`<prefix>/<group>/<resource>/<namespace>/<name>`,
+//!   [`crate::storage::keys`]); a list or watch covers a key prefix, in key order, as
+//!   etcd keys sort.
+//! - Writes are optimistic: read, build the next object, commit it guarded by the
+//!   revision read, and try again when another write came in between.
+//! - Reads at older versions (`resourceVersionMatch=Exact`, continue tokens) and watches
+//!   from an old `resourceVersion` go as far back as the storage's history; older ones
+//!   answer 410 `Expired`.
 //!
 //! The module [`write`] has create, update, patch and delete, [`read`] get and list,
 //! [`watch`] the watch streams, [`scale`] the `scale` subresource of custom resources.
