@@ -16,7 +16,13 @@
 //!   the time from sending the POST to the moment the last watcher has read the ADDED event;
 //!   the median over the writes (and the min and max).
 //!
-//! `BENCH_SECONDS` sets the measured time per phase (default 5).
+//! Every phase runs on each storage backend, side by side in one run: in memory, on a data
+//! directory (`--data-dir`, a fresh one per phase), and on etcd (`--etcd-servers`, a
+//! single-member etcd of its own per phase, on a free loopback port, with its data in a
+//! temporary folder; skipped without an etcd binary).
+//!
+//! `BENCH_SECONDS` sets the measured time per phase (default 5); `BENCH_BACKENDS` the
+//! backends (`memory,embedded,etcd` by default).
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -29,6 +35,11 @@ use hyper::client::conn::http1::SendRequest;
 use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
 
+// The tests' etcd, of which the benchmark uses a part.
+#[allow(dead_code)]
+#[path = "../tests/harness/etcd.rs"]
+mod etcd;
+
 const CONNECTIONS: usize = 64;
 const WARMUP: Duration = Duration::from_millis(500);
 const LIST_SIZE: usize = 100;
@@ -38,16 +49,58 @@ const NS_PATH: &str = "/apis/autoscaling/v2/namespaces";
 /// Objects of the kind outside the listed namespace, for the second list figure.
 const OTHER_OBJECTS: usize = 20_000;
 
-/// The reference server as a child process on a free loopback port; SIGTERM on drop.
+/// Where a server keeps its objects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Backend {
+    Memory,
+    Embedded,
+    Etcd,
+}
+
+impl Backend {
+    fn name(self) -> &'static str {
+        match self {
+            Backend::Memory => "memory",
+            Backend::Embedded => "embedded",
+            Backend::Etcd => "etcd",
+        }
+    }
+}
+
+/// What a server's backend needs alive (held, never read).
+#[allow(dead_code)]
+enum Held {
+    Nothing,
+    Directory(tempfile::TempDir),
+    Etcd(etcd::Etcd),
+}
+
+/// The reference server as a child process on a free loopback port, on a fresh backend;
+/// SIGTERM on drop, then its backend goes.
 struct Server {
     child: Child,
     addr: String,
+    _held: Held,
 }
 
 impl Server {
-    fn start() -> Server {
+    fn start(backend: Backend) -> Server {
+        let (held, args) = match backend {
+            Backend::Memory => (Held::Nothing, vec![]),
+            Backend::Embedded => {
+                let directory = tempfile::tempdir().expect("a data directory");
+                let args = vec!["--data-dir".to_owned(), directory.path().display().to_string()];
+                (Held::Directory(directory), args)
+            }
+            Backend::Etcd => {
+                let etcd = etcd::Etcd::start(1, "the etcd benchmark").expect("an etcd binary");
+                let args = vec!["--etcd-servers".to_owned(), etcd.servers()];
+                (Held::Etcd(etcd), args)
+            }
+        };
         let mut child = Command::new(env!("CARGO_BIN_EXE_apiserver"))
             .args(["--listen", "127.0.0.1:0"])
+            .args(&args)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -64,7 +117,7 @@ impl Server {
             }
         });
         let addr = rx.recv_timeout(Duration::from_secs(30)).expect("the server's `listening on` line");
-        Server { child, addr }
+        Server { child, addr, _held: held }
     }
 }
 
@@ -299,10 +352,10 @@ async fn populate(addr: &str, prefix: &str, count: usize) {
 }
 
 /// Each phase has a server of its own, so that one phase's objects do not slow the next.
-async fn run(measure: Duration) {
+async fn run(backend: Backend, measure: Duration) -> (Vec<(String, Figures)>, Vec<Duration>) {
     let mut rows = Vec::new();
 
-    let server = Server::start();
+    let server = Server::start(backend);
     let addr = server.addr.clone();
     let create = closed_loop(&addr, measure, 201, |c, i| {
         let path = format!("{NS_PATH}/bench-create-{}/horizontalpodautoscalers", c % 8);
@@ -312,7 +365,7 @@ async fn run(measure: Duration) {
     rows.push(("create (POST, 201; 8 namespaces)".to_owned(), create));
     drop(server);
 
-    let server = Server::start();
+    let server = Server::start(backend);
     let addr = server.addr.clone();
     let mut setup = connect(&addr).await;
     let path = format!("{NS_PATH}/bench-get/horizontalpodautoscalers");
@@ -324,7 +377,7 @@ async fn run(measure: Duration) {
     rows.push(("get (one object)".to_owned(), get));
     drop(server);
 
-    let server = Server::start();
+    let server = Server::start(backend);
     let addr = server.addr.clone();
     let mut setup = connect(&addr).await;
     let list_path = format!("{NS_PATH}/bench-list/horizontalpodautoscalers");
@@ -344,29 +397,58 @@ async fn run(measure: Duration) {
     rows.push((format!("list (the same {LIST_SIZE}, with {OTHER_OBJECTS} more in 10 other namespaces)"), list));
     drop(server);
 
-    println!("| operation ({CONNECTIONS} connections) | requests/s | p50 | p99 | requests measured |");
-    println!("|---|---:|---:|---:|---:|");
-    for (name, f) in &rows {
-        println!("| {name} | {:.0} | {} | {} | {} |", f.requests as f64 / f.seconds, ms(f.p50), ms(f.p99), f.requests);
-    }
-
-    let server = Server::start();
+    let server = Server::start(backend);
     let mut times = fanout(&server.addr).await;
-    let all: Vec<String> = times.iter().map(|t| ms(*t)).collect();
     times.sort();
-    println!(
-        "watch fan-out, {WATCHERS} watchers, {FANOUT_WRITES} writes: median {} (min {}, max {}); all: {}",
-        ms(times[times.len() / 2]),
-        ms(times[0]),
-        ms(times[times.len() - 1]),
-        all.join(", ")
-    );
     drop(server);
+    (rows, times)
 }
 
 fn main() {
     let seconds: u64 = std::env::var("BENCH_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(5);
+    let wanted = std::env::var("BENCH_BACKENDS").unwrap_or_else(|_| "memory,embedded,etcd".to_owned());
+    let mut backends = Vec::new();
+    for backend in [Backend::Memory, Backend::Embedded, Backend::Etcd] {
+        if !wanted.split(',').any(|name| name == backend.name()) {
+            continue;
+        }
+        if backend == Backend::Etcd && etcd::binary().is_none() {
+            println!("SKIPPED: the etcd backend: no etcd binary (install Debian's etcd-server, or set ETCD)");
+            continue;
+        }
+        backends.push(backend);
+    }
     let runtime =
         tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("tokio runtime");
-    runtime.block_on(run(Duration::from_secs(seconds)));
+    let results: Vec<_> = backends
+        .iter()
+        .map(|&backend| (backend, runtime.block_on(run(backend, Duration::from_secs(seconds)))))
+        .collect();
+
+    println!("| operation ({CONNECTIONS} connections) | backend | requests/s | p50 | p99 | requests measured |");
+    println!("|---|---|---:|---:|---:|---:|");
+    let phases = results.first().map_or(0, |(_, (rows, _))| rows.len());
+    for phase in 0..phases {
+        for (backend, (rows, _)) in &results {
+            let (name, f) = &rows[phase];
+            let rate = f.requests as f64 / f.seconds;
+            println!("| {name} | {} | {rate:.0} | {} | {} | {} |", backend.name(), ms(f.p50), ms(f.p99), f.requests);
+        }
+    }
+    for (backend, (rows, _)) in &results {
+        let rate = |f: &Figures| f.requests as f64 / f.seconds;
+        let (alone, crowded) = (&rows[rows.len() - 2].1, &rows[rows.len() - 1].1);
+        println!(
+            "{}: list with {OTHER_OBJECTS} others / list alone = {:.2}",
+            backend.name(),
+            rate(crowded) / rate(alone)
+        );
+    }
+    println!();
+    println!("| watch fan-out, {WATCHERS} watchers, {FANOUT_WRITES} writes | backend | median | min | max |");
+    println!("|---|---|---:|---:|---:|");
+    for (backend, (_, times)) in &results {
+        let (min, median, max) = (times[0], times[times.len() / 2], times[times.len() - 1]);
+        println!("| one write to all {WATCHERS} | {} | {} | {} | {} |", backend.name(), ms(median), ms(min), ms(max));
+    }
 }
