@@ -35,7 +35,8 @@ use tonic::transport::Endpoint;
 use super::keys::prefix_end;
 use super::memory::with_revision;
 use super::{
-    Event, KeyValue, RangeRequest, RangeResponse, Result, Storage, StorageError, WatchItem, WatchStream, Written,
+    Event, KeyValue, Outbox, RangeRequest, RangeResponse, Result, Storage, StorageError, WatchItem, WatchStream,
+    Written,
 };
 use crate::store::object::set_meta;
 
@@ -303,7 +304,7 @@ impl Storage for EtcdStorage {
                 .await
                 .map_err(|e| failure(e, after))?;
             let watch: Box<dyn WatchStream> =
-                Box::new(EtcdWatch { requests, responses, pending: Default::default(), after, finished: false });
+                Box::new(EtcdWatch { requests, responses, outbox: Outbox::default(), after });
             Ok(watch)
         }
         .boxed()
@@ -342,9 +343,8 @@ impl Storage for EtcdStorage {
 struct EtcdWatch {
     requests: mpsc::UnboundedSender<pb::WatchRequest>,
     responses: tonic::Streaming<pb::WatchResponse>,
-    pending: std::collections::VecDeque<WatchItem>,
+    outbox: Outbox,
     after: u64,
-    finished: bool,
 }
 
 impl EtcdWatch {
@@ -356,23 +356,21 @@ impl EtcdWatch {
             } else {
                 StorageError::Unavailable(format!("etcd ended the watch: {}", response.cancel_reason))
             };
-            self.pending.push_back(WatchItem::Failed(error));
-            self.finished = true;
+            self.outbox.fail(error);
             return;
         }
         if response.created {
             return;
         }
         if response.events.is_empty() {
-            self.pending.push_back(WatchItem::Progress(revision));
+            self.outbox.push(WatchItem::Progress(revision));
             return;
         }
         for event in response.events {
             match change(event) {
-                Ok(change) => self.pending.push_back(WatchItem::Event(Arc::new(change))),
+                Ok(change) => self.outbox.push(WatchItem::Event(Arc::new(change))),
                 Err(error) => {
-                    self.pending.push_back(WatchItem::Failed(error));
-                    self.finished = true;
+                    self.outbox.fail(error);
                     return;
                 }
             }
@@ -402,24 +400,13 @@ impl WatchStream for EtcdWatch {
     fn next(&mut self) -> BoxFuture<'_, Option<WatchItem>> {
         async move {
             loop {
-                if let Some(item) = self.pending.pop_front() {
-                    return Some(item);
-                }
-                if self.finished {
-                    return None;
+                if let Some(item) = self.outbox.ready() {
+                    return item;
                 }
                 match self.responses.message().await {
                     Ok(Some(response)) => self.receive(response),
-                    Ok(None) => {
-                        let error = StorageError::Unavailable("etcd closed the watch".to_owned());
-                        self.pending.push_back(WatchItem::Failed(error));
-                        self.finished = true;
-                    }
-                    Err(status) => {
-                        let error = StorageError::Unavailable(format!("etcd watch: {status}"));
-                        self.pending.push_back(WatchItem::Failed(error));
-                        self.finished = true;
-                    }
+                    Ok(None) => self.outbox.fail(StorageError::Unavailable("etcd closed the watch".to_owned())),
+                    Err(status) => self.outbox.fail(StorageError::Unavailable(format!("etcd watch: {status}"))),
                 }
             }
         }

@@ -24,7 +24,8 @@ use tokio::sync::oneshot;
 
 use super::durable::Disk;
 use super::{
-    Event, KeyValue, RangeRequest, RangeResponse, Result, Storage, StorageError, WatchItem, WatchStream, Written,
+    Event, KeyValue, Outbox, RangeRequest, RangeResponse, Result, Storage, StorageError, WatchItem, WatchStream,
+    Written,
 };
 use crate::store::object::set_meta;
 
@@ -200,10 +201,9 @@ impl MemoryStorage {
             shared: Arc::clone(&self.shared),
             prefix: prefix.to_owned(),
             receiver: self.shared.events.subscribe(),
-            pending: VecDeque::new(),
+            outbox: Outbox::default(),
             seen: state.revision,
             after,
-            finished: false,
         };
         if after < state.compacted {
             watch.fail(StorageError::Compacted { requested: after, oldest: state.compacted });
@@ -363,19 +363,18 @@ struct MemoryWatch {
     shared: Arc<Shared>,
     prefix: String,
     receiver: broadcast::Receiver<Arc<Event>>,
-    pending: VecDeque<WatchItem>,
+    outbox: Outbox,
     /// Every change up to this revision has been looked at.
     seen: u64,
     /// Changes up to this revision are not sent.
     after: u64,
-    finished: bool,
 }
 
 impl MemoryWatch {
     fn process(&mut self, event: &Arc<Event>) {
         self.seen = self.seen.max(event.revision);
         if event.revision > self.after && event.key.starts_with(&self.prefix) {
-            self.pending.push_back(WatchItem::Event(Arc::clone(event)));
+            self.outbox.push(WatchItem::Event(Arc::clone(event)));
         }
     }
 
@@ -390,8 +389,7 @@ impl MemoryWatch {
     }
 
     fn fail(&mut self, error: StorageError) {
-        self.pending.push_back(WatchItem::Failed(error));
-        self.finished = true;
+        self.outbox.fail(error);
     }
 
     /// After missing broadcasts: the changes since `seen` from the history, and a new
@@ -410,7 +408,7 @@ impl MemoryWatch {
 
     /// Takes every change already broadcast, without waiting.
     fn drain(&mut self) {
-        while !self.finished {
+        while !self.outbox.ended() {
             match self.receiver.try_recv() {
                 Ok(event) => self.process(&event),
                 Err(TryRecvError::Lagged(_)) => self.catch_up(),
@@ -424,16 +422,13 @@ impl WatchStream for MemoryWatch {
     fn next(&mut self) -> BoxFuture<'_, Option<WatchItem>> {
         async move {
             loop {
-                if let Some(item) = self.pending.pop_front() {
-                    return Some(item);
-                }
-                if self.finished {
-                    return None;
+                if let Some(item) = self.outbox.ready() {
+                    return item;
                 }
                 match self.receiver.recv().await {
                     Ok(event) => self.process(&event),
                     Err(RecvError::Lagged(_)) => self.catch_up(),
-                    Err(RecvError::Closed) => self.finished = true,
+                    Err(RecvError::Closed) => self.outbox.end(),
                 }
             }
         }
@@ -442,8 +437,8 @@ impl WatchStream for MemoryWatch {
 
     fn request_progress(&mut self) {
         self.drain();
-        if !self.finished {
-            self.pending.push_back(WatchItem::Progress(self.seen));
+        if !self.outbox.ended() {
+            self.outbox.push(WatchItem::Progress(self.seen));
         }
     }
 }

@@ -106,6 +106,43 @@ pub enum WatchItem {
     Failed(StorageError),
 }
 
+/// What a watch stream has ready to hand out, and whether it ended.
+#[derive(Default)]
+pub(crate) struct Outbox {
+    items: std::collections::VecDeque<WatchItem>,
+    ended: bool,
+}
+
+impl Outbox {
+    /// The next item to hand out: `Some(None)` once the stream ended, `None` when the
+    /// stream must wait for more.
+    pub(crate) fn ready(&mut self) -> Option<Option<WatchItem>> {
+        match self.items.pop_front() {
+            Some(item) => Some(Some(item)),
+            None => self.ended.then_some(None),
+        }
+    }
+
+    pub(crate) fn push(&mut self, item: WatchItem) {
+        self.items.push_back(item);
+    }
+
+    /// Ends the stream with `error`.
+    pub(crate) fn fail(&mut self, error: StorageError) {
+        self.push(WatchItem::Failed(error));
+        self.ended = true;
+    }
+
+    /// Ends the stream without an error.
+    pub(crate) fn end(&mut self) {
+        self.ended = true;
+    }
+
+    pub(crate) fn ended(&self) -> bool {
+        self.ended
+    }
+}
+
 /// The changes under a prefix after a revision, in order.
 pub trait WatchStream: Send {
     /// The next item; `None` once the stream ended. Cancel-safe: the store selects over it.
