@@ -9,9 +9,9 @@
 //! - create, get, list (a namespace of 100 HorizontalPodAutoscalers): 64 connections, each
 //!   sending its next request as soon as the previous answer is read, for a fixed time after
 //!   a warm-up; requests/s over that time, and p50/p99 of the per-request latencies. Each
-//!   phase gets a fresh server. The list is measured twice: alone in the store, then with
-//!   20,000 more objects of the kind in other namespaces (a list of one namespace should
-//!   not pay for the others).
+//!   phase gets a fresh server. The list is measured on two servers, one with the namespace
+//!   alone in the store, one with 20,000 more objects of the kind in other namespaces (a
+//!   list of one namespace should not pay for the others), in alternating rounds.
 //! - watch fan-out: 1,000 watch connections on one namespace; for each of several creates,
 //!   the time from sending the POST to the moment the last watcher has read the ADDED event;
 //!   the median over the writes (and the min and max).
@@ -48,6 +48,8 @@ const FANOUT_WRITES: usize = 9;
 const NS_PATH: &str = "/apis/autoscaling/v2/namespaces";
 /// Objects of the kind outside the listed namespace, for the second list figure.
 const OTHER_OBJECTS: usize = 20_000;
+/// The two list figures are measured in this many alternating rounds each.
+const LIST_ROUNDS: usize = 5;
 
 /// Where a server keeps its objects.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -185,10 +187,23 @@ fn hpa(name: &str) -> Value {
 }
 
 struct Figures {
-    requests: usize,
     seconds: f64,
-    p50: Duration,
-    p99: Duration,
+    /// Every measured request's latency, sorted.
+    latencies: Vec<Duration>,
+}
+
+impl Figures {
+    fn rate(&self) -> f64 {
+        self.latencies.len() as f64 / self.seconds
+    }
+
+    /// The figures of several measurements together.
+    fn merged(rounds: Vec<Figures>) -> Figures {
+        let seconds = rounds.iter().map(|f| f.seconds).sum();
+        let mut latencies: Vec<Duration> = rounds.into_iter().flat_map(|f| f.latencies).collect();
+        latencies.sort();
+        Figures { seconds, latencies }
+    }
 }
 
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
@@ -234,12 +249,7 @@ where
         all.extend(task.await.expect("a client task panicked"));
     }
     all.sort();
-    Figures {
-        requests: all.len(),
-        seconds: measure.as_secs_f64(),
-        p50: percentile(&all, 0.5),
-        p99: percentile(&all, 0.99),
-    }
+    Figures { seconds: measure.as_secs_f64(), latencies: all }
 }
 
 /// Opens `WATCHERS` watches on `namespace`, then times `FANOUT_WRITES` creates until every
@@ -377,25 +387,41 @@ async fn run(backend: Backend, measure: Duration) -> (Vec<(String, Figures)>, Ve
     rows.push(("get (one object)".to_owned(), get));
     drop(server);
 
-    let server = Server::start(backend);
-    let addr = server.addr.clone();
-    let mut setup = connect(&addr).await;
+    // The list alone and the list among 20,000 others: two servers, measured in
+    // alternating rounds, so that both see the same load from the rest of the machine.
     let list_path = format!("{NS_PATH}/bench-list/horizontalpodautoscalers");
-    for i in 0..LIST_SIZE {
-        let body = hpa(&format!("item-{i:03}"));
-        call(&mut setup, request(&addr, "POST", &list_path, Some(&body)), 201).await;
+    let alone = Server::start(backend);
+    let crowded = Server::start(backend);
+    let mut list_bytes = 0;
+    for server in [&alone, &crowded] {
+        let mut setup = connect(&server.addr).await;
+        for i in 0..LIST_SIZE {
+            let body = hpa(&format!("item-{i:03}"));
+            call(&mut setup, request(&server.addr, "POST", &list_path, Some(&body)), 201).await;
+        }
+        list_bytes = call(&mut setup, request(&server.addr, "GET", &list_path, None), 200).await.len();
     }
-    let listed = call(&mut setup, request(&addr, "GET", &list_path, None), 200).await;
-    let list_bytes = listed.len();
-    let path = list_path.clone();
-    let list = closed_loop(&addr, measure, 200, move |_, _| ("GET".into(), path.clone(), None)).await;
-    rows.push((format!("list (a namespace of {LIST_SIZE} objects, {list_bytes} bytes)"), list));
-    // The same list with many more objects of the kind in other namespaces.
-    populate(&addr, "other", OTHER_OBJECTS).await;
-    let path = list_path.clone();
-    let list = closed_loop(&addr, measure, 200, move |_, _| ("GET".into(), path.clone(), None)).await;
-    rows.push((format!("list (the same {LIST_SIZE}, with {OTHER_OBJECTS} more in 10 other namespaces)"), list));
-    drop(server);
+    populate(&crowded.addr, "other", OTHER_OBJECTS).await;
+    let (mut alone_rounds, mut crowded_rounds) = (Vec::new(), Vec::new());
+    for _ in 0..LIST_ROUNDS {
+        for (server, rounds) in [(&alone, &mut alone_rounds), (&crowded, &mut crowded_rounds)] {
+            let path = list_path.clone();
+            let round = closed_loop(&server.addr, measure / LIST_ROUNDS as u32, 200, move |_, _| {
+                ("GET".into(), path.clone(), None)
+            })
+            .await;
+            rounds.push(round);
+        }
+    }
+    rows.push((
+        format!("list (a namespace of {LIST_SIZE} objects, {list_bytes} bytes)"),
+        Figures::merged(alone_rounds),
+    ));
+    rows.push((
+        format!("list (the same {LIST_SIZE}, with {OTHER_OBJECTS} more in 10 other namespaces)"),
+        Figures::merged(crowded_rounds),
+    ));
+    drop((alone, crowded));
 
     let server = Server::start(backend);
     let mut times = fanout(&server.addr).await;
@@ -431,17 +457,17 @@ fn main() {
     for phase in 0..phases {
         for (backend, (rows, _)) in &results {
             let (name, f) = &rows[phase];
-            let rate = f.requests as f64 / f.seconds;
-            println!("| {name} | {} | {rate:.0} | {} | {} | {} |", backend.name(), ms(f.p50), ms(f.p99), f.requests);
+            let (p50, p99) = (percentile(&f.latencies, 0.5), percentile(&f.latencies, 0.99));
+            let rate = f.rate();
+            println!("| {name} | {} | {rate:.0} | {} | {} | {} |", backend.name(), ms(p50), ms(p99), f.latencies.len());
         }
     }
     for (backend, (rows, _)) in &results {
-        let rate = |f: &Figures| f.requests as f64 / f.seconds;
         let (alone, crowded) = (&rows[rows.len() - 2].1, &rows[rows.len() - 1].1);
         println!(
             "{}: list with {OTHER_OBJECTS} others / list alone = {:.2}",
             backend.name(),
-            rate(crowded) / rate(alone)
+            crowded.rate() / alone.rate()
         );
     }
     println!();
