@@ -9,14 +9,20 @@
 //! - create, get, list (a namespace of 100 HorizontalPodAutoscalers): 64 connections, each
 //!   sending its next request as soon as the previous answer is read, for a fixed time after
 //!   a warm-up; requests/s over that time, and p50/p99 of the per-request latencies. Each
-//!   phase gets a fresh server. The list is measured twice: alone in the store, then with
-//!   20,000 more objects of the kind in other namespaces (a list of one namespace should
-//!   not pay for the others).
+//!   phase gets a fresh server. The list is measured on two servers, one with the namespace
+//!   alone in the store, one with 20,000 more objects of the kind in other namespaces (a
+//!   list of one namespace should not pay for the others), in alternating rounds.
 //! - watch fan-out: 1,000 watch connections on one namespace; for each of several creates,
 //!   the time from sending the POST to the moment the last watcher has read the ADDED event;
 //!   the median over the writes (and the min and max).
 //!
-//! `BENCH_SECONDS` sets the measured time per phase (default 5).
+//! Every phase runs on each storage backend, side by side in one run: in memory, on a data
+//! directory (`--data-dir`, a fresh one per phase), and on etcd (`--etcd-servers`, a
+//! single-member etcd of its own per phase, on a free loopback port, with its data in a
+//! temporary folder; skipped without an etcd binary).
+//!
+//! `BENCH_SECONDS` sets the measured time per phase (default 5); `BENCH_BACKENDS` the
+//! backends (`memory,embedded,etcd` by default).
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -29,6 +35,11 @@ use hyper::client::conn::http1::SendRequest;
 use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
 
+// The tests' etcd, of which the benchmark uses a part.
+#[allow(dead_code)]
+#[path = "../tests/harness/etcd.rs"]
+mod etcd;
+
 const CONNECTIONS: usize = 64;
 const WARMUP: Duration = Duration::from_millis(500);
 const LIST_SIZE: usize = 100;
@@ -37,17 +48,61 @@ const FANOUT_WRITES: usize = 9;
 const NS_PATH: &str = "/apis/autoscaling/v2/namespaces";
 /// Objects of the kind outside the listed namespace, for the second list figure.
 const OTHER_OBJECTS: usize = 20_000;
+/// The two list figures are measured in this many alternating rounds each.
+const LIST_ROUNDS: usize = 5;
 
-/// The reference server as a child process on a free loopback port; SIGTERM on drop.
+/// Where a server keeps its objects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Backend {
+    Memory,
+    Embedded,
+    Etcd,
+}
+
+impl Backend {
+    fn name(self) -> &'static str {
+        match self {
+            Backend::Memory => "memory",
+            Backend::Embedded => "embedded",
+            Backend::Etcd => "etcd",
+        }
+    }
+}
+
+/// What a server's backend needs alive (held, never read).
+#[allow(dead_code)]
+enum Held {
+    Nothing,
+    Directory(tempfile::TempDir),
+    Etcd(etcd::Etcd),
+}
+
+/// The reference server as a child process on a free loopback port, on a fresh backend;
+/// SIGTERM on drop, then its backend goes.
 struct Server {
     child: Child,
     addr: String,
+    _held: Held,
 }
 
 impl Server {
-    fn start() -> Server {
+    fn start(backend: Backend) -> Server {
+        let (held, args) = match backend {
+            Backend::Memory => (Held::Nothing, vec![]),
+            Backend::Embedded => {
+                let directory = tempfile::tempdir().expect("a data directory");
+                let args = vec!["--data-dir".to_owned(), directory.path().display().to_string()];
+                (Held::Directory(directory), args)
+            }
+            Backend::Etcd => {
+                let etcd = etcd::Etcd::start(1, "the etcd benchmark").expect("an etcd binary");
+                let args = vec!["--etcd-servers".to_owned(), etcd.servers()];
+                (Held::Etcd(etcd), args)
+            }
+        };
         let mut child = Command::new(env!("CARGO_BIN_EXE_apiserver"))
             .args(["--listen", "127.0.0.1:0"])
+            .args(&args)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -64,7 +119,7 @@ impl Server {
             }
         });
         let addr = rx.recv_timeout(Duration::from_secs(30)).expect("the server's `listening on` line");
-        Server { child, addr }
+        Server { child, addr, _held: held }
     }
 }
 
@@ -132,10 +187,23 @@ fn hpa(name: &str) -> Value {
 }
 
 struct Figures {
-    requests: usize,
     seconds: f64,
-    p50: Duration,
-    p99: Duration,
+    /// Every measured request's latency, sorted.
+    latencies: Vec<Duration>,
+}
+
+impl Figures {
+    fn rate(&self) -> f64 {
+        self.latencies.len() as f64 / self.seconds
+    }
+
+    /// The figures of several measurements together.
+    fn merged(rounds: Vec<Figures>) -> Figures {
+        let seconds = rounds.iter().map(|f| f.seconds).sum();
+        let mut latencies: Vec<Duration> = rounds.into_iter().flat_map(|f| f.latencies).collect();
+        latencies.sort();
+        Figures { seconds, latencies }
+    }
 }
 
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
@@ -181,12 +249,7 @@ where
         all.extend(task.await.expect("a client task panicked"));
     }
     all.sort();
-    Figures {
-        requests: all.len(),
-        seconds: measure.as_secs_f64(),
-        p50: percentile(&all, 0.5),
-        p99: percentile(&all, 0.99),
-    }
+    Figures { seconds: measure.as_secs_f64(), latencies: all }
 }
 
 /// Opens `WATCHERS` watches on `namespace`, then times `FANOUT_WRITES` creates until every
@@ -299,10 +362,10 @@ async fn populate(addr: &str, prefix: &str, count: usize) {
 }
 
 /// Each phase has a server of its own, so that one phase's objects do not slow the next.
-async fn run(measure: Duration) {
+async fn run(backend: Backend, measure: Duration) -> (Vec<(String, Figures)>, Vec<Duration>) {
     let mut rows = Vec::new();
 
-    let server = Server::start();
+    let server = Server::start(backend);
     let addr = server.addr.clone();
     let create = closed_loop(&addr, measure, 201, |c, i| {
         let path = format!("{NS_PATH}/bench-create-{}/horizontalpodautoscalers", c % 8);
@@ -312,7 +375,7 @@ async fn run(measure: Duration) {
     rows.push(("create (POST, 201; 8 namespaces)".to_owned(), create));
     drop(server);
 
-    let server = Server::start();
+    let server = Server::start(backend);
     let addr = server.addr.clone();
     let mut setup = connect(&addr).await;
     let path = format!("{NS_PATH}/bench-get/horizontalpodautoscalers");
@@ -324,49 +387,94 @@ async fn run(measure: Duration) {
     rows.push(("get (one object)".to_owned(), get));
     drop(server);
 
-    let server = Server::start();
-    let addr = server.addr.clone();
-    let mut setup = connect(&addr).await;
+    // The list alone and the list among 20,000 others: two servers, measured in
+    // alternating rounds, so that both see the same load from the rest of the machine.
     let list_path = format!("{NS_PATH}/bench-list/horizontalpodautoscalers");
-    for i in 0..LIST_SIZE {
-        let body = hpa(&format!("item-{i:03}"));
-        call(&mut setup, request(&addr, "POST", &list_path, Some(&body)), 201).await;
+    let alone = Server::start(backend);
+    let crowded = Server::start(backend);
+    let mut list_bytes = 0;
+    for server in [&alone, &crowded] {
+        let mut setup = connect(&server.addr).await;
+        for i in 0..LIST_SIZE {
+            let body = hpa(&format!("item-{i:03}"));
+            call(&mut setup, request(&server.addr, "POST", &list_path, Some(&body)), 201).await;
+        }
+        list_bytes = call(&mut setup, request(&server.addr, "GET", &list_path, None), 200).await.len();
     }
-    let listed = call(&mut setup, request(&addr, "GET", &list_path, None), 200).await;
-    let list_bytes = listed.len();
-    let path = list_path.clone();
-    let list = closed_loop(&addr, measure, 200, move |_, _| ("GET".into(), path.clone(), None)).await;
-    rows.push((format!("list (a namespace of {LIST_SIZE} objects, {list_bytes} bytes)"), list));
-    // The same list with many more objects of the kind in other namespaces.
-    populate(&addr, "other", OTHER_OBJECTS).await;
-    let path = list_path.clone();
-    let list = closed_loop(&addr, measure, 200, move |_, _| ("GET".into(), path.clone(), None)).await;
-    rows.push((format!("list (the same {LIST_SIZE}, with {OTHER_OBJECTS} more in 10 other namespaces)"), list));
-    drop(server);
-
-    println!("| operation ({CONNECTIONS} connections) | requests/s | p50 | p99 | requests measured |");
-    println!("|---|---:|---:|---:|---:|");
-    for (name, f) in &rows {
-        println!("| {name} | {:.0} | {} | {} | {} |", f.requests as f64 / f.seconds, ms(f.p50), ms(f.p99), f.requests);
+    populate(&crowded.addr, "other", OTHER_OBJECTS).await;
+    let (mut alone_rounds, mut crowded_rounds) = (Vec::new(), Vec::new());
+    for _ in 0..LIST_ROUNDS {
+        for (server, rounds) in [(&alone, &mut alone_rounds), (&crowded, &mut crowded_rounds)] {
+            let path = list_path.clone();
+            let round = closed_loop(&server.addr, measure / LIST_ROUNDS as u32, 200, move |_, _| {
+                ("GET".into(), path.clone(), None)
+            })
+            .await;
+            rounds.push(round);
+        }
     }
+    rows.push((
+        format!("list (a namespace of {LIST_SIZE} objects, {list_bytes} bytes)"),
+        Figures::merged(alone_rounds),
+    ));
+    rows.push((
+        format!("list (the same {LIST_SIZE}, with {OTHER_OBJECTS} more in 10 other namespaces)"),
+        Figures::merged(crowded_rounds),
+    ));
+    drop((alone, crowded));
 
-    let server = Server::start();
+    let server = Server::start(backend);
     let mut times = fanout(&server.addr).await;
-    let all: Vec<String> = times.iter().map(|t| ms(*t)).collect();
     times.sort();
-    println!(
-        "watch fan-out, {WATCHERS} watchers, {FANOUT_WRITES} writes: median {} (min {}, max {}); all: {}",
-        ms(times[times.len() / 2]),
-        ms(times[0]),
-        ms(times[times.len() - 1]),
-        all.join(", ")
-    );
     drop(server);
+    (rows, times)
 }
 
 fn main() {
     let seconds: u64 = std::env::var("BENCH_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(5);
+    let wanted = std::env::var("BENCH_BACKENDS").unwrap_or_else(|_| "memory,embedded,etcd".to_owned());
+    let mut backends = Vec::new();
+    for backend in [Backend::Memory, Backend::Embedded, Backend::Etcd] {
+        if !wanted.split(',').any(|name| name == backend.name()) {
+            continue;
+        }
+        if backend == Backend::Etcd && etcd::binary().is_none() {
+            println!("SKIPPED: the etcd backend: no etcd binary (install Debian's etcd-server, or set ETCD)");
+            continue;
+        }
+        backends.push(backend);
+    }
     let runtime =
         tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("tokio runtime");
-    runtime.block_on(run(Duration::from_secs(seconds)));
+    let results: Vec<_> = backends
+        .iter()
+        .map(|&backend| (backend, runtime.block_on(run(backend, Duration::from_secs(seconds)))))
+        .collect();
+
+    println!("| operation ({CONNECTIONS} connections) | backend | requests/s | p50 | p99 | requests measured |");
+    println!("|---|---|---:|---:|---:|---:|");
+    let phases = results.first().map_or(0, |(_, (rows, _))| rows.len());
+    for phase in 0..phases {
+        for (backend, (rows, _)) in &results {
+            let (name, f) = &rows[phase];
+            let (p50, p99) = (percentile(&f.latencies, 0.5), percentile(&f.latencies, 0.99));
+            let rate = f.rate();
+            println!("| {name} | {} | {rate:.0} | {} | {} | {} |", backend.name(), ms(p50), ms(p99), f.latencies.len());
+        }
+    }
+    for (backend, (rows, _)) in &results {
+        let (alone, crowded) = (&rows[rows.len() - 2].1, &rows[rows.len() - 1].1);
+        println!(
+            "{}: list with {OTHER_OBJECTS} others / list alone = {:.2}",
+            backend.name(),
+            crowded.rate() / alone.rate()
+        );
+    }
+    println!();
+    println!("| watch fan-out, {WATCHERS} watchers, {FANOUT_WRITES} writes | backend | median | min | max |");
+    println!("|---|---|---:|---:|---:|");
+    for (backend, (_, times)) in &results {
+        let (min, median, max) = (times[0], times[times.len() / 2], times[times.len() - 1]);
+        println!("| one write to all {WATCHERS} | {} | {} | {} | {} |", backend.name(), ms(median), ms(min), ms(max));
+    }
 }

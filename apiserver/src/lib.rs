@@ -1,4 +1,4 @@
-//! A reference in-memory API server for every resource of the generated crate.
+//! A reference API server for every resource of the generated crate.
 //!
 //! [`Store`] implements [`support::dynamic::DynamicApi`] once, at the JSON level, generic
 //! over [`support::http::ResourceInfo`]; wrapped in [`support::dynamic::Dynamic`] it
@@ -8,18 +8,25 @@
 //! ([`hooks::Validators`], built by the binary), field selectors
 //! ([`selector::selectable_fields`]) and registry strategies ([`strategy`]).
 //!
+//! The store keeps its objects in a [`storage::Storage`]: in memory, in an embedded
+//! database ([`storage::MemoryStorage::durable`]) or in etcd ([`storage::etcd`]).
 //! Patches and field ownership are the patch engine's ([`patch`]); serving over HTTP(S)
-//! with graceful shutdown is [`server`] and [`tls`]; bearer tokens are [`auth`]. The binary
-//! (`cargo run -p apiserver -- --listen 127.0.0.1:8080`) is described in its `--help`.
+//! with graceful shutdown is [`server`] and [`tls`], with health endpoints ([`health`]),
+//! metrics ([`metrics`]), request logs and limits ([`server::operable`]); bearer tokens are
+//! [`auth`]. The binary (`cargo run -p apiserver -- --listen 127.0.0.1:8080`) is described
+//! in its `--help`.
 
 // Errors are Kubernetes `Status` objects: large, but only built on the failure path.
 #![allow(clippy::result_large_err)]
 
 pub mod auth;
+pub mod health;
 pub mod hooks;
+pub mod metrics;
 pub mod patch;
 pub mod selector;
 pub mod server;
+pub mod storage;
 pub mod store;
 pub mod strategy;
 pub mod tls;

@@ -1,4 +1,5 @@
-//! `apiserver`: serves every resource of the generated crate from memory.
+//! `apiserver`: serves every resource of the generated crate, from memory or a data
+//! directory.
 
 use std::io::Write as _;
 use std::net::SocketAddr;
@@ -8,215 +9,206 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use apiserver::auth::TokenFile;
-use apiserver::hooks;
-use apiserver::{Store, StoreConfig, server, tls};
+use apiserver::metrics::Metrics;
+use apiserver::storage::etcd::EtcdStorage;
+use apiserver::storage::{self, MemoryStorage, Storage};
+use apiserver::{Store, StoreConfig, hooks, server, tls};
+use clap::Parser;
 use support::http::{Authenticator, DEFAULT_MAX_BODY_BYTES};
 
-const USAGE: &str = "\
-apiserver: an in-memory Kubernetes-style API server for every resource of specs/
-
-Usage: apiserver [OPTIONS]
-
-Options:
-  --listen ADDR                address to listen on [default: 127.0.0.1:8080];
-                               port 0 picks a free port. Once ready, prints
-                               `listening on http://ADDR` on stdout.
-  --token-file FILE            static bearer tokens, one CSV record a line:
-                               token,user,uid[,\"group1,group2\"]. Requests then need
-                               `Authorization: Bearer <token>` (else 401). Without it,
-                               every caller is an anonymous administrator.
-  --tls-cert-file FILE         serve HTTPS with this PEM certificate (chain) ...
-  --tls-private-key-file FILE  ... and this PEM private key; the line printed is then
-                               `listening on https://ADDR`
-  --tls-self-signed            serve HTTPS with a self-signed certificate for
-                               localhost made at startup (kubeconfig:
-                               insecure-skip-tls-verify: true). kubectl sends bearer
-                               tokens only over HTTPS.
-  --max-body-bytes N           largest request body accepted [default: 3145728]
-  --watch-history N            changes kept for watches from an old resourceVersion,
-                               list snapshots and continue tokens [default: 1000]
-  --bookmark-interval SECONDS  period of BOOKMARK events on watches that allow them
-                               [default: 60]
-  -h, --help                   print this help
-
-SIGTERM or Ctrl-C stops the server gracefully: open watches end, requests in flight
-finish, and it exits 0.
-";
-
+/// A Kubernetes-style API server for every resource of specs/.
+#[derive(Parser, Debug)]
+#[command(
+    name = "apiserver",
+    version,
+    after_help = "Every option can also be given as an environment variable (shown in brackets).\n\
+                  SIGTERM or Ctrl-C stops the server gracefully: open watches end, requests in flight \
+                  finish, and it exits 0."
+)]
 struct Args {
+    /// Address to listen on; port 0 picks a free port. Once ready, the server prints
+    /// `listening on http://ADDR` (or https) on stdout.
+    #[arg(long, env = "APISERVER_LISTEN", default_value = "127.0.0.1:8080")]
     listen: SocketAddr,
+    /// Static bearer tokens, one CSV record a line: token,user,uid[,"group1,group2"].
+    /// Requests then need `Authorization: Bearer <token>` (else 401). Without it, every
+    /// caller is an anonymous administrator.
+    #[arg(long, env = "APISERVER_TOKEN_FILE", value_name = "FILE")]
     token_file: Option<PathBuf>,
+    /// Serve HTTPS (HTTP/2 and HTTP/1.1) with this PEM certificate (chain)...
+    #[arg(long, env = "APISERVER_TLS_CERT_FILE", value_name = "FILE", requires = "tls_private_key_file")]
     tls_cert_file: Option<PathBuf>,
+    /// ...and this PEM private key.
+    #[arg(long, env = "APISERVER_TLS_PRIVATE_KEY_FILE", value_name = "FILE", requires = "tls_cert_file")]
     tls_private_key_file: Option<PathBuf>,
+    /// Serve HTTPS with a self-signed certificate for localhost made at startup
+    /// (kubeconfig: insecure-skip-tls-verify: true). kubectl sends bearer tokens only over
+    /// HTTPS.
+    #[arg(long, env = "APISERVER_TLS_SELF_SIGNED", conflicts_with = "tls_cert_file")]
     tls_self_signed: bool,
+    /// Keep the objects in this directory (an embedded database, created if missing): a
+    /// write is answered once it is on disk, and a restart keeps everything. Without it,
+    /// objects are kept in memory only.
+    #[arg(long, env = "APISERVER_DATA_DIR", value_name = "DIR", conflicts_with = "etcd_servers")]
+    data_dir: Option<PathBuf>,
+    /// Keep the objects in etcd (v3 API), at these URLs (http://127.0.0.1:2379,...).
+    /// Several servers on one etcd serve one API: resourceVersions are etcd's revisions.
+    #[arg(long, env = "APISERVER_ETCD_SERVERS", value_name = "URLS", value_delimiter = ',')]
+    etcd_servers: Vec<String>,
+    /// The prefix of every key in etcd.
+    #[arg(long, env = "APISERVER_ETCD_PREFIX", value_name = "PREFIX", default_value = "/registry")]
+    etcd_prefix: String,
+    /// How often etcd's history is compacted, keeping one interval of it (watches and
+    /// continue tokens older than that get 410 Expired). 0: never.
+    #[arg(long, env = "APISERVER_ETCD_COMPACTION_INTERVAL", value_name = "DURATION", default_value = "5m", value_parser = parse_interval)]
+    etcd_compaction_interval: Duration,
+    /// Largest request body accepted, in bytes.
+    #[arg(long, env = "APISERVER_MAX_BODY_BYTES", value_name = "N", default_value_t = DEFAULT_MAX_BODY_BYTES)]
     max_body_bytes: usize,
+    /// Changes kept in memory for watches from an old resourceVersion, list snapshots and
+    /// continue tokens.
+    #[arg(long, env = "APISERVER_WATCH_HISTORY", value_name = "N", default_value_t = 1000)]
     watch_history: usize,
+    /// Period of BOOKMARK events on watches that allow them (90s, 1m, 500ms; a bare number
+    /// is seconds).
+    #[arg(long, env = "APISERVER_BOOKMARK_INTERVAL", value_name = "DURATION", default_value = "60s", value_parser = parse_duration)]
     bookmark_interval: Duration,
+    /// How long a request other than a watch may take before it is answered 504.
+    #[arg(long, env = "APISERVER_REQUEST_TIMEOUT", value_name = "DURATION", default_value = "60s", value_parser = parse_duration)]
+    request_timeout: Duration,
+    /// How many requests other than watches are served at once; more are answered 429
+    /// with `Retry-After: 1`. 0: no limit.
+    #[arg(long, env = "APISERVER_MAX_REQUESTS_INFLIGHT", value_name = "N", default_value_t = 400)]
+    max_requests_inflight: usize,
+    /// Log verbosity on stderr: 0 warnings and errors, 1 also a line per request (method,
+    /// path, status, latency, user, user agent), 2 and more also debugging. `RUST_LOG`,
+    /// when set, decides instead.
+    #[arg(short = 'v', long = "v", env = "APISERVER_V", value_name = "LEVEL", default_value_t = 0)]
+    verbosity: u8,
 }
 
-enum Parsed {
-    Run(Args),
-    Help,
+/// A Go-style duration: `90s`, `1m30s`, `500ms`, `2h`; a bare number is seconds.
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    let invalid = || format!("{text:?} is not a duration (e.g. 60s, 1m30s, 500ms)");
+    if let Ok(seconds) = text.parse::<f64>() {
+        return if seconds.is_finite() && seconds > 0.0 {
+            Ok(Duration::from_secs_f64(seconds))
+        } else {
+            Err(invalid())
+        };
+    }
+    let mut total = 0.0;
+    let mut rest = text;
+    while !rest.is_empty() {
+        let number_end = rest.find(|c: char| !(c.is_ascii_digit() || c == '.')).ok_or_else(invalid)?;
+        let value: f64 = rest[..number_end].parse().map_err(|_| invalid())?;
+        rest = &rest[number_end..];
+        let unit_end = rest.find(|c: char| c.is_ascii_digit() || c == '.').unwrap_or(rest.len());
+        let unit = match &rest[..unit_end] {
+            "ms" => 0.001,
+            "s" => 1.0,
+            "m" => 60.0,
+            "h" => 3600.0,
+            _ => return Err(invalid()),
+        };
+        total += value * unit;
+        rest = &rest[unit_end..];
+    }
+    if total > 0.0 { Ok(Duration::from_secs_f64(total)) } else { Err(invalid()) }
 }
 
-fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Parsed, String> {
-    let mut parsed = Args {
-        listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
-        token_file: None,
-        tls_cert_file: None,
-        tls_private_key_file: None,
-        tls_self_signed: false,
-        max_body_bytes: DEFAULT_MAX_BODY_BYTES,
-        watch_history: 1000,
-        bookmark_interval: Duration::from_secs(60),
-    };
-    let mut args = args.into_iter();
-    while let Some(arg) = args.next() {
-        if arg == "-h" || arg == "--help" {
-            return Ok(Parsed::Help);
-        }
-        if arg == "--tls-self-signed" {
-            parsed.tls_self_signed = true;
-            continue;
-        }
-        let (flag, inline) = match arg.split_once('=') {
-            Some((flag, value)) if flag.starts_with("--") => (flag.to_owned(), Some(value.to_owned())),
-            _ => (arg.clone(), None),
-        };
-        let mut value = |name: &str| -> Result<String, String> {
-            inline.clone().or_else(|| args.next()).ok_or_else(|| format!("{name} needs a value"))
-        };
-        match flag.as_str() {
-            "--listen" => {
-                let text = value("--listen")?;
-                parsed.listen =
-                    text.parse().map_err(|e| format!("--listen {text}: not an address (e.g. 127.0.0.1:8080): {e}"))?;
-            }
-            "--token-file" => parsed.token_file = Some(PathBuf::from(value("--token-file")?)),
-            "--tls-cert-file" => parsed.tls_cert_file = Some(PathBuf::from(value("--tls-cert-file")?)),
-            "--tls-private-key-file" => {
-                parsed.tls_private_key_file = Some(PathBuf::from(value("--tls-private-key-file")?))
-            }
-            "--max-body-bytes" => {
-                let text = value("--max-body-bytes")?;
-                parsed.max_body_bytes = text.parse().map_err(|e| format!("--max-body-bytes {text}: {e}"))?;
-            }
-            "--watch-history" => {
-                let text = value("--watch-history")?;
-                parsed.watch_history = text.parse().map_err(|e| format!("--watch-history {text}: {e}"))?;
-            }
-            "--bookmark-interval" => {
-                let text = value("--bookmark-interval")?;
-                let seconds: f64 = text.parse().map_err(|e| format!("--bookmark-interval {text}: {e}"))?;
-                if !(seconds.is_finite() && seconds > 0.0) {
-                    return Err(format!("--bookmark-interval {text}: must be a positive number"));
-                }
-                parsed.bookmark_interval = Duration::from_secs_f64(seconds);
-            }
-            other => return Err(format!("unknown argument {other}")),
-        }
-    }
-    match (&parsed.tls_cert_file, &parsed.tls_private_key_file) {
-        (Some(_), None) | (None, Some(_)) => {
-            return Err("--tls-cert-file and --tls-private-key-file go together".to_owned());
-        }
-        (Some(_), Some(_)) if parsed.tls_self_signed => {
-            return Err("--tls-self-signed excludes --tls-cert-file and --tls-private-key-file".to_owned());
-        }
-        _ => {}
-    }
-    Ok(Parsed::Run(parsed))
+/// A duration, or `0` for none.
+fn parse_interval(text: &str) -> Result<Duration, String> {
+    if text == "0" { Ok(Duration::ZERO) } else { parse_duration(text) }
 }
 
 fn main() -> ExitCode {
-    let args = match parse_args(std::env::args().skip(1)) {
-        Ok(Parsed::Run(args)) => args,
-        Ok(Parsed::Help) => {
-            print!("{USAGE}");
-            return ExitCode::SUCCESS;
-        }
+    let args = Args::parse();
+    init_logs(args.verbosity);
+    match run(args) {
+        Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
-            eprintln!("apiserver: {message}\n\n{USAGE}");
-            return ExitCode::from(2);
+            eprintln!("apiserver: {message}");
+            ExitCode::FAILURE
         }
+    }
+}
+
+/// Logs to stderr, filtered by `RUST_LOG` or else by `--v`.
+fn init_logs(verbosity: u8) {
+    let filter = match tracing_subscriber::EnvFilter::try_from_default_env() {
+        Ok(filter) => filter,
+        Err(_) => tracing_subscriber::EnvFilter::new(match verbosity {
+            0 => "warn",
+            1 => "warn,apiserver=info",
+            _ => "info,apiserver=debug",
+        }),
     };
+    let colors = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    tracing_subscriber::fmt().with_env_filter(filter).with_ansi(colors).with_writer(std::io::stderr).init();
+}
+
+fn run(args: Args) -> Result<(), String> {
     let authenticator: Option<Arc<dyn Authenticator>> = match &args.token_file {
         None => None,
-        Some(path) => match TokenFile::load(path) {
-            Ok(tokens) => {
-                for warning in tokens.warnings() {
-                    eprintln!("apiserver: warning: {warning}");
-                }
-                Some(Arc::new(tokens))
+        Some(path) => {
+            let tokens = TokenFile::load(path)?;
+            for warning in tokens.warnings() {
+                tracing::warn!("{warning}");
             }
-            Err(message) => {
-                eprintln!("apiserver: {message}");
-                return ExitCode::FAILURE;
-            }
-        },
-    };
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
-        Ok(runtime) => runtime,
-        Err(e) => {
-            eprintln!("apiserver: cannot start the runtime: {e}");
-            return ExitCode::FAILURE;
+            Some(Arc::new(tokens))
         }
     };
     let identity = match (&args.tls_cert_file, &args.tls_private_key_file) {
-        (Some(cert), Some(key)) => match tls::Identity::from_pem_files(cert, key) {
-            Ok(identity) => Some(identity),
-            Err(message) => {
-                eprintln!("apiserver: {message}");
-                return ExitCode::FAILURE;
-            }
-        },
-        _ if args.tls_self_signed => match tls::Identity::self_signed() {
-            Ok(identity) => Some(identity),
-            Err(message) => {
-                eprintln!("apiserver: {message}");
-                return ExitCode::FAILURE;
-            }
-        },
+        (Some(cert), Some(key)) => Some(tls::Identity::from_pem_files(cert, key)?),
+        _ if args.tls_self_signed => Some(tls::Identity::self_signed()?),
         _ => None,
     };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the runtime: {e}"))?;
     runtime.block_on(async move {
-        let listener = match tokio::net::TcpListener::bind(args.listen).await {
-            Ok(listener) => listener,
-            Err(e) => {
-                eprintln!("apiserver: cannot listen on {}: {e}", args.listen);
-                return ExitCode::FAILURE;
-            }
-        };
+        let listener = tokio::net::TcpListener::bind(args.listen)
+            .await
+            .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
         let address = listener.local_addr().unwrap_or(args.listen);
         let mut config = StoreConfig::new(&generated::server::CATALOG, hooks::generated_validators());
         config.history = args.watch_history;
         config.bookmark_interval = args.bookmark_interval;
-        let store = Store::new(config);
-        let http = server::config(args.max_body_bytes, authenticator);
+        config.key_prefix = args.etcd_prefix.clone();
+        let storage: Arc<dyn Storage> = match &args.data_dir {
+            Some(directory) => Arc::new(MemoryStorage::durable(directory, config.history, config.broadcast_capacity)?),
+            None if !args.etcd_servers.is_empty() => {
+                let etcd: Arc<dyn Storage> = Arc::new(EtcdStorage::new(&args.etcd_servers)?);
+                if !args.etcd_compaction_interval.is_zero() {
+                    tokio::spawn(storage::compact_every(Arc::clone(&etcd), args.etcd_compaction_interval));
+                }
+                etcd
+            }
+            None => Arc::new(config.memory_storage()),
+        };
+        let store = Store::with_storage(config, storage);
+        let api = server::router(store.clone(), server::config(args.max_body_bytes, authenticator.clone()));
+        let operations = server::Operations {
+            request_timeout: args.request_timeout,
+            max_requests_inflight: args.max_requests_inflight,
+            metrics: Arc::new(Metrics::new()),
+            authenticator,
+        };
+        let app = server::operable(api, store.clone(), operations);
         let served = match identity {
             None => {
                 ready(&format!("http://{address}"));
-                server::serve(listener, store, http, server::shutdown_signal()).await
+                server::serve_router(listener, app, store, server::shutdown_signal()).await
             }
             Some(identity) => {
-                let listener = match tls::TlsListener::new(listener, identity) {
-                    Ok(listener) => listener,
-                    Err(message) => {
-                        eprintln!("apiserver: {message}");
-                        return ExitCode::FAILURE;
-                    }
-                };
+                let listener = tls::TlsListener::new(listener, identity)?;
                 ready(&format!("https://{address}"));
-                server::serve(listener, store, http, server::shutdown_signal()).await
+                server::serve_router(listener, app, store, server::shutdown_signal()).await
             }
         };
-        match served {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("apiserver: {e}");
-                ExitCode::FAILURE
-            }
-        }
+        served.map_err(|e| e.to_string())
     })
 }
 
@@ -224,4 +216,22 @@ fn main() -> ExitCode {
 fn ready(url: &str) {
     println!("listening on {url}");
     let _ = std::io::stdout().flush();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_as_go_writes_them() {
+        assert_eq!(parse_duration("60"), Ok(Duration::from_secs(60)));
+        assert_eq!(parse_duration("1m30s"), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration("0.5s"), Ok(Duration::from_millis(500)));
+        assert!(parse_duration("0").is_err());
+        assert!(parse_duration("5 minutes").is_err());
+        assert!(parse_duration("").is_err());
+        assert_eq!(parse_interval("0"), Ok(Duration::ZERO));
+        assert_eq!(parse_interval("5m"), Ok(Duration::from_secs(300)));
+    }
 }

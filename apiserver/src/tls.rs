@@ -64,8 +64,9 @@ impl Identity {
             .with_no_client_auth()
             .with_single_cert(self.certificates, self.key)
             .map_err(|e| format!("TLS certificate: {e}"))?;
-        // The router speaks HTTP/1.1 only.
-        config.alpn_protocols = vec![b"http/1.1".to_vec()];
+        // HTTP/2 first, as kubectl (Go's HTTP client) prefers it; the server detects which
+        // one a connection speaks.
+        config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
         Ok(TlsAcceptor::from(Arc::new(config)))
     }
 }

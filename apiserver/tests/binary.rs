@@ -131,12 +131,32 @@ fn help_and_bad_arguments() {
     let output = Command::new(BIN).arg("--help").output().unwrap();
     assert!(output.status.success());
     let text = String::from_utf8(output.stdout).unwrap();
-    for flag in ["--listen", "--token-file", "--max-body-bytes", "--watch-history", "--bookmark-interval"] {
+    for flag in [
+        "--listen",
+        "--token-file",
+        "--data-dir",
+        "--max-body-bytes",
+        "--watch-history",
+        "--bookmark-interval",
+        "--request-timeout",
+        "--max-requests-inflight",
+        "[env: APISERVER_LISTEN=]",
+    ] {
         assert!(text.contains(flag), "{flag} in --help");
     }
+    let output = Command::new(BIN).arg("--version").output().unwrap();
+    assert!(output.status.success());
+    assert_eq!(String::from_utf8(output.stdout).unwrap(), format!("apiserver {}\n", env!("CARGO_PKG_VERSION")));
     let output = Command::new(BIN).arg("--bogus").output().unwrap();
     assert_eq!(output.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&output.stderr).contains("unknown argument --bogus"));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("unexpected argument '--bogus'"));
+    let output = Command::new(BIN).args(["--request-timeout", "soon"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("\"soon\" is not a duration"));
+    // The environment variable of a flag stands in for it.
+    let output = Command::new(BIN).env("APISERVER_LISTEN", "not-an-address").output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("not-an-address"));
     let output = Command::new(BIN).args(["--token-file", "/nonexistent/tokens.csv"]).output().unwrap();
     assert_eq!(output.status.code(), Some(1));
 }

@@ -21,14 +21,16 @@
 //! Bounded: a fixed number of operations, every read of a watch under a timeout, the whole
 //! test under 120 s.
 
+mod harness;
+
 use std::collections::{BTreeMap, HashMap};
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
+use harness::Backend;
+use harness::process::ServerProcess;
 use http_body_util::{BodyExt, Full};
 use hyper::client::conn::http1::SendRequest;
 use hyper_util::rt::TokioIo;
@@ -43,71 +45,6 @@ const LATE_WATCHERS: usize = 4;
 const TEST_TIMEOUT: Duration = Duration::from_secs(120);
 const READ_TIMEOUT: Duration = Duration::from_secs(30);
 const HPA_PATH: &str = "/apis/autoscaling/v2";
-
-// ---- The server under test ----
-
-/// The reference server as a child process on a free loopback port; SIGTERM on drop.
-struct TestServer {
-    child: Child,
-    addr: String,
-}
-
-impl TestServer {
-    fn start() -> TestServer {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_apiserver"))
-            .args(["--listen", "127.0.0.1:0"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("starting the apiserver binary");
-        let stdout = child.stdout.take().expect("piped stdout");
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if let Some(url) = line.trim().strip_prefix("listening on http://") {
-                    let _ = tx.send(url.trim_end_matches('/').to_owned());
-                }
-            }
-        });
-        match rx.recv_timeout(Duration::from_secs(30)) {
-            Ok(addr) => TestServer { child, addr },
-            Err(_) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                panic!("apiserver did not print `listening on http://...` within 30 s");
-            }
-        }
-    }
-
-    /// Sends SIGTERM and waits up to `within` for the process to exit.
-    fn terminate(&mut self, within: Duration) -> Option<std::process::ExitStatus> {
-        if let Ok(Some(status)) = self.child.try_wait() {
-            return Some(status);
-        }
-        let pid = libc::pid_t::try_from(self.child.id()).expect("pid fits pid_t");
-        // SAFETY: kill(2) with the pid of our own child process, not yet reaped.
-        unsafe { libc::kill(pid, libc::SIGTERM) };
-        let deadline = Instant::now() + within;
-        while Instant::now() < deadline {
-            if let Ok(Some(status)) = self.child.try_wait() {
-                return Some(status);
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        None
-    }
-}
-
-impl Drop for TestServer {
-    fn drop(&mut self) {
-        if self.terminate(Duration::from_secs(5)).is_none() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
-    }
-}
 
 // ---- Raw HTTP/1.1 ----
 
@@ -541,8 +478,22 @@ fn check_watcher(label: &str, seen: &[Seen], acks: &[Ack], start_rv: u64) -> Vec
 // ---- The test ----
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn concurrent_writers_and_watchers_agree() {
-    let server = TestServer::start();
+async fn concurrent_writers_and_watchers_agree_in_memory() {
+    writers_and_watchers_agree(Backend::Memory).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_writers_and_watchers_agree_on_a_data_directory() {
+    writers_and_watchers_agree(Backend::Embedded).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_writers_and_watchers_agree_on_etcd() {
+    writers_and_watchers_agree(Backend::Etcd).await;
+}
+
+async fn writers_and_watchers_agree(backend: Backend) {
+    let Some(server) = ServerProcess::start_on(backend, &[]) else { return };
     let started = Instant::now();
     tokio::time::timeout(TEST_TIMEOUT, run(server.addr.clone()))
         .await
@@ -722,7 +673,7 @@ async fn run(addr: String) {
 /// (cleanly, with the terminating chunk) and exits with status 0 within 5 s.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_ends_open_watches_and_exits() {
-    let mut server = TestServer::start();
+    let mut server = ServerProcess::start(&[]);
     let addr = server.addr.clone();
     let mut conn = Conn::open(&addr).await;
     let reply = conn
@@ -752,7 +703,7 @@ async fn sigterm_ends_open_watches_and_exits() {
         assert!(frame.is_some(), "a first event");
     }
     let status = tokio::task::spawn_blocking(move || {
-        let status = server.terminate(Duration::from_secs(5));
+        let status = server.terminate();
         (server, status)
     });
     let ends = async {

@@ -19,14 +19,16 @@
 //!
 //! `FUZZ_SEED` and `FUZZ_REQUESTS` override the seed and the count, to explore further.
 
+mod harness;
+
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
+use harness::Backend;
+use harness::process::ServerProcess;
 use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
 use rand::{Rng, SeedableRng};
@@ -41,68 +43,6 @@ const DEADLINE: Duration = Duration::from_secs(240);
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a watch stream opened by a fuzzed request is read before it is dropped.
 const WATCH_READ: Duration = Duration::from_millis(100);
-
-// ---- The server under test ----
-
-/// The reference server as a child process on a free loopback port; SIGTERM on drop.
-struct TestServer {
-    child: Child,
-    addr: String,
-}
-
-impl TestServer {
-    fn start() -> TestServer {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_apiserver"))
-            .args(["--listen", "127.0.0.1:0"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("starting the apiserver binary");
-        let stdout = child.stdout.take().expect("piped stdout");
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if let Some(url) = line.trim().strip_prefix("listening on http://") {
-                    let _ = tx.send(url.trim_end_matches('/').to_owned());
-                }
-            }
-        });
-        match rx.recv_timeout(Duration::from_secs(30)) {
-            Ok(addr) => TestServer { child, addr },
-            Err(_) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                panic!("apiserver did not print `listening on http://...` within 30 s");
-            }
-        }
-    }
-
-    fn exited(&mut self) -> Option<std::process::ExitStatus> {
-        self.child.try_wait().ok().flatten()
-    }
-}
-
-impl Drop for TestServer {
-    fn drop(&mut self) {
-        if self.exited().is_some() {
-            return;
-        }
-        let pid = libc::pid_t::try_from(self.child.id()).expect("pid fits pid_t");
-        // SAFETY: kill(2) with the pid of our own child process, not yet reaped.
-        unsafe { libc::kill(pid, libc::SIGTERM) };
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while Instant::now() < deadline {
-            if self.exited().is_some() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 // ---- One request ----
 
@@ -931,17 +871,20 @@ struct FuzzRun {
     misshapen: Vec<(usize, Req, Violation)>,
 }
 
-/// Runs the fuzz once per test process (on its own runtime), whichever test asks first.
-fn fuzz_run() -> &'static FuzzRun {
-    static RUN: OnceLock<FuzzRun> = OnceLock::new();
-    RUN.get_or_init(|| {
-        tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .expect("a tokio runtime")
-            .block_on(run_fuzz())
-    })
+/// Runs the fuzz against a server on `backend` (`None`: there is no etcd), once per test
+/// process (on its own runtime), whichever test asks first.
+fn fuzz_run(backend: Backend) -> Option<&'static FuzzRun> {
+    static RUNS: [OnceLock<Option<FuzzRun>>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+    RUNS[backend as usize]
+        .get_or_init(|| {
+            tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()
+                .expect("a tokio runtime")
+                .block_on(run_fuzz(backend))
+        })
+        .as_ref()
 }
 
 /// Violations grouped by kind, most frequent first, with the first three requests of each.
@@ -968,26 +911,37 @@ fn report(run: &FuzzRun, violations: &[(usize, Req, Violation)], what: &str) -> 
     report
 }
 
-/// No 5xx, no hang (10 s per request, 240 s in all), no connection cut without an answer,
-/// and afterwards the process still runs and answers.
-#[test]
-fn fuzzed_requests_never_crash_hang_or_fail_with_5xx() {
-    let run = fuzz_run();
-    assert!(run.broken.is_empty(), "{}", report(run, &run.broken, "broke the server"));
+/// The two tests of one fuzz run, per storage backend.
+macro_rules! fuzz_tests {
+    ($($module:ident: $backend:ident),*) => {$(
+        mod $module {
+            use super::{Backend, fuzz_run, report};
+
+            /// No 5xx, no hang (10 s per request, 240 s in all), no connection cut without
+            /// an answer, and afterwards the process still runs and answers.
+            #[test]
+            fn fuzzed_requests_never_crash_hang_or_fail_with_5xx() {
+                let Some(run) = fuzz_run(Backend::$backend) else { return };
+                assert!(run.broken.is_empty(), "{}", report(run, &run.broken, "broke the server"));
+            }
+
+            /// Every 4xx is a `Status` JSON whose `code` is the HTTP status; every
+            /// `application/json` answer is JSON.
+            #[test]
+            fn fuzzed_error_answers_are_status_objects() {
+                let Some(run) = fuzz_run(Backend::$backend) else { return };
+                assert!(run.misshapen.is_empty(), "{}", report(run, &run.misshapen, "got a misshapen answer"));
+            }
+        }
+    )*};
 }
 
-/// Every 4xx is a `Status` JSON whose `code` is the HTTP status; every `application/json`
-/// answer is JSON.
-#[test]
-fn fuzzed_error_answers_are_status_objects() {
-    let run = fuzz_run();
-    assert!(run.misshapen.is_empty(), "{}", report(run, &run.misshapen, "got a misshapen answer"));
-}
+fuzz_tests!(memory: Memory, embedded: Embedded, etcd: Etcd);
 
-async fn run_fuzz() -> FuzzRun {
+async fn run_fuzz(backend: Backend) -> Option<FuzzRun> {
     let seed = std::env::var("FUZZ_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(DEFAULT_SEED);
     let count = std::env::var("FUZZ_REQUESTS").ok().and_then(|s| s.parse().ok()).unwrap_or(DEFAULT_REQUESTS);
-    let mut server = TestServer::start();
+    let mut server = ServerProcess::start_on(backend, &[])?;
     let addr = server.addr.clone();
 
     // Objects for the fuzzed paths to find.
@@ -1069,5 +1023,5 @@ async fn run_fuzz() -> FuzzRun {
             }
         }
     }
-    FuzzRun { seed, sent, broken, misshapen }
+    Some(FuzzRun { seed, sent, broken, misshapen })
 }

@@ -1,10 +1,11 @@
 //! End to end: the machine's `kubectl`, with its default flags (client-side validation on),
 //! against the `apiserver` binary on a free loopback port.
 //!
-//! Two test functions, one server each:
+//! The test functions, one server each:
 //!
-//! - `kubectl_against_anonymous_server`: discovery, explain, create, get (table, YAML,
-//!   across namespaces, watch), client-side and server-side apply (with a field-manager
+//! - `kubectl_against_anonymous_server` (and `kubectl_against_an_etcd_backed_server`,
+//!   the same steps against a server on an etcd of its own): discovery, explain, create,
+//!   get (table, YAML, across namespaces, watch), client-side and server-side apply (with a field-manager
 //!   conflict), the three patch types, replace (also with a stale resourceVersion),
 //!   delete and delete --all, the 422 of an invalid object, and CSR approval (the
 //!   protobuf-only `kubectl certificate approve`, then the JSON route through
@@ -15,6 +16,7 @@
 //!   server-side apply, a CEL rule's 422, merge patch and delete;
 //! - `kubectl_against_token_file_server`: `--token-file` with the Kubernetes CSV format;
 //!   no token is Unauthorized, a valid token works and is the CSR's `spec.username`;
+//!   kubectl speaks HTTP/2 to the TLS server (the request logs show it);
 //! - `kubectl_against_custom_resources`: the fixture crate's custom resources
 //!   (`tests/fixture-specs/gizmos.crd.yaml`) served in process by the same store on a free
 //!   loopback port: `kubectl scale` (a merge patch of the `scale` subresource; with
@@ -29,6 +31,8 @@
 //! Without `kubectl` on the PATH (or in `$KUBECTL`) the tests print
 //! `SKIPPED: kubectl not found` and pass. `KUBECTL_E2E_LOG=1` prints every kubectl
 //! command with its exit code and output, and the server's own output at the end.
+
+mod harness;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
@@ -62,12 +66,23 @@ const KNOWN_FAILURES: &[(&str, &str)] = &[];
 
 #[test]
 fn kubectl_against_anonymous_server() {
+    anonymous_server_scenario(&[], "anonymous server");
+}
+
+/// The same scenario against a server on an etcd of its own.
+#[test]
+fn kubectl_against_an_etcd_backed_server() {
+    let Some(etcd) = harness::etcd::Etcd::start(1, "kubectl_against_an_etcd_backed_server") else { return };
+    anonymous_server_scenario(&["--etcd-servers", &etcd.servers()], "anonymous server on etcd");
+}
+
+fn anonymous_server_scenario(server_args: &[&str], label: &'static str) {
     let Some(kubectl_bin) = find_kubectl() else { return };
     let started = Instant::now();
     let dir = TempDir::new("anonymous");
-    let server = Server::start(&[]);
+    let server = Server::start(server_args);
     let k = Kubectl::new(&kubectl_bin, &dir, &server.url, None);
-    let mut report = Report::new("anonymous server");
+    let mut report = Report::new(label);
 
     report.step("version: kubectl talks to the server", || {
         let out = k.run(&["version"]).ok()?;
@@ -754,8 +769,8 @@ fn kubectl_against_token_file_server() {
     let started = Instant::now();
     let dir = TempDir::new("token");
     let tokens = fixture("tokens.csv");
-    // kubectl sends a kubeconfig's token only over TLS.
-    let server = Server::start(&["--token-file", &tokens, "--tls-self-signed"]);
+    // kubectl sends a kubeconfig's token only over TLS. `--v 1`: request logs.
+    let server = Server::start(&["--token-file", &tokens, "--tls-self-signed", "--v", "1"]);
     let (anonymous_dir, stranger_dir, alice_dir) = (dir.sub("anonymous"), dir.sub("stranger"), dir.sub("alice"));
     let anonymous = Kubectl::new(&kubectl_bin, &anonymous_dir, &server.url, None);
     let stranger = Kubectl::new(&kubectl_bin, &stranger_dir, &server.url, Some("wrong-token"));
@@ -798,6 +813,16 @@ fn kubectl_against_token_file_server() {
             )?;
         }
         Ok(())
+    });
+
+    report.step("kubectl spoke HTTP/2 (ALPN h2), as alice", || {
+        let output = server.output_tail(100_000);
+        let kubectl = |line: &&str| line.contains("apiserver::request") && line.contains("user_agent=\"kubectl");
+        let Some(line) = output.lines().find(kubectl) else {
+            return Err(format!("no request log of kubectl in the server's output:\n{}", indent(&output)));
+        };
+        let http2 = output.lines().filter(kubectl).all(|l| l.contains("version=HTTP/2.0"));
+        ensure(http2 && output.contains("user=\"alice\""), &Out::note(line), "kubectl's requests over HTTP/2")
     });
 
     report.step("SIGTERM shuts the server down", || server.shutdown());

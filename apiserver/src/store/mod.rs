@@ -1,27 +1,28 @@
-//! The in-memory store: every resource of the catalog, as JSON objects, behind one
-//! [`DynamicApi`] implementation.
+//! The store: every resource of the catalog, as JSON objects in a [`Storage`], behind
+//! one [`DynamicApi`] implementation.
 //!
-//! - One `resourceVersion` counter for the whole store; every committed write takes the
-//!   next value. Writes commit under one lock, and the same lock orders the broadcast to
-//!   watchers, so every watcher sees every acknowledged write once, in order.
-//! - The last `history` changes are kept. They serve watches from an old
-//!   `resourceVersion`, consistent list snapshots at an older version
-//!   (`resourceVersionMatch=Exact`, continue tokens) and watchers that fell behind the
-//!   broadcast buffer. Older versions answer 410 `Expired`.
-//! - Objects are keyed by (namespace, name) per (group, plural) and listed in that order,
-//!   as etcd keys sort.
+//! - `resourceVersion` is the storage's revision: one counter for the whole store, every
+//!   committed write takes the next value, and watches see every write once, in order.
+//! - Each object lives under its key (`<prefix>/<group>/<resource>/<namespace>/<name>`,
+//!   [`crate::storage::keys`]); a list or watch covers a key prefix, in key order, as
+//!   etcd keys sort.
+//! - Writes are optimistic: read, build the next object, commit it guarded by the
+//!   revision read, and try again when another write came in between.
+//! - Reads at older versions (`resourceVersionMatch=Exact`, continue tokens) and watches
+//!   from an old `resourceVersion` go as far back as the storage's history; older ones
+//!   answer 410 `Expired`.
 //!
 //! The module [`write`] has create, update, patch and delete, [`read`] get and list,
 //! [`watch`] the watch streams, [`scale`] the `scale` subresource of custom resources.
 
-mod object;
+pub(crate) mod object;
 mod read;
 mod scale;
 mod watch;
 mod write;
 
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::collections::HashSet;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -30,10 +31,11 @@ use support::Status;
 use support::discovery::ApiCatalog;
 use support::dynamic::{DynamicApi, Request, Response, Verb};
 use support::http::Context;
-use tokio::sync::broadcast;
 
 use crate::hooks::Validators;
 use crate::patch::SchemaCatalog;
+use crate::storage::keys::Keys;
+use crate::storage::{KeyValue, MemoryStorage, Storage, StorageError};
 
 pub use object::now;
 
@@ -44,20 +46,25 @@ pub struct StoreConfig {
     pub catalog: &'static ApiCatalog,
     /// Typed checks per (group, kind); see [`crate::hooks`].
     pub validators: Validators,
-    /// How many changes to keep for watches, snapshots and lagging watchers.
+    /// The in-memory backend's history: how many changes to keep for watches, snapshots
+    /// and lagging watchers.
     pub history: usize,
     /// How often a watch with `allowWatchBookmarks=true` gets a BOOKMARK.
     pub bookmark_interval: Duration,
-    /// Changes buffered per watcher before it must catch up from the history.
+    /// The in-memory backend's changes buffered per watcher before it must catch up from
+    /// the history.
     pub broadcast_capacity: usize,
     /// How long a read asking for a `resourceVersion` newer than the store's waits for it
     /// before answering 504 `Too large resource version`.
     pub too_large_wait: Duration,
+    /// The first segment of every key (`--etcd-prefix`).
+    pub key_prefix: String,
 }
 
 impl StoreConfig {
     /// The defaults: 1000 changes of history, a bookmark a minute (the API server's
-    /// frequency), 1024 buffered changes per watcher, 3 seconds of waiting.
+    /// frequency), 1024 buffered changes per watcher, 3 seconds of waiting, keys under
+    /// `/registry`.
     pub fn new(catalog: &'static ApiCatalog, validators: Validators) -> Self {
         StoreConfig {
             catalog,
@@ -66,47 +73,25 @@ impl StoreConfig {
             bookmark_interval: Duration::from_secs(60),
             broadcast_capacity: 1024,
             too_large_wait: Duration::from_secs(3),
+            key_prefix: "/registry".to_owned(),
         }
     }
-}
 
-/// (group, plural).
-type ResKey = (&'static str, &'static str);
-/// (namespace, name); the namespace is empty for cluster-scoped objects.
-type ObjKey = (String, String);
-
-/// One committed write.
-#[derive(Debug)]
-pub(crate) struct Change {
-    pub(crate) rv: u64,
-    pub(crate) resource: ResKey,
-    pub(crate) key: ObjKey,
-    /// The object before the write; `None` for a create.
-    pub(crate) prev: Option<Arc<Value>>,
-    /// The object after the write; for a delete, the last state with the delete's
-    /// `resourceVersion`, as a DELETED watch event carries it.
-    pub(crate) object: Arc<Value>,
-    pub(crate) deleted: bool,
-}
-
-struct State {
-    rv: u64,
-    objects: HashMap<ResKey, BTreeMap<ObjKey, Arc<Value>>>,
-    history: VecDeque<Arc<Change>>,
-    /// Every change after this version is in `history`.
-    history_start: u64,
+    /// The in-memory backend this configuration describes.
+    pub fn memory_storage(&self) -> MemoryStorage {
+        MemoryStorage::new(self.history, self.broadcast_capacity)
+    }
 }
 
 pub(crate) struct Inner {
     catalog: &'static ApiCatalog,
     validators: Validators,
     schemas: SchemaCatalog,
-    status_subresources: HashSet<ResKey>,
-    history: usize,
+    status_subresources: HashSet<(&'static str, &'static str)>,
     bookmark_interval: Duration,
     too_large_wait: Duration,
-    state: Mutex<State>,
-    events: broadcast::Sender<Arc<Change>>,
+    storage: Arc<dyn Storage>,
+    keys: Keys,
     shutdown: tokio::sync::watch::Sender<bool>,
 }
 
@@ -118,12 +103,19 @@ pub struct Store {
 
 impl std::fmt::Debug for Store {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Store").field("resource_version", &self.resource_version()).finish()
+        f.debug_struct("Store").field("keys", &self.inner.keys).finish()
     }
 }
 
 impl Store {
+    /// A store in memory.
     pub fn new(config: StoreConfig) -> Self {
+        let storage = Arc::new(config.memory_storage());
+        Self::with_storage(config, storage)
+    }
+
+    /// A store on `storage`.
+    pub fn with_storage(config: StoreConfig, storage: Arc<dyn Storage>) -> Self {
         let mut status_subresources = HashSet::new();
         for gv in config.catalog.groups {
             for resource in gv.resources {
@@ -132,7 +124,6 @@ impl Store {
                 }
             }
         }
-        let (events, _) = broadcast::channel(config.broadcast_capacity.max(1));
         let (shutdown, _) = tokio::sync::watch::channel(false);
         Store {
             inner: Arc::new(Inner {
@@ -140,19 +131,28 @@ impl Store {
                 validators: config.validators,
                 schemas: SchemaCatalog::from_catalog(config.catalog),
                 status_subresources,
-                history: config.history.max(1),
                 bookmark_interval: config.bookmark_interval,
                 too_large_wait: config.too_large_wait,
-                state: Mutex::new(State { rv: 0, objects: HashMap::new(), history: VecDeque::new(), history_start: 0 }),
-                events,
+                storage,
+                keys: Keys::new(&config.key_prefix),
                 shutdown,
             }),
         }
     }
 
     /// The store's current `resourceVersion`.
-    pub fn resource_version(&self) -> u64 {
-        self.inner.lock().rv
+    pub async fn resource_version(&self) -> Result<u64, StorageError> {
+        self.inner.storage.revision().await
+    }
+
+    /// The backend the store keeps its objects in.
+    pub fn storage(&self) -> &Arc<dyn Storage> {
+        &self.inner.storage
+    }
+
+    /// The key prefix of every object of `resource`.
+    pub fn resource_prefix(&self, resource: &ResourceInfo) -> String {
+        self.inner.keys.resource(resource)
     }
 
     /// Ends every open watch (cleanly: their responses finish) and every watch started
@@ -161,9 +161,36 @@ impl Store {
         self.inner.shutdown.send_replace(true);
     }
 
+    /// Whether [`Store::shutdown`] was called.
+    pub fn is_shutting_down(&self) -> bool {
+        *self.inner.shutdown.borrow()
+    }
+
     /// The catalog the store serves.
     pub fn catalog(&self) -> &'static ApiCatalog {
         self.inner.catalog
+    }
+
+    /// How many objects each resource of the catalog has (`<plural>.<group>`, or
+    /// `<plural>` in the core group); resources the backend cannot count now are left out.
+    pub async fn object_counts(&self) -> Vec<(String, usize)> {
+        let mut resources: Vec<(&str, &str)> = Vec::new();
+        for gv in self.inner.catalog.groups {
+            for resource in gv.resources {
+                if !resources.contains(&(gv.group, resource.plural)) {
+                    resources.push((gv.group, resource.plural));
+                }
+            }
+        }
+        let mut counts = Vec::new();
+        for (group, plural) in resources {
+            let prefix = self.inner.keys.group_resource(group, plural);
+            if let Ok(count) = self.inner.storage.count(&prefix).await {
+                let name = if group.is_empty() { plural.to_owned() } else { format!("{plural}.{group}") };
+                counts.push((name, count));
+            }
+        }
+        counts
     }
 }
 
@@ -175,10 +202,6 @@ impl DynamicApi for Store {
 }
 
 impl Inner {
-    fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-
     fn has_status(&self, resource: &ResourceInfo) -> bool {
         self.status_subresources.contains(&(resource.group, resource.plural))
     }
@@ -197,15 +220,15 @@ impl Inner {
             return Err(Status::method_not_allowed(resource.group, resource.plural, verb));
         }
         if request.subresource == Some("scale") {
-            return self.scale(&context, request);
+            return self.scale(&context, request).await;
         }
         let response = match request.verb {
-            Verb::Get => self.get(&request),
-            Verb::Create => self.create(&context, request),
-            Verb::Update => self.update(&context, request),
-            Verb::Patch => self.patch(&context, request),
-            Verb::Delete => self.delete(&context, request),
-            Verb::DeleteCollection => self.delete_collection(&context, request),
+            Verb::Get => self.get(&request).await,
+            Verb::Create => self.create(&context, request).await,
+            Verb::Update => self.update(&context, request).await,
+            Verb::Patch => self.patch(&context, request).await,
+            Verb::Delete => self.delete(&context, request).await,
+            Verb::DeleteCollection => self.delete_collection(&context, request).await,
             Verb::List => self.list(&request).await,
             Verb::Watch => self.watch(&request).await,
         }?;
@@ -224,40 +247,35 @@ impl Inner {
         }
     }
 
-    /// Commits a write under the lock: the next `resourceVersion`, the object stored (or
-    /// removed), the change kept and broadcast. `object` gets the new version.
-    fn commit(
-        &self,
-        state: &mut State,
-        resource: &ResourceInfo,
-        key: ObjKey,
-        mut object: Value,
-        deleted: bool,
-    ) -> Arc<Value> {
-        state.rv += 1;
-        let rv = state.rv;
-        object::set_meta(&mut object, "resourceVersion", Some(Value::String(rv.to_string())));
-        let object = Arc::new(object);
-        let res_key = (resource.group, resource.plural);
-        let objects = state.objects.entry(res_key).or_default();
-        let prev = if deleted { objects.remove(&key) } else { objects.insert(key.clone(), Arc::clone(&object)) };
-        let change = Arc::new(Change { rv, resource: res_key, key, prev, object: Arc::clone(&object), deleted });
-        if state.history.len() >= self.history
-            && let Some(evicted) = state.history.pop_front()
-        {
-            state.history_start = evicted.rv;
-        }
-        state.history.push_back(Arc::clone(&change));
-        // No receivers is fine: nobody watches.
-        let _ = self.events.send(change);
-        object
+    /// The key of the object a request names.
+    fn key_of(&self, request: &Request) -> String {
+        self.keys.object(request.resource, request.namespace.as_deref(), request.name.as_deref().unwrap_or(""))
+    }
+
+    /// The object a request names; 404 `NotFound` when there is none.
+    async fn stored(&self, request: &Request) -> Result<KeyValue, Status> {
+        let resource = request.resource;
+        let found = self.storage.get(&self.key_of(request)).await.map_err(storage_status)?;
+        found.ok_or_else(|| Status::not_found(resource.group, resource.plural, request.name.as_deref().unwrap_or("")))
     }
 }
 
-/// The key of an object of `resource` in `namespace` named `name`.
-fn key_of(resource: &ResourceInfo, namespace: Option<&str>, name: &str) -> ObjKey {
-    let namespace = if resource.is_namespaced() { namespace.unwrap_or("") } else { "" };
-    (namespace.to_owned(), name.to_owned())
+/// The `Status` of a failed storage operation, as the API server answers it: 410
+/// `Expired` for a compacted revision, 504 for a revision the backend does not have yet
+/// or a timeout, 503 when the backend cannot be reached.
+pub(crate) fn storage_status(error: StorageError) -> Status {
+    match error {
+        StorageError::Compacted { requested, oldest } => Status::too_old_resource_version(requested, oldest),
+        StorageError::FutureRevision { requested, current } => read::too_large(requested, current),
+        StorageError::Timeout(message) => {
+            Status::failure(504, support::status::reason::TIMEOUT, format!("storage timeout: {message}"))
+        }
+        StorageError::Unavailable(message) => Status::failure(
+            503,
+            support::status::reason::SERVICE_UNAVAILABLE,
+            format!("storage unavailable: {message}"),
+        ),
+    }
 }
 
 /// A kind served in several versions (a custom resource's `v1` and `v1beta1`) is one set

@@ -1,7 +1,5 @@
 //! Get and list: selectors, `resourceVersion` semantics, paging over consistent snapshots.
 
-use std::collections::BTreeMap;
-use std::sync::Arc;
 use std::time::Instant;
 
 use base64::Engine as _;
@@ -12,14 +10,15 @@ use support::ResourceInfo;
 use support::dynamic::{Request, Response};
 use support::{ListMeta, Status, StatusCause, StatusDetails};
 
-use super::object::{self, meta_str};
-use super::write::stored;
-use super::{Inner, ObjKey, State, reply};
+use super::object;
+use super::{Inner, reply, storage_status};
 use crate::selector::{FieldSelector, LabelSelector, SelectableFields, selectable_fields};
+use crate::storage::{KeyValue, RangeRequest, StorageError};
 
 /// What a list or watch selects: a namespace (or all), labels, fields.
 pub(crate) struct Filter {
-    namespace: Option<String>,
+    /// The key prefix of the objects in scope (a namespace's, or the resource's).
+    pub(crate) prefix: String,
     labels: LabelSelector,
     fields: FieldSelector,
     selectable: &'static SelectableFields,
@@ -28,21 +27,20 @@ pub(crate) struct Filter {
 impl Filter {
     /// Parses the request's selectors; a malformed one is 400 `BadRequest` with the
     /// parser's message.
-    pub(crate) fn from_request(request: &Request) -> Result<Self, Status> {
+    pub(crate) fn from_request(inner: &Inner, request: &Request) -> Result<Self, Status> {
         let resource = request.resource;
         let selectable = selectable_fields(resource.group, resource.plural);
         let labels = LabelSelector::parse(request.options.label_selector.as_deref().unwrap_or(""))
             .map_err(Status::bad_request)?;
         let fields = FieldSelector::parse(request.options.field_selector.as_deref().unwrap_or(""), selectable)
             .map_err(Status::bad_request)?;
-        let namespace = if resource.is_namespaced() { request.namespace.clone() } else { None };
-        Ok(Filter { namespace, labels, fields, selectable })
+        let prefix = inner.keys.collection(resource, request.namespace.as_deref());
+        Ok(Filter { prefix, labels, fields, selectable })
     }
 
+    /// Whether an object in scope is selected.
     pub(crate) fn matches(&self, object: &Value) -> bool {
-        self.namespace.as_deref().is_none_or(|ns| meta_str(object, "namespace") == ns)
-            && self.labels.matches(object::labels(object))
-            && self.fields.matches(object, self.selectable)
+        self.labels.matches(object::labels(object)) && self.fields.matches(object, self.selectable)
     }
 
     /// Whether the selectors are empty (the API server then counts `remainingItemCount`).
@@ -51,9 +49,10 @@ impl Filter {
     }
 }
 
-/// A continue token: base64url of `{"v":"meta.k8s.io/v1","rv":N,"start":"<ns>/<name>"}`,
-/// the snapshot's version and the last key returned. `rv` -1 asks for the latest version
-/// (the token of an expired snapshot: inconsistent, but complete).
+/// A continue token: base64url of `{"v":"meta.k8s.io/v1","rv":N,"start":"<key>"}`, the
+/// snapshot's version and the last key returned, relative to the resource's prefix
+/// (`<namespace>/<name>`, or `<name>` for cluster-scoped kinds). `rv` -1 asks for the
+/// latest version (the token of an expired snapshot: inconsistent, but complete).
 #[derive(Serialize, Deserialize)]
 struct ContinueToken {
     v: String,
@@ -62,12 +61,12 @@ struct ContinueToken {
 }
 
 impl ContinueToken {
-    fn encode(rv: i64, key: &ObjKey) -> String {
-        let token = ContinueToken { v: "meta.k8s.io/v1".into(), rv, start: format!("{}/{}", key.0, key.1) };
+    fn encode(rv: i64, start: &str) -> String {
+        let token = ContinueToken { v: "meta.k8s.io/v1".into(), rv, start: start.to_owned() };
         URL_SAFE_NO_PAD.encode(serde_json::to_vec(&token).unwrap_or_default())
     }
 
-    fn decode(text: &str) -> Result<(i64, ObjKey), Status> {
+    fn decode(text: &str) -> Result<(i64, String), Status> {
         let invalid =
             |detail: &str| Status::bad_request(format!("invalid continue token: continue key is not valid: {detail}"));
         let bytes = URL_SAFE_NO_PAD.decode(text.trim_end_matches('=')).map_err(|e| invalid(&e.to_string()))?;
@@ -75,13 +74,10 @@ impl ContinueToken {
         if token.v != "meta.k8s.io/v1" {
             return Err(invalid(&format!("incorrect encoded start resourceVersion (version {})", token.v)));
         }
-        let Some((namespace, name)) = token.start.split_once('/') else {
-            return Err(invalid("the start key has no namespace separator"));
-        };
         if token.rv == 0 {
             return Err(Status::bad_request("0 continue resource version is not allowed when using continue"));
         }
-        Ok((token.rv, (namespace.to_owned(), name.to_owned())))
+        Ok((token.rv, token.start))
     }
 }
 
@@ -128,16 +124,16 @@ pub(crate) fn parse_rv(value: &str) -> Result<u64, Status> {
 }
 
 impl Inner {
-    pub(super) fn get(&self, request: &Request) -> Result<Response, Status> {
-        let (_, object) = stored(&self.lock(), request)?;
-        Ok(reply(200, (*object).clone()))
+    pub(super) async fn get(&self, request: &Request) -> Result<Response, Status> {
+        let stored = self.stored(request).await?;
+        Ok(reply(200, (*stored.object).clone()))
     }
 
     /// Waits (a little) until the store has reached `rv`; 504 when it does not.
     pub(crate) async fn wait_for(&self, rv: u64) -> Result<(), Status> {
         let deadline = Instant::now() + self.too_large_wait;
         loop {
-            let current = self.lock().rv;
+            let current = self.storage.revision().await.map_err(storage_status)?;
             if current >= rv {
                 return Ok(());
             }
@@ -151,11 +147,11 @@ impl Inner {
     pub(super) async fn list(&self, request: &Request) -> Result<Response, Status> {
         let resource = request.resource;
         let options = &request.options;
-        let filter = Filter::from_request(request)?;
+        let filter = Filter::from_request(self, request)?;
+        let resource_prefix = self.keys.resource(resource);
         let limit = options.limit.filter(|l| *l > 0).map(|l| l as usize);
         let rv = options.resource_version.as_deref().filter(|v| !v.is_empty());
-        let mut start: Option<ObjKey> = None;
-        let mut continuing = false;
+        let mut start: Option<String> = None;
         let at = match options.continue_.as_deref().filter(|c| !c.is_empty()) {
             Some(token) => {
                 if rv.is_some_and(|v| v != "0") {
@@ -163,7 +159,6 @@ impl Inner {
                 }
                 let (token_rv, key) = ContinueToken::decode(token)?;
                 start = Some(key);
-                continuing = true;
                 if token_rv > 0 { At::Exact(token_rv as u64) } else { At::Latest }
             }
             None => match (rv, options.resource_version_match.as_deref()) {
@@ -172,88 +167,98 @@ impl Inner {
                 (Some(v), _) => At::NotOlderThan(parse_rv(v)?),
             },
         };
-        match at {
-            At::NotOlderThan(rv) | At::Exact(rv) => self.wait_for(rv).await?,
-            At::Latest => {}
-        }
-        let state = self.lock();
-        let (snapshot_rv, objects) = match at {
-            At::Latest | At::NotOlderThan(_) => (state.rv, current(&state, resource)),
-            At::Exact(rv) if rv < state.history_start => {
-                if continuing {
-                    let mut status = Status::expired(CONTINUE_TOO_OLD);
-                    let key = start.clone().unwrap_or_default();
-                    status.metadata =
-                        ListMeta { continue_: Some(ContinueToken::encode(-1, &key)), ..ListMeta::default() };
-                    return Err(status);
-                }
-                return Err(Status::expired(LIST_TOO_OLD));
+        let revision = match at {
+            At::NotOlderThan(rv) => {
+                self.wait_for(rv).await?;
+                None
             }
-            At::Exact(rv) => (rv, snapshot(&state, resource, rv)),
+            At::Exact(rv) => {
+                self.wait_for(rv).await?;
+                Some(rv)
+            }
+            At::Latest => None,
         };
-        drop(state);
-        let mut selected = objects
-            .into_iter()
-            .filter(|(key, _)| start.as_ref().is_none_or(|start| key > start))
-            .filter(|(_, object)| filter.matches(object));
-        let mut items = Vec::new();
-        let mut last_key = None;
-        for (key, object) in selected.by_ref() {
-            if limit.is_some_and(|limit| items.len() >= limit) {
-                // One more matches: there is a next page.
-                let remaining = 1 + selected.count();
-                return Ok(reply(
-                    200,
-                    list_body(
-                        resource,
-                        ListMeta {
-                            resource_version: Some(snapshot_rv.to_string()),
-                            continue_: last_key.map(|k| ContinueToken::encode(snapshot_rv as i64, &k)),
-                            remaining_item_count: filter.selects_everything().then_some(remaining as i64),
-                            ..ListMeta::default()
-                        },
-                        items,
-                    ),
-                ));
-            }
-            last_key = Some(key);
-            items.push((*object).clone());
+        let start_key = start.as_ref().map(|start| format!("{resource_prefix}{start}"));
+        let page = self.select(&filter, start_key, revision, limit).await.map_err(|error| match error {
+            StorageError::Compacted { .. } => match &start {
+                Some(start) => {
+                    let mut status = Status::expired(CONTINUE_TOO_OLD);
+                    status.metadata =
+                        ListMeta { continue_: Some(ContinueToken::encode(-1, start)), ..ListMeta::default() };
+                    status
+                }
+                None => Status::expired(LIST_TOO_OLD),
+            },
+            other => storage_status(other),
+        })?;
+        let mut metadata = ListMeta { resource_version: Some(page.revision.to_string()), ..ListMeta::default() };
+        if page.remaining > 0
+            && let Some(last) = page.items.last()
+        {
+            let relative = last.key.strip_prefix(&resource_prefix).unwrap_or(&last.key);
+            metadata.continue_ = Some(ContinueToken::encode(page.revision as i64, relative));
+            metadata.remaining_item_count = filter.selects_everything().then_some(page.remaining as i64);
         }
-        Ok(reply(
-            200,
-            list_body(
-                resource,
-                ListMeta { resource_version: Some(snapshot_rv.to_string()), ..ListMeta::default() },
-                items,
-            ),
-        ))
+        let items = page.items.into_iter().map(|kv| (*kv.object).clone()).collect();
+        Ok(reply(200, list_body(resource, metadata, items)))
+    }
+
+    /// The objects `filter` selects after `start_after`, at `revision` (the latest when
+    /// `None`), at most `limit` of them: ranges of the backend, one after the other, until
+    /// the page is full or the keys run out.
+    pub(crate) async fn select(
+        &self,
+        filter: &Filter,
+        mut start_after: Option<String>,
+        revision: Option<u64>,
+        limit: Option<usize>,
+    ) -> Result<Page, StorageError> {
+        let mut page = Page { items: Vec::new(), revision: 0, remaining: 0 };
+        let mut revision = revision;
+        loop {
+            // One more than the page needs tells whether there is a next page.
+            let chunk = limit.map(|limit| limit - page.items.len() + 1);
+            let range = self
+                .storage
+                .range(RangeRequest {
+                    prefix: &filter.prefix,
+                    start_after: start_after.as_deref(),
+                    revision,
+                    limit: chunk,
+                })
+                .await?;
+            // Every later range reads at the same revision: one consistent snapshot.
+            revision = Some(range.revision);
+            page.revision = range.revision;
+            let fetched = range.items.len();
+            let cut = range.count > fetched;
+            start_after = range.items.last().map(|kv| kv.key.clone());
+            for (index, kv) in range.items.into_iter().enumerate() {
+                if !filter.matches(&kv.object) {
+                    continue;
+                }
+                if limit.is_some_and(|limit| page.items.len() >= limit) {
+                    // One more matches: there is a next page.
+                    page.remaining = range.count - index;
+                    return Ok(page);
+                }
+                page.items.push(kv);
+            }
+            if !cut || fetched == 0 {
+                return Ok(page);
+            }
+        }
     }
 }
 
-/// The current objects of `resource`, in key order.
-pub(crate) fn current(state: &State, resource: &ResourceInfo) -> BTreeMap<ObjKey, Arc<Value>> {
-    state.objects.get(&(resource.group, resource.plural)).cloned().unwrap_or_default()
-}
-
-/// The objects of `resource` as they were at version `rv` (which the history covers):
-/// the current ones with every later change undone.
-fn snapshot(state: &State, resource: &ResourceInfo, rv: u64) -> BTreeMap<ObjKey, Arc<Value>> {
-    let mut objects = current(state, resource);
-    let res_key = (resource.group, resource.plural);
-    for change in state.history.iter().rev().take_while(|c| c.rv > rv) {
-        if change.resource != res_key {
-            continue;
-        }
-        match &change.prev {
-            Some(prev) => {
-                objects.insert(change.key.clone(), Arc::clone(prev));
-            }
-            None => {
-                objects.remove(&change.key);
-            }
-        }
-    }
-    objects
+/// A page of a list.
+pub(crate) struct Page {
+    pub(crate) items: Vec<KeyValue>,
+    /// The revision of the snapshot.
+    pub(crate) revision: u64,
+    /// How many keys come after the last item when more objects match after it (0 when
+    /// none do).
+    remaining: usize,
 }
 
 /// `{"apiVersion","kind":"<Kind>List","metadata":{...},"items":[...]}`.

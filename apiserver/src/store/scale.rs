@@ -34,7 +34,7 @@ use support::validation::{FieldError, Path};
 
 use super::object::{meta_str, now, set_meta};
 use super::write::{
-    Mode, NAMESPACE_MISMATCH, check_name, require_apply_manager, stored, strict_unknown_fields, undecodable,
+    Mode, NAMESPACE_MISMATCH, Next, check_name, require_apply_manager, strict_unknown_fields, undecodable,
 };
 use super::{Inner, reply};
 use crate::patch;
@@ -51,23 +51,23 @@ fn paths_of(resource: &ResourceInfo) -> Result<ScalePaths, Status> {
 
 impl Inner {
     /// Serves `request` through the `scale` subresource.
-    pub(super) fn scale(&self, context: &Context, request: Request) -> Result<Response, Status> {
+    pub(super) async fn scale(&self, context: &Context, request: Request) -> Result<Response, Status> {
         let resource = request.resource;
         let paths = paths_of(resource)?;
         match request.verb {
-            Verb::Get => self.get_scale(&request, paths),
-            Verb::Update => self.update_scale(context, request, paths),
-            Verb::Patch => self.patch_scale(context, request, paths),
+            Verb::Get => self.get_scale(&request, paths).await,
+            Verb::Update => self.update_scale(context, request, paths).await,
+            Verb::Patch => self.patch_scale(context, request, paths).await,
             _ => Err(Status::method_not_allowed(resource.group, resource.plural, "create")),
         }
     }
 
-    fn get_scale(&self, request: &Request, paths: ScalePaths) -> Result<Response, Status> {
-        let (_, object) = stored(&self.lock(), request)?;
-        Ok(reply(200, scale_of(&object, paths)?.0))
+    async fn get_scale(&self, request: &Request, paths: ScalePaths) -> Result<Response, Status> {
+        let stored = self.stored(request).await?;
+        Ok(reply(200, scale_of(&stored.object, paths)?.0))
     }
 
-    fn update_scale(&self, context: &Context, request: Request, paths: ScalePaths) -> Result<Response, Status> {
+    async fn update_scale(&self, context: &Context, request: Request, paths: ScalePaths) -> Result<Response, Status> {
         let resource = request.resource;
         let name = request.name.clone().unwrap_or_default();
         let scale = request.body.clone().ok_or_else(|| Status::bad_request("the request has no body"))?;
@@ -81,14 +81,17 @@ impl Inner {
             return Err(empty_replicas(paths));
         }
         let manager = Self::manager(context);
-        let mut state = self.lock();
-        let (key, old) = stored(&state, &request)?;
-        let new = scaled(&old, paths, replicas, meta_str(&scale, "resourceVersion"))?;
-        let response = self.update_locked(&mut state, context, &request, key, &old, new, &manager, Mode::Update)?;
+        let response = self
+            .write(context, &request, |current| {
+                let old = &self.existing(&request, current)?.object;
+                let new = scaled(old, paths, replicas, meta_str(&scale, "resourceVersion"))?;
+                self.prepare_update(&request, old, new, &manager, Mode::Update).map(Next::Replace)
+            })
+            .await?;
         as_scale(response, paths)
     }
 
-    fn patch_scale(&self, context: &Context, request: Request, paths: ScalePaths) -> Result<Response, Status> {
+    async fn patch_scale(&self, context: &Context, request: Request, paths: ScalePaths) -> Result<Response, Status> {
         let resource = request.resource;
         let name = request.name.clone().unwrap_or_default();
         let patch = request.patch.clone().ok_or_else(|| Status::bad_request("the request has no patch"))?;
@@ -96,35 +99,38 @@ impl Inner {
             require_apply_manager(context)?;
         }
         let manager = Self::manager(context);
-        let mut state = self.lock();
-        let (key, old) = stored(&state, &request)?;
-        let (mut current, found) = scale_of(&old, paths)?;
-        if !found {
-            current["spec"]["replicas"] = json!(UNSET_REPLICAS);
-        }
-        let (new, mode) = match &patch {
-            Patch::Apply(config) => {
-                let new = self.apply_scale(resource, paths, &old, config, &manager, request.options.force)?;
-                (new, Mode::Apply)
-            }
-            Patch::Json(operations) => {
-                let patched = patch::json_patch(&current, operations).map_err(|e| e.to_status())?;
-                (self.patched_scale(context, &old, paths, &patched, &name)?, Mode::Update)
-            }
-            Patch::Merge(merge) => {
-                patch::check_merge_patch(merge).map_err(|e| e.to_status())?;
-                let patched = patch::merge_patch(&current, merge);
-                (self.patched_scale(context, &old, paths, &patched, &name)?, Mode::Update)
-            }
-            Patch::StrategicMerge(_) => {
-                return Err(Status::unsupported_media_type(&[
-                    "application/json-patch+json",
-                    "application/merge-patch+json",
-                    "application/apply-patch+yaml",
-                ]));
-            }
-        };
-        let response = self.update_locked(&mut state, context, &request, key, &old, new, &manager, mode)?;
+        let response = self
+            .write(context, &request, |current| {
+                let old = &self.existing(&request, current)?.object;
+                let (mut current, found) = scale_of(old, paths)?;
+                if !found {
+                    current["spec"]["replicas"] = json!(UNSET_REPLICAS);
+                }
+                let (new, mode) = match &patch {
+                    Patch::Apply(config) => {
+                        let new = self.apply_scale(resource, paths, old, config, &manager, request.options.force)?;
+                        (new, Mode::Apply)
+                    }
+                    Patch::Json(operations) => {
+                        let patched = patch::json_patch(&current, operations).map_err(|e| e.to_status())?;
+                        (self.patched_scale(context, old, paths, &patched, &name)?, Mode::Update)
+                    }
+                    Patch::Merge(merge) => {
+                        patch::check_merge_patch(merge).map_err(|e| e.to_status())?;
+                        let patched = patch::merge_patch(&current, merge);
+                        (self.patched_scale(context, old, paths, &patched, &name)?, Mode::Update)
+                    }
+                    Patch::StrategicMerge(_) => {
+                        return Err(Status::unsupported_media_type(&[
+                            "application/json-patch+json",
+                            "application/merge-patch+json",
+                            "application/apply-patch+yaml",
+                        ]));
+                    }
+                };
+                self.prepare_update(&request, old, new, &manager, mode).map(Next::Replace)
+            })
+            .await?;
         as_scale(response, paths)
     }
 

@@ -1,7 +1,5 @@
 //! Create, update (replace, subresources), patch and delete.
 
-use std::sync::Arc;
-
 use serde_json::{Value, json};
 use support::ResourceInfo;
 use support::Status;
@@ -10,10 +8,11 @@ use support::http::{Context, FieldValidation, Patch};
 use support::validation::{FieldError, Path};
 
 use super::object::{self, meta_str, now, set_meta};
-use super::{Inner, ObjKey, State, key_of, reply};
+use super::read::Filter;
+use super::{Inner, reply, storage_status};
 use crate::auth::effective_user;
 use crate::hooks::dropped_fields;
-use crate::selector::{FieldSelector, LabelSelector, selectable_fields};
+use crate::storage::{KeyValue, Written};
 use crate::{patch, strategy};
 
 /// The API server's message for a body naming another namespace than the URL
@@ -29,6 +28,21 @@ pub(super) enum Mode {
     /// Server-side apply: the patch engine already recorded them.
     Apply,
 }
+
+/// What a write makes of the stored object, before it is committed.
+pub(super) enum Next {
+    /// Create this object (there is none yet).
+    Create(Value, Mode),
+    /// Replace the stored object with this one, already checked.
+    Replace(Value),
+}
+
+/// How many times a write is tried again when another write to the same object came in
+/// between its read and its commit.
+const WRITE_ATTEMPTS: usize = 64;
+
+/// How many generated names a create with `generateName` tries.
+const NAME_ATTEMPTS: usize = 16;
 
 /// The characters of generated name suffixes (`names.SimpleNameGenerator`: no vowels,
 /// no confusable digits).
@@ -74,23 +88,26 @@ impl Inner {
     // Create.
     // ---------------------------------------------------------------------------------
 
-    pub(super) fn create(&self, context: &Context, request: Request) -> Result<Response, Status> {
+    pub(super) async fn create(&self, context: &Context, request: Request) -> Result<Response, Status> {
         let body = request.body.clone().ok_or_else(|| Status::bad_request("the request has no body"))?;
         let manager = Self::manager(context);
-        let mut state = self.lock();
-        self.create_locked(&mut state, context, &request, body, &manager, Mode::Update)
+        let resource = request.resource;
+        match self.create_object(context, &request, body, &manager, Mode::Update).await? {
+            Ok(response) => Ok(response),
+            Err(name) => Err(Status::already_exists(resource.group, resource.plural, &name)),
+        }
     }
 
-    /// Creates `object` (the body of a create, or an apply's result for a missing object).
-    fn create_locked(
+    /// Creates `object` (the body of a create, or an apply's result for a missing
+    /// object); `Err(name)` when an object of that name exists.
+    async fn create_object(
         &self,
-        state: &mut State,
         context: &Context,
         request: &Request,
         mut object: Value,
         manager: &str,
         mode: Mode,
-    ) -> Result<Response, Status> {
+    ) -> Result<Result<Response, String>, Status> {
         let resource = request.resource;
         if !object.is_object() {
             return Err(Status::bad_request("the object provided is not a JSON object"));
@@ -123,24 +140,32 @@ impl Inner {
         if self.has_status(resource) {
             object::set_top(&mut object, "status", None);
         }
-        let namespace = meta_str(&object, "namespace").to_owned();
-        if meta_str(&object, "name").is_empty() {
-            let name = generate_name(state, resource, &namespace, meta_str(&object, "generateName"))?;
-            set_meta(&mut object, "name", Some(json!(name)));
+        let generate = meta_str(&object, "name").is_empty().then(|| meta_str(&object, "generateName").to_owned());
+        if let Some(prefix) = &generate {
+            set_meta(&mut object, "name", Some(json!(generate_name(prefix))));
         }
-        let object = self.check(resource, object, None, Vec::new())?;
-        let name = meta_str(&object, "name").to_owned();
-        let key: ObjKey = (namespace, name.clone());
-        let exists =
-            state.objects.get(&(resource.group, resource.plural)).is_some_and(|objects| objects.contains_key(&key));
-        if exists {
-            return Err(Status::already_exists(resource.group, resource.plural, &name));
+        let mut object = self.check(resource, object, None, Vec::new())?;
+        let namespace = request.namespace.as_deref();
+        for _ in 0..NAME_ATTEMPTS {
+            let name = meta_str(&object, "name").to_owned();
+            let key = self.keys.object(resource, namespace, &name);
+            let written = if context.dry_run {
+                match self.storage.get(&key).await.map_err(storage_status)? {
+                    Some(existing) => Written::Conflict(Some(existing)),
+                    None => return Ok(Ok(reply(201, object))),
+                }
+            } else {
+                self.storage.create(&key, object.clone()).await.map_err(storage_status)?
+            };
+            match (written, &generate) {
+                (Written::Done(stored), _) => return Ok(Ok(reply(201, (*stored.object).clone()))),
+                (Written::Conflict(_), Some(prefix)) => {
+                    set_meta(&mut object, "name", Some(json!(generate_name(prefix))));
+                }
+                (Written::Conflict(_), None) => return Ok(Err(name)),
+            }
         }
-        if context.dry_run {
-            return Ok(reply(201, object));
-        }
-        let stored = self.commit(state, resource, key, object, false);
-        Ok(reply(201, (*stored).clone()))
+        Ok(Err(generate.unwrap_or_default()))
     }
 
     /// The namespace of a namespaced object comes from the URL; a body naming another is
@@ -168,39 +193,109 @@ impl Inner {
     // Update.
     // ---------------------------------------------------------------------------------
 
-    pub(super) fn update(&self, context: &Context, request: Request) -> Result<Response, Status> {
+    pub(super) async fn update(&self, context: &Context, request: Request) -> Result<Response, Status> {
         let body = request.body.clone().ok_or_else(|| Status::bad_request("the request has no body"))?;
         let name = request.name.clone().unwrap_or_default();
         check_name(&body, &name)?;
         let manager = Self::manager(context);
-        let mut state = self.lock();
-        let (key, old) = stored(&state, &request)?;
-        self.update_locked(&mut state, context, &request, key, &old, body, &manager, Mode::Update)
+        self.write(context, &request, |current| {
+            let old = self.existing(&request, current)?;
+            self.prepare_update(&request, &old.object, body.clone(), &manager, Mode::Update).map(Next::Replace)
+        })
+        .await
     }
 
-    /// Replaces `old` with `body` as the request's subresource says; answers 200. Through
-    /// `scale`, `body` is already the whole new object ([`super::scale`] makes it).
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn update_locked(
+    /// The stored object a write needs; 404 `NotFound` when there is none.
+    pub(super) fn existing<'a>(
         &self,
-        state: &mut State,
+        request: &Request,
+        current: Option<&'a KeyValue>,
+    ) -> Result<&'a KeyValue, Status> {
+        let resource = request.resource;
+        current.ok_or_else(|| Status::not_found(resource.group, resource.plural, request.name.as_deref().unwrap_or("")))
+    }
+
+    /// Reads the object a request names, makes the next one of it with `next`, and
+    /// commits that guarded by the revision read; when another write came in between,
+    /// does it all again with what that write left, as the API server's
+    /// `GuaranteedUpdate` does (a `resourceVersion` precondition then fails with 409).
+    pub(super) async fn write(
+        &self,
         context: &Context,
         request: &Request,
-        key: ObjKey,
+        mut next: impl FnMut(Option<&KeyValue>) -> Result<Next, Status>,
+    ) -> Result<Response, Status> {
+        let resource = request.resource;
+        let name = request.name.as_deref().unwrap_or("");
+        let key = self.key_of(request);
+        for _ in 0..WRITE_ATTEMPTS {
+            let current = self.storage.get(&key).await.map_err(storage_status)?;
+            let committed = match next(current.as_ref())? {
+                Next::Create(object, mode) => {
+                    let manager = Self::manager(context);
+                    self.create_object(context, request, object, &manager, mode).await?.ok()
+                }
+                Next::Replace(new) => {
+                    let old = self.existing(request, current.as_ref())?;
+                    self.commit_update(context, &key, old, new).await?
+                }
+            };
+            if let Some(response) = committed {
+                return Ok(response);
+            }
+        }
+        Err(Status::conflict(resource.group, resource.plural, name, Status::OPTIMISTIC_LOCK_MESSAGE))
+    }
+
+    /// Commits `new` over `old`; `None` when `old` is no longer what is stored.
+    async fn commit_update(
+        &self,
+        context: &Context,
+        key: &str,
+        old: &KeyValue,
+        new: Value,
+    ) -> Result<Option<Response>, Status> {
+        if object::same_ignoring_times(&old.object, &new) {
+            return Ok(Some(reply(200, (*old.object).clone())));
+        }
+        if context.dry_run {
+            return Ok(Some(reply(200, new)));
+        }
+        let goes = !meta_str(&new, "deletionTimestamp").is_empty() && !object::has_finalizers(&new);
+        let Written::Done(updated) = self.storage.update(key, new, old.revision).await.map_err(storage_status)? else {
+            return Ok(None);
+        };
+        if !goes {
+            return Ok(Some(reply(200, (*updated.object).clone())));
+        }
+        // The last finalizer is gone: the object goes.
+        match self.storage.delete(key, updated.revision).await.map_err(storage_status)? {
+            Written::Done(deleted) => Ok(Some(reply(200, (*deleted.object).clone()))),
+            // Written over in between: the next attempt sees what is there now.
+            Written::Conflict(_) => Ok(None),
+        }
+    }
+
+    /// The object replacing `old` with `body` as the request's subresource says, checked.
+    /// Through `scale`, `body` is already the whole new object ([`super::scale`] makes it).
+    pub(super) fn prepare_update(
+        &self,
+        request: &Request,
         old: &Value,
         mut body: Value,
         manager: &str,
         mode: Mode,
-    ) -> Result<Response, Status> {
+    ) -> Result<Value, Status> {
         let resource = request.resource;
         let subresource = request.subresource;
-        let name = key.1.clone();
+        let name = request.name.clone().unwrap_or_default();
+        let namespace = request.namespace.as_deref().unwrap_or("");
         if !body.is_object() {
             return Err(Status::bad_request("the object provided is not a JSON object"));
         }
         if resource.is_namespaced() {
             let given = meta_str(&body, "namespace");
-            if !given.is_empty() && given != key.0 {
+            if !given.is_empty() && given != namespace {
                 return Err(Status::bad_request(NAMESPACE_MISMATCH));
             }
         }
@@ -224,7 +319,7 @@ impl Inner {
                 set_meta(&mut body, "selfLink", None);
                 set_meta(&mut body, "name", Some(json!(name)));
                 if resource.is_namespaced() {
-                    set_meta(&mut body, "namespace", Some(json!(key.0)));
+                    set_meta(&mut body, "namespace", Some(json!(namespace)));
                 } else {
                     set_meta(&mut body, "namespace", None);
                 }
@@ -268,72 +363,63 @@ impl Inner {
             );
         }
         let extra = strategy::validate_update(resource, subresource, old, &new);
-        let new = self.check(resource, new, Some(old), extra)?;
-        if object::same_ignoring_times(old, &new) {
-            return Ok(reply(200, old.clone()));
-        }
-        let dry_run = context.dry_run;
-        if !meta_str(&new, "deletionTimestamp").is_empty() && !object::has_finalizers(&new) {
-            // The last finalizer is gone: the object goes.
-            if dry_run {
-                return Ok(reply(200, new));
-            }
-            let deleted = self.commit(state, resource, key, new, true);
-            return Ok(reply(200, (*deleted).clone()));
-        }
-        if dry_run {
-            return Ok(reply(200, new));
-        }
-        let stored = self.commit(state, resource, key, new, false);
-        Ok(reply(200, (*stored).clone()))
+        self.check(resource, new, Some(old), extra)
     }
 
     // ---------------------------------------------------------------------------------
     // Patch.
     // ---------------------------------------------------------------------------------
 
-    pub(super) fn patch(&self, context: &Context, request: Request) -> Result<Response, Status> {
-        let resource = request.resource;
-        let name = request.name.clone().unwrap_or_default();
+    pub(super) async fn patch(&self, context: &Context, request: Request) -> Result<Response, Status> {
         let patch = request.patch.clone().ok_or_else(|| Status::bad_request("the request has no patch"))?;
         let manager = Self::manager(context);
-        let schema = self.schemas.schema(resource.group, resource.version, resource.kind);
-        let key = key_of(resource, request.namespace.as_deref(), &name);
-        let mut state = self.lock();
-        let old = get_object(&state, resource, &key);
-        if let Patch::Apply(applied) = &patch {
+        if let Patch::Apply(_) = &patch {
             require_apply_manager(context)?;
-            let force = request.options.force.unwrap_or(false);
-            let now = now();
-            let config = self.apply_configuration(resource, request.subresource, applied);
-            let result = patch::apply_subresource(
-                old.as_deref(),
-                &config,
-                &manager,
-                request.subresource.unwrap_or(""),
-                force,
-                schema,
-                &now,
-            )
-            .map_err(|e| e.to_status(resource.group, resource.plural, &name))?;
-            check_name(&result, &name)?;
-            return match old {
-                None if request.subresource.is_some() => Err(Status::not_found(resource.group, resource.plural, &name)),
-                None => self.create_locked(&mut state, context, &request, result, &manager, Mode::Apply),
-                Some(old) => {
-                    self.update_locked(&mut state, context, &request, key, &old, result, &manager, Mode::Apply)
-                }
-            };
         }
-        let old = old.ok_or_else(|| Status::not_found(resource.group, resource.plural, &name))?;
-        let patched = match &patch {
-            Patch::Json(operations) => patch::json_patch(&old, operations).map_err(|e| e.to_status())?,
+        self.write(context, &request, |current| {
+            let old = current.map(|kv| kv.object.as_ref());
+            if let Patch::Apply(applied) = &patch {
+                return self.apply(&request, old, applied, &manager);
+            }
+            let old = &self.existing(&request, current)?.object;
+            let patched = self.patched(context, &request, old, &patch)?;
+            self.prepare_update(&request, old, patched, &manager, Mode::Update).map(Next::Replace)
+        })
+        .await
+    }
+
+    /// Server-side apply of `applied` to `old`: the object to create or the next one.
+    fn apply(&self, request: &Request, old: Option<&Value>, applied: &Value, manager: &str) -> Result<Next, Status> {
+        let resource = request.resource;
+        let name = request.name.as_deref().unwrap_or("");
+        let schema = self.schemas.schema(resource.group, resource.version, resource.kind);
+        let force = request.options.force.unwrap_or(false);
+        let config = self.apply_configuration(resource, request.subresource, applied);
+        let result =
+            patch::apply_subresource(old, &config, manager, request.subresource.unwrap_or(""), force, schema, &now())
+                .map_err(|e| e.to_status(resource.group, resource.plural, name))?;
+        check_name(&result, name)?;
+        match old {
+            None if request.subresource.is_some() => Err(Status::not_found(resource.group, resource.plural, name)),
+            None => Ok(Next::Create(result, Mode::Apply)),
+            Some(old) => self.prepare_update(request, old, result, manager, Mode::Apply).map(Next::Replace),
+        }
+    }
+
+    /// `old` with a JSON, merge or strategic merge patch applied, as an object of the
+    /// request's name.
+    fn patched(&self, context: &Context, request: &Request, old: &Value, patch: &Patch) -> Result<Value, Status> {
+        let resource = request.resource;
+        let name = request.name.as_deref().unwrap_or("");
+        let schema = self.schemas.schema(resource.group, resource.version, resource.kind);
+        let patched = match patch {
+            Patch::Json(operations) => patch::json_patch(old, operations).map_err(|e| e.to_status())?,
             Patch::Merge(merge) => {
                 patch::check_merge_patch(merge).map_err(|e| e.to_status())?;
-                patch::merge_patch(&old, merge)
+                patch::merge_patch(old, merge)
             }
-            Patch::StrategicMerge(merge) => patch::strategic_merge(&old, merge, schema).map_err(|e| e.to_status())?,
-            Patch::Apply(_) => unreachable!("handled above"),
+            Patch::StrategicMerge(merge) => patch::strategic_merge(old, merge, schema).map_err(|e| e.to_status())?,
+            Patch::Apply(_) => unreachable!("applied by Inner::apply"),
         };
         if !patched.is_object() {
             let kind = match &patched {
@@ -348,11 +434,11 @@ impl Inner {
                 format!("json: cannot unmarshal {kind} into Go value of type map[string]interface {{}}"),
             ));
         }
-        check_name(&patched, &name)?;
+        check_name(&patched, name)?;
         if context.field_validation == FieldValidation::Strict {
-            self.reject_unknown_fields(resource, &patched, &old)?;
+            self.reject_unknown_fields(resource, &patched, old)?;
         }
-        self.update_locked(&mut state, context, &request, key, &old, patched, &manager, Mode::Update)
+        Ok(patched)
     }
 
     /// The part of an apply configuration the endpoint writes (the API server's reset
@@ -390,97 +476,60 @@ impl Inner {
     // Delete.
     // ---------------------------------------------------------------------------------
 
-    pub(super) fn delete(&self, context: &Context, request: Request) -> Result<Response, Status> {
-        let resource = request.resource;
+    pub(super) async fn delete(&self, context: &Context, request: Request) -> Result<Response, Status> {
         let options = DeleteOptions::from_request(context, &request);
-        let mut state = self.lock();
-        let (key, old) = stored(&state, &request)?;
-        let (code, status) = self.delete_locked(&mut state, resource, key, &old, &options)?;
+        let key = self.key_of(&request);
+        let (code, status) = self.delete_object(request.resource, &key, &options).await?.ok_or_else(|| {
+            Status::not_found(request.resource.group, request.resource.plural, request.name.as_deref().unwrap_or(""))
+        })?;
         Ok(reply(code, serde_json::to_value(status).unwrap_or_default()))
     }
 
-    /// Deletes `old`, honoring preconditions and finalizers: an object with finalizers
-    /// only gets its `deletionTimestamp` (202); the others go at once (200). Either way the
-    /// answer is the API server's success `Status` naming the object.
-    fn delete_locked(
+    /// Deletes the object at `key`, honoring preconditions and finalizers: an object with
+    /// finalizers only gets its `deletionTimestamp` (202); the others go at once (200).
+    /// Either way the answer is the API server's success `Status` naming the object;
+    /// `None` when there is no object.
+    async fn delete_object(
         &self,
-        state: &mut State,
         resource: &ResourceInfo,
-        key: ObjKey,
-        old: &Value,
+        key: &str,
         options: &DeleteOptions,
-    ) -> Result<(u16, Status), Status> {
-        let name = key.1.clone();
-        let uid = meta_str(old, "uid").to_owned();
-        if let Some(expected) = &options.uid
-            && *expected != uid
-        {
-            return Err(Status::conflict(
-                resource.group,
-                resource.kind,
-                &name,
-                format_args!(
-                    "the UID in the precondition ({expected}) does not match the UID in record ({uid}). The object might have been deleted and then recreated"
-                ),
-            ));
-        }
-        let current = meta_str(old, "resourceVersion");
-        if let Some(expected) = &options.resource_version
-            && expected != current
-        {
-            return Err(Status::conflict(
-                resource.group,
-                resource.kind,
-                &name,
-                format_args!(
-                    "the ResourceVersion in the precondition ({expected}) does not match the ResourceVersion in record ({current}). The object might have been modified"
-                ),
-            ));
-        }
-        let status = Status::deleted(resource.group, resource.plural, &name, &uid);
-        if object::has_finalizers(old) {
-            if meta_str(old, "deletionTimestamp").is_empty() && !options.dry_run {
-                let mut marked = old.clone();
+    ) -> Result<Option<(u16, Status)>, Status> {
+        for _ in 0..WRITE_ATTEMPTS {
+            let Some(old) = self.storage.get(key).await.map_err(storage_status)? else {
+                return Ok(None);
+            };
+            let status = options.check(resource, &old.object)?;
+            let (code, written) = if object::has_finalizers(&old.object) {
+                if !meta_str(&old.object, "deletionTimestamp").is_empty() || options.dry_run {
+                    return Ok(Some((202, status)));
+                }
+                let mut marked = (*old.object).clone();
                 set_meta(&mut marked, "deletionTimestamp", Some(json!(now())));
                 set_meta(&mut marked, "deletionGracePeriodSeconds", Some(json!(0)));
-                self.commit(state, resource, key, marked, false);
+                (202, self.storage.update(key, marked, old.revision).await)
+            } else {
+                if options.dry_run {
+                    return Ok(Some((200, status)));
+                }
+                (200, self.storage.delete(key, old.revision).await)
+            };
+            if let Written::Done(_) = written.map_err(storage_status)? {
+                return Ok(Some((code, status)));
             }
-            return Ok((202, status));
         }
-        if !options.dry_run {
-            let mut last = old.clone();
-            set_meta(&mut last, "resourceVersion", None);
-            self.commit(state, resource, key, last, true);
-        }
-        Ok((200, status))
+        let name = key.rsplit('/').next().unwrap_or("");
+        Err(Status::conflict(resource.group, resource.plural, name, Status::OPTIMISTIC_LOCK_MESSAGE))
     }
 
-    pub(super) fn delete_collection(&self, context: &Context, request: Request) -> Result<Response, Status> {
+    pub(super) async fn delete_collection(&self, context: &Context, request: Request) -> Result<Response, Status> {
         let resource = request.resource;
         let options = DeleteOptions::from_request(context, &request);
-        let fields = selectable_fields(resource.group, resource.plural);
-        let labels = LabelSelector::parse(request.options.label_selector.as_deref().unwrap_or(""))
-            .map_err(Status::bad_request)?;
-        let field_selector = FieldSelector::parse(request.options.field_selector.as_deref().unwrap_or(""), fields)
-            .map_err(Status::bad_request)?;
-        let mut state = self.lock();
-        let selected: Vec<(ObjKey, Arc<Value>)> = state
-            .objects
-            .get(&(resource.group, resource.plural))
-            .map(|objects| {
-                objects
-                    .iter()
-                    .filter(|((namespace, _), object)| {
-                        (!resource.is_namespaced() || request.namespace.as_deref().is_none_or(|ns| ns == namespace))
-                            && labels.matches(object::labels(object))
-                            && field_selector.matches(object, fields)
-                    })
-                    .map(|(key, object)| (key.clone(), Arc::clone(object)))
-                    .collect()
-            })
-            .unwrap_or_default();
-        for (key, object) in selected {
-            self.delete_locked(&mut state, resource, key, &object, &options)?;
+        let filter = Filter::from_request(self, &request)?;
+        let selected = self.select(&filter, None, None, None).await.map_err(storage_status)?;
+        for stored in selected.items {
+            // Gone in between: nothing left to delete.
+            self.delete_object(resource, &stored.key, &options).await?;
         }
         Ok(reply(200, serde_json::to_value(Status::success()).unwrap_or_default()))
     }
@@ -515,6 +564,39 @@ impl DeleteOptions {
             dry_run: context.dry_run || body_dry_run,
         }
     }
+
+    /// 409 when a precondition does not hold for `old`; else the success `Status` of its
+    /// deletion.
+    fn check(&self, resource: &ResourceInfo, old: &Value) -> Result<Status, Status> {
+        let name = meta_str(old, "name");
+        let uid = meta_str(old, "uid");
+        if let Some(expected) = &self.uid
+            && expected != uid
+        {
+            return Err(Status::conflict(
+                resource.group,
+                resource.kind,
+                name,
+                format_args!(
+                    "the UID in the precondition ({expected}) does not match the UID in record ({uid}). The object might have been deleted and then recreated"
+                ),
+            ));
+        }
+        let current = meta_str(old, "resourceVersion");
+        if let Some(expected) = &self.resource_version
+            && expected != current
+        {
+            return Err(Status::conflict(
+                resource.group,
+                resource.kind,
+                name,
+                format_args!(
+                    "the ResourceVersion in the precondition ({expected}) does not match the ResourceVersion in record ({current}). The object might have been modified"
+                ),
+            ));
+        }
+        Ok(Status::deleted(resource.group, resource.plural, name, uid))
+    }
 }
 
 /// An apply patch needs a `fieldManager`: 422 `PatchOptions.meta.k8s.io "" is invalid:
@@ -530,22 +612,6 @@ pub(super) fn require_apply_manager(context: &Context) -> Result<(), Status> {
         "",
         &[FieldError::required(&Path::ROOT.field("fieldManager"), "is required for apply patch")],
     ))
-}
-
-/// The key of the object a request names, and the object; 404 `NotFound` when there is
-/// none.
-pub(super) fn stored(state: &State, request: &Request) -> Result<(ObjKey, Arc<Value>), Status> {
-    let resource = request.resource;
-    let name = request.name.as_deref().unwrap_or("");
-    let key = key_of(resource, request.namespace.as_deref(), name);
-    let object =
-        get_object(state, resource, &key).ok_or_else(|| Status::not_found(resource.group, resource.plural, name))?;
-    Ok((key, object))
-}
-
-/// The stored object at `key`.
-pub(super) fn get_object(state: &State, resource: &ResourceInfo, key: &ObjKey) -> Option<Arc<Value>> {
-    state.objects.get(&(resource.group, resource.plural)).and_then(|objects| objects.get(key)).cloned()
 }
 
 /// `apiVersion` and `kind` of the resource.
@@ -565,20 +631,12 @@ pub(super) fn check_name(object: &Value, name: &str) -> Result<(), Status> {
     Ok(())
 }
 
-/// A name for `generateName`: the prefix and five random characters, not yet taken.
-fn generate_name(state: &State, resource: &ResourceInfo, namespace: &str, prefix: &str) -> Result<String, Status> {
+/// A name for `generateName`: the prefix and five random characters.
+fn generate_name(prefix: &str) -> String {
     // The prefix is cut so that the name stays within 63 characters, as the API server does.
     let prefix: String = prefix.chars().take(58).collect();
-    let objects = state.objects.get(&(resource.group, resource.plural));
-    for _ in 0..100 {
-        let suffix: String = (0..5).map(|_| NAME_CHARS[fastrand::usize(..NAME_CHARS.len())] as char).collect();
-        let candidate = format!("{prefix}{suffix}");
-        let taken = objects.is_some_and(|o| o.contains_key(&(namespace.to_owned(), candidate.clone())));
-        if !taken {
-            return Ok(candidate);
-        }
-    }
-    Err(Status::already_exists(resource.group, resource.plural, &prefix))
+    let suffix: String = (0..5).map(|_| NAME_CHARS[fastrand::usize(..NAME_CHARS.len())] as char).collect();
+    format!("{prefix}{suffix}")
 }
 
 /// The Status for a patched object that does not decode into its model, as the API

@@ -1,12 +1,18 @@
-//! Shared helpers of the apiserver tests: the router in process, requests with JSON
-//! answers, watch streams read line by line, and sample objects.
+//! Shared helpers of the apiserver tests: the router in process on each storage backend,
+//! requests with JSON answers, watch streams read line by line, and sample objects.
 
-#![allow(dead_code)]
+// Each test crate uses a part of the harness.
+#![allow(dead_code, unused_macros, unused_imports)]
+
+pub mod etcd;
+pub mod process;
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use apiserver::hooks::{self, Validators};
+use apiserver::storage::MemoryStorage;
+use apiserver::storage::etcd::EtcdStorage;
 use apiserver::{Store, StoreConfig, server};
 use http_body_util::BodyExt;
 use serde_json::{Value, json};
@@ -25,10 +31,103 @@ pub fn validators() -> Validators {
     hooks::generated_validators()
 }
 
-/// A store and the router serving it, in process.
+/// The storage backends a test runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Memory,
+    /// The in-memory backend on a data directory (`--data-dir`).
+    Embedded,
+    /// A single etcd server of the test's own (`--etcd-servers`).
+    Etcd,
+}
+
+/// What a store on a backend needs alive: a data directory, an etcd.
+pub enum Held {
+    Directory(tempfile::TempDir),
+    Etcd(etcd::Etcd),
+}
+
+tokio::task_local! {
+    static BACKEND: Backend;
+}
+
+impl Backend {
+    /// Runs `test` with every [`Api`] it makes on this backend.
+    pub async fn run<F: Future>(self, test: F) -> F::Output {
+        BACKEND.scope(self, test).await
+    }
+
+    /// The backend of the running test ([`Backend::Memory`] outside [`Backend::run`]).
+    pub fn current() -> Backend {
+        BACKEND.try_with(|backend| *backend).unwrap_or(Backend::Memory)
+    }
+
+    /// A store for `config` on this backend, and what must live as long as it.
+    fn store(self, config: StoreConfig) -> (Store, Option<Held>) {
+        match self {
+            Backend::Memory => (Store::new(config), None),
+            Backend::Embedded => {
+                let directory = tempfile::tempdir().expect("a temporary data directory");
+                let storage = MemoryStorage::durable(directory.path(), config.history, config.broadcast_capacity)
+                    .expect("a data directory");
+                (Store::with_storage(config, Arc::new(storage)), Some(Held::Directory(directory)))
+            }
+            Backend::Etcd => {
+                let etcd = etcd::Etcd::start(1, "etcd backend").expect("an etcd binary (checked by the test)");
+                let storage = EtcdStorage::new(&etcd.urls()).expect("etcd URLs");
+                (Store::with_storage(config, Arc::new(storage)), Some(Held::Etcd(etcd)))
+            }
+        }
+    }
+}
+
+/// Defines each of the `async fn name() { ... }` tests it is given once, and runs it as
+/// a test on every storage backend: `memory::name`, `embedded::name` and `etcd::name`
+/// (which prints `SKIPPED` and passes without an etcd binary). Tests after
+/// `in_memory_only:` run on the first two only: they use what only the in-memory backend
+/// has (its history size, its broadcast buffer) or name the revisions of a store that
+/// starts at 0 (an etcd starts at 1).
+macro_rules! backend_tests {
+    (
+        $($(#[$attribute:meta])* async fn $name:ident() $body:block)*
+        $(in_memory_only: $($(#[$memory_attribute:meta])* async fn $memory_name:ident() $memory_body:block)*)?
+    ) => {
+        $($(#[$attribute])* async fn $name() $body)*
+        $($($(#[$memory_attribute])* async fn $memory_name() $memory_body)*)?
+
+        $crate::harness::backend_module!(memory, Memory, $($name)* $($($memory_name)*)?);
+        $crate::harness::backend_module!(embedded, Embedded, $($name)* $($($memory_name)*)?);
+        $crate::harness::backend_module!(etcd, Etcd, $($name)*);
+    };
+}
+pub(crate) use backend_tests;
+
+/// The module `$module` of tests running the tests `$name` on `Backend::$backend`.
+macro_rules! backend_module {
+    ($module:ident, $backend:ident, $($name:ident)*) => {
+        mod $module {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    let backend = $crate::harness::Backend::$backend;
+                    if backend == $crate::harness::Backend::Etcd && $crate::harness::etcd::binary().is_none() {
+                        eprintln!("SKIPPED: {}: no etcd binary (install Debian's etcd-server, or set ETCD)", stringify!($name));
+                        return;
+                    }
+                    backend.run(super::$name()).await
+                }
+            )*
+        }
+    };
+}
+pub(crate) use backend_module;
+
+/// A store and the router serving it, in process, on the running test's backend.
 pub struct Api {
     pub store: Store,
     pub router: Router,
+    /// The data directory or the etcd of the store.
+    _held: Option<Held>,
 }
 
 impl Api {
@@ -42,9 +141,9 @@ impl Api {
         config.bookmark_interval = Duration::from_millis(200);
         config.too_large_wait = Duration::from_millis(200);
         configure(&mut config);
-        let store = Store::new(config);
+        let (store, held) = Backend::current().store(config);
         let router = server::router(store.clone(), server::config(3 << 20, authenticator));
-        Api { store, router }
+        Api { store, router, _held: held }
     }
 
     /// A server for the fixture crate's resources (`tests/fixture-specs`: the Gizmo and
@@ -60,10 +159,10 @@ impl Api {
         config.bookmark_interval = Duration::from_millis(200);
         config.too_large_wait = Duration::from_millis(200);
         configure(&mut config);
-        let store = Store::new(config);
+        let (store, held) = Backend::current().store(config);
         let router =
             fixture_api::server::router(support::dynamic::Dynamic(store.clone()), server::config(3 << 20, None));
-        Api { store, router }
+        Api { store, router, _held: held }
     }
 
     /// Sends a request; answers the status code and the body as JSON (`Null` if empty).
