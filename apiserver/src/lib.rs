@@ -16,9 +16,6 @@
 //! [`auth`]. The binary (`cargo run -p apiserver -- --listen 127.0.0.1:8080`) is described
 //! in its `--help`.
 
-// Errors are Kubernetes `Status` objects: large, but only built on the failure path.
-#![allow(clippy::result_large_err)]
-
 pub mod auth;
 pub mod health;
 pub mod hooks;

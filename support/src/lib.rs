@@ -5,10 +5,6 @@
 //! [`Time`], [`MicroTime`], [`Bytes`]), the error model ([`Status`], [`validation`]) and
 //! the identity of resources ([`Resource`]).
 
-// Errors are Kubernetes `Status` objects: large, but only built on the failure path, and
-// the type every caller needs in the end.
-#![allow(clippy::result_large_err)]
-
 pub mod cel;
 pub mod de;
 pub mod discovery;
@@ -25,7 +21,7 @@ pub mod validation;
 pub mod wire;
 
 pub use resource::{Resource, ResourceInfo, Scope};
-pub use status::{ListMeta, Status, StatusCause, StatusDetails};
+pub use status::{ListMeta, Status, StatusCause, StatusDetails, StatusFields};
 pub use validation::Validate;
 pub use wire::{Bytes, IntOrString, MicroTime, Quantity, Time};
 

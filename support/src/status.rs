@@ -6,6 +6,7 @@
 //! `omitempty` does, so the core group never shows up as `"group":""`.
 
 use std::fmt;
+use std::ops::{Deref, DerefMut};
 
 use serde::ser::{SerializeStruct, Serializer};
 use serde::{Deserialize, Serialize};
@@ -65,9 +66,17 @@ pub mod reason {
 /// `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"...",
 /// "reason":"NotFound","details":{...},"code":404}`. `kind` and `apiVersion` are fixed, so
 /// they are not fields; on input they are accepted and ignored, like other unknown fields.
+///
+/// The fields live in a [`StatusFields`] behind one pointer, reached through `Deref`, so
+/// that `Result<T, Status>` stays as small as `T` plus a word on the success path.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Deserialize)]
+#[serde(transparent)]
+pub struct Status(Box<StatusFields>);
+
+/// The fields of a [`Status`].
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Status {
+pub struct StatusFields {
     #[serde(default)]
     pub metadata: ListMeta,
     /// `"Success"` or `"Failure"`.
@@ -158,13 +167,13 @@ impl Status {
 
     /// A failure with the given code, reason and message, and no details.
     pub fn failure(code: u16, reason: &str, message: impl Into<String>) -> Self {
-        Status {
+        Status::from(StatusFields {
             status: Some(Self::FAILURE.to_owned()),
             message: non_empty(&message.into()),
             reason: non_empty(reason),
             code: Some(i32::from(code)),
-            ..Status::default()
-        }
+            ..StatusFields::default()
+        })
     }
 
     fn with_details(mut self, details: StatusDetails) -> Self {
@@ -185,7 +194,7 @@ impl Status {
     /// `{"status":"Success"}`: the body of a delete that completed, when there is nothing
     /// more to say. See [`Status::deleted`] for what the generic registry sends.
     pub fn success() -> Self {
-        Status { status: Some(Self::SUCCESS.to_owned()), ..Status::default() }
+        Status::from(StatusFields { status: Some(Self::SUCCESS.to_owned()), ..StatusFields::default() })
     }
 
     /// What the API server's generic registry answers (200) to a delete that removed the
@@ -417,6 +426,26 @@ impl Serialize for Status {
             s.serialize_field("code", code)?;
         }
         s.end()
+    }
+}
+
+impl From<StatusFields> for Status {
+    fn from(fields: StatusFields) -> Self {
+        Status(Box::new(fields))
+    }
+}
+
+impl Deref for Status {
+    type Target = StatusFields;
+
+    fn deref(&self) -> &StatusFields {
+        &self.0
+    }
+}
+
+impl DerefMut for Status {
+    fn deref_mut(&mut self) -> &mut StatusFields {
+        &mut self.0
     }
 }
 

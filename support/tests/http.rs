@@ -1,8 +1,6 @@
 //! `support::http` driven through an axum router, with handlers written the way the
 //! generator writes them.
 
-#![allow(clippy::result_large_err)]
-
 use std::sync::Arc;
 use std::time::Duration;
 

@@ -2,7 +2,7 @@
 
 use serde_json::json;
 use support::validation::{ErrorType, FieldError, Path};
-use support::{ListMeta, Status, StatusCause, StatusDetails};
+use support::{ListMeta, Status, StatusCause, StatusDetails, StatusFields};
 
 fn to_json(status: &Status) -> String {
     serde_json::to_string(status).unwrap()
@@ -239,7 +239,7 @@ fn names_are_go_quoted_in_messages() {
 fn code_falls_back_like_the_api_server() {
     assert_eq!(Status::not_found("", "pods", "x").code(), 404);
     assert_eq!(Status::default().code(), 500);
-    let odd = Status { code: Some(42), ..Status::default() };
+    let odd = Status::from(StatusFields { code: Some(42), ..StatusFields::default() });
     assert_eq!(odd.code(), 500);
     assert_eq!(Status::failure(429, "TooManyRequests", "slow down").code(), 429);
 }
@@ -250,7 +250,7 @@ fn display_and_error() {
     assert_eq!(s.to_string(), "nope");
     let boxed: Box<dyn std::error::Error> = Box::new(s);
     assert_eq!(boxed.to_string(), "nope");
-    let s = Status { reason: Some("Teapot".into()), ..Status::default() };
+    let s = Status::from(StatusFields { reason: Some("Teapot".into()), ..StatusFields::default() });
     assert_eq!(s.to_string(), "Teapot");
     assert_eq!(Status::default().to_string(), "status code 500");
 }
@@ -266,7 +266,7 @@ fn decodes_what_real_servers_send() {
     let status: Status = serde_json::from_str(json).unwrap();
     assert_eq!(
         status,
-        Status {
+        Status::from(StatusFields {
             metadata: ListMeta { resource_version: Some("12".into()), ..ListMeta::default() },
             status: Some("Failure".into()),
             message: Some("m".into()),
@@ -283,7 +283,7 @@ fn decodes_what_real_servers_send() {
                 ..StatusDetails::default()
             }),
             code: Some(409),
-        }
+        })
     );
     // Without metadata, kind or apiVersion.
     let status: Status = serde_json::from_str(r#"{"status":"Success"}"#).unwrap();

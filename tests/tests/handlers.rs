@@ -13,9 +13,6 @@
 //! (`tests/fixtures/handlers-spec/`): review a changed snapshot as you would review the
 //! generated code itself.
 
-// The store answers `Status` errors by value, as the traits it implements do.
-#![allow(clippy::result_large_err)]
-
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};

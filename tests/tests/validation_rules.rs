@@ -867,7 +867,7 @@ fn causes_of_every_error_type() {
         ("/spec/items", json!([{"name": "a"}, {"name": "b"}, {"name": "c"}, {"name": "d"}])),
     ]);
     let status = invalid_status(&w, &w.validate());
-    let causes = serde_json::to_value(&status.details.expect("details").causes).expect("causes encode");
+    let causes = serde_json::to_value(&status.details.as_ref().expect("details").causes).expect("causes encode");
     assert_eq!(
         causes,
         json!([
@@ -888,7 +888,7 @@ fn repeated_errors_appear_once_in_the_message_but_each_is_a_cause() {
     let errors = vec![FieldError::required(&owner, ""), FieldError::required(&owner, "")];
     let status = Status::invalid("Widget", "fixture.example.com", "w", &errors);
     assert_eq!(status.to_string(), r#"Widget.fixture.example.com "w" is invalid: spec.owner: Required value"#);
-    assert_eq!(status.details.expect("details").causes.len(), 2);
+    assert_eq!(status.details.as_ref().expect("details").causes.len(), 2);
     // Without errors there is nothing after "is invalid".
     let status = Status::invalid("Widget", "fixture.example.com", "w", &[]);
     assert_eq!(status.to_string(), r#"Widget.fixture.example.com "w" is invalid"#);

@@ -134,7 +134,7 @@ mod tests {
             Some(r#"invalid value for query parameter "limit": strconv.ParseInt: parsing "abc": invalid syntax"#)
         );
         let e = parse_int::<i64>("limit", "99999999999999999999").unwrap_err();
-        assert!(e.message.unwrap().ends_with("value out of range"));
+        assert!(e.message.as_deref().unwrap().ends_with("value out of range"));
         assert_eq!(parse_int::<i64>("limit", "").unwrap_err().code(), 400);
     }
 }
