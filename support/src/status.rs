@@ -67,8 +67,9 @@ pub mod reason {
 /// "reason":"NotFound","details":{...},"code":404}`. `kind` and `apiVersion` are fixed, so
 /// they are not fields; on input they are accepted and ignored, like other unknown fields.
 ///
-/// The fields live in a [`StatusFields`] behind one pointer, reached through `Deref`, so
-/// that `Result<T, Status>` stays as small as `T` plus a word on the success path.
+/// The fields live in a [`StatusFields`] behind one pointer, reached through `Deref`: errors
+/// are built on the failure path only, and a `Result<T, Status>` should not carry the
+/// whole status on the success path.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Deserialize)]
 #[serde(transparent)]
 pub struct Status(Box<StatusFields>);
