@@ -122,6 +122,12 @@ struct Accepts {
     patch_types: BTreeSet<&'static str>,
 }
 
+impl Accepts {
+    fn parameter_names(&self) -> Vec<&str> {
+        self.parameters.keys().map(String::as_str).collect()
+    }
+}
+
 /// A resource both APIs serve.
 struct Pair<'a> {
     old: &'a Api,
@@ -131,15 +137,16 @@ struct Pair<'a> {
     subject: Subject,
 }
 
-/// Names that come and go, with the rules for either.
-struct Names<'v> {
-    path: &'static str,
-    old: &'v [String],
-    new: &'v [String],
+/// A kind of name a resource has (a verb, a short name, a query parameter of an
+/// operation) and what it means for one to be on one side only.
+struct OneSided<'f> {
+    /// Where a name is reported (`verbs/watch`, `list?limit`).
+    path: &'f dyn Fn(&str) -> String,
     removed: (Rule, Severity),
-    added: Rule,
-    what: &'static str,
-    rust: &'static str,
+    added: (Rule, Severity),
+    /// The change in words and its effect on the generated crate, for a name removed
+    /// (`false`) or added (`true`).
+    describe: &'f dyn Fn(&str, bool) -> (String, RustEffect),
 }
 
 impl<'a> Pair<'a> {
@@ -177,29 +184,36 @@ impl<'a> Pair<'a> {
         self.deprecation(out);
         self.verbs(None, "verbs", &old.verbs, &new.verbs, out);
         self.subresources(out);
-        let discovery = "the resource info's discovery names change";
-        self.names(
-            Names {
-                path: "shortNames",
-                old: &old.short_names,
-                new: &new.short_names,
+        let discovery = |what: &'static str| {
+            move |name: &str, added: bool| {
+                let how = if added { "added" } else { "removed" };
+                (
+                    format!("{what} {name} {how}"),
+                    RustEffect::new(Semver::Patch, "the resource info's discovery names change"),
+                )
+            }
+        };
+        let (short_names, categories) = (discovery("short name"), discovery("category"));
+        self.one_sided(
+            &OneSided {
+                path: &|name| format!("shortNames/{name}"),
                 removed: (Rule::ShortNameRemoved, Severity::Breaking),
-                added: Rule::ShortNameAdded,
-                what: "short name",
-                rust: discovery,
+                added: (Rule::ShortNameAdded, Severity::Compatible),
+                describe: &short_names,
             },
+            &strs(&old.short_names),
+            &strs(&new.short_names),
             out,
         );
-        self.names(
-            Names {
-                path: "categories",
-                old: &old.categories,
-                new: &new.categories,
+        self.one_sided(
+            &OneSided {
+                path: &|name| format!("categories/{name}"),
                 removed: (Rule::CategoryRemoved, Severity::Review),
-                added: Rule::CategoryAdded,
-                what: "category",
-                rust: discovery,
+                added: (Rule::CategoryAdded, Severity::Compatible),
+                describe: &categories,
             },
+            &strs(&old.categories),
+            &strs(&new.categories),
             out,
         );
         self.printer_columns(out);
@@ -233,31 +247,38 @@ impl<'a> Pair<'a> {
     }
 
     fn verbs(&self, subresource: Option<&str>, path: &str, old: &[&str], new: &[&str], out: &mut Vec<Change>) {
-        for verb in old.iter().filter(|verb| !new.contains(verb)) {
-            let methods = Pair::methods(self.old_resource, subresource, verb);
-            out.push(
-                self.change(
-                    &format!("{path}/{verb}"),
-                    Rule::VerbRemoved,
-                    Severity::Breaking,
-                    format!("verb {verb} removed"),
+        let describe = |verb: &str, added: bool| {
+            let what = format!("verb {verb} {}", if added { "added" } else { "removed" });
+            let rust = if added {
+                let methods = Pair::methods(self.new_resource, subresource, verb);
+                RustEffect::new(Semver::Minor, format!("new {methods}, answering 405 until implemented"))
+            } else {
+                RustEffect::new(
+                    Semver::Major,
+                    format!("{} removed", Pair::methods(self.old_resource, subresource, verb)),
                 )
-                .values(Some(json!(verb)), None)
-                .rust(RustEffect::new(Semver::Major, format!("{methods} removed"))),
-            );
-        }
-        for verb in new.iter().filter(|verb| !old.contains(verb)) {
-            let methods = Pair::methods(self.new_resource, subresource, verb);
-            out.push(
-                self.change(
-                    &format!("{path}/{verb}"),
-                    Rule::VerbAdded,
-                    Severity::Compatible,
-                    format!("verb {verb} added"),
-                )
-                .values(None, Some(json!(verb)))
-                .rust(RustEffect::new(Semver::Minor, format!("new {methods}, answering 405 until implemented"))),
-            );
+            };
+            (what, rust)
+        };
+        let kind = OneSided {
+            path: &|verb| format!("{path}/{verb}"),
+            removed: (Rule::VerbRemoved, Severity::Breaking),
+            added: (Rule::VerbAdded, Severity::Compatible),
+            describe: &describe,
+        };
+        self.one_sided(&kind, old, new, out);
+    }
+
+    /// A change for each name only one side has.
+    fn one_sided(&self, kind: &OneSided, old: &[&str], new: &[&str], out: &mut Vec<Change>) {
+        let removed = old.iter().filter(|name| !new.contains(name)).map(|name| (*name, false));
+        let added = new.iter().filter(|name| !old.contains(name)).map(|name| (*name, true));
+        for (name, is_added) in removed.chain(added) {
+            let (rule, severity) = if is_added { kind.added } else { kind.removed };
+            let (what, rust) = (kind.describe)(name, is_added);
+            let value = Some(json!(name));
+            let (old_value, new_value) = if is_added { (None, value) } else { (value, None) };
+            out.push(self.change(&(kind.path)(name), rule, severity, what).values(old_value, new_value).rust(rust));
         }
     }
 
@@ -317,24 +338,6 @@ impl<'a> Pair<'a> {
         }
     }
 
-    fn names(&self, names: Names, out: &mut Vec<Change>) {
-        let Names { path, old, new, removed: (removed, severity), added, what, rust } = names;
-        for name in old.iter().filter(|name| !new.contains(name)) {
-            out.push(
-                self.change(&format!("{path}/{name}"), removed, severity, format!("{what} {name} removed"))
-                    .values(Some(json!(name)), None)
-                    .rust(RustEffect::new(Semver::Patch, rust)),
-            );
-        }
-        for name in new.iter().filter(|name| !old.contains(name)) {
-            out.push(
-                self.change(&format!("{path}/{name}"), added, Severity::Compatible, format!("{what} {name} added"))
-                    .values(None, Some(json!(name)))
-                    .rust(RustEffect::new(Semver::Patch, rust)),
-            );
-        }
-    }
-
     fn printer_columns(&self, out: &mut Vec<Change>) {
         let (old, new) = (&self.old_resource.columns, &self.new_resource.columns);
         let find = |columns: &'a [PrinterColumn], name: &str| columns.iter().find(|c| c.name == name);
@@ -389,62 +392,37 @@ impl<'a> Pair<'a> {
         let new = Pair::operations(self.new, self.new_resource);
         for (operation, old_accepts) in &old {
             let Some(new_accepts) = new.get(operation) else { continue };
-            for (name, field) in &old_accepts.parameters {
-                if !new_accepts.parameters.contains_key(name) {
-                    out.push(
-                        self.change(
-                            &format!("{operation}?{name}"),
-                            Rule::QueryParameterRemoved,
-                            Severity::Breaking,
-                            format!("query parameter {name} of {operation} removed"),
-                        )
-                        .values(Some(json!(name)), None)
-                        .rust(RustEffect::new(Semver::Major, format!("field {field} removed"))),
-                    );
+            let parameter = |name: &str, added: bool| {
+                let field = &(if added { new_accepts } else { old_accepts }).parameters[name];
+                if added {
+                    let rust = format!("new field {field} (struct literals must name it)");
+                    (format!("query parameter {name} of {operation} added"), RustEffect::new(Semver::Major, rust))
+                } else {
+                    let rust = RustEffect::new(Semver::Major, format!("field {field} removed"));
+                    (format!("query parameter {name} of {operation} removed"), rust)
                 }
-            }
-            for (name, field) in &new_accepts.parameters {
-                if !old_accepts.parameters.contains_key(name) {
-                    out.push(
-                        self.change(
-                            &format!("{operation}?{name}"),
-                            Rule::QueryParameterAdded,
-                            Severity::Compatible,
-                            format!("query parameter {name} of {operation} added"),
-                        )
-                        .values(None, Some(json!(name)))
-                        .rust(RustEffect::new(
-                            Semver::Major,
-                            format!("new field {field} (struct literals must name it)"),
-                        )),
-                    );
-                }
-            }
-            let rust = || RustEffect::new(Semver::Patch, "the router's accepted patch types change");
-            for removed in old_accepts.patch_types.difference(&new_accepts.patch_types) {
-                out.push(
-                    self.change(
-                        &format!("{operation}[{removed}]"),
-                        Rule::PatchTypeRemoved,
-                        Severity::Breaking,
-                        format!("{operation} no longer accepts {removed}"),
-                    )
-                    .values(Some(json!(removed)), None)
-                    .rust(rust()),
-                );
-            }
-            for added in new_accepts.patch_types.difference(&old_accepts.patch_types) {
-                out.push(
-                    self.change(
-                        &format!("{operation}[{added}]"),
-                        Rule::PatchTypeAdded,
-                        Severity::Compatible,
-                        format!("{operation} accepts {added}"),
-                    )
-                    .values(None, Some(json!(added)))
-                    .rust(rust()),
-                );
-            }
+            };
+            let parameters = OneSided {
+                path: &|name| format!("{operation}?{name}"),
+                removed: (Rule::QueryParameterRemoved, Severity::Breaking),
+                added: (Rule::QueryParameterAdded, Severity::Compatible),
+                describe: &parameter,
+            };
+            self.one_sided(&parameters, &old_accepts.parameter_names(), &new_accepts.parameter_names(), out);
+            let patch_type = |name: &str, added: bool| {
+                let how = if added { "added" } else { "removed" };
+                let rust = RustEffect::new(Semver::Patch, "the router's accepted patch types change");
+                (format!("patch type {name} of {operation} {how}"), rust)
+            };
+            let patch_types = OneSided {
+                path: &|name| format!("{operation}[{name}]"),
+                removed: (Rule::PatchTypeRemoved, Severity::Breaking),
+                added: (Rule::PatchTypeAdded, Severity::Compatible),
+                describe: &patch_type,
+            };
+            let (old_types, new_types): (Vec<_>, Vec<_>) =
+                (old_accepts.patch_types.iter().copied().collect(), new_accepts.patch_types.iter().copied().collect());
+            self.one_sided(&patch_types, &old_types, &new_types, out);
         }
     }
 
@@ -472,4 +450,8 @@ impl<'a> Pair<'a> {
             out,
         );
     }
+}
+
+fn strs(names: &[String]) -> Vec<&str> {
+    names.iter().map(String::as_str).collect()
 }

@@ -269,43 +269,34 @@ struct Limit {
 }
 
 const LIMITS: [Limit; 6] = [
-    Limit {
-        keyword: "minLength",
-        value: |k| k.min_length,
-        minimum: true,
-        rules: (Rule::MinLengthTightened, Rule::MinLengthLoosened),
-    },
-    Limit {
-        keyword: "maxLength",
-        value: |k| k.max_length,
-        minimum: false,
-        rules: (Rule::MaxLengthTightened, Rule::MaxLengthLoosened),
-    },
-    Limit {
-        keyword: "minItems",
-        value: |k| k.min_items,
-        minimum: true,
-        rules: (Rule::MinItemsTightened, Rule::MinItemsLoosened),
-    },
-    Limit {
-        keyword: "maxItems",
-        value: |k| k.max_items,
-        minimum: false,
-        rules: (Rule::MaxItemsTightened, Rule::MaxItemsLoosened),
-    },
-    Limit {
-        keyword: "minProperties",
-        value: |k| k.min_properties,
-        minimum: true,
-        rules: (Rule::MinPropertiesTightened, Rule::MinPropertiesLoosened),
-    },
-    Limit {
-        keyword: "maxProperties",
-        value: |k| k.max_properties,
-        minimum: false,
-        rules: (Rule::MaxPropertiesTightened, Rule::MaxPropertiesLoosened),
-    },
+    Limit::new("minLength", |k| k.min_length, true, (Rule::MinLengthTightened, Rule::MinLengthLoosened)),
+    Limit::new("maxLength", |k| k.max_length, false, (Rule::MaxLengthTightened, Rule::MaxLengthLoosened)),
+    Limit::new("minItems", |k| k.min_items, true, (Rule::MinItemsTightened, Rule::MinItemsLoosened)),
+    Limit::new("maxItems", |k| k.max_items, false, (Rule::MaxItemsTightened, Rule::MaxItemsLoosened)),
+    Limit::new(
+        "minProperties",
+        |k| k.min_properties,
+        true,
+        (Rule::MinPropertiesTightened, Rule::MinPropertiesLoosened),
+    ),
+    Limit::new(
+        "maxProperties",
+        |k| k.max_properties,
+        false,
+        (Rule::MaxPropertiesTightened, Rule::MaxPropertiesLoosened),
+    ),
 ];
+
+impl Limit {
+    const fn new(
+        keyword: &'static str,
+        value: fn(&Keywords) -> Option<u64>,
+        minimum: bool,
+        rules: (Rule, Rule),
+    ) -> Limit {
+        Limit { keyword, value, minimum, rules }
+    }
+}
 
 /// `path.name`, or `name` at the root.
 fn join(path: &str, name: &str) -> String {

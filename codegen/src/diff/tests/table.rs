@@ -381,8 +381,8 @@ const CASES: &[Case] = &[
             });
         },
         openapi: Some(&[
-            r#"breaking patch-type-removed patch[application/json-patch+json]: "application/json-patch+json" → —; patch no longer accepts application/json-patch+json => patch: the router's accepted patch types change"#,
-            r#"compatible patch-type-added patch[application/apply-patch+yaml]: — → "application/apply-patch+yaml"; patch accepts application/apply-patch+yaml => patch: the router's accepted patch types change"#,
+            r#"breaking patch-type-removed patch[application/json-patch+json]: "application/json-patch+json" → —; patch type application/json-patch+json of patch removed => patch: the router's accepted patch types change"#,
+            r#"compatible patch-type-added patch[application/apply-patch+yaml]: — → "application/apply-patch+yaml"; patch type application/apply-patch+yaml of patch added => patch: the router's accepted patch types change"#,
         ]),
         crd: None,
     },
