@@ -57,6 +57,13 @@ fn with_gadget(document: &mut Value) {
     }
 }
 
+/// Gadget beside Widget, its `spec` the schema of Widget's.
+fn with_gadget_sharing_the_spec(document: &mut Value) {
+    with_gadget(document);
+    let spec = &mut document["components"]["schemas"]["io.k8s.demo.v1.Gadget"]["properties"]["spec"];
+    *spec = json!({"allOf": [{"$ref": "#/components/schemas/io.k8s.demo.v1.WidgetSpec"}], "default": {}});
+}
+
 /// The second version of the CRD: a copy of `v1` named `v2`, served.
 fn crd_with_v2(document: &mut Value) {
     let mut v2 = document["spec"]["versions"][0].clone();
@@ -398,6 +405,20 @@ const CASES: &[Case] = &[
         crd: Some(&[
             r#"breaking field-removed spec.name: "string" → —; field removed (was string) => major: field WidgetSpec::name removed"#,
         ]),
+    },
+    Case {
+        name: "a field removed from a schema two kinds share",
+        target: Document,
+        old: with_gadget_sharing_the_spec,
+        new: |d| {
+            with_gadget_sharing_the_spec(d);
+            remove(&mut d["components"]["schemas"]["io.k8s.demo.v1.WidgetSpec"], "name");
+        },
+        openapi: Some(&[
+            r#"[demo.k8s.io/v1 Gadget] breaking field-removed spec.name: "string" → —; field removed (was string) => major: field WidgetSpec::name removed"#,
+            r#"breaking field-removed spec.name: "string" → —; field removed (was string) => major: field WidgetSpec::name removed"#,
+        ]),
+        crd: None,
     },
     Case {
         name: "an optional field added",
