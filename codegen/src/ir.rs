@@ -512,14 +512,24 @@ pub enum PatchType {
 }
 
 impl PatchType {
+    /// Each patch type with its content type.
+    const CONTENT_TYPES: [(PatchType, &str); 4] = [
+        (PatchType::Json, "application/json-patch+json"),
+        (PatchType::Merge, "application/merge-patch+json"),
+        (PatchType::StrategicMerge, "application/strategic-merge-patch+json"),
+        (PatchType::Apply, "application/apply-patch+yaml"),
+    ];
+
     pub fn from_content_type(content_type: &str) -> Option<PatchType> {
-        match content_type {
-            "application/json-patch+json" => Some(PatchType::Json),
-            "application/merge-patch+json" => Some(PatchType::Merge),
-            "application/strategic-merge-patch+json" => Some(PatchType::StrategicMerge),
-            "application/apply-patch+yaml" => Some(PatchType::Apply),
-            _ => None,
-        }
+        PatchType::CONTENT_TYPES.iter().find(|(_, known)| *known == content_type).map(|(patch_type, _)| *patch_type)
+    }
+
+    pub fn content_type(self) -> &'static str {
+        PatchType::CONTENT_TYPES
+            .iter()
+            .find(|(known, _)| *known == self)
+            .map(|(_, content_type)| *content_type)
+            .expect("listed")
     }
 
     /// The variant of `support::http::PatchType`.

@@ -7,6 +7,7 @@
 //! workspace's rustfmt policy; [`write`] replaces the output folder atomically.
 
 pub mod build;
+pub mod diff;
 pub mod emit;
 pub mod error;
 pub mod format;

@@ -30,6 +30,10 @@ pub const UPSTREAM_ENV: &str = "KUBE_APIGEN_UPSTREAM";
 /// Where the Kubernetes OpenAPI v3 documents are inside the `specs-upstream` folder.
 pub const KUBERNETES_V3: &str = "kubernetes/v3";
 
+/// Where the same upstream APIs are at several releases inside the `specs-upstream`
+/// folder: `history/<api>/<release>/`.
+pub const HISTORY: &str = "history";
+
 /// Where the CustomResourceDefinition manifests are inside the `specs-upstream` folder.
 pub const CRDS: &str = "crds";
 

@@ -7,11 +7,11 @@ use std::collections::BTreeMap;
 use support::Scope;
 
 use super::builtin_kinds::builtin_kind;
-use super::paths::parse_path;
+use super::paths::{ParsedPath, parse_path};
 use super::{Builder, OBJECT_META};
 use crate::error::Result;
 use crate::ir::{Gvk, ObjectMetaUse, Origin, Presence, Resource, ResourceId, Struct, Ty, TypeId, TypeKind};
-use crate::spec::{Action, ResourceExtensions};
+use crate::spec::{Action, HttpMethod, Operation, ResourceExtensions};
 
 impl Builder<'_> {
     /// Finds the resources: kinds an operation on a collection path (list, create or
@@ -20,11 +20,9 @@ impl Builder<'_> {
         let mut found: BTreeMap<Gvk, (TypeId, String, bool)> = BTreeMap::new();
         for operation in &self.spec.operations {
             let Some(path) = parse_path(&operation.path).filter(|p| !p.watch && !p.item) else { continue };
-            let collection_action =
-                matches!(operation.action, Some(Action::List | Action::Post | Action::DeleteCollection));
-            let Some(gvk) = operation.gvk.as_ref().filter(|_| collection_action) else { continue };
-            let Some(type_id) = self.resource_type(gvk) else { continue };
-            let entry = found.entry(gvk.clone()).or_insert_with(|| (type_id, path.plural.to_owned(), false));
+            let Some(gvk) = self.collection_kind(operation, &path) else { continue };
+            let Some(type_id) = self.resource_type(&gvk) else { continue };
+            let entry = found.entry(gvk).or_insert_with(|| (type_id, path.plural.to_owned(), false));
             // The list across namespaces has no {namespace}; any path with one decides.
             entry.2 |= path.namespaced;
         }
@@ -41,6 +39,25 @@ impl Builder<'_> {
             self.api.resources.push(resource);
         }
         Ok(())
+    }
+
+    /// The kind a collection operation is about: the one its `x-kubernetes-group-version-kind`
+    /// names for a list, create or delete collection. Documents of Kubernetes 1.23 and
+    /// earlier state neither that nor `x-kubernetes-action`; there a create on the
+    /// collection names its kind by the schema of its body.
+    fn collection_kind(&self, operation: &Operation, path: &ParsedPath) -> Option<Gvk> {
+        match (&operation.gvk, operation.action) {
+            (Some(gvk), Some(Action::List | Action::Post | Action::DeleteCollection)) => Some(gvk.clone()),
+            (None, None) if operation.method == HttpMethod::Post => {
+                let body = operation.request_body.as_ref()?.schema.as_ref()?;
+                let schema = &self.spec.schemas[body.reference.as_ref()?.name.as_str()];
+                match schema.k8s.gvks.as_slice() {
+                    [gvk] if gvk.group == path.group && gvk.version == path.version => Some(gvk.clone()),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
     }
 
     /// The struct whose `x-kubernetes-group-version-kind` names exactly this kind.
@@ -112,5 +129,50 @@ impl Builder<'_> {
             labels: meta_field("labels"),
             annotations: meta_field("annotations"),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use serde_json::json;
+
+    use crate::spec::Spec;
+
+    /// A Kubernetes 1.23-era document: operations without `x-kubernetes-action` or
+    /// `x-kubernetes-group-version-kind`.
+    #[test]
+    fn a_create_without_extensions_names_its_kind_by_its_body() {
+        let reference = |name: &str| json!({"$ref": format!("#/components/schemas/io.k8s.api.demo.v1.{name}")});
+        let body = json!({"content": {"application/json": {"schema": reference("Widget")}}});
+        let document = json!({
+            "openapi": "3.0.0",
+            "paths": {
+                "/apis/demo/v1/namespaces/{namespace}/widgets": {
+                    "get": {"responses": {"200": {"content": {"application/json": {"schema": reference("WidgetList")}}}}},
+                    "post": {"requestBody": body, "responses": {"201": {"content": {"application/json": {"schema": reference("Widget")}}}}},
+                },
+                // A create elsewhere, of another group's kind, is no resource of this one.
+                "/apis/other/v1/widgets": {"post": {"requestBody": body}},
+            },
+            "components": {"schemas": {
+                "io.k8s.api.demo.v1.Widget": {
+                    "type": "object",
+                    "properties": {"size": {"type": "integer"}},
+                    "x-kubernetes-group-version-kind": [{"group": "demo", "version": "v1", "kind": "Widget"}],
+                },
+                "io.k8s.api.demo.v1.WidgetList": {
+                    "type": "object",
+                    "properties": {"items": {"type": "array", "items": reference("Widget")}},
+                    "x-kubernetes-group-version-kind": [{"group": "demo", "version": "v1", "kind": "WidgetList"}],
+                },
+            }},
+        });
+        let documents = crate::load::parse(Path::new("specs/demo.json"), document.to_string()).unwrap();
+        let api = super::super::build(&Spec::read(documents).unwrap()).unwrap();
+        let resources: Vec<_> = api.resources.iter().map(|r| (r.gvk.api_version(), &r.gvk.kind, &r.plural)).collect();
+        assert_eq!(resources, [("demo/v1".to_owned(), &"Widget".to_owned(), &"widgets".to_owned())]);
+        assert_eq!(api.resources[0].scope, support::Scope::Namespaced);
     }
 }

@@ -98,12 +98,14 @@ pub struct Spec {
     pub release: Option<Release>,
     /// Decisions the user should know of, such as schemas merged across documents.
     pub notes: Vec<String>,
+    /// The versions CustomResourceDefinitions list without serving them.
+    pub unserved: Vec<Gvk>,
 }
 
 impl Spec {
     /// Reads the documents of a specs folder.
     pub fn read(files: Vec<load::Document>) -> Result<Spec> {
-        let documents = crd::expand(files)?;
+        let (documents, unserved) = crd::expand(files)?;
         for document in &documents {
             check_openapi(&document.raw)?;
         }
@@ -125,7 +127,7 @@ impl Spec {
             }
             (schemas, operations, release, merged.notes)
         };
-        Ok(Spec { documents, schemas, operations, release, notes })
+        Ok(Spec { documents, schemas, operations, release, notes, unserved })
     }
 
     /// An error at `loc`, with its file, line and column.

@@ -95,14 +95,26 @@ fn is_crd(document: &load::Document) -> bool {
 
 /// The documents with every CRD manifest replaced by one OpenAPI document per served
 /// version; when there are CRDs, the built-in document of their shared types is added.
-pub fn expand(documents: Vec<load::Document>) -> Result<Vec<Document>> {
+/// Also the versions the manifests list without serving them.
+pub fn expand(documents: Vec<load::Document>) -> Result<(Vec<Document>, Vec<k8s::Gvk>)> {
     if !documents.iter().any(is_crd) {
-        return Ok(documents.into_iter().map(|raw| Document { raw, origin: Origin::OpenApi }).collect());
+        let documents = documents.into_iter().map(|raw| Document { raw, origin: Origin::OpenApi }).collect();
+        return Ok((documents, Vec::new()));
     }
     let mut out = Vec::with_capacity(documents.len() + 1);
     // Nested type names are unique per group/version module, across manifests.
     let mut taken: BTreeMap<(String, String), BTreeSet<String>> = BTreeMap::new();
     let crds: Vec<Crd> = documents.iter().filter(|d| is_crd(d)).map(Crd::read).collect::<Result<_>>()?;
+    let unserved = crds
+        .iter()
+        .flat_map(|crd| {
+            crd.unserved.iter().map(|version| k8s::Gvk {
+                group: crd.group.clone(),
+                version: version.clone(),
+                kind: crd.kind.clone(),
+            })
+        })
+        .collect();
     for crd in &crds {
         for version in &crd.versions {
             let names = taken.entry((crd.group.clone(), version.name.clone())).or_default();
@@ -131,7 +143,7 @@ pub fn expand(documents: Vec<load::Document>) -> Result<Vec<Document>> {
         }
     }
     out.push(Document { raw: BUILTIN.clone(), origin: Origin::BuiltIn });
-    Ok(out)
+    Ok((out, unserved))
 }
 
 /// The facts of a manifest the documents are written from.
@@ -144,7 +156,10 @@ struct Crd {
     short_names: Vec<Value>,
     categories: Vec<Value>,
     namespaced: bool,
+    /// The served versions.
     versions: Vec<Version>,
+    /// The names of the versions listed but not served.
+    unserved: Vec<String>,
 }
 
 struct Version {
@@ -203,6 +218,7 @@ impl Crd {
             return Err(document.error("/spec/versions", "required: a non-empty list of versions"));
         };
         let mut versions = Vec::new();
+        let mut unserved = Vec::new();
         let mut storage_versions = 0;
         for (index, entry) in entries.iter().enumerate() {
             let pointer = format!("/spec/versions/{index}");
@@ -211,6 +227,7 @@ impl Crd {
             let storage = entry.get("storage") == Some(&Value::Bool(true));
             storage_versions += usize::from(storage);
             if entry.get("served") != Some(&Value::Bool(true)) {
+                unserved.push(name.to_owned());
                 continue;
             }
             let schema_pointer = format!("{pointer}/schema/openAPIV3Schema");
@@ -255,6 +272,7 @@ impl Crd {
             plural,
             namespaced,
             versions,
+            unserved,
         })
     }
 
