@@ -10,12 +10,18 @@
 //! of the schema it refers to. `$ref` and `allOf: [{$ref}]` are followed when asked, by
 //! index into the document's node table, so recursive schemas (`JSONSchemaProps`) cost
 //! nothing.
+//!
+//! The extension values are read into `support::schema`'s types with its parsers, the
+//! ones the generator checked the specs with, so a served document holds no unknown
+//! value; were one there, it would count as the default (atomic list, granular map, no
+//! strategy).
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use serde_json::Value;
 use support::discovery::ApiCatalog;
+pub use support::schema::{ListType, MapType, PatchStrategy};
 
 /// Every kind of every group-version of a catalog, by `(group, version, kind)`.
 #[derive(Clone, Debug, Default)]
@@ -73,34 +79,6 @@ impl SchemaCatalog {
     pub fn is_empty(&self) -> bool {
         self.kinds.is_empty()
     }
-}
-
-/// `x-kubernetes-list-type`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ListType {
-    /// The list is one value: replaced as a whole, owned as a whole.
-    Atomic,
-    /// Scalars without duplicates, merged as a union.
-    Set,
-    /// Objects identified by the values of these fields (`x-kubernetes-list-map-keys`).
-    Map(Vec<String>),
-}
-
-/// `x-kubernetes-map-type`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MapType {
-    Atomic,
-    Granular,
-}
-
-/// One entry of `x-kubernetes-patch-strategy` (a comma-separated list).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum PatchStrategy {
-    Merge,
-    Replace,
-    RetainKeys,
-    /// Anything else, as written.
-    Other(String),
 }
 
 /// What a schema node describes, once references are followed.
@@ -262,11 +240,7 @@ impl ObjectSchema {
     /// `x-kubernetes-list-type`, with `x-kubernetes-list-map-keys` for maps.
     pub fn list_type(&self) -> Option<ListType> {
         let list_type = self.extension(&|ext| ext.list_type.clone())?;
-        Some(match list_type.as_str() {
-            "set" => ListType::Set,
-            "map" => ListType::Map(self.list_map_keys()),
-            _ => ListType::Atomic,
-        })
+        Some(ListType::parse(&list_type, self.list_map_keys()).unwrap_or(ListType::Atomic))
     }
 
     /// `x-kubernetes-list-map-keys`, empty when absent.
@@ -279,16 +253,7 @@ impl ObjectSchema {
         let Some(raw) = self.extension(&|ext| ext.patch_strategy.clone()) else {
             return Vec::new();
         };
-        raw.split(',')
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(|s| match s {
-                "merge" => PatchStrategy::Merge,
-                "replace" => PatchStrategy::Replace,
-                "retainKeys" => PatchStrategy::RetainKeys,
-                other => PatchStrategy::Other(other.to_owned()),
-            })
-            .collect()
+        raw.split(',').filter_map(|name| PatchStrategy::parse_list(name).ok()).flatten().collect()
     }
 
     /// `x-kubernetes-patch-merge-key`.
@@ -298,10 +263,7 @@ impl ObjectSchema {
 
     /// `x-kubernetes-map-type`.
     pub fn map_type(&self) -> Option<MapType> {
-        self.extension(&|ext| ext.map_type.clone()).map(|t| match t.as_str() {
-            "atomic" => MapType::Atomic,
-            _ => MapType::Granular,
-        })
+        self.extension(&|ext| ext.map_type.clone()).map(|name| MapType::parse(&name).unwrap_or(MapType::Granular))
     }
 
     /// Whether the field declares `default: {}`: in the API server's Go types such fields
