@@ -4,10 +4,8 @@
 //! `cargo fmt --check` holds for both.
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::Mutex;
+use std::process::Command;
 
 use proc_macro2::TokenStream;
 
@@ -38,72 +36,61 @@ pub fn unparse(uses: TokenStream, items: TokenStream) -> Result<String> {
     Ok(separate_items(&prettyplease::unparse(&file)))
 }
 
-/// Runs rustfmt over every `.rs` file, a few at a time.
+/// Runs rustfmt over every `.rs` file of a crate. Every one of them is part of the module
+/// tree of `src/lib.rs`, so they are written to a scratch folder and rustfmt is run once on
+/// `src/lib.rs`, reaching the others through their `mod` declarations as `cargo fmt`
+/// does: one process instead of one per file, whose start-up would cost more than the
+/// formatting.
 pub fn rustfmt_all(files: &mut BTreeMap<PathBuf, String>) -> Result<()> {
-    let config = policy_path();
-    let sources: Vec<(&PathBuf, &mut String)> = files.iter_mut().filter(|(path, _)| is_rust(path)).collect();
-    let queue = Mutex::new(sources.into_iter());
-    let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).min(8);
-    let failure: Mutex<Option<Error>> = Mutex::new(None);
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| {
-                loop {
-                    let Some((path, text)) = queue.lock().expect("queue lock").next() else { return };
-                    match rustfmt(&config, text) {
-                        Ok(formatted) => *text = formatted,
-                        Err(message) => {
-                            failure.lock().expect("failure lock").get_or_insert(Error::in_file(path, message));
-                            return;
-                        }
-                    }
-                }
-            });
+    let scratch = tempfile::tempdir().map_err(|e| Error::new(format!("cannot create a folder for rustfmt: {e}")))?;
+    for (path, text) in files.iter().filter(|(path, _)| is_rust(path)) {
+        let target = scratch.path().join(path);
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| Error::in_file(&target, format!("cannot create: {e}")))?;
         }
-    });
-    match failure.into_inner().expect("failure lock") {
-        Some(error) => Err(error),
-        None => Ok(()),
+        std::fs::write(&target, text).map_err(|e| Error::in_file(&target, format!("cannot write: {e}")))?;
     }
+    rustfmt(&policy_path(), scratch.path(), Path::new(CRATE_ROOT))?;
+    for (path, text) in files.iter_mut().filter(|(path, _)| is_rust(path)) {
+        let formatted = scratch.path().join(path);
+        *text = std::fs::read_to_string(&formatted)
+            .map_err(|e| Error::in_file(&formatted, format!("cannot read rustfmt's output: {e}")))?;
+    }
+    Ok(())
 }
+
+/// The root of every generated crate's module tree.
+const CRATE_ROOT: &str = "src/lib.rs";
 
 fn is_rust(path: &Path) -> bool {
     path.extension().is_some_and(|e| e == "rs")
 }
 
-/// One file through rustfmt (`$RUSTFMT`, as cargo fmt reads it, else `rustfmt`).
-fn rustfmt(config: &Path, source: &str) -> std::result::Result<String, String> {
+/// rustfmt (`$RUSTFMT`, as cargo fmt reads it, else `rustfmt`) on `root` inside `folder`,
+/// in place, with the modules it declares.
+fn rustfmt(config: &Path, folder: &Path, root: &Path) -> Result<()> {
     let program = std::env::var_os("RUSTFMT").unwrap_or_else(|| "rustfmt".into());
-    let mut child = Command::new(&program)
+    let output = Command::new(&program)
+        .current_dir(folder)
         .arg("--config-path")
         .arg(config)
-        .args(["--emit", "stdout", "--quiet"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
+        .arg("--quiet")
+        .arg(root)
+        .output()
         .map_err(|e| {
-            format!(
+            Error::new(format!(
                 "cannot run {}: {e}; the generator formats its output with rustfmt \
                  (`rustup component add rustfmt`)",
                 Path::new(&program).display()
-            )
+            ))
         })?;
-    let mut stdin = child.stdin.take().expect("stdin is piped");
-    // Write from another thread: rustfmt may fill its output pipe before reading all input.
-    let writer = {
-        let source = source.to_owned();
-        std::thread::spawn(move || stdin.write_all(source.as_bytes()))
-    };
-    let output = child.wait_with_output().map_err(|e| format!("rustfmt failed: {e}"))?;
-    writer.join().expect("writer thread").map_err(|e| format!("cannot send code to rustfmt: {e}"))?;
     if !output.status.success() {
-        return Err(format!(
+        return Err(Error::new(format!(
             "internal error: rustfmt rejected generated code: {}",
             String::from_utf8_lossy(&output.stderr)
-        ));
+        )));
     }
-    String::from_utf8(output.stdout).map_err(|e| format!("rustfmt printed invalid UTF-8: {e}"))
+    Ok(())
 }
 
 /// prettyplease prints items back to back. A blank line between consecutive items at one
