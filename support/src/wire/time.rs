@@ -327,8 +327,7 @@ fn parse_fields(value: &str, layout: Layout) -> Result<Parsed, ParseTimeError> {
             quote(element.text())
         ),
     };
-    let out_of_range =
-        |what: &str| ParseTimeError { message: format!("parsing time {}: {what} out of range", quote(value)) };
+    let out_of_range = |what: &str| out_of_range(value, what);
     let digit = |at: usize| bytes.get(at).is_some_and(u8::is_ascii_digit);
     // Go's getnum: one or two digits, exactly two when `fixed`.
     let number = |at: usize, fixed: bool| -> Option<(i32, usize)> {
@@ -436,22 +435,28 @@ fn parse_fields(value: &str, layout: Layout) -> Result<Parsed, ParseTimeError> {
     }
     let datetime = DateTime::new(year as i16, month as i8, day as i8, hour as i8, minute as i8, second as i8, nanos)
         .map_err(|_| out_of_range("day"))?;
-    Ok(Parsed { datetime, offset_seconds, out_of_range: out_of_range("year") })
+    Ok(Parsed { datetime, offset_seconds })
+}
+
+/// Go's error for a field beyond its range, e.g. `parsing time "...": day out of range`.
+fn out_of_range(value: &str, what: &str) -> ParseTimeError {
+    ParseTimeError { message: format!("parsing time {}: {what} out of range", quote(value)) }
 }
 
 /// What [`parse_fields`] read: the civil time and the offset it was written in.
 struct Parsed {
     datetime: DateTime,
     offset_seconds: i32,
-    /// The error for a time beyond jiff's range (up to 9999-12-30T22:00:00Z).
-    out_of_range: ParseTimeError,
 }
 
 /// Go's `time.Parse(layout, value)`, as an instant ([`parse_fields`]).
 fn parse(value: &str, layout: Layout) -> Result<Timestamp, ParseTimeError> {
-    let Parsed { datetime, offset_seconds, out_of_range } = parse_fields(value, layout)?;
-    let utc = Offset::UTC.to_timestamp(datetime).map_err(|_| out_of_range.clone())?;
-    utc.checked_sub(jiff::SignedDuration::from_secs(i64::from(offset_seconds))).map_err(|_| out_of_range)
+    let Parsed { datetime, offset_seconds } = parse_fields(value, layout)?;
+    // A time beyond jiff's range (up to 9999-12-30T22:00:00Z) is reported as Go reports
+    // years beyond its own.
+    let beyond = |_| out_of_range(value, "year");
+    let utc = Offset::UTC.to_timestamp(datetime).map_err(beyond)?;
+    utc.checked_sub(jiff::SignedDuration::from_secs(i64::from(offset_seconds))).map_err(beyond)
 }
 
 /// Whether Go's `time.Parse("2006-01-02", s)` accepts `s` (a `format: date` string).
