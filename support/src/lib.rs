@@ -16,6 +16,7 @@ pub mod dynamic;
 pub mod gofmt;
 pub mod http;
 pub mod meta;
+pub mod protobuf;
 pub mod resource;
 pub mod rules;
 pub mod schema;
