@@ -81,7 +81,8 @@ pub fn read_api(specs: &Path) -> Result<(ir::Api, usize)> {
     let documents = load::load_dir(specs)?;
     let count = documents.len();
     let spec = spec::Spec::read(documents)?;
-    Ok((build::build(&spec)?, count))
+    let protos = spec::proto::Protos::read(specs)?;
+    Ok((build::build(&spec, &protos)?, count))
 }
 
 /// Reads the specs, builds the IR and writes (or checks) the output crate.

@@ -3,7 +3,7 @@
 use super::{CrossVersionObjectReference, HorizontalPodAutoscalerBehavior, MetricSpec};
 use serde::{Deserialize, Serialize};
 use support::validation::{ErrorList, Path};
-use support::{Validate, rules};
+use support::{Validate, protobuf, rules};
 
 /// Desired behavior of a HorizontalPodAutoscaler.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -88,6 +88,42 @@ impl Validate for HorizontalPodAutoscalerSpec {
                     errors,
                 );
             }
+        }
+    }
+}
+
+/// Encoded as the protobuf message `k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerSpec`.
+impl protobuf::Message for HorizontalPodAutoscalerSpec {
+    fn encode_fields(&self, buf: &mut Vec<u8>) {
+        protobuf::encode(1, &self.scale_target_ref, buf);
+        protobuf::encode_optional(2, self.min_replicas.as_ref(), buf);
+        protobuf::encode(3, &self.max_replicas, buf);
+        protobuf::encode_repeated(4, self.metrics.as_deref().unwrap_or_default(), buf);
+        protobuf::encode_optional(5, self.behavior.as_ref(), buf);
+    }
+
+    fn fields_len(&self) -> usize {
+        protobuf::encoded_len(1, &self.scale_target_ref)
+            + protobuf::optional_len(2, self.min_replicas.as_ref())
+            + protobuf::encoded_len(3, &self.max_replicas)
+            + protobuf::repeated_len(4, self.metrics.as_deref().unwrap_or_default())
+            + protobuf::optional_len(5, self.behavior.as_ref())
+    }
+
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: protobuf::WireType,
+        buf: &mut &[u8],
+        depth: protobuf::Depth,
+    ) -> Result<(), protobuf::DecodeError> {
+        match number {
+            1 => protobuf::merge(&mut self.scale_target_ref, wire_type, buf, depth),
+            2 => protobuf::merge(self.min_replicas.get_or_insert_default(), wire_type, buf, depth),
+            3 => protobuf::merge(&mut self.max_replicas, wire_type, buf, depth),
+            4 => protobuf::merge_repeated(self.metrics.get_or_insert_default(), wire_type, buf, depth),
+            5 => protobuf::merge(self.behavior.get_or_insert_default(), wire_type, buf, depth),
+            _ => protobuf::skip(number, wire_type, buf, depth),
         }
     }
 }

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 use support::validation::{ErrorList, Path};
-use support::{Quantity, Validate, rules};
+use support::{Quantity, Validate, protobuf, rules};
 
 /// Target of a metric: a value, an average value or an average utilization.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -85,6 +85,39 @@ impl Validate for MetricTarget {
     }
 }
 
+/// Encoded as the protobuf message `k8s.io.api.autoscaling.v2.MetricTarget`.
+impl protobuf::Message for MetricTarget {
+    fn encode_fields(&self, buf: &mut Vec<u8>) {
+        protobuf::encode(1, &self.type_, buf);
+        protobuf::encode_optional(2, self.value.as_ref(), buf);
+        protobuf::encode_optional(3, self.average_value.as_ref(), buf);
+        protobuf::encode_optional(4, self.average_utilization.as_ref(), buf);
+    }
+
+    fn fields_len(&self) -> usize {
+        protobuf::encoded_len(1, &self.type_)
+            + protobuf::optional_len(2, self.value.as_ref())
+            + protobuf::optional_len(3, self.average_value.as_ref())
+            + protobuf::optional_len(4, self.average_utilization.as_ref())
+    }
+
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: protobuf::WireType,
+        buf: &mut &[u8],
+        depth: protobuf::Depth,
+    ) -> Result<(), protobuf::DecodeError> {
+        match number {
+            1 => protobuf::merge(&mut self.type_, wire_type, buf, depth),
+            2 => protobuf::merge(self.value.get_or_insert_default(), wire_type, buf, depth),
+            3 => protobuf::merge(self.average_value.get_or_insert_default(), wire_type, buf, depth),
+            4 => protobuf::merge(self.average_utilization.get_or_insert_default(), wire_type, buf, depth),
+            _ => protobuf::skip(number, wire_type, buf, depth),
+        }
+    }
+}
+
 /// Which target is used: Utilization, Value or AverageValue.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum MetricTargetType {
@@ -162,5 +195,27 @@ impl Serialize for MetricTargetType {
 impl<'de> Deserialize<'de> for MetricTargetType {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         <String as Deserialize<'de>>::deserialize(deserializer).map(Self::from)
+    }
+}
+
+impl protobuf::Value for MetricTargetType {
+    const WIRE_TYPE: protobuf::WireType = protobuf::WireType::LengthDelimited;
+
+    fn encode_value(&self, buf: &mut Vec<u8>) {
+        protobuf::encode_str(self.as_str(), buf);
+    }
+
+    fn value_len(&self) -> usize {
+        protobuf::str_len(self.as_str())
+    }
+
+    fn merge_value(
+        &mut self,
+        wire_type: protobuf::WireType,
+        buf: &mut &[u8],
+        _depth: protobuf::Depth,
+    ) -> Result<(), protobuf::DecodeError> {
+        *self = Self::from(protobuf::read_string(wire_type, buf)?);
+        Ok(())
     }
 }

@@ -3,7 +3,7 @@
 use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::{Deserialize, Serialize};
 use support::validation::{ErrorList, Path};
-use support::{Resource, ResourceInfo, Scope, Validate, meta, rules};
+use support::{Resource, ResourceInfo, Scope, Validate, meta, protobuf, rules};
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Knob {
@@ -95,3 +95,5 @@ impl Validate for Knob {
         }
     }
 }
+
+impl protobuf::Payload for Knob {}

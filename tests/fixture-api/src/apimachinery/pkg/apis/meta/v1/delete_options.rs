@@ -4,7 +4,7 @@ use super::Preconditions;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 use support::validation::{ErrorList, Path};
-use support::{Validate, rules};
+use support::{Validate, protobuf, rules};
 
 /// Options that control a delete request.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -78,6 +78,7 @@ impl Validate for DeleteOptions {
     }
 }
 
+impl protobuf::Payload for DeleteOptions {}
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DeleteOptionsDryRunItem {
     /// `All`
