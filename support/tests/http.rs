@@ -20,6 +20,7 @@ use support::http::watch::{Event, WatchStream};
 use support::http::{
     self, ApiState, Authenticator, Config, Context, FieldValidation, Patch, PatchType, Query, StatusCode, UserInfo,
 };
+use support::protobuf::Payload;
 use support::resource::{Column, ResourceInfo};
 use support::validation::{ErrorList, FieldError, Path as FieldPath};
 use support::{ListMeta, Status, Validate};
@@ -133,6 +134,11 @@ struct WidgetList {
     metadata: ListMeta,
     items: Vec<Widget>,
 }
+
+// The test's types have no protobuf message, like a custom resource's.
+impl Payload for Widget {}
+impl Payload for WidgetList {}
+impl Payload for DeleteOptions {}
 
 #[derive(Debug, Deserialize)]
 struct NamespacePath {
@@ -366,7 +372,7 @@ async fn patch_namespaced_widget(
     .await
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[allow(dead_code)]
 struct DeleteOptions {
@@ -554,7 +560,7 @@ async fn unsupported_media_type_is_415() {
     assert_eq!(answer.status, StatusCode::UNSUPPORTED_MEDIA_TYPE);
     assert_eq!(
         answer.body,
-        r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the body of the request was in an unknown format - accepted media types include: application/json, application/yaml","reason":"UnsupportedMediaType","code":415}"#
+        r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf","reason":"UnsupportedMediaType","code":415}"#
     );
     // Absent and wildcard Content-Types are JSON.
     assert_eq!(send(Method::POST, WIDGETS_URL, &[], widget_body("")).await.status, StatusCode::CREATED);
@@ -757,7 +763,7 @@ async fn unacceptable_accept_is_406() {
     assert_eq!(answer.status, StatusCode::NOT_ACCEPTABLE);
     assert_eq!(
         answer.body,
-        r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"only the following media types are accepted: application/json, application/yaml","reason":"NotAcceptable","code":406}"#
+        r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf","reason":"NotAcceptable","code":406}"#
     );
 }
 

@@ -995,7 +995,7 @@ async fn an_unknown_body_type_is_415() {
         status(
             415,
             "UnsupportedMediaType",
-            "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml",
+            "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf",
         ),
     );
 }
