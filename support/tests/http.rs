@@ -20,7 +20,7 @@ use support::http::watch::{Event, WatchStream};
 use support::http::{
     self, ApiState, Authenticator, Config, Context, FieldValidation, Patch, PatchType, Query, StatusCode, UserInfo,
 };
-use support::protobuf::Payload;
+use support::protobuf::{self, Payload};
 use support::resource::{Column, ResourceInfo};
 use support::validation::{ErrorList, FieldError, Path as FieldPath};
 use support::{ListMeta, Status, Validate};
@@ -1033,4 +1033,41 @@ async fn a_deprecated_version_warns_on_every_response() {
     // Resources of versions that are not deprecated carry none.
     let answer = send(Method::GET, "/apis/example.com/v1/namespaces/default/widgets", &[], Body::empty()).await;
     assert!(answer.warnings().is_empty());
+}
+
+/// A type without a protobuf message (a custom resource's) answers protobuf requests as the
+/// API server answers them for custom resources: a response is 406, a request body 400,
+/// each `Status` in the format the client accepts.
+#[tokio::test]
+async fn a_type_without_a_message_answers_protobuf_as_for_custom_resources() {
+    let request = Request::get(format!("{WIDGETS_URL}/a"))
+        .header("accept", "application/vnd.kubernetes.protobuf, application/json")
+        .body(Body::empty())
+        .unwrap();
+    let response = app(Config::default()).oneshot(request).await.unwrap();
+    assert_eq!(response.status(), StatusCode::NOT_ACCEPTABLE);
+    let body = support::axum::body::to_bytes(response.into_body(), usize::MAX).await.unwrap();
+    let envelope = protobuf::decode_envelope(&body).expect("a protobuf Status");
+    let status: Status = protobuf::decode_message(envelope.raw).expect("a Status");
+    assert_eq!(
+        status.message.as_deref(),
+        Some(
+            "object *unstructured.Unstructured does not implement the protobuf marshalling interface and cannot be \
+             encoded to a protobuf message"
+        )
+    );
+    let body = protobuf::encode_envelope("example.com/v1", "Widget", &[]);
+    let answer = send(
+        Method::POST,
+        WIDGETS_URL,
+        &[("content-type", "application/vnd.kubernetes.protobuf"), ("accept", "application/json")],
+        body,
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::BAD_REQUEST);
+    assert_eq!(
+        answer.json()["message"],
+        "Widget in version \"v1\" cannot be handled as a Widget: object *unstructured.Unstructured does not implement \
+         the protobuf marshalling interface and cannot be encoded to a protobuf message"
+    );
 }

@@ -58,6 +58,7 @@ fn message_impl(scope: &mut Scope, name: &proc_macro2::Ident, fields: &[Field], 
         let merge = merge(&protobuf, field, *proto);
         quote!(#number => #merge,)
     });
+    let type_meta = type_meta(fields, message);
     let doc = format!(" Encoded as the protobuf message `{}`.", message.name);
     quote! {
         #[doc = #doc]
@@ -82,8 +83,34 @@ fn message_impl(scope: &mut Scope, name: &proc_macro2::Ident, fields: &[Field], 
                     _ => #protobuf::skip(number, wire_type, buf, depth),
                 }
             }
+
+            #type_meta
         }
     }
+}
+
+/// `set_type_meta` for a struct with `apiVersion` and `kind`, which the envelope carries:
+/// a decoded object gets the envelope's, as the API server's decoder gives them.
+fn type_meta(fields: &[Field], message: &ProtoMessage) -> Option<TokenStream> {
+    let carried: Vec<&Field> =
+        fields.iter().zip(&message.fields).filter(|(_, proto)| proto.is_none()).map(|(field, _)| field).collect();
+    if carried.is_empty() {
+        return None;
+    }
+    let assignments = carried.iter().map(|field| {
+        let rust = format_ident!("{}", field.rust_name);
+        let value = if field.wire_name == "kind" { quote!(kind) } else { quote!(api_version) };
+        if field.presence.is_option() {
+            quote!(self.#rust = (!#value.is_empty()).then(|| #value.to_owned());)
+        } else {
+            quote!(self.#rust = #value.to_owned();)
+        }
+    });
+    Some(quote! {
+        fn set_type_meta(&mut self, api_version: &str, kind: &str) {
+            #(#assignments)*
+        }
+    })
 }
 
 /// Writes the field.

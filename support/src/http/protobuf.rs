@@ -46,7 +46,7 @@ pub(crate) fn decode_body<T: Payload + serde::de::DeserializeOwned>(
     {
         return Err(cannot_handle(format!("the body holds a {kind}, not a {expected}")));
     }
-    (codec.decode)(envelope.raw).map_err(|e| cannot_handle(e.to_string()))
+    (codec.decode)(&envelope).map_err(|e| cannot_handle(e.to_string()))
 }
 
 /// `value` in an envelope naming its kind (the resource's, for a type that names none);

@@ -92,6 +92,10 @@ pub trait Message: Default {
         buf: &mut &[u8],
         depth: Depth,
     ) -> Result<(), DecodeError>;
+
+    /// Sets `apiVersion` and `kind`, which the envelope carries rather than the message,
+    /// on a type that has them.
+    fn set_type_meta(&mut self, _api_version: &str, _kind: &str) {}
 }
 
 /// A value that is one protobuf field's payload (not a `repeated` or `map` field: those
@@ -314,11 +318,11 @@ pub trait Payload: serde::Serialize + Sized {
     const PROTOBUF: Option<Codec<Self>> = None;
 }
 
-/// Encodes and decodes a message (without the envelope), with the `apiVersion` and
-/// `kind` its envelope names, when the type has exactly one.
+/// Encodes a message (without the envelope) and decodes one from its envelope, with the
+/// `apiVersion` and `kind` its envelope names, when the type has exactly one.
 pub struct Codec<T> {
     pub encode: fn(&T) -> Vec<u8>,
-    pub decode: fn(&[u8]) -> Result<T, DecodeError>,
+    pub decode: fn(&Unknown<'_>) -> Result<T, DecodeError>,
     pub type_meta: Option<(&'static str, &'static str)>,
 }
 
@@ -333,11 +337,19 @@ impl<T> Copy for Codec<T> {}
 impl<M: Message> Codec<M> {
     /// The codec of a [`Message`] of kind `kind` in `api_version`.
     pub const fn message(api_version: &'static str, kind: &'static str) -> Codec<M> {
-        Codec { encode: encode_message::<M>, decode: decode_message::<M>, type_meta: Some((api_version, kind)) }
+        Codec { encode: encode_message::<M>, decode: decode_object::<M>, type_meta: Some((api_version, kind)) }
     }
 
     /// The codec of a [`Message`] that is not one kind (its envelope names the resource's).
-    pub const UNTYPED: Codec<M> = Codec { encode: encode_message::<M>, decode: decode_message::<M>, type_meta: None };
+    pub const UNTYPED: Codec<M> = Codec { encode: encode_message::<M>, decode: decode_object::<M>, type_meta: None };
+}
+
+/// The object in an envelope, with the envelope's `apiVersion` and `kind`, as the API
+/// server's decoder sets them.
+fn decode_object<M: Message>(envelope: &Unknown<'_>) -> Result<M, DecodeError> {
+    let mut object: M = decode_message(envelope.raw)?;
+    object.set_type_meta(&envelope.api_version, &envelope.kind);
+    Ok(object)
 }
 
 impl Payload for serde_json::Value {}

@@ -59,6 +59,11 @@ impl protobuf::Message for HorizontalPodAutoscalerList {
             _ => protobuf::skip(number, wire_type, buf, depth),
         }
     }
+
+    fn set_type_meta(&mut self, api_version: &str, kind: &str) {
+        self.api_version = (!api_version.is_empty()).then(|| api_version.to_owned());
+        self.kind = (!kind.is_empty()).then(|| kind.to_owned());
+    }
 }
 
 impl protobuf::Payload for HorizontalPodAutoscalerList {
