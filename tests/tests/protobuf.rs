@@ -254,3 +254,36 @@ fn the_codecs_read_what_protoc_writes() {
         );
     }
 }
+
+#[tokio::test]
+async fn protoc_reads_the_openapi_v2_document() {
+    use tower::ServiceExt as _;
+    if !have_protoc() {
+        return;
+    }
+    let Some(gnostic) = proto_dirs().get(1).map(|upstream| upstream.join("github.com/google/gnostic-models")) else {
+        eprintln!("SKIPPED: the gnostic .proto file is only in the upstream corpus");
+        return;
+    };
+    let request = support::axum::http::Request::get("/openapi/v2")
+        .header("accept", "application/com.github.proto-openapi.spec.v2@v1.0+protobuf")
+        .body(support::axum::body::Body::empty())
+        .unwrap();
+    let response =
+        support::discovery::routes::<()>(&generated::server::CATALOG).oneshot(request).await.expect("an answer");
+    assert_eq!(response.headers()["content-type"], support::discovery::OPENAPI_V2_PROTOBUF);
+    let bytes = support::axum::body::to_bytes(response.into_body(), usize::MAX).await.unwrap();
+    let text = protoc_agrees(&gnostic, ("openapiv2/OpenAPIv2.proto", "openapi.v2"), "Document", &bytes);
+    assert!(text.starts_with("swagger: \"2.0\"\ninfo {\n  title: \"Kubernetes\""), "{}", &text[..200]);
+    for expected in [
+        "name: \"io.k8s.api.certificates.v1.CertificateSigningRequest\"",
+        "_ref: \"#/definitions/io.k8s.api.certificates.v1.CertificateSigningRequestSpec\"",
+        "name: \"x-kubernetes-group-version-kind\"",
+        "name: \"x-kubernetes-patch-strategy\"",
+        "name: \"/apis/certificates.k8s.io/v1/certificatesigningrequests/{name}/approval\"",
+        "name: \"com.coreos.monitoring.v1.Probe\"",
+        "api_key_security {",
+    ] {
+        assert!(text.contains(expected), "{expected} is not in the document");
+    }
+}

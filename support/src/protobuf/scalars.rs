@@ -89,7 +89,7 @@ impl Value for f64 {
 }
 
 /// Writes a length-delimited payload.
-pub(super) fn encode_bytes(bytes: &[u8], buf: &mut Vec<u8>) {
+pub(crate) fn encode_bytes(bytes: &[u8], buf: &mut Vec<u8>) {
     encode_varint(bytes.len() as u64, buf);
     buf.extend_from_slice(bytes);
 }
