@@ -1882,10 +1882,6 @@ impl protobuf::Message for WatchFrame {
         unreachable!("only read")
     }
 
-    fn fields_len(&self) -> usize {
-        unreachable!("only read")
-    }
-
     fn merge_field(
         &mut self,
         number: u32,
@@ -1903,10 +1899,6 @@ impl protobuf::Message for WatchFrame {
 
 impl protobuf::Message for RawObject {
     fn encode_fields(&self, _buf: &mut Vec<u8>) {
-        unreachable!("only read")
-    }
-
-    fn fields_len(&self) -> usize {
         unreachable!("only read")
     }
 

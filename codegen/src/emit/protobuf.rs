@@ -51,8 +51,6 @@ fn message_impl(scope: &mut Scope, name: &proc_macro2::Ident, fields: &[Field], 
         fields.iter().zip(&message.fields).filter_map(|(field, proto)| proto.map(|proto| (field, proto))).collect();
     numbered.sort_by_key(|(_, proto)| proto.number);
     let encodes = numbered.iter().map(|(field, proto)| encode(&protobuf, field, *proto));
-    let lens: Vec<TokenStream> = numbered.iter().map(|(field, proto)| encoded_len(&protobuf, field, *proto)).collect();
-    let len = if lens.is_empty() { quote!(0) } else { quote!(#(#lens)+*) };
     let merges = numbered.iter().map(|(field, proto)| {
         let number = Literal::u32_unsuffixed(proto.number);
         let merge = merge(&protobuf, field, *proto);
@@ -65,10 +63,6 @@ fn message_impl(scope: &mut Scope, name: &proc_macro2::Ident, fields: &[Field], 
         impl #protobuf::Message for #name {
             fn encode_fields(&self, buf: &mut Vec<u8>) {
                 #(#encodes;)*
-            }
-
-            fn fields_len(&self) -> usize {
-                #len
             }
 
             fn merge_field(
@@ -138,27 +132,6 @@ fn encode(protobuf: &TokenStream, field: &Field, proto: ProtoField) -> TokenStre
     }
 }
 
-/// The length of what [`encode`] writes.
-fn encoded_len(protobuf: &TokenStream, field: &Field, proto: ProtoField) -> TokenStream {
-    let (rust, number) = (format_ident!("{}", field.rust_name), Literal::u32_unsuffixed(proto.number));
-    match (proto.label, field.presence.is_option()) {
-        (ProtoLabel::Single, false) => {
-            let value = if field.boxed { quote!(&*self.#rust) } else { quote!(&self.#rust) };
-            quote!(#protobuf::encoded_len(#number, #value))
-        }
-        (ProtoLabel::Single, true) => {
-            let value = if field.boxed { quote!(self.#rust.as_deref()) } else { quote!(self.#rust.as_ref()) };
-            quote!(#protobuf::optional_len(#number, #value))
-        }
-        (ProtoLabel::Repeated, false) => quote!(#protobuf::repeated_len(#number, &self.#rust)),
-        (ProtoLabel::Repeated, true) => {
-            quote!(#protobuf::repeated_len(#number, self.#rust.as_deref().unwrap_or_default()))
-        }
-        (ProtoLabel::Map, false) => quote!(#protobuf::map_len(#number, &self.#rust)),
-        (ProtoLabel::Map, true) => quote!(self.#rust.as_ref().map_or(0, |map| #protobuf::map_len(#number, map))),
-    }
-}
-
 /// Reads one occurrence of the field.
 fn merge(protobuf: &TokenStream, field: &Field, proto: ProtoField) -> TokenStream {
     let rust = format_ident!("{}", field.rust_name);
@@ -185,10 +158,6 @@ fn enum_impl(scope: &mut Scope, name: &proc_macro2::Ident) -> TokenStream {
 
             fn encode_value(&self, buf: &mut Vec<u8>) {
                 #protobuf::encode_str(self.as_str(), buf);
-            }
-
-            fn value_len(&self) -> usize {
-                #protobuf::str_len(self.as_str())
             }
 
             fn merge_value(

@@ -1,9 +1,9 @@
 //! The envelope of a protobuf body (`k8s\0` and a `runtime.Unknown`) and watch frames.
 
-use prost::encoding::{WireType, decode_key, encode_key, encode_varint, encoded_len_varint, key_len};
+use prost::encoding::{WireType, decode_key, encode_key};
 
-use super::scalars::{bytes_len, encode_bytes};
-use super::{DecodeError, Depth, encode_string, for_each_field, merge, skip, string_len};
+use super::scalars::encode_bytes;
+use super::{DecodeError, Depth, encode_string, for_each_field, length_prefixed, merge, skip};
 
 /// The media type of Kubernetes' protobuf encoding.
 pub const CONTENT_TYPE: &str = "application/vnd.kubernetes.protobuf";
@@ -26,30 +26,17 @@ pub struct Unknown<'a> {
     pub content_type: String,
 }
 
-/// `typeMeta`: `apiVersion` 1 and `kind` 2, both always written.
-fn type_meta_len(api_version: &str, kind: &str) -> usize {
-    string_len(1, api_version) + string_len(2, kind)
-}
-
 /// `raw` (the object's message bytes) in an envelope naming its `apiVersion` and `kind`,
-/// as the API server writes it: `typeMeta`, `raw`, and empty `contentEncoding` and
-/// `contentType`.
+/// as the API server writes it: `typeMeta` (both always written), `raw`, and empty
+/// `contentEncoding` and `contentType`.
 pub fn encode_envelope(api_version: &str, kind: &str, raw: &[u8]) -> Vec<u8> {
-    let type_meta = type_meta_len(api_version, kind);
-    let len = MAGIC.len()
-        + key_len(1)
-        + encoded_len_varint(type_meta as u64)
-        + type_meta
-        + key_len(2)
-        + bytes_len(raw)
-        + string_len(3, "")
-        + string_len(4, "");
-    let mut buf = Vec::with_capacity(len);
+    let mut buf = Vec::with_capacity(raw.len() + api_version.len() + kind.len() + 32);
     buf.extend_from_slice(&MAGIC);
     encode_key(1, WireType::LengthDelimited, &mut buf);
-    encode_varint(type_meta as u64, &mut buf);
-    encode_string(1, api_version, &mut buf);
-    encode_string(2, kind, &mut buf);
+    length_prefixed(&mut buf, |buf| {
+        encode_string(1, api_version, buf);
+        encode_string(2, kind, buf);
+    });
     encode_key(2, WireType::LengthDelimited, &mut buf);
     encode_bytes(raw, &mut buf);
     encode_string(3, "", &mut buf);
@@ -101,14 +88,15 @@ fn go_bytes(bytes: &[u8]) -> String {
 /// number, then a `WatchEvent` (`type` 1, `object` 2 holding `object` as a
 /// `RawExtension`, itself an enveloped object) without an envelope of its own.
 pub fn watch_frame(event_type: &str, object: &[u8]) -> Vec<u8> {
-    let raw_extension = key_len(1) + bytes_len(object);
-    let event = string_len(1, event_type) + key_len(2) + encoded_len_varint(raw_extension as u64) + raw_extension;
-    let mut frame = Vec::with_capacity(4 + event);
-    frame.extend_from_slice(&u32::try_from(event).unwrap_or(u32::MAX).to_be_bytes());
+    let mut frame = Vec::with_capacity(object.len() + event_type.len() + 16);
+    frame.extend_from_slice(&[0; 4]);
     encode_string(1, event_type, &mut frame);
     encode_key(2, WireType::LengthDelimited, &mut frame);
-    encode_varint(raw_extension as u64, &mut frame);
-    encode_key(1, WireType::LengthDelimited, &mut frame);
-    encode_bytes(object, &mut frame);
+    length_prefixed(&mut frame, |buf| {
+        encode_key(1, WireType::LengthDelimited, buf);
+        encode_bytes(object, buf);
+    });
+    let event = u32::try_from(frame.len() - 4).unwrap_or(u32::MAX);
+    frame[..4].copy_from_slice(&event.to_be_bytes());
     frame
 }

@@ -27,11 +27,11 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 pub use prost::encoding::WireType;
-use prost::encoding::{decode_key, decode_varint, encode_key, encode_varint, encoded_len_varint, key_len};
+use prost::encoding::{decode_key, decode_varint, encode_key, encode_varint, encoded_len_varint};
 
 pub use envelope::{CONTENT_TYPE, MAGIC, STREAM_CONTENT_TYPE, Unknown, decode_envelope, encode_envelope, watch_frame};
 pub(crate) use scalars::encode_bytes;
-pub use scalars::{encode_str, read_string, str_len};
+pub use scalars::{encode_str, read_string};
 pub use wellknown::{MESSAGE_LAYOUTS, MessageLayout};
 
 /// Why protobuf bytes could not be decoded.
@@ -82,9 +82,6 @@ pub trait Message: Default {
     /// Writes every field that is set (a required field always), in number order.
     fn encode_fields(&self, buf: &mut Vec<u8>);
 
-    /// The length of what [`Message::encode_fields`] writes.
-    fn fields_len(&self) -> usize;
-
     /// Reads field `number` into `self`; unknown numbers are skipped with [`skip`].
     fn merge_field(
         &mut self,
@@ -107,9 +104,6 @@ pub trait Value: Default {
     /// Writes the payload (a length-delimited value with its length).
     fn encode_value(&self, buf: &mut Vec<u8>);
 
-    /// The length of what [`Value::encode_value`] writes.
-    fn value_len(&self) -> usize;
-
     /// Reads a payload written with `wire_type` into `self`: replaces a scalar, merges a
     /// message.
     fn merge_value(&mut self, wire_type: WireType, buf: &mut &[u8], depth: Depth) -> Result<(), DecodeError>;
@@ -119,13 +113,7 @@ impl<M: Message> Value for M {
     const WIRE_TYPE: WireType = WireType::LengthDelimited;
 
     fn encode_value(&self, buf: &mut Vec<u8>) {
-        encode_varint(self.fields_len() as u64, buf);
-        self.encode_fields(buf);
-    }
-
-    fn value_len(&self) -> usize {
-        let len = self.fields_len();
-        encoded_len_varint(len as u64) + len
+        length_prefixed(buf, |buf| self.encode_fields(buf));
     }
 
     fn merge_value(&mut self, wire_type: WireType, buf: &mut &[u8], depth: Depth) -> Result<(), DecodeError> {
@@ -133,6 +121,22 @@ impl<M: Message> Value for M {
             self.merge_field(number, wire_type, buf, depth)
         })
     }
+}
+
+/// Writes what `write` writes, preceded by its length, in one pass: a one-byte length is
+/// reserved, and the payload moved along when its length needs more bytes (only payloads
+/// of 128 bytes or more), so that no length is computed before writing.
+pub(crate) fn length_prefixed(buf: &mut Vec<u8>, write: impl FnOnce(&mut Vec<u8>)) {
+    let at = buf.len();
+    buf.push(0);
+    write(buf);
+    let len = buf.len() - at - 1;
+    let width = encoded_len_varint(len as u64);
+    if width > 1 {
+        buf.splice(at + 1..at + 1, std::iter::repeat_n(0, width - 1));
+    }
+    let mut slot = &mut buf[at..at + width];
+    encode_varint(len as u64, &mut slot);
 }
 
 /// Calls `field` for each field of the length-delimited message payload at the start of
@@ -183,7 +187,7 @@ fn check_wire_type(expected: WireType, actual: WireType) -> Result<(), DecodeErr
 
 /// The message's bytes (no envelope).
 pub fn encode_message<M: Message>(message: &M) -> Vec<u8> {
-    let mut buf = Vec::with_capacity(message.fields_len());
+    let mut buf = Vec::new();
     message.encode_fields(&mut buf);
     buf
 }
@@ -201,20 +205,10 @@ pub fn encode<T: Value>(number: u32, value: &T, buf: &mut Vec<u8>) {
     value.encode_value(buf);
 }
 
-/// The length of field `number` holding `value`.
-pub fn encoded_len<T: Value>(number: u32, value: &T) -> usize {
-    key_len(number) + value.value_len()
-}
-
 /// Writes the `string` field `number` holding `value`.
 pub fn encode_string(number: u32, value: &str, buf: &mut Vec<u8>) {
     encode_key(number, WireType::LengthDelimited, buf);
     encode_str(value, buf);
-}
-
-/// The length of the `string` field `number` holding `value`.
-pub fn string_len(number: u32, value: &str) -> usize {
-    key_len(number) + str_len(value)
 }
 
 /// Writes field `number` when `value` is set.
@@ -222,11 +216,6 @@ pub fn encode_optional<T: Value>(number: u32, value: Option<&T>, buf: &mut Vec<u
     if let Some(value) = value {
         encode(number, value, buf);
     }
-}
-
-/// The length of field `number` when `value` is set.
-pub fn optional_len<T: Value>(number: u32, value: Option<&T>) -> usize {
-    value.map_or(0, |value| encoded_len(number, value))
 }
 
 /// Reads a value into `value` (replacing a scalar, merging a message).
@@ -239,11 +228,6 @@ pub fn encode_repeated<T: Value>(number: u32, values: &[T], buf: &mut Vec<u8>) {
     for value in values {
         encode(number, value, buf);
     }
-}
-
-/// The length of the `repeated` field `number`.
-pub fn repeated_len<T: Value>(number: u32, values: &[T]) -> usize {
-    values.iter().map(|value| encoded_len(number, value)).sum()
 }
 
 /// Reads one occurrence of a `repeated` field: one item, or a packed run of numbers.
@@ -273,20 +257,11 @@ pub fn merge_repeated<T: Value>(
 pub fn encode_map<V: Value>(number: u32, map: &BTreeMap<String, V>, buf: &mut Vec<u8>) {
     for (key, value) in map {
         encode_key(number, WireType::LengthDelimited, buf);
-        encode_varint((encoded_len(1, key) + encoded_len(2, value)) as u64, buf);
-        encode(1, key, buf);
-        encode(2, value, buf);
+        length_prefixed(buf, |buf| {
+            encode(1, key, buf);
+            encode(2, value, buf);
+        });
     }
-}
-
-/// The length of the `map<string, V>` field `number`.
-pub fn map_len<V: Value>(number: u32, map: &BTreeMap<String, V>) -> usize {
-    map.iter()
-        .map(|(key, value)| {
-            let entry = encoded_len(1, key) + encoded_len(2, value);
-            key_len(number) + encoded_len_varint(entry as u64) + entry
-        })
-        .sum()
 }
 
 /// Reads one entry of a `map<string, V>` field; a missing key or value is its zero value.

@@ -1,10 +1,10 @@
 //! [`Value`] for scalars, byte strings, free-form JSON and lists that are one field's value.
 
-use prost::encoding::{decode_varint, encode_varint, encoded_len_varint};
+use prost::encoding::{decode_varint, encode_varint};
 
 use super::{
-    DecodeError, Depth, Value, WireType, check_wire_type, for_each_field, length_delimited, merge_repeated,
-    repeated_len, skip,
+    DecodeError, Depth, Value, WireType, check_wire_type, for_each_field, length_delimited, length_prefixed,
+    merge_repeated, skip,
 };
 use crate::Bytes;
 
@@ -22,10 +22,6 @@ impl Value for i32 {
         encode_varint(i64::from(*self) as u64, buf);
     }
 
-    fn value_len(&self) -> usize {
-        encoded_len_varint(i64::from(*self) as u64)
-    }
-
     fn merge_value(&mut self, wire_type: WireType, buf: &mut &[u8], _depth: Depth) -> Result<(), DecodeError> {
         *self = varint(wire_type, buf)? as i32;
         Ok(())
@@ -37,10 +33,6 @@ impl Value for i64 {
 
     fn encode_value(&self, buf: &mut Vec<u8>) {
         encode_varint(*self as u64, buf);
-    }
-
-    fn value_len(&self) -> usize {
-        encoded_len_varint(*self as u64)
     }
 
     fn merge_value(&mut self, wire_type: WireType, buf: &mut &[u8], _depth: Depth) -> Result<(), DecodeError> {
@@ -56,10 +48,6 @@ impl Value for bool {
         buf.push(u8::from(*self));
     }
 
-    fn value_len(&self) -> usize {
-        1
-    }
-
     fn merge_value(&mut self, wire_type: WireType, buf: &mut &[u8], _depth: Depth) -> Result<(), DecodeError> {
         *self = varint(wire_type, buf)? != 0;
         Ok(())
@@ -71,10 +59,6 @@ impl Value for f64 {
 
     fn encode_value(&self, buf: &mut Vec<u8>) {
         buf.extend_from_slice(&self.to_le_bytes());
-    }
-
-    fn value_len(&self) -> usize {
-        8
     }
 
     fn merge_value(&mut self, wire_type: WireType, buf: &mut &[u8], _depth: Depth) -> Result<(), DecodeError> {
@@ -94,10 +78,6 @@ pub(crate) fn encode_bytes(bytes: &[u8], buf: &mut Vec<u8>) {
     buf.extend_from_slice(bytes);
 }
 
-pub(super) fn bytes_len(bytes: &[u8]) -> usize {
-    encoded_len_varint(bytes.len() as u64) + bytes.len()
-}
-
 /// Reads a `string` payload; one that is not UTF-8 is an error.
 pub fn read_string(wire_type: WireType, buf: &mut &[u8]) -> Result<String, DecodeError> {
     let bytes = length_delimited(wire_type, buf)?;
@@ -109,20 +89,11 @@ pub fn encode_str(value: &str, buf: &mut Vec<u8>) {
     encode_bytes(value.as_bytes(), buf);
 }
 
-/// The length of a `string` payload.
-pub fn str_len(value: &str) -> usize {
-    bytes_len(value.as_bytes())
-}
-
 impl Value for String {
     const WIRE_TYPE: WireType = WireType::LengthDelimited;
 
     fn encode_value(&self, buf: &mut Vec<u8>) {
         encode_str(self, buf);
-    }
-
-    fn value_len(&self) -> usize {
-        str_len(self)
     }
 
     fn merge_value(&mut self, wire_type: WireType, buf: &mut &[u8], _depth: Depth) -> Result<(), DecodeError> {
@@ -138,10 +109,6 @@ impl Value for Bytes {
         encode_bytes(&self.0, buf);
     }
 
-    fn value_len(&self) -> usize {
-        bytes_len(&self.0)
-    }
-
     fn merge_value(&mut self, wire_type: WireType, buf: &mut &[u8], _depth: Depth) -> Result<(), DecodeError> {
         self.0 = length_delimited(wire_type, buf)?.to_vec();
         Ok(())
@@ -154,17 +121,13 @@ impl Value for serde_json::Value {
     const WIRE_TYPE: WireType = WireType::LengthDelimited;
 
     fn encode_value(&self, buf: &mut Vec<u8>) {
-        let json = json_text(self);
-        encode_varint(raw_field_len(&json) as u64, buf);
-        if !json.is_empty() {
-            buf.push(0x0a);
-            encode_bytes(&json, buf);
-        }
-    }
-
-    fn value_len(&self) -> usize {
-        let len = raw_field_len(&json_text(self));
-        encoded_len_varint(len as u64) + len
+        length_prefixed(buf, |buf| {
+            if !self.is_null() {
+                buf.push(0x0a);
+                // Writing JSON into a Vec cannot fail.
+                length_prefixed(buf, |buf| drop(serde_json::to_writer(buf, self)));
+            }
+        });
     }
 
     fn merge_value(&mut self, wire_type: WireType, buf: &mut &[u8], depth: Depth) -> Result<(), DecodeError> {
@@ -183,27 +146,13 @@ impl Value for serde_json::Value {
     }
 }
 
-fn json_text(value: &serde_json::Value) -> Vec<u8> {
-    if value.is_null() { Vec::new() } else { serde_json::to_vec(value).unwrap_or_default() }
-}
-
-fn raw_field_len(json: &[u8]) -> usize {
-    if json.is_empty() { 0 } else { 1 + bytes_len(json) }
-}
-
 /// A list that is one field's value (`optional Verbs verbs`, the values of
 /// `map<string, ExtraValue>`): a message whose `repeated` field 1 holds the items.
 impl<T: Value> Value for Vec<T> {
     const WIRE_TYPE: WireType = WireType::LengthDelimited;
 
     fn encode_value(&self, buf: &mut Vec<u8>) {
-        encode_varint(repeated_len(1, self) as u64, buf);
-        super::encode_repeated(1, self, buf);
-    }
-
-    fn value_len(&self) -> usize {
-        let len = repeated_len(1, self);
-        encoded_len_varint(len as u64) + len
+        length_prefixed(buf, |buf| super::encode_repeated(1, self, buf));
     }
 
     fn merge_value(&mut self, wire_type: WireType, buf: &mut &[u8], depth: Depth) -> Result<(), DecodeError> {

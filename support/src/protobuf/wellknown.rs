@@ -6,11 +6,9 @@
 
 use jiff::Timestamp;
 
-use prost::encoding::{encode_varint, encoded_len_varint};
-
 use super::{
-    DecodeError, Depth, Message, Value, WireType, encode, encode_optional, encode_repeated, encode_string, encoded_len,
-    for_each_field, merge, merge_repeated, optional_len, repeated_len, skip, string_len,
+    DecodeError, Depth, Message, Value, WireType, encode, encode_optional, encode_repeated, encode_string,
+    for_each_field, length_prefixed, merge, merge_repeated, skip,
 };
 use crate::{IntOrString, ListMeta, MicroTime, Quantity, Status, StatusCause, StatusDetails, Time};
 
@@ -75,21 +73,13 @@ fn timestamp_fields(ts: Timestamp, is_zero: bool) -> Option<(i64, i32)> {
     (!is_zero).then(|| (ts.as_second(), ts.subsec_nanosecond()))
 }
 
-fn timestamp_fields_len(fields: Option<(i64, i32)>) -> usize {
-    fields.map_or(0, |(seconds, nanos)| encoded_len(1, &seconds) + encoded_len(2, &nanos))
-}
-
-fn timestamp_len(fields: Option<(i64, i32)>) -> usize {
-    let len = timestamp_fields_len(fields);
-    encoded_len_varint(len as u64) + len
-}
-
 fn encode_timestamp(fields: Option<(i64, i32)>, buf: &mut Vec<u8>) {
-    encode_varint(timestamp_fields_len(fields) as u64, buf);
-    if let Some((seconds, nanos)) = fields {
-        encode(1, &seconds, buf);
-        encode(2, &nanos, buf);
-    }
+    length_prefixed(buf, |buf| {
+        if let Some((seconds, nanos)) = fields {
+            encode(1, &seconds, buf);
+            encode(2, &nanos, buf);
+        }
+    });
 }
 
 /// A timestamp message: the empty message is Go's zero time (`None`), anything else
@@ -119,10 +109,6 @@ impl Value for Time {
         encode_timestamp(timestamp_fields(self.0, self.is_zero()), buf);
     }
 
-    fn value_len(&self) -> usize {
-        timestamp_len(timestamp_fields(self.0, self.is_zero()))
-    }
-
     fn merge_value(&mut self, wire_type: WireType, buf: &mut &[u8], depth: Depth) -> Result<(), DecodeError> {
         *self = read_timestamp(wire_type, buf, depth)?.map(Time).unwrap_or_default();
         Ok(())
@@ -136,10 +122,6 @@ impl Value for MicroTime {
         encode_timestamp(timestamp_fields(self.0, *self == MicroTime::default()), buf);
     }
 
-    fn value_len(&self) -> usize {
-        timestamp_len(timestamp_fields(self.0, *self == MicroTime::default()))
-    }
-
     fn merge_value(&mut self, wire_type: WireType, buf: &mut &[u8], depth: Depth) -> Result<(), DecodeError> {
         *self = read_timestamp(wire_type, buf, depth)?.map(MicroTime).unwrap_or_default();
         Ok(())
@@ -149,10 +131,6 @@ impl Value for MicroTime {
 impl Message for Quantity {
     fn encode_fields(&self, buf: &mut Vec<u8>) {
         encode(1, &self.0, buf);
-    }
-
-    fn fields_len(&self) -> usize {
-        encoded_len(1, &self.0)
     }
 
     fn merge_field(
@@ -178,15 +156,11 @@ impl Value for IntOrString {
 
     fn encode_value(&self, buf: &mut Vec<u8>) {
         let (kind, int, string) = int_or_string_fields(self);
-        encode_varint(int_or_string_len(self) as u64, buf);
-        encode(1, &kind, buf);
-        encode(2, &int, buf);
-        encode_string(3, string, buf);
-    }
-
-    fn value_len(&self) -> usize {
-        let len = int_or_string_len(self);
-        encoded_len_varint(len as u64) + len
+        length_prefixed(buf, |buf| {
+            encode(1, &kind, buf);
+            encode(2, &int, buf);
+            encode_string(3, string, buf);
+        });
     }
 
     fn merge_value(&mut self, wire_type: WireType, buf: &mut &[u8], depth: Depth) -> Result<(), DecodeError> {
@@ -215,24 +189,12 @@ fn int_or_string_fields(value: &IntOrString) -> (i64, i32, &str) {
     }
 }
 
-fn int_or_string_len(value: &IntOrString) -> usize {
-    let (kind, int, string) = int_or_string_fields(value);
-    encoded_len(1, &kind) + encoded_len(2, &int) + string_len(3, string)
-}
-
 impl Message for ListMeta {
     fn encode_fields(&self, buf: &mut Vec<u8>) {
         encode_optional(1, self.self_link.as_ref(), buf);
         encode_optional(2, self.resource_version.as_ref(), buf);
         encode_optional(3, self.continue_.as_ref(), buf);
         encode_optional(4, self.remaining_item_count.as_ref(), buf);
-    }
-
-    fn fields_len(&self) -> usize {
-        optional_len(1, self.self_link.as_ref())
-            + optional_len(2, self.resource_version.as_ref())
-            + optional_len(3, self.continue_.as_ref())
-            + optional_len(4, self.remaining_item_count.as_ref())
     }
 
     fn merge_field(
@@ -260,15 +222,6 @@ impl Message for Status {
         encode_optional(4, self.reason.as_ref(), buf);
         encode_optional(5, self.details.as_ref(), buf);
         encode_optional(6, self.code.as_ref(), buf);
-    }
-
-    fn fields_len(&self) -> usize {
-        encoded_len(1, &self.metadata)
-            + optional_len(2, self.status.as_ref())
-            + optional_len(3, self.message.as_ref())
-            + optional_len(4, self.reason.as_ref())
-            + optional_len(5, self.details.as_ref())
-            + optional_len(6, self.code.as_ref())
     }
 
     fn merge_field(
@@ -300,15 +253,6 @@ impl Message for StatusDetails {
         encode_optional(6, self.uid.as_ref(), buf);
     }
 
-    fn fields_len(&self) -> usize {
-        optional_len(1, self.name.as_ref())
-            + optional_len(2, self.group.as_ref())
-            + optional_len(3, self.kind.as_ref())
-            + repeated_len(4, &self.causes)
-            + optional_len(5, self.retry_after_seconds.as_ref())
-            + optional_len(6, self.uid.as_ref())
-    }
-
     fn merge_field(
         &mut self,
         number: u32,
@@ -333,12 +277,6 @@ impl Message for StatusCause {
         encode_optional(1, self.reason.as_ref(), buf);
         encode_optional(2, self.message.as_ref(), buf);
         encode_optional(3, self.field.as_ref(), buf);
-    }
-
-    fn fields_len(&self) -> usize {
-        optional_len(1, self.reason.as_ref())
-            + optional_len(2, self.message.as_ref())
-            + optional_len(3, self.field.as_ref())
     }
 
     fn merge_field(

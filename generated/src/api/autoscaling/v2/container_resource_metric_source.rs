@@ -51,12 +51,6 @@ impl protobuf::Message for ContainerResourceMetricSource {
         protobuf::encode(3, &self.container, buf);
     }
 
-    fn fields_len(&self) -> usize {
-        protobuf::encoded_len(1, &self.name)
-            + protobuf::encoded_len(2, &self.target)
-            + protobuf::encoded_len(3, &self.container)
-    }
-
     fn merge_field(
         &mut self,
         number: u32,

@@ -51,12 +51,6 @@ impl protobuf::Message for ContainerResourceMetricStatus {
         protobuf::encode(3, &self.container, buf);
     }
 
-    fn fields_len(&self) -> usize {
-        protobuf::encoded_len(1, &self.name)
-            + protobuf::encoded_len(2, &self.current)
-            + protobuf::encoded_len(3, &self.container)
-    }
-
     fn merge_field(
         &mut self,
         number: u32,

@@ -45,12 +45,6 @@ impl protobuf::Message for CrossVersionObjectReference {
         protobuf::encode_optional(3, self.api_version.as_ref(), buf);
     }
 
-    fn fields_len(&self) -> usize {
-        protobuf::encoded_len(1, &self.kind)
-            + protobuf::encoded_len(2, &self.name)
-            + protobuf::optional_len(3, self.api_version.as_ref())
-    }
-
     fn merge_field(
         &mut self,
         number: u32,

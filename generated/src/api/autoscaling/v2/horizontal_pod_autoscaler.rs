@@ -131,12 +131,6 @@ impl protobuf::Message for HorizontalPodAutoscaler {
         protobuf::encode_optional(3, self.status.as_ref(), buf);
     }
 
-    fn fields_len(&self) -> usize {
-        protobuf::optional_len(1, self.metadata.as_ref())
-            + protobuf::encoded_len(2, &self.spec)
-            + protobuf::optional_len(3, self.status.as_ref())
-    }
-
     fn merge_field(
         &mut self,
         number: u32,

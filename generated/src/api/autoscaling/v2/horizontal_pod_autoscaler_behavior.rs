@@ -36,10 +36,6 @@ impl protobuf::Message for HorizontalPodAutoscalerBehavior {
         protobuf::encode_optional(2, self.scale_down.as_ref(), buf);
     }
 
-    fn fields_len(&self) -> usize {
-        protobuf::optional_len(1, self.scale_up.as_ref()) + protobuf::optional_len(2, self.scale_down.as_ref())
-    }
-
     fn merge_field(
         &mut self,
         number: u32,

@@ -66,15 +66,6 @@ impl protobuf::Message for HorizontalPodAutoscalerCondition {
         protobuf::encode_optional(6, self.observed_generation.as_ref(), buf);
     }
 
-    fn fields_len(&self) -> usize {
-        protobuf::encoded_len(1, &self.type_)
-            + protobuf::encoded_len(2, &self.status)
-            + protobuf::optional_len(3, self.last_transition_time.as_ref())
-            + protobuf::optional_len(4, self.reason.as_ref())
-            + protobuf::optional_len(5, self.message.as_ref())
-            + protobuf::optional_len(6, self.observed_generation.as_ref())
-    }
-
     fn merge_field(
         &mut self,
         number: u32,
@@ -181,10 +172,6 @@ impl protobuf::Value for HorizontalPodAutoscalerConditionStatus {
         protobuf::encode_str(self.as_str(), buf);
     }
 
-    fn value_len(&self) -> usize {
-        protobuf::str_len(self.as_str())
-    }
-
     fn merge_value(
         &mut self,
         wire_type: protobuf::WireType,
@@ -281,10 +268,6 @@ impl protobuf::Value for HorizontalPodAutoscalerConditionType {
 
     fn encode_value(&self, buf: &mut Vec<u8>) {
         protobuf::encode_str(self.as_str(), buf);
-    }
-
-    fn value_len(&self) -> usize {
-        protobuf::str_len(self.as_str())
     }
 
     fn merge_value(

@@ -102,14 +102,6 @@ impl protobuf::Message for HorizontalPodAutoscalerSpec {
         protobuf::encode_optional(5, self.behavior.as_ref(), buf);
     }
 
-    fn fields_len(&self) -> usize {
-        protobuf::encoded_len(1, &self.scale_target_ref)
-            + protobuf::optional_len(2, self.min_replicas.as_ref())
-            + protobuf::encoded_len(3, &self.max_replicas)
-            + protobuf::repeated_len(4, self.metrics.as_deref().unwrap_or_default())
-            + protobuf::optional_len(5, self.behavior.as_ref())
-    }
-
     fn merge_field(
         &mut self,
         number: u32,

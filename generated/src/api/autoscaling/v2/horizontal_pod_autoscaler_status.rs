@@ -66,15 +66,6 @@ impl protobuf::Message for HorizontalPodAutoscalerStatus {
         protobuf::encode_repeated(6, self.conditions.as_deref().unwrap_or_default(), buf);
     }
 
-    fn fields_len(&self) -> usize {
-        protobuf::optional_len(1, self.observed_generation.as_ref())
-            + protobuf::optional_len(2, self.last_scale_time.as_ref())
-            + protobuf::optional_len(3, self.current_replicas.as_ref())
-            + protobuf::encoded_len(4, &self.desired_replicas)
-            + protobuf::repeated_len(5, self.current_metrics.as_deref().unwrap_or_default())
-            + protobuf::repeated_len(6, self.conditions.as_deref().unwrap_or_default())
-    }
-
     fn merge_field(
         &mut self,
         number: u32,

@@ -54,12 +54,6 @@ impl protobuf::Message for HPAScalingPolicy {
         protobuf::encode(3, &self.period_seconds, buf);
     }
 
-    fn fields_len(&self) -> usize {
-        protobuf::encoded_len(1, &self.type_)
-            + protobuf::encoded_len(2, &self.value)
-            + protobuf::encoded_len(3, &self.period_seconds)
-    }
-
     fn merge_field(
         &mut self,
         number: u32,
@@ -156,10 +150,6 @@ impl protobuf::Value for HPAScalingPolicyType {
 
     fn encode_value(&self, buf: &mut Vec<u8>) {
         protobuf::encode_str(self.as_str(), buf);
-    }
-
-    fn value_len(&self) -> usize {
-        protobuf::str_len(self.as_str())
     }
 
     fn merge_value(

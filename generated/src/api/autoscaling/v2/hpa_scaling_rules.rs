@@ -96,13 +96,6 @@ impl protobuf::Message for HPAScalingRules {
         protobuf::encode_optional(4, self.tolerance.as_ref(), buf);
     }
 
-    fn fields_len(&self) -> usize {
-        protobuf::optional_len(1, self.select_policy.as_ref())
-            + protobuf::repeated_len(2, self.policies.as_deref().unwrap_or_default())
-            + protobuf::optional_len(3, self.stabilization_window_seconds.as_ref())
-            + protobuf::optional_len(4, self.tolerance.as_ref())
-    }
-
     fn merge_field(
         &mut self,
         number: u32,
@@ -205,10 +198,6 @@ impl protobuf::Value for HPAScalingRulesSelectPolicy {
 
     fn encode_value(&self, buf: &mut Vec<u8>) {
         protobuf::encode_str(self.as_str(), buf);
-    }
-
-    fn value_len(&self) -> usize {
-        protobuf::str_len(self.as_str())
     }
 
     fn merge_value(

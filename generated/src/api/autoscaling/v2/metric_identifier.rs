@@ -39,10 +39,6 @@ impl protobuf::Message for MetricIdentifier {
         protobuf::encode_optional(2, self.selector.as_ref(), buf);
     }
 
-    fn fields_len(&self) -> usize {
-        protobuf::encoded_len(1, &self.name) + protobuf::optional_len(2, self.selector.as_ref())
-    }
-
     fn merge_field(
         &mut self,
         number: u32,

@@ -126,15 +126,6 @@ impl protobuf::Message for MetricSpec {
         protobuf::encode_optional(7, self.container_resource.as_ref(), buf);
     }
 
-    fn fields_len(&self) -> usize {
-        protobuf::encoded_len(1, &self.type_)
-            + protobuf::optional_len(2, self.object.as_ref())
-            + protobuf::optional_len(3, self.pods.as_ref())
-            + protobuf::optional_len(4, self.resource.as_ref())
-            + protobuf::optional_len(5, self.external.as_ref())
-            + protobuf::optional_len(7, self.container_resource.as_ref())
-    }
-
     fn merge_field(
         &mut self,
         number: u32,
@@ -249,10 +240,6 @@ impl protobuf::Value for MetricSpecType {
 
     fn encode_value(&self, buf: &mut Vec<u8>) {
         protobuf::encode_str(self.as_str(), buf);
-    }
-
-    fn value_len(&self) -> usize {
-        protobuf::str_len(self.as_str())
     }
 
     fn merge_value(

@@ -94,13 +94,6 @@ impl protobuf::Message for MetricTarget {
         protobuf::encode_optional(4, self.average_utilization.as_ref(), buf);
     }
 
-    fn fields_len(&self) -> usize {
-        protobuf::encoded_len(1, &self.type_)
-            + protobuf::optional_len(2, self.value.as_ref())
-            + protobuf::optional_len(3, self.average_value.as_ref())
-            + protobuf::optional_len(4, self.average_utilization.as_ref())
-    }
-
     fn merge_field(
         &mut self,
         number: u32,
@@ -203,10 +196,6 @@ impl protobuf::Value for MetricTargetType {
 
     fn encode_value(&self, buf: &mut Vec<u8>) {
         protobuf::encode_str(self.as_str(), buf);
-    }
-
-    fn value_len(&self) -> usize {
-        protobuf::str_len(self.as_str())
     }
 
     fn merge_value(

@@ -39,12 +39,6 @@ impl protobuf::Message for MetricValueStatus {
         protobuf::encode_optional(3, self.average_utilization.as_ref(), buf);
     }
 
-    fn fields_len(&self) -> usize {
-        protobuf::optional_len(1, self.value.as_ref())
-            + protobuf::optional_len(2, self.average_value.as_ref())
-            + protobuf::optional_len(3, self.average_utilization.as_ref())
-    }
-
     fn merge_field(
         &mut self,
         number: u32,

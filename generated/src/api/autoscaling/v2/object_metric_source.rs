@@ -47,12 +47,6 @@ impl protobuf::Message for ObjectMetricSource {
         protobuf::encode(3, &self.metric, buf);
     }
 
-    fn fields_len(&self) -> usize {
-        protobuf::encoded_len(1, &self.described_object)
-            + protobuf::encoded_len(2, &self.target)
-            + protobuf::encoded_len(3, &self.metric)
-    }
-
     fn merge_field(
         &mut self,
         number: u32,

@@ -47,12 +47,6 @@ impl protobuf::Message for ObjectMetricStatus {
         protobuf::encode(3, &self.described_object, buf);
     }
 
-    fn fields_len(&self) -> usize {
-        protobuf::encoded_len(1, &self.metric)
-            + protobuf::encoded_len(2, &self.current)
-            + protobuf::encoded_len(3, &self.described_object)
-    }
-
     fn merge_field(
         &mut self,
         number: u32,

@@ -38,10 +38,6 @@ impl protobuf::Message for PodsMetricSource {
         protobuf::encode(2, &self.target, buf);
     }
 
-    fn fields_len(&self) -> usize {
-        protobuf::encoded_len(1, &self.metric) + protobuf::encoded_len(2, &self.target)
-    }
-
     fn merge_field(
         &mut self,
         number: u32,

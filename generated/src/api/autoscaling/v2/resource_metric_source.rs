@@ -40,10 +40,6 @@ impl protobuf::Message for ResourceMetricSource {
         protobuf::encode(2, &self.target, buf);
     }
 
-    fn fields_len(&self) -> usize {
-        protobuf::encoded_len(1, &self.name) + protobuf::encoded_len(2, &self.target)
-    }
-
     fn merge_field(
         &mut self,
         number: u32,

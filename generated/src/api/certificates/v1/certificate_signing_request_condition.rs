@@ -86,15 +86,6 @@ impl protobuf::Message for CertificateSigningRequestCondition {
         protobuf::encode(6, &self.status, buf);
     }
 
-    fn fields_len(&self) -> usize {
-        protobuf::encoded_len(1, &self.type_)
-            + protobuf::optional_len(2, self.reason.as_ref())
-            + protobuf::optional_len(3, self.message.as_ref())
-            + protobuf::optional_len(4, self.last_update_time.as_ref())
-            + protobuf::optional_len(5, self.last_transition_time.as_ref())
-            + protobuf::encoded_len(6, &self.status)
-    }
-
     fn merge_field(
         &mut self,
         number: u32,
@@ -201,10 +192,6 @@ impl protobuf::Value for CertificateSigningRequestConditionStatus {
         protobuf::encode_str(self.as_str(), buf);
     }
 
-    fn value_len(&self) -> usize {
-        protobuf::str_len(self.as_str())
-    }
-
     fn merge_value(
         &mut self,
         wire_type: protobuf::WireType,
@@ -301,10 +288,6 @@ impl protobuf::Value for CertificateSigningRequestConditionType {
 
     fn encode_value(&self, buf: &mut Vec<u8>) {
         protobuf::encode_str(self.as_str(), buf);
-    }
-
-    fn value_len(&self) -> usize {
-        protobuf::str_len(self.as_str())
     }
 
     fn merge_value(

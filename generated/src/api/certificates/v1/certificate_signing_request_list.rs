@@ -42,10 +42,6 @@ impl protobuf::Message for CertificateSigningRequestList {
         protobuf::encode_repeated(2, &self.items, buf);
     }
 
-    fn fields_len(&self) -> usize {
-        protobuf::optional_len(1, self.metadata.as_ref()) + protobuf::repeated_len(2, &self.items)
-    }
-
     fn merge_field(
         &mut self,
         number: u32,

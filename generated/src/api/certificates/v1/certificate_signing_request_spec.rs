@@ -91,17 +91,6 @@ impl protobuf::Message for CertificateSigningRequestSpec {
         protobuf::encode_optional(8, self.expiration_seconds.as_ref(), buf);
     }
 
-    fn fields_len(&self) -> usize {
-        protobuf::encoded_len(1, &self.request)
-            + protobuf::optional_len(2, self.username.as_ref())
-            + protobuf::optional_len(3, self.uid.as_ref())
-            + protobuf::repeated_len(4, self.groups.as_deref().unwrap_or_default())
-            + protobuf::repeated_len(5, self.usages.as_deref().unwrap_or_default())
-            + self.extra.as_ref().map_or(0, |map| protobuf::map_len(6, map))
-            + protobuf::encoded_len(7, &self.signer_name)
-            + protobuf::optional_len(8, self.expiration_seconds.as_ref())
-    }
-
     fn merge_field(
         &mut self,
         number: u32,
@@ -331,10 +320,6 @@ impl protobuf::Value for CertificateSigningRequestSpecUsagesItem {
 
     fn encode_value(&self, buf: &mut Vec<u8>) {
         protobuf::encode_str(self.as_str(), buf);
-    }
-
-    fn value_len(&self) -> usize {
-        protobuf::str_len(self.as_str())
     }
 
     fn merge_value(

@@ -150,11 +150,6 @@ impl protobuf::Message for CertificateSigningRequestStatus {
         protobuf::encode_optional(2, self.certificate.as_ref(), buf);
     }
 
-    fn fields_len(&self) -> usize {
-        protobuf::repeated_len(1, self.conditions.as_deref().unwrap_or_default())
-            + protobuf::optional_len(2, self.certificate.as_ref())
-    }
-
     fn merge_field(
         &mut self,
         number: u32,

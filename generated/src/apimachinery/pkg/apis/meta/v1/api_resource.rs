@@ -80,19 +80,6 @@ impl protobuf::Message for APIResource {
         protobuf::encode_optional(10, self.storage_version_hash.as_ref(), buf);
     }
 
-    fn fields_len(&self) -> usize {
-        protobuf::encoded_len(1, &self.name)
-            + protobuf::encoded_len(2, &self.namespaced)
-            + protobuf::encoded_len(3, &self.kind)
-            + protobuf::encoded_len(4, &self.verbs)
-            + protobuf::repeated_len(5, self.short_names.as_deref().unwrap_or_default())
-            + protobuf::encoded_len(6, &self.singular_name)
-            + protobuf::repeated_len(7, self.categories.as_deref().unwrap_or_default())
-            + protobuf::optional_len(8, self.group.as_ref())
-            + protobuf::optional_len(9, self.version.as_ref())
-            + protobuf::optional_len(10, self.storage_version_hash.as_ref())
-    }
-
     fn merge_field(
         &mut self,
         number: u32,

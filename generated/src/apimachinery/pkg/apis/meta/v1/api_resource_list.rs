@@ -49,10 +49,6 @@ impl protobuf::Message for APIResourceList {
         protobuf::encode_repeated(2, &self.resources, buf);
     }
 
-    fn fields_len(&self) -> usize {
-        protobuf::encoded_len(1, &self.group_version) + protobuf::repeated_len(2, &self.resources)
-    }
-
     fn merge_field(
         &mut self,
         number: u32,

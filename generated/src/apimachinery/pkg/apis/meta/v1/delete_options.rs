@@ -89,15 +89,6 @@ impl protobuf::Message for DeleteOptions {
         protobuf::encode_optional(6, self.ignore_store_read_error_with_cluster_breaking_potential.as_ref(), buf);
     }
 
-    fn fields_len(&self) -> usize {
-        protobuf::optional_len(1, self.grace_period_seconds.as_ref())
-            + protobuf::optional_len(2, self.preconditions.as_ref())
-            + protobuf::optional_len(3, self.orphan_dependents.as_ref())
-            + protobuf::optional_len(4, self.propagation_policy.as_ref())
-            + protobuf::repeated_len(5, self.dry_run.as_deref().unwrap_or_default())
-            + protobuf::optional_len(6, self.ignore_store_read_error_with_cluster_breaking_potential.as_ref())
-    }
-
     fn merge_field(
         &mut self,
         number: u32,
@@ -207,10 +198,6 @@ impl protobuf::Value for DeleteOptionsDryRunItem {
         protobuf::encode_str(self.as_str(), buf);
     }
 
-    fn value_len(&self) -> usize {
-        protobuf::str_len(self.as_str())
-    }
-
     fn merge_value(
         &mut self,
         wire_type: protobuf::WireType,
@@ -307,10 +294,6 @@ impl protobuf::Value for DeleteOptionsPropagationPolicy {
 
     fn encode_value(&self, buf: &mut Vec<u8>) {
         protobuf::encode_str(self.as_str(), buf);
-    }
-
-    fn value_len(&self) -> usize {
-        protobuf::str_len(self.as_str())
     }
 
     fn merge_value(

@@ -43,11 +43,6 @@ impl protobuf::Message for LabelSelector {
         protobuf::encode_repeated(2, self.match_expressions.as_deref().unwrap_or_default(), buf);
     }
 
-    fn fields_len(&self) -> usize {
-        self.match_labels.as_ref().map_or(0, |map| protobuf::map_len(1, map))
-            + protobuf::repeated_len(2, self.match_expressions.as_deref().unwrap_or_default())
-    }
-
     fn merge_field(
         &mut self,
         number: u32,

@@ -45,12 +45,6 @@ impl protobuf::Message for LabelSelectorRequirement {
         protobuf::encode_repeated(3, self.values.as_deref().unwrap_or_default(), buf);
     }
 
-    fn fields_len(&self) -> usize {
-        protobuf::encoded_len(1, &self.key)
-            + protobuf::encoded_len(2, &self.operator)
-            + protobuf::repeated_len(3, self.values.as_deref().unwrap_or_default())
-    }
-
     fn merge_field(
         &mut self,
         number: u32,

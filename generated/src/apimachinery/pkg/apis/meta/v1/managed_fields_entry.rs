@@ -47,16 +47,6 @@ impl protobuf::Message for ManagedFieldsEntry {
         protobuf::encode_optional(8, self.subresource.as_ref(), buf);
     }
 
-    fn fields_len(&self) -> usize {
-        protobuf::optional_len(1, self.manager.as_ref())
-            + protobuf::optional_len(2, self.operation.as_ref())
-            + protobuf::optional_len(3, self.api_version.as_ref())
-            + protobuf::optional_len(4, self.time.as_ref())
-            + protobuf::optional_len(6, self.fields_type.as_ref())
-            + protobuf::optional_len(7, self.fields_v1.as_ref())
-            + protobuf::optional_len(8, self.subresource.as_ref())
-    }
-
     fn merge_field(
         &mut self,
         number: u32,

@@ -112,24 +112,6 @@ impl protobuf::Message for ObjectMeta {
         protobuf::encode_repeated(17, self.managed_fields.as_deref().unwrap_or_default(), buf);
     }
 
-    fn fields_len(&self) -> usize {
-        protobuf::optional_len(1, self.name.as_ref())
-            + protobuf::optional_len(2, self.generate_name.as_ref())
-            + protobuf::optional_len(3, self.namespace.as_ref())
-            + protobuf::optional_len(4, self.self_link.as_ref())
-            + protobuf::optional_len(5, self.uid.as_ref())
-            + protobuf::optional_len(6, self.resource_version.as_ref())
-            + protobuf::optional_len(7, self.generation.as_ref())
-            + protobuf::optional_len(8, self.creation_timestamp.as_ref())
-            + protobuf::optional_len(9, self.deletion_timestamp.as_ref())
-            + protobuf::optional_len(10, self.deletion_grace_period_seconds.as_ref())
-            + self.labels.as_ref().map_or(0, |map| protobuf::map_len(11, map))
-            + self.annotations.as_ref().map_or(0, |map| protobuf::map_len(12, map))
-            + protobuf::repeated_len(13, self.owner_references.as_deref().unwrap_or_default())
-            + protobuf::repeated_len(14, self.finalizers.as_deref().unwrap_or_default())
-            + protobuf::repeated_len(17, self.managed_fields.as_deref().unwrap_or_default())
-    }
-
     fn merge_field(
         &mut self,
         number: u32,

@@ -71,15 +71,6 @@ impl protobuf::Message for OwnerReference {
         protobuf::encode_optional(7, self.block_owner_deletion.as_ref(), buf);
     }
 
-    fn fields_len(&self) -> usize {
-        protobuf::encoded_len(1, &self.kind)
-            + protobuf::encoded_len(3, &self.name)
-            + protobuf::encoded_len(4, &self.uid)
-            + protobuf::encoded_len(5, &self.api_version)
-            + protobuf::optional_len(6, self.controller.as_ref())
-            + protobuf::optional_len(7, self.block_owner_deletion.as_ref())
-    }
-
     fn merge_field(
         &mut self,
         number: u32,

@@ -26,10 +26,6 @@ impl protobuf::Message for Preconditions {
         protobuf::encode_optional(2, self.resource_version.as_ref(), buf);
     }
 
-    fn fields_len(&self) -> usize {
-        protobuf::optional_len(1, self.uid.as_ref()) + protobuf::optional_len(2, self.resource_version.as_ref())
-    }
-
     fn merge_field(
         &mut self,
         number: u32,

@@ -35,10 +35,6 @@ impl protobuf::Message for WatchEvent {
         protobuf::encode(2, &self.object, buf);
     }
 
-    fn fields_len(&self) -> usize {
-        protobuf::encoded_len(1, &self.type_) + protobuf::encoded_len(2, &self.object)
-    }
-
     fn merge_field(
         &mut self,
         number: u32,
