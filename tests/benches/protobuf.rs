@@ -15,21 +15,22 @@
 //! allocator below. `cargo bench -p api-tests --bench protobuf` measures; without `--bench`
 //! (`cargo test --benches`) one short round of each runs as a smoke test.
 
+mod common;
+
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 
-use generated::api::autoscaling::v2::{HorizontalPodAutoscaler, HorizontalPodAutoscalerApi};
-use generated::api::certificates::v1::{CertificateSigningRequest, CertificateSigningRequestApi};
-use generated::params::{NamespaceNamePath, ReadParams};
+use common::{OneHpa, PATH};
+use generated::api::autoscaling::v2::HorizontalPodAutoscaler;
+use generated::api::certificates::v1::CertificateSigningRequest;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use support::Status;
 use support::axum::Router;
 use support::axum::body::Body;
 use support::axum::http::{Request, StatusCode, header};
-use support::http::{Config, Context};
+use support::http::Config;
 use support::protobuf::{self, Payload};
 use tower::ServiceExt;
 
@@ -56,8 +57,6 @@ unsafe impl GlobalAlloc for Counting {
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
-
-const PATH: &str = "/apis/autoscaling/v2/namespaces/shop/horizontalpodautoscalers/keda-hpa-checkout";
 
 /// One workload: its name and one call of it.
 type Workload<'a> = (&'a str, Box<dyn FnMut() + 'a>);
@@ -154,23 +153,6 @@ fn codecs<T: Payload + DeserializeOwned + Serialize>(name: &str, rounds: usize, 
         batch,
     );
 }
-
-/// The server behind the generated router: `read` answers a clone of one object.
-struct OneHpa(Arc<HorizontalPodAutoscaler>);
-
-impl HorizontalPodAutoscalerApi for OneHpa {
-    async fn read(
-        &self,
-        _context: Context,
-        _path: NamespaceNamePath,
-        _params: ReadParams,
-    ) -> Result<HorizontalPodAutoscaler, Status> {
-        Ok(HorizontalPodAutoscaler::clone(&self.0))
-    }
-}
-
-impl CertificateSigningRequestApi for OneHpa {}
-impl generated::com::coreos::monitoring::v1::ProbeApi for OneHpa {}
 
 /// GETs of the HPA through the generated router in memory, JSON against protobuf.
 fn get(rounds: usize, batch: u32) {
