@@ -32,26 +32,6 @@ use crate::validation::Validate;
 use crate::validation::{FieldError, Path};
 use crate::{ResourceInfo, Status};
 
-/// What a `Status` is encoded for when no resource is at hand (only protobuf reads it, and
-/// a `Status` names its own kind).
-static STATUS: ResourceInfo = ResourceInfo {
-    group: "",
-    version: "v1",
-    kind: "Status",
-    plural: "",
-    singular: "",
-    scope: crate::Scope::Cluster,
-    list_kind: "",
-    verbs: &[],
-    short_names: &[],
-    categories: &[],
-    subresources: &[],
-    columns: &[],
-    scale: None,
-    deprecation_warning: None,
-    storage_version: false,
-};
-
 /// The message of the 500 a panicking handler is answered with (the API server's).
 const PANIC_MESSAGE: &str = "This request caused apiserver to panic. Look in the logs for details.";
 
@@ -169,7 +149,7 @@ fn lock(warnings: &Mutex<Warnings>) -> MutexGuard<'_, Warnings> {
 /// Serializes `value` (sorted keys for YAML, as the API server's YAML output has them;
 /// protobuf in an envelope naming its kind, or `resource`'s). A type without a protobuf
 /// message is 406, anything else that fails 500.
-fn encode<T: Payload>(value: &T, format: Format, resource: &ResourceInfo) -> Result<Vec<u8>, Status> {
+fn encode<T: Payload>(value: &T, format: Format, resource: Option<&ResourceInfo>) -> Result<Vec<u8>, Status> {
     let failed = |e: String| Status::internal_error(format!("unable to encode the response: {e}"));
     match format {
         Format::Json => serde_json::to_vec(value).map_err(|e| failed(e.to_string())),
@@ -191,7 +171,7 @@ fn response(code: StatusCode, content_type: &'static str, body: impl Into<Body>)
 /// The response carrying `status`, with its code, in `format` (JSON if YAML fails).
 pub(crate) fn status_response(status: &Status, format: Format) -> Response {
     let code = StatusCode::from_u16(status.code()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    match encode(status, format, &STATUS) {
+    match encode(status, format, None) {
         Ok(body) => response(code, format.content_type(), body),
         Err(_) => response(code, Format::Json.content_type(), serde_json::to_vec(status).unwrap_or_default()),
     }
@@ -420,7 +400,7 @@ impl Call {
         let Output { format, transform } = self.output;
         let encode_error = |e: String| Status::internal_error(format!("unable to encode the response: {e}"));
         let body = if transform == Transform::None {
-            encode(value, format, self.resource)?
+            encode(value, format, Some(self.resource))?
         } else {
             let options = TableOptions {
                 include_object: self.table_options()?,
@@ -429,7 +409,7 @@ impl Call {
             };
             let value = serde_json::to_value(value).map_err(|e| encode_error(e.to_string()))?;
             let converted = table::convert(value, transform, self.resource, options)?;
-            encode(&converted, format, self.resource)?
+            encode(&converted, format, Some(self.resource))?
         };
         Ok(Reply(response(code, format.content_type(), body)))
     }

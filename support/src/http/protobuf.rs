@@ -40,7 +40,7 @@ pub(crate) fn decode_body<T: Payload + serde::de::DeserializeOwned>(
             gofmt::quote(version)
         ))
     };
-    let Some(codec) = T::PROTOBUF else { return Err(cannot_handle(not_marshalable::<T>(resource))) };
+    let Some(codec) = T::PROTOBUF else { return Err(cannot_handle(not_marshalable::<T>(resource.list_kind))) };
     if let Some((_, expected)) =
         codec.type_meta.filter(|(_, expected)| !envelope.kind.is_empty() && envelope.kind != *expected)
     {
@@ -52,32 +52,29 @@ pub(crate) fn decode_body<T: Payload + serde::de::DeserializeOwned>(
 /// `value` in an envelope naming its kind (the resource's, for a type that names none);
 /// 406 `NotAcceptable` for a type without a message, as the API server answers for
 /// custom resources.
-pub(crate) fn encode<T: Payload>(value: &T, resource: &ResourceInfo) -> Result<Vec<u8>, Status> {
+pub(crate) fn encode<T: Payload>(value: &T, resource: Option<&ResourceInfo>) -> Result<Vec<u8>, Status> {
     let Some(codec) = T::PROTOBUF else {
-        return Err(Status::failure(406, crate::status::reason::NOT_ACCEPTABLE, not_marshalable::<T>(resource)));
+        let go_type = not_marshalable::<T>(resource.map_or("", |r| r.list_kind));
+        return Err(Status::failure(406, crate::status::reason::NOT_ACCEPTABLE, go_type));
     };
-    let raw = (codec.encode)(value);
-    Ok(match codec.type_meta {
-        Some((api_version, kind)) => protobuf::encode_envelope(api_version, kind, &raw),
-        None => {
-            let api_version = match resource.group {
-                "" => resource.version.to_owned(),
-                group => format!("{group}/{}", resource.version),
-            };
-            protobuf::encode_envelope(&api_version, resource.kind, &raw)
-        }
-    })
+    let (api_version, kind) = match (codec.type_meta, resource) {
+        (Some((api_version, kind)), _) => (api_version.to_owned(), kind),
+        (None, Some(resource)) if resource.group.is_empty() => (resource.version.to_owned(), resource.kind),
+        (None, Some(resource)) => (format!("{}/{}", resource.group, resource.version), resource.kind),
+        (None, None) => return Err(Status::internal_error("unable to encode the response: no kind to name")),
+    };
+    Ok(protobuf::encode_envelope(&api_version, kind, &(codec.encode)(value)))
 }
 
 /// A length-prefixed `WatchEvent` frame of a protobuf watch stream.
 pub(crate) fn watch_frame<T: Payload>(event_type: &str, object: &T, resource: &ResourceInfo) -> Result<Bytes, Status> {
-    Ok(Bytes::from(protobuf::watch_frame(event_type, &encode(object, resource)?)))
+    Ok(Bytes::from(protobuf::watch_frame(event_type, &encode(object, Some(resource))?)))
 }
 
 /// The API server's words for an object its protobuf serializer cannot write: a custom
-/// resource (`unstructured.Unstructured`) or a list of them.
-fn not_marshalable<T>(resource: &ResourceInfo) -> String {
-    let go_type = if short_type_name::<T>() == resource.list_kind {
+/// resource (`unstructured.Unstructured`) or a list of them (a `T` named `list_kind`).
+fn not_marshalable<T>(list_kind: &str) -> String {
+    let go_type = if short_type_name::<T>() == list_kind {
         "*unstructured.UnstructuredList"
     } else {
         "*unstructured.Unstructured"
