@@ -2,7 +2,8 @@
 //!
 //! The pipeline has one stage per concern: [`load`] reads spec files; [`spec`] reads
 //! them into typed values (expanding CustomResourceDefinitions into the documents the API
-//! server publishes); [`build`] turns the spec into the [`ir`], where every name and
+//! server publishes, and reading the `.proto` files beside them, [`spec::proto`]); [`build`]
+//! turns the spec into the [`ir`], where every name, protobuf field number and
 //! decision is made; [`emit`] prints Rust from the IR; [`format`] formats it with the
 //! workspace's rustfmt policy; [`write`] replaces the output folder atomically.
 
