@@ -3,7 +3,8 @@
 //!
 //! Requests mix valid API paths (with random names and extra segments), discovery paths and
 //! random paths; every method; known query parameters with garbage values, unknown ones,
-//! duplicates; JSON, YAML, the four patch types, protobuf and garbage Content-Types; and
+//! duplicates; JSON, YAML, the four patch types, protobuf and garbage Content-Types;
+//! protobuf bodies (valid, mutated, truncated, of the other kind, garbage, nested groups); and
 //! bodies that are valid objects with random mutations, truncated JSON, random bytes, deep
 //! nesting, huge numbers, YAML alias bombs, random JSON and merge patches, and bodies over
 //! the 3 MiB limit.
@@ -27,12 +28,15 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
+use generated::api::autoscaling::v2::HorizontalPodAutoscaler;
+use generated::api::certificates::v1::CertificateSigningRequest;
 use harness::Backend;
 use harness::process::ServerProcess;
 use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
 use rand::{Rng, SeedableRng};
 use serde_json::{Value, json};
+use support::protobuf;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 const DEFAULT_SEED: u64 = 0x6b75_6265_2d66_757a;
@@ -260,6 +264,23 @@ fn too_large_resource_version(status: u16, body: &[u8]) -> bool {
     status == 504 && json["reason"] == "Timeout" && json["details"]["causes"][0]["reason"] == "ResourceVersionTooLarge"
 }
 
+/// The `Status` of an error answer as JSON: its JSON body, or its protobuf body decoded.
+fn status_json(answer: &Answer) -> Option<Value> {
+    if !answer.content_type.starts_with(protobuf::CONTENT_TYPE) {
+        return serde_json::from_slice(&answer.body).ok();
+    }
+    let envelope = protobuf::decode_envelope(&answer.body).ok()?;
+    if (envelope.api_version.as_str(), envelope.kind.as_str()) != ("v1", "Status") {
+        return None;
+    }
+    let status: support::Status = protobuf::decode_message(envelope.raw).ok()?;
+    let mut json = serde_json::to_value(status).ok()?;
+    // The envelope carries the kind; the message itself has none.
+    json["kind"] = "Status".into();
+    json["apiVersion"] = "v1".into();
+    Some(json)
+}
+
 /// What is wrong with an answer, if anything.
 fn check(req: &Req, answer: &Answer) -> Option<Violation> {
     let status = answer.status;
@@ -273,9 +294,9 @@ fn check(req: &Req, answer: &Answer) -> Option<Violation> {
         return None;
     }
     if status >= 400 {
-        let Ok(json) = serde_json::from_slice::<Value>(&answer.body) else {
+        let Some(json) = status_json(answer) else {
             return violation(format!(
-                "{status} whose body is not JSON (Content-Type {:?}, body {:?})",
+                "{status} whose body is neither JSON nor a protobuf Status (Content-Type {:?}, body {:?})",
                 answer.content_type,
                 preview(&answer.body, 40)
             ));
@@ -287,7 +308,9 @@ fn check(req: &Req, answer: &Answer) -> Option<Violation> {
         if !ok {
             return violation(format!("{status} whose JSON body is no Status with code {status}"));
         }
-        if !answer.content_type.starts_with("application/json") {
+        let protobuf_asked = req.accept.as_deref().is_some_and(|accept| accept.contains(protobuf::CONTENT_TYPE));
+        let protobuf_sent = answer.content_type.starts_with(protobuf::CONTENT_TYPE);
+        if !(answer.content_type.starts_with("application/json") || protobuf_sent && protobuf_asked) {
             return violation(format!("{status} Status with Content-Type {:?}", answer.content_type));
         }
         return None;
@@ -828,6 +851,51 @@ fn body(rng: &mut StdRng, path: &str) -> Vec<u8> {
     }
 }
 
+/// A protobuf body: the valid object of the path in its envelope, mutated, truncated, the
+/// other kind, garbage after the magic, or groups nested far deeper than any decoder allows.
+fn protobuf_body(rng: &mut StdRng, path: &str) -> Vec<u8> {
+    let csr = || -> Vec<u8> {
+        let object: CertificateSigningRequest = serde_json::from_value(csr_object("pb")).expect("a CSR");
+        protobuf::encode_envelope(
+            "certificates.k8s.io/v1",
+            "CertificateSigningRequest",
+            &protobuf::encode_message(&object),
+        )
+    };
+    let hpa = || -> Vec<u8> {
+        let object: HorizontalPodAutoscaler = serde_json::from_value(hpa_object("pb")).expect("an HPA");
+        protobuf::encode_envelope("autoscaling/v2", "HorizontalPodAutoscaler", &protobuf::encode_message(&object))
+    };
+    let is_csr = path.contains("certificatesigningrequests");
+    let valid = if is_csr { csr() } else { hpa() };
+    match rng.random_range(0..8) {
+        0 | 1 => valid,
+        2 | 3 => {
+            let mut bytes = valid;
+            for _ in 0..rng.random_range(1..8) {
+                let at = rng.random_range(protobuf::MAGIC.len()..bytes.len());
+                bytes[at] = rng.random();
+            }
+            bytes
+        }
+        4 => valid[..rng.random_range(0..valid.len())].to_vec(),
+        5 => protobuf::MAGIC.iter().copied().chain((0..rng.random_range(0..500)).map(|_| rng.random::<u8>())).collect(),
+        6 => {
+            // Field 99 opening a group, over and over, inside the object.
+            let groups: Vec<u8> = [0x9b, 0x06].repeat(rng.random_range(200..50_000));
+            let kind = if is_csr { "CertificateSigningRequest" } else { "HorizontalPodAutoscaler" };
+            protobuf::encode_envelope("", kind, &groups)
+        }
+        _ => {
+            if is_csr {
+                hpa()
+            } else {
+                csr()
+            }
+        }
+    }
+}
+
 /// A method the path serves, for a path of a resource: so that half of such requests get
 /// past routing into the handlers.
 fn fitting_method(rng: &mut StdRng, path: &str) -> Option<String> {
@@ -854,6 +922,10 @@ fn request(rng: &mut StdRng) -> Req {
         "POST" | "PUT" | "PATCH" => rng.random_bool(0.95),
         _ => rng.random_bool(0.1),
     };
+    if matches!(method.as_str(), "POST" | "PUT") && rng.random_bool(0.15) {
+        let body = protobuf_body(rng, &path);
+        return Req { method, content_type: Some(protobuf::CONTENT_TYPE.into()), accept: accept(rng), body, path };
+    }
     let body = if with_body { body(rng, &path) } else { Vec::new() };
     let content_type = content_type(rng, &method);
     Req { method, content_type, accept: accept(rng), body, path }

@@ -14,6 +14,10 @@
 //!   discovery with its short name and category, printer columns (`-o wide` too), explain,
 //!   defaults, client-side apply (merge patches: a CRD has no strategic merge patch),
 //!   server-side apply, a CEL rule's 422, merge patch and delete;
+//! - `kubectl_releases_1_27_to_1_33`: every kubectl release beside the dispatcher
+//!   (`kubectl.1.27` ... `kubectl.1.33`) creates, gets, applies, replaces and explains an
+//!   HPA (1.27 and 1.28 read the protobuf `/openapi/v2` first) and approves and denies a CSR
+//!   (1.32 and 1.33 send the approval as protobuf);
 //! - `kubectl_against_token_file_server`: `--token-file` with the Kubernetes CSV format;
 //!   no token is Unauthorized, a valid token works and is the CSR's `spec.username`;
 //!   kubectl speaks HTTP/2 to the TLS server (the request logs show it);
@@ -430,16 +434,12 @@ fn anonymous_server_scenario(server_args: &[&str], label: &'static str) {
 
     let approval = r#"{"status":{"conditions":[{"type":"Approved","status":"True","reason":"Test","message":"ok"}]}}"#;
 
-    report.step("certificate approve (protobuf) fails clearly", || {
-        // kubectl certificate approve PUTs .../approval as application/vnd.kubernetes.protobuf
-        // only; a JSON/YAML server answers 415, which kubectl prints.
-        let out = k.run(&["certificate", "approve", "e2e-client"]).fails()?;
-        out.stderr_is(
-            "Error from server (UnsupportedMediaType): the body of the request was in an unknown \
-             format - accepted media types include: application/json, application/yaml\n",
-        )?;
-        let conditions = k.jsonpath(&["get", csr, "e2e-client"], "{.status.conditions}")?;
-        ensure_eq(&conditions, "", "conditions after the failed approve")?;
+    report.step("certificate approve (protobuf)", || {
+        // kubectl 1.32 and later PUT .../approval as application/vnd.kubernetes.protobuf only.
+        let out = k.run(&["certificate", "approve", "e2e-client"]).ok()?;
+        out.stdout_is("certificatesigningrequest.certificates.k8s.io/e2e-client approved\n")?;
+        let types = k.jsonpath(&["get", csr, "e2e-client"], "{.status.conditions[*].type}")?;
+        ensure_eq(&types, "Approved", "condition types after approve")?;
         Ok(())
     });
 
@@ -761,6 +761,107 @@ fn kubectl_against_custom_resources() {
 
     report.step("the server stops", || server.stop());
     report.finish(started, &server);
+}
+
+/// The kubectl releases a dispatcher keeps beside itself (`kubectl.1.27` ... `kubectl.1.33`)
+/// each create, get, apply, replace and explain an HPA (1.27 and 1.28 read `/openapi/v2`
+/// first, as protobuf) and approve and deny a CSR (1.32 and 1.33 send the approval as
+/// protobuf), against one server.
+#[test]
+fn kubectl_releases_1_27_to_1_33() {
+    let Some(kubectl_bin) = find_kubectl() else { return };
+    let releases = kubectl_releases(&kubectl_bin);
+    if releases.is_empty() {
+        eprintln!(
+            "\n==================================================\n\
+             SKIPPED: no kubectl.1.27 ... kubectl.1.33 beside {}\n\
+             ==================================================\n",
+            kubectl_bin.display()
+        );
+        return;
+    }
+    let started = Instant::now();
+    let dir = TempDir::new("releases");
+    let server = Server::start(&[]);
+    let mut report = Report::new("kubectl releases");
+    let fixture = |name: &str| std::fs::read_to_string(Path::new(FIXTURES).join(name)).expect("a fixture");
+    for (release, bin) in &releases {
+        let k = Kubectl::new(bin, &dir, &server.url, None);
+        let name = format!("web-{}", release.replace('.', "-"));
+        let hpa = |file: &str| fixture(file).replace("name: web", &format!("name: {name}"));
+        report.step(&format!("{release}: create"), || {
+            let out = k.run_stdin(&["create", "-f", "-"], &hpa("hpa.yaml")).ok()?;
+            out.stdout_is(&format!("horizontalpodautoscaler.autoscaling/{name} created\n"))
+        });
+        report.step(&format!("{release}: get"), || {
+            let out = k.run(&["get", "horizontalpodautoscalers", &name]).ok()?;
+            ensure(out.rows().iter().any(|r| r.first() == Some(&name.as_str())), &out, "no row for the HPA")
+        });
+        report.step(&format!("{release}: apply"), || {
+            let changed = hpa("hpa.yaml").replace("maxReplicas: 5", "maxReplicas: 7");
+            let out = k.run_stdin(&["apply", "-f", "-"], &changed).ok()?;
+            out.stdout_is(&format!("horizontalpodautoscaler.autoscaling/{name} configured\n"))?;
+            ensure_eq(
+                &k.jsonpath(&["get", "horizontalpodautoscalers", &name], "{.spec.maxReplicas}")?,
+                "7",
+                "maxReplicas",
+            )
+        });
+        report.step(&format!("{release}: replace"), || {
+            let out = k.run_stdin(&["replace", "-f", "-"], &hpa("hpa-replace.yaml")).ok()?;
+            out.stdout_is(&format!("horizontalpodautoscaler.autoscaling/{name} replaced\n"))?;
+            ensure_eq(
+                &k.jsonpath(&["get", "horizontalpodautoscalers", &name], "{.spec.maxReplicas}")?,
+                "10",
+                "maxReplicas",
+            )
+        });
+        report.step(&format!("{release}: explain"), || {
+            let out = k.run(&["explain", "horizontalpodautoscalers.spec"]).ok()?;
+            out.stdout_line_matches(&["maxReplicas", "<integer>", "-required-"])
+        });
+        for (verb, done, condition) in [("approve", "approved", "Approved"), ("deny", "denied", "Denied")] {
+            let csr_name = format!("{verb}-{}", release.replace('.', "-"));
+            report.step(&format!("{release}: certificate {verb}"), || {
+                let csr = fixture("csr.yaml").replace("name: e2e-client", &format!("name: {csr_name}"));
+                k.run_stdin(&["create", "-f", "-"], &csr).ok()?;
+                let out = k.run(&["certificate", verb, &csr_name]).ok()?;
+                out.stdout_is(&format!("certificatesigningrequest.certificates.k8s.io/{csr_name} {done}\n"))?;
+                let types =
+                    k.jsonpath(&["get", "certificatesigningrequests", &csr_name], "{.status.conditions[*].type}")?;
+                ensure_eq(&types, condition, "condition types")
+            });
+        }
+    }
+    report.finish(started, &server);
+}
+
+/// The `kubectl.1.NN` binaries (1.27 to 1.33) in the folder of the kubectl `bin` resolves
+/// to, by release; a loud line for each one missing.
+fn kubectl_releases(bin: &Path) -> Vec<(String, PathBuf)> {
+    let resolved = if bin.components().count() > 1 {
+        Some(bin.to_path_buf())
+    } else {
+        std::env::var_os("PATH")
+            .and_then(|path| std::env::split_paths(&path).map(|dir| dir.join(bin)).find(|p| p.is_file()))
+    };
+    let Some(dir) =
+        resolved.and_then(|p| std::fs::canonicalize(p).ok()).and_then(|p| p.parent().map(Path::to_path_buf))
+    else {
+        return Vec::new();
+    };
+    (27..=33)
+        .filter_map(|minor| {
+            let release = format!("1.{minor}");
+            let path = dir.join(format!("kubectl.{release}"));
+            if path.is_file() {
+                Some((release, path))
+            } else {
+                eprintln!("SKIPPED: kubectl {release} ({} does not exist)", path.display());
+                None
+            }
+        })
+        .collect()
 }
 
 #[test]

@@ -5,6 +5,7 @@
 //! Every name and decision is made while building this (see `build`); emitters only
 //! print what is here.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -72,6 +73,8 @@ pub struct Api {
     pub operations: usize,
     /// Decisions the user should know of (schema merges, paths left unserved).
     pub notes: Vec<String>,
+    /// The protobuf codecs.
+    pub protobuf: Protobuf,
 }
 
 impl Api {
@@ -630,4 +633,33 @@ pub struct ResponseSet {
 pub struct ResponseVariant {
     pub code: u16,
     pub name: String,
+}
+
+pub use crate::spec::proto::Label as ProtoLabel;
+
+/// Which types have a protobuf codec, and how each of their fields is written.
+#[derive(Debug, Default)]
+pub struct Protobuf {
+    /// Structs with a message whose fields all match theirs (and whose field types all
+    /// have codecs).
+    pub messages: BTreeMap<TypeId, ProtoMessage>,
+    /// String enums some struct with a message holds.
+    pub enums: BTreeSet<TypeId>,
+    /// Structs that are request or response bodies (they say whether they have a codec).
+    pub payloads: BTreeSet<TypeId>,
+}
+
+#[derive(Debug, Clone)]
+pub struct ProtoMessage {
+    /// The full protobuf name.
+    pub name: String,
+    /// Each field's number and label, in the order of [`Struct::fields`]; `None` for
+    /// `apiVersion` and `kind`, which the envelope carries.
+    pub fields: Vec<Option<ProtoField>>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProtoField {
+    pub number: u32,
+    pub label: ProtoLabel,
 }

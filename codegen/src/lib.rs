@@ -2,7 +2,8 @@
 //!
 //! The pipeline has one stage per concern: [`load`] reads spec files; [`spec`] reads
 //! them into typed values (expanding CustomResourceDefinitions into the documents the API
-//! server publishes); [`build`] turns the spec into the [`ir`], where every name and
+//! server publishes, and reading the `.proto` files beside them, [`spec::proto`]); [`build`]
+//! turns the spec into the [`ir`], where every name, protobuf field number and
 //! decision is made; [`emit`] prints Rust from the IR; [`format`] formats it with the
 //! workspace's rustfmt policy; [`write`] replaces the output folder atomically.
 
@@ -84,7 +85,8 @@ pub fn read_api(specs: &Path) -> Result<(ir::Api, usize)> {
     let documents = load::load_dir(specs)?;
     let count = documents.len();
     let spec = spec::Spec::read(documents)?;
-    Ok((build::build(&spec)?, count))
+    let protos = spec::proto::Protos::read(specs)?;
+    Ok((build::build(&spec, &protos)?, count))
 }
 
 /// Reads the specs, builds the IR and writes (or checks) the output crate.

@@ -37,6 +37,9 @@ pub const HISTORY: &str = "history";
 /// Where the CustomResourceDefinition manifests are inside the `specs-upstream` folder.
 pub const CRDS: &str = "crds";
 
+/// Where the `.proto` files are inside the `specs-upstream` folder, by import path.
+pub const PROTOS: &str = "proto";
+
 pub use codegen::workspace_root;
 
 /// The `specs-upstream` folder named by [`UPSTREAM_ENV`], if it is set. A relative path is
@@ -128,9 +131,24 @@ impl Scratch {
     /// Generates some spec files together, as member `name`, from copies of them, unmodified,
     /// in a temporary spec folder named `folder` (for files of several upstream folders).
     pub fn generate_copies(&mut self, name: &str, folder: &str, specs: &[&Path]) -> Result<codegen::Summary, String> {
+        self.generate_copies_with_protos(name, folder, specs, None)
+    }
+
+    /// [`Scratch::generate_copies`], with a copy of the `.proto` files under `protos` (a
+    /// folder laid out by import path) as the spec folder's `proto/`.
+    pub fn generate_copies_with_protos(
+        &mut self,
+        name: &str,
+        folder: &str,
+        specs: &[&Path],
+        protos: Option<&Path>,
+    ) -> Result<codegen::Summary, String> {
         let temp = tempfile::tempdir().map_err(|e| format!("cannot create a temporary folder: {e}"))?;
         let dir = temp.path().join(folder);
         fs::create_dir(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        if let Some(protos) = protos {
+            copy_tree(protos, &dir.join("proto")).map_err(|e| format!("cannot copy {}: {e}", protos.display()))?;
+        }
         for spec in specs {
             let copy = dir.join(spec.file_name().unwrap_or_default());
             if copy.exists() {
@@ -372,4 +390,19 @@ pub fn median(durations: &[Duration]) -> Duration {
     let mut sorted = durations.to_vec();
     sorted.sort();
     sorted.get(sorted.len().saturating_sub(1) / 2).copied().unwrap_or_default()
+}
+
+/// Copies the files of `from` into `to`, folders included.
+fn copy_tree(from: &Path, to: &Path) -> io::Result<()> {
+    fs::create_dir_all(to)?;
+    for entry in fs::read_dir(from)? {
+        let entry = entry?;
+        let target = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_tree(&entry.path(), &target)?;
+        } else {
+            fs::copy(entry.path(), target)?;
+        }
+    }
+    Ok(())
 }

@@ -13,6 +13,7 @@ pub mod format;
 pub mod go;
 pub mod http;
 pub mod meta;
+pub mod protobuf;
 pub mod resource;
 pub mod rules;
 pub mod schema;

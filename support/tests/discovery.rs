@@ -910,3 +910,65 @@ fn kubectl_reads_discovery_and_openapi() {
     stop.send(()).unwrap();
     runtime.block_on(server).unwrap().unwrap();
 }
+
+/// `/openapi/v2` converts the v3 documents into one Swagger 2.0 document.
+#[tokio::test]
+async fn openapi_v2_is_the_swagger_document_of_every_group_version() {
+    let body = get_json(&WIDGETS, "/openapi/v2").await;
+    let swagger: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(swagger["swagger"], "2.0");
+    assert_eq!(swagger["info"], serde_json::json!({"title": "Kubernetes", "version": "v1.32.0"}));
+    let path = &swagger["paths"]["/apis/widgets.example.com/v1/namespaces/{namespace}/widgets/{name}"];
+    assert_eq!(
+        path["get"],
+        serde_json::json!({
+            "description": "read the specified Widget",
+            "operationId": "readWidgetsExampleComV1NamespacedWidget",
+            "produces": ["application/json"],
+            "schemes": ["https"],
+            "responses": {"200": {"description": "OK", "schema": {"$ref": "#/definitions/com.example.widgets.v1.Widget"}}},
+            "x-kubernetes-action": "get",
+            "x-kubernetes-group-version-kind": {"group": "widgets.example.com", "version": "v1", "kind": "Widget"}
+        })
+    );
+    // Parameters: the schema's keywords beside name and in.
+    assert_eq!(
+        path["parameters"][0],
+        serde_json::json!({"name": "name", "in": "path", "description": "name of the Widget", "required": true, "type": "string", "uniqueItems": true})
+    );
+    let widget = &swagger["definitions"]["com.example.widgets.v1.Widget"];
+    assert_eq!(widget["x-kubernetes-group-version-kind"][0]["kind"], "Widget");
+    assert_eq!(widget["properties"]["spec"]["properties"]["size"]["minimum"], 1);
+    assert_eq!(swagger["securityDefinitions"]["BearerToken"]["type"], "apiKey");
+    assert_eq!(swagger["security"], serde_json::json!([{"BearerToken": []}]));
+}
+
+#[tokio::test]
+async fn openapi_v2_negotiates_json_and_protobuf_with_one_etag() {
+    const PROTOBUF: &str = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
+    let json = call(routes(&WIDGETS), Method::GET, "/openapi/v2", &[]).await;
+    let etag = json.header(header::ETAG).expect("an ETag").to_owned();
+    assert_eq!(json.header(header::VARY), Some("Accept"));
+    assert_eq!(etag, format!("\"{}\"", support::discovery::openapi_hash(json.body.as_bytes())));
+    for accept in [
+        "application/com.github.proto-openapi.spec.v2@v1.0+protobuf",
+        PROTOBUF,
+        "application/com.github.proto-openapi.spec.v2@v1.0+protobuf, application/json",
+    ] {
+        let request = Request::get("/openapi/v2").header(header::ACCEPT, accept).body(Body::empty()).unwrap();
+        let response = routes::<()>(&WIDGETS).oneshot(request).await.unwrap();
+        assert_eq!(response.status(), StatusCode::OK, "{accept}");
+        assert_eq!(response.headers()[header::CONTENT_TYPE], PROTOBUF, "{accept}");
+        assert_eq!(response.headers()[header::ETAG], etag.as_str(), "{accept}");
+        let bytes = axum::body::to_bytes(response.into_body(), usize::MAX).await.unwrap();
+        // openapi.v2.Document: swagger (1) is "2.0", info (2) follows.
+        assert!(bytes.starts_with(b"\x0a\x032.0\x12"), "{accept}: {:02x?}", &bytes[..8]);
+    }
+    let json_first =
+        call(routes(&WIDGETS), Method::GET, "/openapi/v2", &[(header::ACCEPT, "application/json, */*")]).await;
+    assert_eq!(json_first.header(header::CONTENT_TYPE), Some("application/json"));
+    let cached = call(routes(&WIDGETS), Method::GET, "/openapi/v2", &[(header::IF_NONE_MATCH, etag.as_str())]).await;
+    assert_eq!((cached.status, cached.body.as_str()), (StatusCode::NOT_MODIFIED, ""));
+    let refused = call(routes(&WIDGETS), Method::GET, "/openapi/v2", &[(header::ACCEPT, "text/html")]).await;
+    assert_eq!((refused.status, refused.body.as_str()), (StatusCode::NOT_ACCEPTABLE, ""));
+}

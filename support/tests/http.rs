@@ -18,6 +18,7 @@ use support::http::watch::{Event, WatchStream};
 use support::http::{
     self, ApiState, Authenticator, Config, Context, FieldValidation, Patch, PatchType, Query, StatusCode, UserInfo,
 };
+use support::protobuf::{self, Payload};
 use support::resource::{Column, ResourceInfo};
 use support::validation::{ErrorList, FieldError, Path as FieldPath};
 use support::{ListMeta, Status, Validate};
@@ -131,6 +132,11 @@ struct WidgetList {
     metadata: ListMeta,
     items: Vec<Widget>,
 }
+
+// The test's types have no protobuf message, like a custom resource's.
+impl Payload for Widget {}
+impl Payload for WidgetList {}
+impl Payload for DeleteOptions {}
 
 #[derive(Debug, Deserialize)]
 struct NamespacePath {
@@ -364,7 +370,7 @@ async fn patch_namespaced_widget(
     .await
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[allow(dead_code)]
 struct DeleteOptions {
@@ -552,7 +558,7 @@ async fn unsupported_media_type_is_415() {
     assert_eq!(answer.status, StatusCode::UNSUPPORTED_MEDIA_TYPE);
     assert_eq!(
         answer.body,
-        r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the body of the request was in an unknown format - accepted media types include: application/json, application/yaml","reason":"UnsupportedMediaType","code":415}"#
+        r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf","reason":"UnsupportedMediaType","code":415}"#
     );
     // Absent and wildcard Content-Types are JSON.
     assert_eq!(send(Method::POST, WIDGETS_URL, &[], widget_body("")).await.status, StatusCode::CREATED);
@@ -755,7 +761,7 @@ async fn unacceptable_accept_is_406() {
     assert_eq!(answer.status, StatusCode::NOT_ACCEPTABLE);
     assert_eq!(
         answer.body,
-        r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"only the following media types are accepted: application/json, application/yaml","reason":"NotAcceptable","code":406}"#
+        r#"{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf","reason":"NotAcceptable","code":406}"#
     );
 }
 
@@ -1025,4 +1031,41 @@ async fn a_deprecated_version_warns_on_every_response() {
     // Resources of versions that are not deprecated carry none.
     let answer = send(Method::GET, "/apis/example.com/v1/namespaces/default/widgets", &[], Body::empty()).await;
     assert!(answer.warnings().is_empty());
+}
+
+/// A type without a protobuf message (a custom resource's) answers protobuf requests as the
+/// API server answers them for custom resources: a response is 406, a request body 400,
+/// each `Status` in the format the client accepts.
+#[tokio::test]
+async fn a_type_without_a_message_answers_protobuf_as_for_custom_resources() {
+    let request = Request::get(format!("{WIDGETS_URL}/a"))
+        .header("accept", "application/vnd.kubernetes.protobuf, application/json")
+        .body(Body::empty())
+        .unwrap();
+    let response = app(Config::default()).oneshot(request).await.unwrap();
+    assert_eq!(response.status(), StatusCode::NOT_ACCEPTABLE);
+    let body = support::axum::body::to_bytes(response.into_body(), usize::MAX).await.unwrap();
+    let envelope = protobuf::decode_envelope(&body).expect("a protobuf Status");
+    let status: Status = protobuf::decode_message(envelope.raw).expect("a Status");
+    assert_eq!(
+        status.message.as_deref(),
+        Some(
+            "object *unstructured.Unstructured does not implement the protobuf marshalling interface and cannot be \
+             encoded to a protobuf message"
+        )
+    );
+    let body = protobuf::encode_envelope("example.com/v1", "Widget", &[]);
+    let answer = send(
+        Method::POST,
+        WIDGETS_URL,
+        &[("content-type", "application/vnd.kubernetes.protobuf"), ("accept", "application/json")],
+        body,
+    )
+    .await;
+    assert_eq!(answer.status, StatusCode::BAD_REQUEST);
+    assert_eq!(
+        answer.json()["message"],
+        "Widget in version \"v1\" cannot be handled as a Widget: object *unstructured.Unstructured does not implement \
+         the protobuf marshalling interface and cannot be encoded to a protobuf message"
+    );
 }

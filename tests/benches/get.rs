@@ -37,23 +37,23 @@
 //! `,minimal` for a minimal HPA) only sends requests in memory through that router for 10
 //! seconds, for `perf record`.
 
+mod common;
+
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
-use generated::api::autoscaling::v2::{HorizontalPodAutoscaler, HorizontalPodAutoscalerApi};
-use generated::api::certificates::v1::CertificateSigningRequestApi;
+use common::{OneHpa, PATH};
+use generated::api::autoscaling::v2::HorizontalPodAutoscaler;
 use generated::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use generated::params::{NamespaceNamePath, ReadParams};
-use support::Status;
 use support::axum::Router;
 use support::axum::body::Body;
 use support::axum::extract::{Path, State};
 use support::axum::http::{HeaderValue, Request, StatusCode, header};
 use support::axum::response::{IntoResponse, Response};
-use support::http::{Config, Context};
+use support::http::Config;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
 use tower::ServiceExt;
@@ -107,24 +107,6 @@ unsafe impl GlobalAlloc for Counting {
 static GLOBAL: Counting = Counting;
 
 const ROUTE: &str = "/apis/autoscaling/v2/namespaces/{namespace}/horizontalpodautoscalers/{name}";
-const PATH: &str = "/apis/autoscaling/v2/namespaces/shop/horizontalpodautoscalers/keda-hpa-checkout";
-
-/// The server behind the generated router: `read` answers a clone of one object.
-struct OneHpa(Arc<HorizontalPodAutoscaler>);
-
-impl HorizontalPodAutoscalerApi for OneHpa {
-    async fn read(
-        &self,
-        _context: Context,
-        _path: NamespaceNamePath,
-        _params: ReadParams,
-    ) -> Result<HorizontalPodAutoscaler, Status> {
-        Ok(HorizontalPodAutoscaler::clone(&self.0))
-    }
-}
-
-impl CertificateSigningRequestApi for OneHpa {}
-impl generated::com::coreos::monitoring::v1::ProbeApi for OneHpa {}
 
 /// The hand-written handler: the same clone, encoded with `serde_json`.
 async fn hand_written(

@@ -40,7 +40,7 @@ use support::axum::body::{Body, Bytes, HttpBody};
 use support::axum::http::{HeaderMap, Request, StatusCode, header};
 use support::http::watch::{Event, WatchStream};
 use support::http::{Authenticator, Config, Context, Patch, UserInfo};
-use support::{ListMeta, Resource, Status, Time};
+use support::{ListMeta, Resource, Status, Time, protobuf};
 use tower::ServiceExt;
 
 // ---------------------------------------------------------------------------------------
@@ -992,7 +992,7 @@ async fn an_unknown_body_type_is_415() {
         status(
             415,
             "UnsupportedMediaType",
-            "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml",
+            "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf",
         ),
     );
 }
@@ -1771,4 +1771,188 @@ fn emitted_validation_reads_only_fields_objectmeta_has() {
     for field in ["m.labels", "m.annotations", "m.generate_name"] {
         assert!(!widget.contains(field), "widget.rs reads `{field}`, which ObjectMeta lacks");
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// Protobuf.
+// ---------------------------------------------------------------------------------------
+
+const PROTOBUF: &str = "application/vnd.kubernetes.protobuf";
+
+/// `value` as a protobuf body: its message in an envelope naming its kind.
+fn protobuf_body(value: &Value) -> Vec<u8> {
+    let object: HorizontalPodAutoscaler = serde_json::from_value(value.clone()).expect("an HPA");
+    protobuf::encode_envelope("autoscaling/v2", "HorizontalPodAutoscaler", &protobuf::encode_message(&object))
+}
+
+/// The object of a protobuf answer, with the kind its envelope names, as JSON.
+fn from_protobuf<T: protobuf::Message + Serialize>(answer: &Answer, kind: &str) -> Value {
+    assert_eq!(answer.content_type(), PROTOBUF, "{}", answer.text());
+    let envelope = protobuf::decode_envelope(&answer.body).expect("an envelope");
+    assert_eq!(envelope.kind, kind);
+    let object: T = protobuf::decode_message(envelope.raw).expect("the object decodes");
+    serde_json::to_value(object).expect("JSON")
+}
+
+#[tokio::test]
+async fn a_protobuf_body_creates_and_a_protobuf_answer_returns_the_object() {
+    let server = Server::new();
+    let create = request("POST", HPAS)
+        .header(header::CONTENT_TYPE, PROTOBUF)
+        .header(header::ACCEPT, format!("{PROTOBUF}, application/json"))
+        .body(Body::from(protobuf_body(&hpa("web"))))
+        .expect("a request");
+    let answer = server.send(create).await;
+    assert_eq!(answer.status, StatusCode::CREATED, "{}", answer.text());
+    let mut created = from_protobuf::<HorizontalPodAutoscaler>(&answer, "HorizontalPodAutoscaler");
+    // apiVersion and kind travel in the envelope, not in the message.
+    let mut stored = stored_hpa("web", 1);
+    assert_eq!(stored.as_object_mut().unwrap().remove("kind"), Some(json!("HorizontalPodAutoscaler")));
+    assert_eq!(stored.as_object_mut().unwrap().remove("apiVersion"), Some(json!("autoscaling/v2")));
+    created.as_object_mut().unwrap().remove("kind");
+    created.as_object_mut().unwrap().remove("apiVersion");
+    assert_eq!(created, stored);
+    // What the store got is what a JSON create gives.
+    let answer = server.send(get(WEB)).await;
+    assert_eq!(answer.json(), stored_hpa("web", 1));
+
+    let list_request = request("GET", HPAS).header(header::ACCEPT, PROTOBUF).body(Body::empty()).expect("a request");
+    let answer = server.send(list_request).await;
+    let list = from_protobuf::<HorizontalPodAutoscalerList>(&answer, "HorizontalPodAutoscalerList");
+    assert_eq!(list["items"].as_array().map(Vec::len), Some(1));
+}
+
+#[tokio::test]
+async fn errors_are_protobuf_status_objects_when_asked_so() {
+    let server = Server::new();
+    let missing = request("GET", WEB).header(header::ACCEPT, PROTOBUF).body(Body::empty()).expect("a request");
+    let answer = server.send(missing).await;
+    assert_eq!(answer.status, StatusCode::NOT_FOUND);
+    let status = from_protobuf::<Status>(&answer, "Status");
+    assert_eq!(status["message"], "horizontalpodautoscalers.autoscaling \"web\" not found");
+    assert_eq!(status["code"], 404);
+}
+
+#[tokio::test]
+async fn a_malformed_protobuf_body_is_400() {
+    let server = Server::new();
+    let valid = protobuf_body(&hpa("web"));
+    let cases: [(Vec<u8>, &str); 3] = [
+        (
+            b"{\"kind\":\"HorizontalPodAutoscaler\"}".to_vec(),
+            "the object provided is unrecognized (must be of type HorizontalPodAutoscaler): provided data does not \
+             appear to be a protobuf message, expected prefix [107 56 115 0] ({\"kind\":\"HorizontalPodAutoscal ...)",
+        ),
+        (
+            valid[..valid.len() - 12].to_vec(),
+            "the object provided is unrecognized (must be of type HorizontalPodAutoscaler): unexpected EOF",
+        ),
+        (
+            protobuf::encode_envelope("autoscaling/v2", "HorizontalPodAutoscaler", &[0x12, 0x02, 0x10]),
+            "HorizontalPodAutoscaler in version \"v2\" cannot be handled as a HorizontalPodAutoscaler: unexpected EOF",
+        ),
+    ];
+    for (body, message) in cases {
+        let create =
+            request("POST", HPAS).header(header::CONTENT_TYPE, PROTOBUF).body(Body::from(body)).expect("a request");
+        let answer = server.send(create).await;
+        assert_eq!(answer.status, StatusCode::BAD_REQUEST, "{}", answer.text());
+        let got = answer.json()["message"].as_str().unwrap_or_default().to_owned();
+        assert!(got.starts_with(message), "{got}\n  should start with\n{message}");
+    }
+}
+
+/// A `WatchEvent` with its object's bytes as sent (`RawExtension.raw`).
+#[derive(Debug, Default)]
+struct WatchFrame {
+    type_: String,
+    object: RawObject,
+}
+
+#[derive(Debug, Default)]
+struct RawObject {
+    raw: support::Bytes,
+}
+
+impl protobuf::Message for WatchFrame {
+    fn encode_fields(&self, _buf: &mut Vec<u8>) {
+        unreachable!("only read")
+    }
+
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: protobuf::WireType,
+        buf: &mut &[u8],
+        depth: protobuf::Depth,
+    ) -> Result<(), protobuf::DecodeError> {
+        match number {
+            1 => protobuf::merge(&mut self.type_, wire_type, buf, depth),
+            2 => protobuf::merge(&mut self.object, wire_type, buf, depth),
+            _ => protobuf::skip(number, wire_type, buf, depth),
+        }
+    }
+}
+
+impl protobuf::Message for RawObject {
+    fn encode_fields(&self, _buf: &mut Vec<u8>) {
+        unreachable!("only read")
+    }
+
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: protobuf::WireType,
+        buf: &mut &[u8],
+        depth: protobuf::Depth,
+    ) -> Result<(), protobuf::DecodeError> {
+        match number {
+            1 => protobuf::merge(&mut self.raw, wire_type, buf, depth),
+            _ => protobuf::skip(number, wire_type, buf, depth),
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_protobuf_watch_streams_length_prefixed_events() {
+    let server = Server::with_web().await;
+    let watch = request("GET", &format!("{HPAS}?watch=true&resourceVersion=1"))
+        .header(header::ACCEPT, PROTOBUF)
+        .body(Body::empty())
+        .expect("a request");
+    let answer = server.send(watch).await;
+    assert_eq!(answer.content_type(), "application/vnd.kubernetes.protobuf;stream=watch");
+    let mut rest: &[u8] = &answer.body;
+    let mut types = Vec::new();
+    while !rest.is_empty() {
+        let (length, after) = rest.split_at(4);
+        let (event, after) = after.split_at(u32::from_be_bytes(length.try_into().unwrap()) as usize);
+        let event: WatchFrame = protobuf::decode_message(event).expect("a WatchEvent");
+        // The event's object is a protobuf body of its own: an envelope and the message.
+        let envelope = protobuf::decode_envelope(&event.object.raw.0).expect("an enveloped object");
+        assert_eq!(
+            (envelope.api_version.as_str(), envelope.kind.as_str()),
+            ("autoscaling/v2", "HorizontalPodAutoscaler")
+        );
+        let object: HorizontalPodAutoscaler = protobuf::decode_message(envelope.raw).expect("the object");
+        assert_eq!(object.metadata.and_then(|m| m.name).as_deref(), Some("web"));
+        types.push(event.type_);
+        rest = after;
+    }
+    assert_eq!(types, ["ADDED", "MODIFIED"]);
+}
+
+#[tokio::test]
+async fn tables_are_never_protobuf() {
+    let server = Server::with_web().await;
+    let table = format!("{PROTOBUF};as=Table;v=v1;g=meta.k8s.io");
+    let only_protobuf = request("GET", WEB).header(header::ACCEPT, &table).body(Body::empty()).expect("a request");
+    let answer = server.send(only_protobuf).await;
+    assert_eq!(answer.status, StatusCode::NOT_ACCEPTABLE, "{}", answer.text());
+    let then_json = request("GET", WEB)
+        .header(header::ACCEPT, format!("{table}, application/json;as=Table;v=v1;g=meta.k8s.io"))
+        .body(Body::empty())
+        .expect("a request");
+    let answer = server.send(then_json).await;
+    assert_eq!(answer.json()["kind"], "Table");
 }

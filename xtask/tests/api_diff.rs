@@ -23,12 +23,21 @@ fn text(bytes: &[u8]) -> String {
 /// A copy of `specs/` as `dir/specs`.
 fn copy_specs(dir: &Path) -> PathBuf {
     let copy = dir.join("specs");
-    fs::create_dir_all(&copy).expect("a folder");
-    for entry in fs::read_dir(specs()).expect("specs/") {
-        let path = entry.expect("an entry").path();
-        fs::copy(&path, copy.join(path.file_name().expect("a name"))).expect("copied");
-    }
+    copy_folder(&specs(), &copy);
     copy
+}
+
+fn copy_folder(from: &Path, to: &Path) {
+    fs::create_dir_all(to).expect("a folder");
+    for entry in fs::read_dir(from).expect("a folder to copy") {
+        let path = entry.expect("an entry").path();
+        let target = to.join(path.file_name().expect("a name"));
+        if path.is_dir() {
+            copy_folder(&path, &target);
+        } else {
+            fs::copy(&path, &target).expect("copied");
+        }
+    }
 }
 
 /// A copy of `specs/` as `dir/specs`, with the HorizontalPodAutoscaler's

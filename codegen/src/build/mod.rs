@@ -7,6 +7,7 @@ mod cycles;
 mod defaults;
 mod paths;
 mod plan;
+mod protobuf;
 mod resources;
 mod types;
 
@@ -15,6 +16,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::error::{Error, Result};
 use crate::ir::{Api, FieldType, Origin as TypeOrigin, SupportType, Ty, TypeDef, TypeId, TypeKind, Wording};
 use crate::naming;
+use crate::spec::proto::Protos;
 use crate::spec::{Loc, Origin, Spec};
 
 /// Well-known schemas that the support crate implements by hand, because their wire
@@ -36,8 +38,8 @@ const OBJECT_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
 /// The prefix every Kubernetes schema name starts with; it adds nothing to module paths.
 const KUBERNETES_PREFIX: &str = "io.k8s.";
 
-/// Builds the IR of a spec.
-pub fn build(spec: &Spec) -> Result<Api> {
+/// Builds the IR of a spec and its `.proto` files.
+pub fn build(spec: &Spec, protos: &Protos) -> Result<Api> {
     let mut builder =
         Builder { spec, ids: BTreeMap::new(), type_names: BTreeMap::new(), defaults: Vec::new(), api: Api::default() };
     builder.api.sources = spec.documents.iter().map(|d| d.raw.display_path.clone()).collect();
@@ -48,8 +50,10 @@ pub fn build(spec: &Spec) -> Result<Api> {
     builder.convert_types()?;
     builder.check_defaults()?;
     cycles::box_recursive_fields(&mut builder.api, spec)?;
+    builder.match_protobuf(protos)?;
     builder.collect_resources()?;
     builder.plan();
+    builder.collect_payloads();
     Ok(builder.api)
 }
 

@@ -170,7 +170,7 @@ mod tests {
             }},
         });
         let documents = crate::load::parse(Path::new("specs/demo.json"), document.to_string()).unwrap();
-        let api = super::super::build(&Spec::read(documents).unwrap()).unwrap();
+        let api = super::super::build(&Spec::read(documents).unwrap(), &Default::default()).unwrap();
         let resources: Vec<_> = api.resources.iter().map(|r| (r.gvk.api_version(), &r.gvk.kind, &r.plural)).collect();
         assert_eq!(resources, [("demo/v1".to_owned(), &"Widget".to_owned(), &"widgets".to_owned())]);
         assert_eq!(api.resources[0].scope, support::Scope::Namespaced);

@@ -33,6 +33,7 @@ pub use rules::{Rule, Semver, Severity};
 use crate::error::Result;
 use crate::ir::{self, Gvk, SupportType, TypeKind};
 use crate::spec::Spec;
+use crate::spec::proto::Protos;
 use crate::{build, load};
 use rules::Verdict;
 
@@ -54,7 +55,8 @@ impl Api {
     /// Reads loaded spec documents.
     pub fn from_documents(documents: Vec<load::Document>) -> Result<Api> {
         let spec = Spec::read(documents)?;
-        let ir = build::build(&spec)?;
+        // Protobuf messages change no API the report compares, so they are not read.
+        let ir = build::build(&spec, &Protos::default())?;
         let support = ir
             .types
             .iter()

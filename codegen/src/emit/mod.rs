@@ -3,6 +3,7 @@
 pub mod cel;
 mod models;
 mod params;
+mod protobuf;
 mod resource_api;
 mod routes;
 mod scope;
@@ -138,7 +139,8 @@ pub fn emit_crate(api: &Api, options: &CrateOptions) -> Result<BTreeMap<PathBuf,
                 .iter()
                 .flat_map(|&id| {
                     let model = models::emit(&mut scope, id);
-                    [model, validation::emit(&mut scope, &analysis, id, options.translate_cel)]
+                    let validation = validation::emit(&mut scope, &analysis, id, options.translate_cel);
+                    [model, validation, protobuf::emit(&mut scope, id)]
                 })
                 .collect();
             let source = source_label(&api.sources[api.ty(real[0]).source]);

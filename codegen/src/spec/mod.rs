@@ -13,6 +13,7 @@ pub mod crd;
 pub mod k8s;
 mod merge;
 pub mod operation;
+pub mod proto;
 mod reader;
 pub mod schema;
 

@@ -22,5 +22,6 @@ mod determinism;
 mod emitted;
 mod fixtures;
 mod locality;
+mod protobuf;
 mod tidy;
 mod up_to_date;

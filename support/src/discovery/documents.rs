@@ -13,6 +13,7 @@ use sha2::{Digest, Sha256};
 use super::aggregated::{Aggregated, Flavor};
 use super::openapi::{openapi_hash, server_relative_url};
 use super::order::{compare_groups, compare_versions};
+use super::swagger::SwaggerV2;
 use super::{ApiCatalog, GroupVersionInfo, VersionInfo};
 use crate::ResourceInfo;
 
@@ -38,6 +39,8 @@ pub(crate) struct Documents {
     /// Group-version documents by path below `/openapi/v3/` (`apis/G/V`, `api/v1`), with
     /// their hash.
     pub openapi: HashMap<String, (&'static str, String)>,
+    /// `/openapi/v2`, JSON and protobuf.
+    pub swagger: SwaggerV2,
 }
 
 /// `version.Info`, as `GET /version` answers it (indented, like the API server).
@@ -340,6 +343,7 @@ impl Documents {
         let openapi_paths_hash = openapi_hash(&openapi_paths);
 
         Documents {
+            swagger: SwaggerV2::new(catalog, &gvs),
             version: version_json(&catalog.version),
             core_versions,
             group_list: to_bytes(&ApiGroupListJson { kind: "APIGroupList", api_version: "v1", groups: group_list }),

@@ -13,12 +13,14 @@
 //! | `GET /apis` | `APIGroupList`, in the API server's order, with each group's `preferredVersion`; aggregated: every group but the core one, with its versions and resources |
 //! | `GET /apis/{group}` | `APIGroup` |
 //! | `GET /apis/{group}/{version}` | `APIResourceList` (`kubectl api-resources`, resource name resolution) |
+//! | `GET /openapi/v2` | the Swagger 2.0 document of every group-version, JSON or gnostic protobuf (`swagger` module) |
 //! | `GET /openapi/v3` | `{"paths":{"apis/G/V":{"serverRelativeURL":"/openapi/v3/apis/G/V?hash=H"}}}` |
 //! | `GET /openapi/v3/apis/{group}/{version}`, `/openapi/v3/api/{version}` | the embedded document (`kubectl explain`, field validation) |
 //!
 //! Unknown groups, versions and documents answer the API server's 404
 //! [`Status::route_not_found`]; other methods than `GET` and `HEAD` its 405
-//! [`Status::route_method_not_allowed`]. Everything is JSON.
+//! [`Status::route_method_not_allowed`]. Everything is JSON, but `/openapi/v2`, which is
+//! also served as gnostic's protobuf.
 //!
 //! `/api` and `/apis` also serve aggregated discovery, as kube-apiserver does, to requests
 //! whose `Accept` header prefers
@@ -40,8 +42,10 @@
 
 mod aggregated;
 mod documents;
+mod gnostic;
 mod openapi;
 mod order;
+mod swagger;
 
 use std::sync::Arc;
 
@@ -59,6 +63,7 @@ use documents::{Documents, api_versions_json, group_version_path};
 pub use documents::storage_version_hash;
 pub use openapi::openapi_hash;
 pub use order::compare_kube_aware_versions;
+pub use swagger::PROTOBUF_CONTENT_TYPE as OPENAPI_V2_PROTOBUF;
 
 /// Everything a server serves, as discovery reports it.
 #[derive(Clone, Copy, Debug)]
@@ -138,6 +143,7 @@ pub fn routes<S: Clone + Send + Sync + 'static>(catalog: &'static ApiCatalog) ->
         .route("/apis", only_get(get(group_list)))
         .route("/apis/{group}", only_get(get(api_group)))
         .route("/apis/{group}/{version}", only_get(get(resources)))
+        .route("/openapi/v2", only_get(get(swagger_v2)))
         .route("/openapi/v3", only_get(get(openapi_paths)))
         .route("/openapi/v3/api/{version}", only_get(get(core_openapi)))
         .route("/openapi/v3/apis/{group}/{version}", only_get(get(group_openapi)))
@@ -210,6 +216,10 @@ async fn resources(State(docs): Docs, Path((group, version)): Path<(String, Stri
         Some(list) => json(list.clone()),
         None => not_found(),
     }
+}
+
+async fn swagger_v2(State(docs): Docs, headers: HeaderMap) -> Response {
+    docs.swagger.respond(&headers)
 }
 
 async fn openapi_paths(State(docs): Docs, headers: HeaderMap) -> Response {

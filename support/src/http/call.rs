@@ -22,14 +22,15 @@ use serde_json::Value;
 use super::decode::{self, BodyFormat, DecodeError, StrictError};
 use super::negotiate::{self, ACCEPTED, ACCEPTED_STREAM, Format, Output, Transform};
 use super::patch::{self, Patch, PatchType};
+use super::protobuf;
 use super::table::{self, IncludeObject, TableOptions};
 use super::warning::Warnings;
 use super::watch::{self, Encoder, WatchStream};
 use super::{Config, Context, FieldValidation, Query, UserInfo};
-use crate::ResourceInfo;
-use crate::Status;
+use crate::protobuf::Payload;
 use crate::validation::Validate;
 use crate::validation::{FieldError, Path};
+use crate::{ResourceInfo, Status};
 
 /// The message of the 500 a panicking handler is answered with (the API server's).
 const PANIC_MESSAGE: &str = "This request caused apiserver to panic. Look in the logs for details.";
@@ -145,14 +146,18 @@ fn lock(warnings: &Mutex<Warnings>) -> MutexGuard<'_, Warnings> {
     warnings.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// Serializes `value` (sorted keys for YAML, as the API server's YAML output has them).
-fn encode(value: &impl Serialize, format: Format) -> Result<Vec<u8>, String> {
+/// Serializes `value` (sorted keys for YAML, as the API server's YAML output has them;
+/// protobuf in an envelope naming its kind, or `resource`'s). A type without a protobuf
+/// message is 406, anything else that fails 500.
+fn encode<T: Payload>(value: &T, format: Format, resource: Option<&ResourceInfo>) -> Result<Vec<u8>, Status> {
+    let failed = |e: String| Status::internal_error(format!("unable to encode the response: {e}"));
     match format {
-        Format::Json => serde_json::to_vec(value).map_err(|e| e.to_string()),
+        Format::Json => serde_json::to_vec(value).map_err(|e| failed(e.to_string())),
         Format::Yaml => {
-            let value = serde_json::to_value(value).map_err(|e| e.to_string())?;
-            serde_saphyr::to_string(&value).map(String::into_bytes).map_err(|e| e.to_string())
+            let value = serde_json::to_value(value).map_err(|e| failed(e.to_string()))?;
+            serde_saphyr::to_string(&value).map(String::into_bytes).map_err(|e| failed(e.to_string()))
         }
+        Format::Protobuf => protobuf::encode(value, resource),
     }
 }
 
@@ -166,7 +171,7 @@ fn response(code: StatusCode, content_type: &'static str, body: impl Into<Body>)
 /// The response carrying `status`, with its code, in `format` (JSON if YAML fails).
 pub(crate) fn status_response(status: &Status, format: Format) -> Response {
     let code = StatusCode::from_u16(status.code()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    match encode(status, format) {
+    match encode(status, format, None) {
         Ok(body) => response(code, format.content_type(), body),
         Err(_) => response(code, Format::Json.content_type(), serde_json::to_vec(status).unwrap_or_default()),
     }
@@ -304,7 +309,11 @@ impl Call {
     /// `<T>` is the last segment of `T`'s Rust type name, which for generated models is
     /// the Kind; `<Kind>` and `<v>` are the body's own `kind` and `apiVersion` when it
     /// has them, else `<T>` and the resource's version.
-    pub fn body<T: DeserializeOwned>(&mut self) -> Result<T, Status> {
+    pub fn body<T: Payload + DeserializeOwned>(&mut self) -> Result<T, Status> {
+        let content_type = self.parts.headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok());
+        if content_type.is_some_and(protobuf::is_protobuf) {
+            return protobuf::decode_body(&self.body, self.resource);
+        }
         let format = self.body_format()?;
         let target = decode::short_type_name::<T>();
         let decoded = decode::decode::<T>(&self.body, format, target, self.resource.version).map_err(|e| match e {
@@ -323,7 +332,7 @@ impl Call {
 
     /// [`Call::body`] for bodies that may be left out (DELETE's `DeleteOptions`): an
     /// empty or all-whitespace body is `None`.
-    pub fn optional_body<T: DeserializeOwned>(&mut self) -> Result<Option<T>, Status> {
+    pub fn optional_body<T: Payload + DeserializeOwned>(&mut self) -> Result<Option<T>, Status> {
         if self.body.iter().all(u8::is_ascii_whitespace) {
             return Ok(None);
         }
@@ -387,11 +396,11 @@ impl Call {
     /// one per item for a list, `includeObject` honored), `PartialObjectMetadata` or
     /// `PartialObjectMetadataList` when `Accept` asks for it with
     /// `;as=<Kind>;g=meta.k8s.io;v=v1` (or `v1beta1`). A `Status` is never converted.
-    pub fn reply<T: Serialize>(&self, code: StatusCode, value: &T) -> Result<Reply, Status> {
+    pub fn reply<T: Payload>(&self, code: StatusCode, value: &T) -> Result<Reply, Status> {
         let Output { format, transform } = self.output;
         let encode_error = |e: String| Status::internal_error(format!("unable to encode the response: {e}"));
         let body = if transform == Transform::None {
-            encode(value, format).map_err(encode_error)?
+            encode(value, format, Some(self.resource))?
         } else {
             let options = TableOptions {
                 include_object: self.table_options()?,
@@ -400,7 +409,7 @@ impl Call {
             };
             let value = serde_json::to_value(value).map_err(|e| encode_error(e.to_string()))?;
             let converted = table::convert(value, transform, self.resource, options)?;
-            encode(&converted, format).map_err(encode_error)?
+            encode(&converted, format, Some(self.resource))?
         };
         Ok(Reply(response(code, format.content_type(), body)))
     }
@@ -412,13 +421,14 @@ impl Call {
     /// when it is positive (a negative timeout ends it at once, `None` or 0 never). A
     /// panic while producing an event ends the stream with an `ERROR` event carrying a
     /// 500 Status.
-    pub fn watch<T: Serialize + Send + 'static>(
+    pub fn watch<T: Payload + Send + 'static>(
         &self,
         events: WatchStream<T>,
         timeout_seconds: Option<i64>,
     ) -> Result<Reply, Status> {
         let accept = self.parts.headers.get(header::ACCEPT).and_then(|v| v.to_str().ok());
-        let transform = negotiate::negotiate_watch(accept).ok_or_else(|| Status::not_acceptable(ACCEPTED_STREAM))?;
+        let Output { format, transform } =
+            negotiate::negotiate_watch(accept).ok_or_else(|| Status::not_acceptable(ACCEPTED_STREAM))?;
         let include_object = match transform {
             Transform::Table(_) => IncludeObject::from_query(&self.query())?,
             _ => IncludeObject::Metadata,
@@ -430,7 +440,7 @@ impl Call {
             }
             _ => Box::pin(std::future::pending()),
         };
-        let mut encoder = Encoder { transform, resource: self.resource, include_object, sent_headers: false };
+        let mut encoder = Encoder { format, transform, resource: self.resource, include_object, sent_headers: false };
         let mut failed = false;
         let lines = events
             .take_until(stop)
@@ -442,10 +452,14 @@ impl Call {
                 std::future::ready(more)
             })
             .map(|line| Ok::<Bytes, Infallible>(line.unwrap_or_else(|error| error)));
-        let lines = AssertUnwindSafe(lines).catch_unwind().map(|line| match line {
+        let lines = AssertUnwindSafe(lines).catch_unwind().map(move |line| match line {
             Ok(line) => line,
-            Err(_) => Ok(watch::error_line(&Status::internal_error(PANIC_MESSAGE))),
+            Err(_) => Ok(watch::error_event(&Status::internal_error(PANIC_MESSAGE), format)),
         });
-        Ok(Reply(response(StatusCode::OK, watch::CONTENT_TYPE, Body::from_stream(lines))))
+        let content_type = match format {
+            Format::Protobuf => crate::protobuf::STREAM_CONTENT_TYPE,
+            Format::Json | Format::Yaml => watch::CONTENT_TYPE,
+        };
+        Ok(Reply(response(StatusCode::OK, content_type, Body::from_stream(lines))))
     }
 }

@@ -36,6 +36,7 @@ mod decode;
 mod errors;
 mod negotiate;
 mod patch;
+mod protobuf;
 mod query;
 mod table;
 mod warning;

@@ -5,6 +5,8 @@
 pub(crate) enum Format {
     Json,
     Yaml,
+    /// Kubernetes' protobuf encoding (`crate::protobuf`).
+    Protobuf,
 }
 
 impl Format {
@@ -12,14 +14,15 @@ impl Format {
         match self {
             Format::Json => "application/json",
             Format::Yaml => "application/yaml",
+            Format::Protobuf => crate::protobuf::CONTENT_TYPE,
         }
     }
 }
 
-/// The media types a response can be sent as, for 406 messages.
-pub(crate) const ACCEPTED: &[&str] = &["application/json", "application/yaml"];
+/// The media types a response can be sent as, in the API server's order, for 406 messages.
+pub(crate) const ACCEPTED: &[&str] = &["application/json", "application/yaml", crate::protobuf::CONTENT_TYPE];
 /// The media types a watch can be streamed as.
-pub(crate) const ACCEPTED_STREAM: &[&str] = &["application/json"];
+pub(crate) const ACCEPTED_STREAM: &[&str] = &["application/json", crate::protobuf::CONTENT_TYPE];
 
 /// A conversion the client asked for with `;as=<Kind>;g=meta.k8s.io;v=<version>`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -102,8 +105,17 @@ fn format_of(clause: &Clause<'_>) -> Option<Format> {
     match (clause.type_.as_str(), clause.subtype.as_str()) {
         ("application", "json") | ("application", "*") | ("*", "*") => Some(Format::Json),
         ("application", "yaml") => Some(Format::Yaml),
+        ("application", "vnd.kubernetes.protobuf") => Some(Format::Protobuf),
         _ => None,
     }
+}
+
+/// The format and conversion a clause asks for, if this server can answer so: Tables and
+/// partial metadata only as JSON or YAML (the API server has no protobuf Table either).
+fn output_of(clause: &Clause<'_>) -> Option<Output> {
+    let format = format_of(clause)?;
+    let transform = transform_of(clause)?;
+    (format != Format::Protobuf || transform == Transform::None).then_some(Output { format, transform })
 }
 
 /// The conversion a clause asks for; `None` when it asks for one this server cannot do,
@@ -135,11 +147,7 @@ pub(crate) fn negotiate(accept: Option<&str>) -> Option<Output> {
     if accept.is_empty() {
         return Some(Output::JSON);
     }
-    clauses(accept).iter().find_map(|clause| {
-        let format = format_of(clause)?;
-        let transform = transform_of(clause)?;
-        Some(Output { format, transform })
-    })
+    clauses(accept).iter().find_map(output_of)
 }
 
 /// The format to send a `Status` in: the first acceptable serialization, conversions
@@ -148,17 +156,14 @@ pub(crate) fn error_format(accept: Option<&str>) -> Format {
     clauses(accept.unwrap_or("")).iter().find_map(format_of).unwrap_or(Format::Json)
 }
 
-/// The conversion for a watch stream, which is always JSON; `None` (406) when no clause
-/// accepts JSON.
-pub(crate) fn negotiate_watch(accept: Option<&str>) -> Option<Transform> {
+/// The format and conversion of a watch stream, JSON or protobuf; `None` (406) when no
+/// clause accepts either.
+pub(crate) fn negotiate_watch(accept: Option<&str>) -> Option<Output> {
     let accept = accept.unwrap_or("").trim();
     if accept.is_empty() {
-        return Some(Transform::None);
+        return Some(Output::JSON);
     }
-    clauses(accept).iter().find_map(|clause| match format_of(clause)? {
-        Format::Json => transform_of(clause),
-        Format::Yaml => None,
-    })
+    clauses(accept).iter().filter_map(output_of).find(|output| output.format != Format::Yaml)
 }
 
 #[cfg(test)]
@@ -171,7 +176,7 @@ mod tests {
     fn kubectl_get_asks_for_a_table() {
         let out = negotiate(Some(KUBECTL_GET)).unwrap();
         assert_eq!(out, Output { format: Format::Json, transform: Transform::Table("v1") });
-        assert_eq!(negotiate_watch(Some(KUBECTL_GET)), Some(Transform::Table("v1")));
+        assert_eq!(negotiate_watch(Some(KUBECTL_GET)).map(|o| o.transform), Some(Transform::Table("v1")));
     }
 
     #[test]
@@ -181,7 +186,7 @@ mod tests {
         assert_eq!(negotiate(Some("*/*")), Some(Output::JSON));
         assert_eq!(negotiate(Some("application/yaml")).unwrap().format, Format::Yaml);
         assert_eq!(negotiate(Some("text/html")), None);
-        assert_eq!(negotiate(Some("application/vnd.kubernetes.protobuf, */*")), Some(Output::JSON));
+        assert_eq!(negotiate(Some("application/vnd.kubernetes.protobuf, */*")).unwrap().format, Format::Protobuf);
         assert_eq!(negotiate(Some("application/yaml;q=0.5, application/json")), Some(Output::JSON));
         assert_eq!(error_format(Some("text/html")), Format::Json);
         assert_eq!(error_format(Some("application/yaml")), Format::Yaml);

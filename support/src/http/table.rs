@@ -483,6 +483,10 @@ pub(crate) fn find<'v>(json_path: &str, object: &'v Value) -> Option<&'v Value> 
     walk(&parse_path(json_path)?, object)
 }
 
+/// Converted responses have no protobuf message: Tables and partial metadata are sent as
+/// JSON or YAML only.
+impl crate::protobuf::Payload for Converted<'_> {}
+
 #[cfg(test)]
 mod tests {
     use super::*;

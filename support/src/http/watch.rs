@@ -7,10 +7,10 @@ use futures::Stream;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::negotiate::Transform;
+use super::negotiate::{Format, Transform};
 use super::table::{self, IncludeObject, TableOptions};
-use crate::ResourceInfo;
-use crate::Status;
+use crate::protobuf::Payload;
+use crate::{ResourceInfo, Status};
 
 /// One change to a watched collection, as the API server's `watch.Event`.
 // Objects are usually larger than a Status; the lint only sees an unknown `T`.
@@ -114,6 +114,7 @@ struct WireEvent<'a, O: Serialize> {
 /// Encodes events of one watch, converting their objects as the client asked; in a
 /// Table watch only the first event carries `columnDefinitions`, as in the API server.
 pub(crate) struct Encoder {
+    pub(crate) format: Format,
     pub(crate) transform: Transform,
     pub(crate) resource: &'static ResourceInfo,
     pub(crate) include_object: IncludeObject,
@@ -121,10 +122,19 @@ pub(crate) struct Encoder {
 }
 
 impl Encoder {
-    /// One line of the stream, or the ERROR event to end it with when the object cannot
-    /// be encoded.
-    pub(crate) fn encode<T: Serialize>(&mut self, event: &Event<T>) -> Result<Bytes, Bytes> {
+    /// One line (or protobuf frame) of the stream, or the ERROR event to end it with when
+    /// the object cannot be encoded.
+    pub(crate) fn encode<T: Payload>(&mut self, event: &Event<T>) -> Result<Bytes, Bytes> {
         let type_ = event.type_name();
+        if self.format == Format::Protobuf {
+            let frame = match event {
+                Event::Error(status) => super::protobuf::watch_frame(type_, status, self.resource),
+                Event::Added(o) | Event::Modified(o) | Event::Deleted(o) | Event::Bookmark(o) => {
+                    super::protobuf::watch_frame(type_, o, self.resource)
+                }
+            };
+            return frame.map_err(|status| error_event(&status, self.format));
+        }
         let encoded = match event {
             Event::Error(status) => serde_json::to_vec(&WireEvent { type_, object: status }),
             Event::Added(o) | Event::Modified(o) | Event::Deleted(o) | Event::Bookmark(o) => {
@@ -144,7 +154,7 @@ impl Encoder {
                             self.sent_headers = true;
                             serde_json::to_vec(&WireEvent { type_, object })
                         }
-                        Err(status) => return Err(error_line(&status)),
+                        Err(status) => return Err(error_event(&status, self.format)),
                     }
                 }
             }
@@ -154,13 +164,19 @@ impl Encoder {
                 line.push(b'\n');
                 Ok(Bytes::from(line))
             }
-            Err(e) => Err(error_line(&Status::internal_error(format!("unable to encode watch object: {e}")))),
+            Err(e) => {
+                Err(error_event(&Status::internal_error(format!("unable to encode watch object: {e}")), self.format))
+            }
         }
     }
 }
 
-/// An `ERROR` event line carrying `status`.
-pub(crate) fn error_line(status: &Status) -> Bytes {
+/// An `ERROR` event carrying `status`: a line, or a protobuf frame.
+pub(crate) fn error_event(status: &Status, format: Format) -> Bytes {
+    if format == Format::Protobuf {
+        let object = crate::protobuf::encode_envelope("v1", "Status", &crate::protobuf::encode_message(status));
+        return Bytes::from(crate::protobuf::watch_frame("ERROR", &object));
+    }
     let mut line = serde_json::to_vec(&WireEvent { type_: "ERROR", object: status })
         .unwrap_or_else(|_| serde_json::to_vec(&Value::Null).unwrap_or_default());
     line.push(b'\n');

@@ -3,7 +3,7 @@
 use super::MetricTarget;
 use serde::{Deserialize, Serialize};
 use support::validation::{ErrorList, Path};
-use support::{Validate, rules};
+use support::{Validate, protobuf, rules};
 
 /// Scales on CPU, memory or another resource from requests and limits, measured for one named container in every pod of the target.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -39,6 +39,30 @@ impl Validate for ContainerResourceMetricSource {
             let path = path.field("target");
             let value = &self.target;
             value.validate_into(None, &path, errors);
+        }
+    }
+}
+
+/// Encoded as the protobuf message `k8s.io.api.autoscaling.v2.ContainerResourceMetricSource`.
+impl protobuf::Message for ContainerResourceMetricSource {
+    fn encode_fields(&self, buf: &mut Vec<u8>) {
+        protobuf::encode(1, &self.name, buf);
+        protobuf::encode(2, &self.target, buf);
+        protobuf::encode(3, &self.container, buf);
+    }
+
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: protobuf::WireType,
+        buf: &mut &[u8],
+        depth: protobuf::Depth,
+    ) -> Result<(), protobuf::DecodeError> {
+        match number {
+            1 => protobuf::merge(&mut self.name, wire_type, buf, depth),
+            2 => protobuf::merge(&mut self.target, wire_type, buf, depth),
+            3 => protobuf::merge(&mut self.container, wire_type, buf, depth),
+            _ => protobuf::skip(number, wire_type, buf, depth),
         }
     }
 }

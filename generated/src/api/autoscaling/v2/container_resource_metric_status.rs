@@ -3,7 +3,7 @@
 use super::MetricValueStatus;
 use serde::{Deserialize, Serialize};
 use support::validation::{ErrorList, Path};
-use support::{Validate, rules};
+use support::{Validate, protobuf, rules};
 
 /// Current value of a resource metric for one named container across the target pods.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -39,6 +39,30 @@ impl Validate for ContainerResourceMetricStatus {
             if value.is_empty() {
                 rules::required(&path, errors);
             }
+        }
+    }
+}
+
+/// Encoded as the protobuf message `k8s.io.api.autoscaling.v2.ContainerResourceMetricStatus`.
+impl protobuf::Message for ContainerResourceMetricStatus {
+    fn encode_fields(&self, buf: &mut Vec<u8>) {
+        protobuf::encode(1, &self.name, buf);
+        protobuf::encode(2, &self.current, buf);
+        protobuf::encode(3, &self.container, buf);
+    }
+
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: protobuf::WireType,
+        buf: &mut &[u8],
+        depth: protobuf::Depth,
+    ) -> Result<(), protobuf::DecodeError> {
+        match number {
+            1 => protobuf::merge(&mut self.name, wire_type, buf, depth),
+            2 => protobuf::merge(&mut self.current, wire_type, buf, depth),
+            3 => protobuf::merge(&mut self.container, wire_type, buf, depth),
+            _ => protobuf::skip(number, wire_type, buf, depth),
         }
     }
 }

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 use support::validation::{ErrorList, Path};
-use support::{Validate, rules};
+use support::{Validate, protobuf, rules};
 
 /// Identifies an object by API version, kind and name.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -33,6 +33,30 @@ impl Validate for CrossVersionObjectReference {
             if value.is_empty() {
                 rules::required(&path, errors);
             }
+        }
+    }
+}
+
+/// Encoded as the protobuf message `k8s.io.api.autoscaling.v2.CrossVersionObjectReference`.
+impl protobuf::Message for CrossVersionObjectReference {
+    fn encode_fields(&self, buf: &mut Vec<u8>) {
+        protobuf::encode(1, &self.kind, buf);
+        protobuf::encode(2, &self.name, buf);
+        protobuf::encode_optional(3, self.api_version.as_ref(), buf);
+    }
+
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: protobuf::WireType,
+        buf: &mut &[u8],
+        depth: protobuf::Depth,
+    ) -> Result<(), protobuf::DecodeError> {
+        match number {
+            1 => protobuf::merge(&mut self.kind, wire_type, buf, depth),
+            2 => protobuf::merge(&mut self.name, wire_type, buf, depth),
+            3 => protobuf::merge(self.api_version.get_or_insert_default(), wire_type, buf, depth),
+            _ => protobuf::skip(number, wire_type, buf, depth),
         }
     }
 }

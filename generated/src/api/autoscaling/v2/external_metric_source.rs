@@ -2,8 +2,8 @@
 
 use super::{MetricIdentifier, MetricTarget};
 use serde::{Deserialize, Serialize};
-use support::Validate;
 use support::validation::{ErrorList, Path};
+use support::{Validate, protobuf};
 
 /// Scale on a metric that belongs to no Kubernetes object, such as the length of a queue outside the cluster.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -27,6 +27,28 @@ impl Validate for ExternalMetricSource {
             let path = path.field("target");
             let value = &self.target;
             value.validate_into(None, &path, errors);
+        }
+    }
+}
+
+/// Encoded as the protobuf message `k8s.io.api.autoscaling.v2.ExternalMetricSource`.
+impl protobuf::Message for ExternalMetricSource {
+    fn encode_fields(&self, buf: &mut Vec<u8>) {
+        protobuf::encode(1, &self.metric, buf);
+        protobuf::encode(2, &self.target, buf);
+    }
+
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: protobuf::WireType,
+        buf: &mut &[u8],
+        depth: protobuf::Depth,
+    ) -> Result<(), protobuf::DecodeError> {
+        match number {
+            1 => protobuf::merge(&mut self.metric, wire_type, buf, depth),
+            2 => protobuf::merge(&mut self.target, wire_type, buf, depth),
+            _ => protobuf::skip(number, wire_type, buf, depth),
         }
     }
 }

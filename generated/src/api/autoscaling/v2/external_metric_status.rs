@@ -2,8 +2,8 @@
 
 use super::{MetricIdentifier, MetricValueStatus};
 use serde::{Deserialize, Serialize};
-use support::Validate;
 use support::validation::{ErrorList, Path};
+use support::{Validate, protobuf};
 
 /// Current value of a metric that belongs to no Kubernetes object.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -27,6 +27,28 @@ impl Validate for ExternalMetricStatus {
             let path = path.field("metric");
             let value = &self.metric;
             value.validate_into(None, &path, errors);
+        }
+    }
+}
+
+/// Encoded as the protobuf message `k8s.io.api.autoscaling.v2.ExternalMetricStatus`.
+impl protobuf::Message for ExternalMetricStatus {
+    fn encode_fields(&self, buf: &mut Vec<u8>) {
+        protobuf::encode(1, &self.metric, buf);
+        protobuf::encode(2, &self.current, buf);
+    }
+
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: protobuf::WireType,
+        buf: &mut &[u8],
+        depth: protobuf::Depth,
+    ) -> Result<(), protobuf::DecodeError> {
+        match number {
+            1 => protobuf::merge(&mut self.metric, wire_type, buf, depth),
+            2 => protobuf::merge(&mut self.current, wire_type, buf, depth),
+            _ => protobuf::skip(number, wire_type, buf, depth),
         }
     }
 }

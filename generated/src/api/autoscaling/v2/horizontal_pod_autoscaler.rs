@@ -5,7 +5,7 @@ use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::{Deserialize, Serialize};
 use support::resource::{Column, SubresourceInfo};
 use support::validation::{ErrorList, Path};
-use support::{Resource, ResourceInfo, Scope, Validate, meta};
+use support::{Resource, ResourceInfo, Scope, Validate, meta, protobuf};
 
 /// Autoscaler that adjusts the replicas of a workload exposing the scale subresource, driven by the listed metrics.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -121,4 +121,38 @@ impl Validate for HorizontalPodAutoscaler {
             value.validate_into(None, &path, errors);
         }
     }
+}
+
+/// Encoded as the protobuf message `k8s.io.api.autoscaling.v2.HorizontalPodAutoscaler`.
+impl protobuf::Message for HorizontalPodAutoscaler {
+    fn encode_fields(&self, buf: &mut Vec<u8>) {
+        protobuf::encode_optional(1, self.metadata.as_ref(), buf);
+        protobuf::encode(2, &self.spec, buf);
+        protobuf::encode_optional(3, self.status.as_ref(), buf);
+    }
+
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: protobuf::WireType,
+        buf: &mut &[u8],
+        depth: protobuf::Depth,
+    ) -> Result<(), protobuf::DecodeError> {
+        match number {
+            1 => protobuf::merge(self.metadata.get_or_insert_default(), wire_type, buf, depth),
+            2 => protobuf::merge(&mut self.spec, wire_type, buf, depth),
+            3 => protobuf::merge(self.status.get_or_insert_default(), wire_type, buf, depth),
+            _ => protobuf::skip(number, wire_type, buf, depth),
+        }
+    }
+
+    fn set_type_meta(&mut self, api_version: &str, kind: &str) {
+        self.api_version = (!api_version.is_empty()).then(|| api_version.to_owned());
+        self.kind = (!kind.is_empty()).then(|| kind.to_owned());
+    }
+}
+
+impl protobuf::Payload for HorizontalPodAutoscaler {
+    const PROTOBUF: Option<protobuf::Codec<Self>> =
+        Some(protobuf::Codec::message("autoscaling/v2", "HorizontalPodAutoscaler"));
 }

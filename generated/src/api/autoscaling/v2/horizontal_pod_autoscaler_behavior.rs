@@ -2,8 +2,8 @@
 
 use super::HPAScalingRules;
 use serde::{Deserialize, Serialize};
-use support::Validate;
 use support::validation::{ErrorList, Path};
+use support::{Validate, protobuf};
 
 /// Scaling rules for the up and down directions.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -25,6 +25,28 @@ impl Validate for HorizontalPodAutoscalerBehavior {
         if let Some(value) = &self.scale_up {
             let path = path.field("scaleUp");
             value.validate_into(None, &path, errors);
+        }
+    }
+}
+
+/// Encoded as the protobuf message `k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerBehavior`.
+impl protobuf::Message for HorizontalPodAutoscalerBehavior {
+    fn encode_fields(&self, buf: &mut Vec<u8>) {
+        protobuf::encode_optional(1, self.scale_up.as_ref(), buf);
+        protobuf::encode_optional(2, self.scale_down.as_ref(), buf);
+    }
+
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: protobuf::WireType,
+        buf: &mut &[u8],
+        depth: protobuf::Depth,
+    ) -> Result<(), protobuf::DecodeError> {
+        match number {
+            1 => protobuf::merge(self.scale_up.get_or_insert_default(), wire_type, buf, depth),
+            2 => protobuf::merge(self.scale_down.get_or_insert_default(), wire_type, buf, depth),
+            _ => protobuf::skip(number, wire_type, buf, depth),
         }
     }
 }

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 use support::validation::{ErrorList, Path};
-use support::{Time, Validate, rules};
+use support::{Time, Validate, protobuf, rules};
 
 /// One observed condition of a HorizontalPodAutoscaler.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -51,6 +51,36 @@ impl Validate for HorizontalPodAutoscalerCondition {
                     rules::not_supported(&path, value.as_str(), HorizontalPodAutoscalerConditionType::VALUES, errors);
                 }
             }
+        }
+    }
+}
+
+/// Encoded as the protobuf message `k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerCondition`.
+impl protobuf::Message for HorizontalPodAutoscalerCondition {
+    fn encode_fields(&self, buf: &mut Vec<u8>) {
+        protobuf::encode(1, &self.type_, buf);
+        protobuf::encode(2, &self.status, buf);
+        protobuf::encode_optional(3, self.last_transition_time.as_ref(), buf);
+        protobuf::encode_optional(4, self.reason.as_ref(), buf);
+        protobuf::encode_optional(5, self.message.as_ref(), buf);
+        protobuf::encode_optional(6, self.observed_generation.as_ref(), buf);
+    }
+
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: protobuf::WireType,
+        buf: &mut &[u8],
+        depth: protobuf::Depth,
+    ) -> Result<(), protobuf::DecodeError> {
+        match number {
+            1 => protobuf::merge(&mut self.type_, wire_type, buf, depth),
+            2 => protobuf::merge(&mut self.status, wire_type, buf, depth),
+            3 => protobuf::merge(self.last_transition_time.get_or_insert_default(), wire_type, buf, depth),
+            4 => protobuf::merge(self.reason.get_or_insert_default(), wire_type, buf, depth),
+            5 => protobuf::merge(self.message.get_or_insert_default(), wire_type, buf, depth),
+            6 => protobuf::merge(self.observed_generation.get_or_insert_default(), wire_type, buf, depth),
+            _ => protobuf::skip(number, wire_type, buf, depth),
         }
     }
 }
@@ -135,6 +165,24 @@ impl<'de> Deserialize<'de> for HorizontalPodAutoscalerConditionStatus {
     }
 }
 
+impl protobuf::Value for HorizontalPodAutoscalerConditionStatus {
+    const WIRE_TYPE: protobuf::WireType = protobuf::WireType::LengthDelimited;
+
+    fn encode_value(&self, buf: &mut Vec<u8>) {
+        protobuf::encode_str(self.as_str(), buf);
+    }
+
+    fn merge_value(
+        &mut self,
+        wire_type: protobuf::WireType,
+        buf: &mut &[u8],
+        _depth: protobuf::Depth,
+    ) -> Result<(), protobuf::DecodeError> {
+        *self = Self::from(protobuf::read_string(wire_type, buf)?);
+        Ok(())
+    }
+}
+
 /// Condition type: ScalingActive, AbleToScale or ScalingLimited.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum HorizontalPodAutoscalerConditionType {
@@ -212,5 +260,23 @@ impl Serialize for HorizontalPodAutoscalerConditionType {
 impl<'de> Deserialize<'de> for HorizontalPodAutoscalerConditionType {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         <String as Deserialize<'de>>::deserialize(deserializer).map(Self::from)
+    }
+}
+
+impl protobuf::Value for HorizontalPodAutoscalerConditionType {
+    const WIRE_TYPE: protobuf::WireType = protobuf::WireType::LengthDelimited;
+
+    fn encode_value(&self, buf: &mut Vec<u8>) {
+        protobuf::encode_str(self.as_str(), buf);
+    }
+
+    fn merge_value(
+        &mut self,
+        wire_type: protobuf::WireType,
+        buf: &mut &[u8],
+        _depth: protobuf::Depth,
+    ) -> Result<(), protobuf::DecodeError> {
+        *self = Self::from(protobuf::read_string(wire_type, buf)?);
+        Ok(())
     }
 }

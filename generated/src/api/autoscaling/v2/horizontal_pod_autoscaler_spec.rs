@@ -4,7 +4,7 @@ use super::{CrossVersionObjectReference, HorizontalPodAutoscalerBehavior, Metric
 use serde::{Deserialize, Serialize};
 use support::cel::{CelRuleSpec, LazyRule, Node};
 use support::validation::{ErrorList, Path};
-use support::{Validate, rules};
+use support::{Validate, protobuf, rules};
 
 /// Desired behavior of a HorizontalPodAutoscaler.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -66,5 +66,33 @@ impl Validate for HorizontalPodAutoscalerSpec {
                 .with_field_path(".maxReplicas"),
         );
         node.translated(&RULE_0, rule_0(value), errors);
+    }
+}
+
+/// Encoded as the protobuf message `k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerSpec`.
+impl protobuf::Message for HorizontalPodAutoscalerSpec {
+    fn encode_fields(&self, buf: &mut Vec<u8>) {
+        protobuf::encode(1, &self.scale_target_ref, buf);
+        protobuf::encode_optional(2, self.min_replicas.as_ref(), buf);
+        protobuf::encode(3, &self.max_replicas, buf);
+        protobuf::encode_repeated(4, self.metrics.as_deref().unwrap_or_default(), buf);
+        protobuf::encode_optional(5, self.behavior.as_ref(), buf);
+    }
+
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: protobuf::WireType,
+        buf: &mut &[u8],
+        depth: protobuf::Depth,
+    ) -> Result<(), protobuf::DecodeError> {
+        match number {
+            1 => protobuf::merge(&mut self.scale_target_ref, wire_type, buf, depth),
+            2 => protobuf::merge(self.min_replicas.get_or_insert_default(), wire_type, buf, depth),
+            3 => protobuf::merge(&mut self.max_replicas, wire_type, buf, depth),
+            4 => protobuf::merge_repeated(self.metrics.get_or_insert_default(), wire_type, buf, depth),
+            5 => protobuf::merge(self.behavior.get_or_insert_default(), wire_type, buf, depth),
+            _ => protobuf::skip(number, wire_type, buf, depth),
+        }
     }
 }

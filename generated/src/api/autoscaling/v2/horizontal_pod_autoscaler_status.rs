@@ -3,7 +3,7 @@
 use super::{HorizontalPodAutoscalerCondition, MetricStatus};
 use serde::{Deserialize, Serialize};
 use support::validation::{ErrorList, Path};
-use support::{Time, Validate, rules};
+use support::{Time, Validate, protobuf, rules};
 
 /// Observed state of a HorizontalPodAutoscaler.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -51,6 +51,36 @@ impl Validate for HorizontalPodAutoscalerStatus {
                 let path = path.index(index);
                 value.validate_into(None, &path, errors);
             }
+        }
+    }
+}
+
+/// Encoded as the protobuf message `k8s.io.api.autoscaling.v2.HorizontalPodAutoscalerStatus`.
+impl protobuf::Message for HorizontalPodAutoscalerStatus {
+    fn encode_fields(&self, buf: &mut Vec<u8>) {
+        protobuf::encode_optional(1, self.observed_generation.as_ref(), buf);
+        protobuf::encode_optional(2, self.last_scale_time.as_ref(), buf);
+        protobuf::encode_optional(3, self.current_replicas.as_ref(), buf);
+        protobuf::encode(4, &self.desired_replicas, buf);
+        protobuf::encode_repeated(5, self.current_metrics.as_deref().unwrap_or_default(), buf);
+        protobuf::encode_repeated(6, self.conditions.as_deref().unwrap_or_default(), buf);
+    }
+
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: protobuf::WireType,
+        buf: &mut &[u8],
+        depth: protobuf::Depth,
+    ) -> Result<(), protobuf::DecodeError> {
+        match number {
+            1 => protobuf::merge(self.observed_generation.get_or_insert_default(), wire_type, buf, depth),
+            2 => protobuf::merge(self.last_scale_time.get_or_insert_default(), wire_type, buf, depth),
+            3 => protobuf::merge(self.current_replicas.get_or_insert_default(), wire_type, buf, depth),
+            4 => protobuf::merge(&mut self.desired_replicas, wire_type, buf, depth),
+            5 => protobuf::merge_repeated(self.current_metrics.get_or_insert_default(), wire_type, buf, depth),
+            6 => protobuf::merge_repeated(self.conditions.get_or_insert_default(), wire_type, buf, depth),
+            _ => protobuf::skip(number, wire_type, buf, depth),
         }
     }
 }

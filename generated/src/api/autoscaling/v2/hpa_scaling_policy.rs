@@ -3,7 +3,7 @@
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 use support::validation::{ErrorList, Path};
-use support::{Validate, rules};
+use support::{Validate, protobuf, rules};
 
 /// One policy bounding how much the replica count may change within a time window.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -42,6 +42,30 @@ impl Validate for HPAScalingPolicy {
             let path = path.field("value");
             let value = &self.value;
             rules::minimum(&path, *value, 0, true, errors);
+        }
+    }
+}
+
+/// Encoded as the protobuf message `k8s.io.api.autoscaling.v2.HPAScalingPolicy`.
+impl protobuf::Message for HPAScalingPolicy {
+    fn encode_fields(&self, buf: &mut Vec<u8>) {
+        protobuf::encode(1, &self.type_, buf);
+        protobuf::encode(2, &self.value, buf);
+        protobuf::encode(3, &self.period_seconds, buf);
+    }
+
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: protobuf::WireType,
+        buf: &mut &[u8],
+        depth: protobuf::Depth,
+    ) -> Result<(), protobuf::DecodeError> {
+        match number {
+            1 => protobuf::merge(&mut self.type_, wire_type, buf, depth),
+            2 => protobuf::merge(&mut self.value, wire_type, buf, depth),
+            3 => protobuf::merge(&mut self.period_seconds, wire_type, buf, depth),
+            _ => protobuf::skip(number, wire_type, buf, depth),
         }
     }
 }
@@ -118,5 +142,23 @@ impl Serialize for HPAScalingPolicyType {
 impl<'de> Deserialize<'de> for HPAScalingPolicyType {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         <String as Deserialize<'de>>::deserialize(deserializer).map(Self::from)
+    }
+}
+
+impl protobuf::Value for HPAScalingPolicyType {
+    const WIRE_TYPE: protobuf::WireType = protobuf::WireType::LengthDelimited;
+
+    fn encode_value(&self, buf: &mut Vec<u8>) {
+        protobuf::encode_str(self.as_str(), buf);
+    }
+
+    fn merge_value(
+        &mut self,
+        wire_type: protobuf::WireType,
+        buf: &mut &[u8],
+        _depth: protobuf::Depth,
+    ) -> Result<(), protobuf::DecodeError> {
+        *self = Self::from(protobuf::read_string(wire_type, buf)?);
+        Ok(())
     }
 }

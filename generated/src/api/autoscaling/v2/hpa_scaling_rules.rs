@@ -5,7 +5,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 use support::cel::{CelRuleSpec, LazyRule, Node};
 use support::validation::{ErrorList, Path};
-use support::{Quantity, Validate, rules};
+use support::{Quantity, Validate, protobuf, rules};
 
 /// Scaling behavior in one direction: policies limiting the rate of change, a stabilization window against flapping, and a tolerance for small metric changes.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -61,6 +61,32 @@ impl Validate for HPAScalingRules {
                 .with_field_path(".tolerance"),
         );
         node.translated(&RULE_0, rule_0(value), errors);
+    }
+}
+
+/// Encoded as the protobuf message `k8s.io.api.autoscaling.v2.HPAScalingRules`.
+impl protobuf::Message for HPAScalingRules {
+    fn encode_fields(&self, buf: &mut Vec<u8>) {
+        protobuf::encode_optional(1, self.select_policy.as_ref(), buf);
+        protobuf::encode_repeated(2, self.policies.as_deref().unwrap_or_default(), buf);
+        protobuf::encode_optional(3, self.stabilization_window_seconds.as_ref(), buf);
+        protobuf::encode_optional(4, self.tolerance.as_ref(), buf);
+    }
+
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: protobuf::WireType,
+        buf: &mut &[u8],
+        depth: protobuf::Depth,
+    ) -> Result<(), protobuf::DecodeError> {
+        match number {
+            1 => protobuf::merge(self.select_policy.get_or_insert_default(), wire_type, buf, depth),
+            2 => protobuf::merge_repeated(self.policies.get_or_insert_default(), wire_type, buf, depth),
+            3 => protobuf::merge(self.stabilization_window_seconds.get_or_insert_default(), wire_type, buf, depth),
+            4 => protobuf::merge(self.tolerance.get_or_insert_default(), wire_type, buf, depth),
+            _ => protobuf::skip(number, wire_type, buf, depth),
+        }
     }
 }
 
@@ -141,5 +167,23 @@ impl Serialize for HPAScalingRulesSelectPolicy {
 impl<'de> Deserialize<'de> for HPAScalingRulesSelectPolicy {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         <String as Deserialize<'de>>::deserialize(deserializer).map(Self::from)
+    }
+}
+
+impl protobuf::Value for HPAScalingRulesSelectPolicy {
+    const WIRE_TYPE: protobuf::WireType = protobuf::WireType::LengthDelimited;
+
+    fn encode_value(&self, buf: &mut Vec<u8>) {
+        protobuf::encode_str(self.as_str(), buf);
+    }
+
+    fn merge_value(
+        &mut self,
+        wire_type: protobuf::WireType,
+        buf: &mut &[u8],
+        _depth: protobuf::Depth,
+    ) -> Result<(), protobuf::DecodeError> {
+        *self = Self::from(protobuf::read_string(wire_type, buf)?);
+        Ok(())
     }
 }

@@ -3,7 +3,7 @@
 use crate::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use serde::{Deserialize, Serialize};
 use support::validation::{ErrorList, Path};
-use support::{Validate, rules};
+use support::{Validate, protobuf, rules};
 
 /// Name and optional label selector of a metric.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -28,6 +28,28 @@ impl Validate for MetricIdentifier {
         if let Some(value) = &self.selector {
             let path = path.field("selector");
             value.validate_into(None, &path, errors);
+        }
+    }
+}
+
+/// Encoded as the protobuf message `k8s.io.api.autoscaling.v2.MetricIdentifier`.
+impl protobuf::Message for MetricIdentifier {
+    fn encode_fields(&self, buf: &mut Vec<u8>) {
+        protobuf::encode(1, &self.name, buf);
+        protobuf::encode_optional(2, self.selector.as_ref(), buf);
+    }
+
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: protobuf::WireType,
+        buf: &mut &[u8],
+        depth: protobuf::Depth,
+    ) -> Result<(), protobuf::DecodeError> {
+        match number {
+            1 => protobuf::merge(&mut self.name, wire_type, buf, depth),
+            2 => protobuf::merge(self.selector.get_or_insert_default(), wire_type, buf, depth),
+            _ => protobuf::skip(number, wire_type, buf, depth),
         }
     }
 }

@@ -7,7 +7,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 use support::cel::{CelRuleSpec, LazyRule, Node};
 use support::validation::{ErrorList, Path};
-use support::{Validate, rules};
+use support::{Validate, protobuf, rules};
 
 /// One metric to scale on: a type and the one source field that type names.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -119,6 +119,36 @@ impl Validate for MetricSpec {
     }
 }
 
+/// Encoded as the protobuf message `k8s.io.api.autoscaling.v2.MetricSpec`.
+impl protobuf::Message for MetricSpec {
+    fn encode_fields(&self, buf: &mut Vec<u8>) {
+        protobuf::encode(1, &self.type_, buf);
+        protobuf::encode_optional(2, self.object.as_ref(), buf);
+        protobuf::encode_optional(3, self.pods.as_ref(), buf);
+        protobuf::encode_optional(4, self.resource.as_ref(), buf);
+        protobuf::encode_optional(5, self.external.as_ref(), buf);
+        protobuf::encode_optional(7, self.container_resource.as_ref(), buf);
+    }
+
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: protobuf::WireType,
+        buf: &mut &[u8],
+        depth: protobuf::Depth,
+    ) -> Result<(), protobuf::DecodeError> {
+        match number {
+            1 => protobuf::merge(&mut self.type_, wire_type, buf, depth),
+            2 => protobuf::merge(self.object.get_or_insert_default(), wire_type, buf, depth),
+            3 => protobuf::merge(self.pods.get_or_insert_default(), wire_type, buf, depth),
+            4 => protobuf::merge(self.resource.get_or_insert_default(), wire_type, buf, depth),
+            5 => protobuf::merge(self.external.get_or_insert_default(), wire_type, buf, depth),
+            7 => protobuf::merge(self.container_resource.get_or_insert_default(), wire_type, buf, depth),
+            _ => protobuf::skip(number, wire_type, buf, depth),
+        }
+    }
+}
+
 /// Type of metric source; names the one source field that must be set.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum MetricSpecType {
@@ -206,5 +236,23 @@ impl Serialize for MetricSpecType {
 impl<'de> Deserialize<'de> for MetricSpecType {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         <String as Deserialize<'de>>::deserialize(deserializer).map(Self::from)
+    }
+}
+
+impl protobuf::Value for MetricSpecType {
+    const WIRE_TYPE: protobuf::WireType = protobuf::WireType::LengthDelimited;
+
+    fn encode_value(&self, buf: &mut Vec<u8>) {
+        protobuf::encode_str(self.as_str(), buf);
+    }
+
+    fn merge_value(
+        &mut self,
+        wire_type: protobuf::WireType,
+        buf: &mut &[u8],
+        _depth: protobuf::Depth,
+    ) -> Result<(), protobuf::DecodeError> {
+        *self = Self::from(protobuf::read_string(wire_type, buf)?);
+        Ok(())
     }
 }

@@ -4,7 +4,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 use support::cel::{CelRuleSpec, LazyRule, Node};
 use support::validation::{ErrorList, Path};
-use support::{Quantity, Validate, rules};
+use support::{Quantity, Validate, protobuf, rules};
 
 /// Target of a metric: a value, an average value or an average utilization.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -79,6 +79,32 @@ impl Validate for MetricTarget {
                 .with_field_path(".averageValue"),
         );
         node.translated(&RULE_2, rule_2(value), errors);
+    }
+}
+
+/// Encoded as the protobuf message `k8s.io.api.autoscaling.v2.MetricTarget`.
+impl protobuf::Message for MetricTarget {
+    fn encode_fields(&self, buf: &mut Vec<u8>) {
+        protobuf::encode(1, &self.type_, buf);
+        protobuf::encode_optional(2, self.value.as_ref(), buf);
+        protobuf::encode_optional(3, self.average_value.as_ref(), buf);
+        protobuf::encode_optional(4, self.average_utilization.as_ref(), buf);
+    }
+
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: protobuf::WireType,
+        buf: &mut &[u8],
+        depth: protobuf::Depth,
+    ) -> Result<(), protobuf::DecodeError> {
+        match number {
+            1 => protobuf::merge(&mut self.type_, wire_type, buf, depth),
+            2 => protobuf::merge(self.value.get_or_insert_default(), wire_type, buf, depth),
+            3 => protobuf::merge(self.average_value.get_or_insert_default(), wire_type, buf, depth),
+            4 => protobuf::merge(self.average_utilization.get_or_insert_default(), wire_type, buf, depth),
+            _ => protobuf::skip(number, wire_type, buf, depth),
+        }
     }
 }
 
@@ -159,5 +185,23 @@ impl Serialize for MetricTargetType {
 impl<'de> Deserialize<'de> for MetricTargetType {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         <String as Deserialize<'de>>::deserialize(deserializer).map(Self::from)
+    }
+}
+
+impl protobuf::Value for MetricTargetType {
+    const WIRE_TYPE: protobuf::WireType = protobuf::WireType::LengthDelimited;
+
+    fn encode_value(&self, buf: &mut Vec<u8>) {
+        protobuf::encode_str(self.as_str(), buf);
+    }
+
+    fn merge_value(
+        &mut self,
+        wire_type: protobuf::WireType,
+        buf: &mut &[u8],
+        _depth: protobuf::Depth,
+    ) -> Result<(), protobuf::DecodeError> {
+        *self = Self::from(protobuf::read_string(wire_type, buf)?);
+        Ok(())
     }
 }

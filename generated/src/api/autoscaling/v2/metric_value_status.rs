@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 use support::validation::{ErrorList, Path};
-use support::{Quantity, Validate, rules};
+use support::{Quantity, Validate, protobuf, rules};
 
 /// Current value of a metric.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -27,6 +27,30 @@ impl Validate for MetricValueStatus {
         if let Some(value) = &self.value {
             let path = path.field("value");
             rules::quantity(&path, value, errors);
+        }
+    }
+}
+
+/// Encoded as the protobuf message `k8s.io.api.autoscaling.v2.MetricValueStatus`.
+impl protobuf::Message for MetricValueStatus {
+    fn encode_fields(&self, buf: &mut Vec<u8>) {
+        protobuf::encode_optional(1, self.value.as_ref(), buf);
+        protobuf::encode_optional(2, self.average_value.as_ref(), buf);
+        protobuf::encode_optional(3, self.average_utilization.as_ref(), buf);
+    }
+
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: protobuf::WireType,
+        buf: &mut &[u8],
+        depth: protobuf::Depth,
+    ) -> Result<(), protobuf::DecodeError> {
+        match number {
+            1 => protobuf::merge(self.value.get_or_insert_default(), wire_type, buf, depth),
+            2 => protobuf::merge(self.average_value.get_or_insert_default(), wire_type, buf, depth),
+            3 => protobuf::merge(self.average_utilization.get_or_insert_default(), wire_type, buf, depth),
+            _ => protobuf::skip(number, wire_type, buf, depth),
         }
     }
 }

@@ -2,8 +2,8 @@
 
 use super::{CrossVersionObjectReference, MetricIdentifier, MetricTarget};
 use serde::{Deserialize, Serialize};
-use support::Validate;
 use support::validation::{ErrorList, Path};
+use support::{Validate, protobuf};
 
 /// Scales on a metric of one Kubernetes object, e.g. the request rate of an Ingress.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -35,6 +35,30 @@ impl Validate for ObjectMetricSource {
             let path = path.field("target");
             let value = &self.target;
             value.validate_into(None, &path, errors);
+        }
+    }
+}
+
+/// Encoded as the protobuf message `k8s.io.api.autoscaling.v2.ObjectMetricSource`.
+impl protobuf::Message for ObjectMetricSource {
+    fn encode_fields(&self, buf: &mut Vec<u8>) {
+        protobuf::encode(1, &self.described_object, buf);
+        protobuf::encode(2, &self.target, buf);
+        protobuf::encode(3, &self.metric, buf);
+    }
+
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: protobuf::WireType,
+        buf: &mut &[u8],
+        depth: protobuf::Depth,
+    ) -> Result<(), protobuf::DecodeError> {
+        match number {
+            1 => protobuf::merge(&mut self.described_object, wire_type, buf, depth),
+            2 => protobuf::merge(&mut self.target, wire_type, buf, depth),
+            3 => protobuf::merge(&mut self.metric, wire_type, buf, depth),
+            _ => protobuf::skip(number, wire_type, buf, depth),
         }
     }
 }

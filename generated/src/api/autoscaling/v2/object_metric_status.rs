@@ -2,8 +2,8 @@
 
 use super::{CrossVersionObjectReference, MetricIdentifier, MetricValueStatus};
 use serde::{Deserialize, Serialize};
-use support::Validate;
 use support::validation::{ErrorList, Path};
+use support::{Validate, protobuf};
 
 /// Current value of a metric describing one Kubernetes object.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -35,6 +35,30 @@ impl Validate for ObjectMetricStatus {
             let path = path.field("metric");
             let value = &self.metric;
             value.validate_into(None, &path, errors);
+        }
+    }
+}
+
+/// Encoded as the protobuf message `k8s.io.api.autoscaling.v2.ObjectMetricStatus`.
+impl protobuf::Message for ObjectMetricStatus {
+    fn encode_fields(&self, buf: &mut Vec<u8>) {
+        protobuf::encode(1, &self.metric, buf);
+        protobuf::encode(2, &self.current, buf);
+        protobuf::encode(3, &self.described_object, buf);
+    }
+
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: protobuf::WireType,
+        buf: &mut &[u8],
+        depth: protobuf::Depth,
+    ) -> Result<(), protobuf::DecodeError> {
+        match number {
+            1 => protobuf::merge(&mut self.metric, wire_type, buf, depth),
+            2 => protobuf::merge(&mut self.current, wire_type, buf, depth),
+            3 => protobuf::merge(&mut self.described_object, wire_type, buf, depth),
+            _ => protobuf::skip(number, wire_type, buf, depth),
         }
     }
 }

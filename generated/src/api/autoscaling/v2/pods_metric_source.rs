@@ -2,8 +2,8 @@
 
 use super::{MetricIdentifier, MetricTarget};
 use serde::{Deserialize, Serialize};
-use support::Validate;
 use support::validation::{ErrorList, Path};
+use support::{Validate, protobuf};
 
 /// Scales on a per-pod metric, such as transactions per second, averaged over the target pods before comparison.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -27,6 +27,28 @@ impl Validate for PodsMetricSource {
             let path = path.field("target");
             let value = &self.target;
             value.validate_into(None, &path, errors);
+        }
+    }
+}
+
+/// Encoded as the protobuf message `k8s.io.api.autoscaling.v2.PodsMetricSource`.
+impl protobuf::Message for PodsMetricSource {
+    fn encode_fields(&self, buf: &mut Vec<u8>) {
+        protobuf::encode(1, &self.metric, buf);
+        protobuf::encode(2, &self.target, buf);
+    }
+
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: protobuf::WireType,
+        buf: &mut &[u8],
+        depth: protobuf::Depth,
+    ) -> Result<(), protobuf::DecodeError> {
+        match number {
+            1 => protobuf::merge(&mut self.metric, wire_type, buf, depth),
+            2 => protobuf::merge(&mut self.target, wire_type, buf, depth),
+            _ => protobuf::skip(number, wire_type, buf, depth),
         }
     }
 }

@@ -5,7 +5,7 @@ use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::{Deserialize, Serialize};
 use support::resource::{Column, SubresourceInfo};
 use support::validation::{ErrorList, Path};
-use support::{Resource, ResourceInfo, Scope, Validate, meta};
+use support::{Resource, ResourceInfo, Scope, Validate, meta, protobuf};
 
 /// A request for an x509 certificate: a client submits a CSR, it is approved or denied, and a signer issues the certificate.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -124,4 +124,38 @@ impl Validate for CertificateSigningRequest {
             value.validate_into(None, &path, errors);
         }
     }
+}
+
+/// Encoded as the protobuf message `k8s.io.api.certificates.v1.CertificateSigningRequest`.
+impl protobuf::Message for CertificateSigningRequest {
+    fn encode_fields(&self, buf: &mut Vec<u8>) {
+        protobuf::encode_optional(1, self.metadata.as_ref(), buf);
+        protobuf::encode(2, &self.spec, buf);
+        protobuf::encode_optional(3, self.status.as_ref(), buf);
+    }
+
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: protobuf::WireType,
+        buf: &mut &[u8],
+        depth: protobuf::Depth,
+    ) -> Result<(), protobuf::DecodeError> {
+        match number {
+            1 => protobuf::merge(self.metadata.get_or_insert_default(), wire_type, buf, depth),
+            2 => protobuf::merge(&mut self.spec, wire_type, buf, depth),
+            3 => protobuf::merge(self.status.get_or_insert_default(), wire_type, buf, depth),
+            _ => protobuf::skip(number, wire_type, buf, depth),
+        }
+    }
+
+    fn set_type_meta(&mut self, api_version: &str, kind: &str) {
+        self.api_version = (!api_version.is_empty()).then(|| api_version.to_owned());
+        self.kind = (!kind.is_empty()).then(|| kind.to_owned());
+    }
+}
+
+impl protobuf::Payload for CertificateSigningRequest {
+    const PROTOBUF: Option<protobuf::Codec<Self>> =
+        Some(protobuf::Codec::message("certificates.k8s.io/v1", "CertificateSigningRequest"));
 }

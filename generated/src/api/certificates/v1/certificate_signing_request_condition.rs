@@ -4,7 +4,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 use support::cel::{CelRuleSpec, LazyRule, Node};
 use support::validation::{ErrorList, Path};
-use support::{Time, Validate, rules};
+use support::{Time, Validate, protobuf, rules};
 
 /// One condition of a CertificateSigningRequest.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -71,6 +71,36 @@ impl Validate for CertificateSigningRequestCondition {
                 .with_field_path(".status"),
         );
         node.translated(&RULE_0, rule_0(value), errors);
+    }
+}
+
+/// Encoded as the protobuf message `k8s.io.api.certificates.v1.CertificateSigningRequestCondition`.
+impl protobuf::Message for CertificateSigningRequestCondition {
+    fn encode_fields(&self, buf: &mut Vec<u8>) {
+        protobuf::encode(1, &self.type_, buf);
+        protobuf::encode_optional(2, self.reason.as_ref(), buf);
+        protobuf::encode_optional(3, self.message.as_ref(), buf);
+        protobuf::encode_optional(4, self.last_update_time.as_ref(), buf);
+        protobuf::encode_optional(5, self.last_transition_time.as_ref(), buf);
+        protobuf::encode(6, &self.status, buf);
+    }
+
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: protobuf::WireType,
+        buf: &mut &[u8],
+        depth: protobuf::Depth,
+    ) -> Result<(), protobuf::DecodeError> {
+        match number {
+            1 => protobuf::merge(&mut self.type_, wire_type, buf, depth),
+            2 => protobuf::merge(self.reason.get_or_insert_default(), wire_type, buf, depth),
+            3 => protobuf::merge(self.message.get_or_insert_default(), wire_type, buf, depth),
+            4 => protobuf::merge(self.last_update_time.get_or_insert_default(), wire_type, buf, depth),
+            5 => protobuf::merge(self.last_transition_time.get_or_insert_default(), wire_type, buf, depth),
+            6 => protobuf::merge(&mut self.status, wire_type, buf, depth),
+            _ => protobuf::skip(number, wire_type, buf, depth),
+        }
     }
 }
 
@@ -154,6 +184,24 @@ impl<'de> Deserialize<'de> for CertificateSigningRequestConditionStatus {
     }
 }
 
+impl protobuf::Value for CertificateSigningRequestConditionStatus {
+    const WIRE_TYPE: protobuf::WireType = protobuf::WireType::LengthDelimited;
+
+    fn encode_value(&self, buf: &mut Vec<u8>) {
+        protobuf::encode_str(self.as_str(), buf);
+    }
+
+    fn merge_value(
+        &mut self,
+        wire_type: protobuf::WireType,
+        buf: &mut &[u8],
+        _depth: protobuf::Depth,
+    ) -> Result<(), protobuf::DecodeError> {
+        *self = Self::from(protobuf::read_string(wire_type, buf)?);
+        Ok(())
+    }
+}
+
 /// Condition type: Approved or Denied, added through /approval, or Failed, added through /status by the signer. Once added they cannot be removed.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum CertificateSigningRequestConditionType {
@@ -231,5 +279,23 @@ impl Serialize for CertificateSigningRequestConditionType {
 impl<'de> Deserialize<'de> for CertificateSigningRequestConditionType {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         <String as Deserialize<'de>>::deserialize(deserializer).map(Self::from)
+    }
+}
+
+impl protobuf::Value for CertificateSigningRequestConditionType {
+    const WIRE_TYPE: protobuf::WireType = protobuf::WireType::LengthDelimited;
+
+    fn encode_value(&self, buf: &mut Vec<u8>) {
+        protobuf::encode_str(self.as_str(), buf);
+    }
+
+    fn merge_value(
+        &mut self,
+        wire_type: protobuf::WireType,
+        buf: &mut &[u8],
+        _depth: protobuf::Depth,
+    ) -> Result<(), protobuf::DecodeError> {
+        *self = Self::from(protobuf::read_string(wire_type, buf)?);
+        Ok(())
     }
 }

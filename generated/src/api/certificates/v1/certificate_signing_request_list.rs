@@ -3,7 +3,7 @@
 use super::CertificateSigningRequest;
 use serde::{Deserialize, Serialize};
 use support::validation::{ErrorList, Path};
-use support::{ListMeta, Validate};
+use support::{ListMeta, Validate, protobuf};
 
 /// A list of CertificateSigningRequests.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -33,4 +33,36 @@ impl Validate for CertificateSigningRequestList {
             }
         }
     }
+}
+
+/// Encoded as the protobuf message `k8s.io.api.certificates.v1.CertificateSigningRequestList`.
+impl protobuf::Message for CertificateSigningRequestList {
+    fn encode_fields(&self, buf: &mut Vec<u8>) {
+        protobuf::encode_optional(1, self.metadata.as_ref(), buf);
+        protobuf::encode_repeated(2, &self.items, buf);
+    }
+
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: protobuf::WireType,
+        buf: &mut &[u8],
+        depth: protobuf::Depth,
+    ) -> Result<(), protobuf::DecodeError> {
+        match number {
+            1 => protobuf::merge(self.metadata.get_or_insert_default(), wire_type, buf, depth),
+            2 => protobuf::merge_repeated(&mut self.items, wire_type, buf, depth),
+            _ => protobuf::skip(number, wire_type, buf, depth),
+        }
+    }
+
+    fn set_type_meta(&mut self, api_version: &str, kind: &str) {
+        self.api_version = (!api_version.is_empty()).then(|| api_version.to_owned());
+        self.kind = (!kind.is_empty()).then(|| kind.to_owned());
+    }
+}
+
+impl protobuf::Payload for CertificateSigningRequestList {
+    const PROTOBUF: Option<protobuf::Codec<Self>> =
+        Some(protobuf::Codec::message("certificates.k8s.io/v1", "CertificateSigningRequestList"));
 }

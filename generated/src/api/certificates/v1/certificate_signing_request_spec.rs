@@ -4,7 +4,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::BTreeMap;
 use std::fmt;
 use support::validation::{ErrorList, Path};
-use support::{Bytes, Validate, rules};
+use support::{Bytes, Validate, protobuf, rules};
 
 /// The certificate request and who made it.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -72,6 +72,42 @@ impl Validate for CertificateSigningRequestSpec {
                     );
                 }
             }
+        }
+    }
+}
+
+/// Encoded as the protobuf message `k8s.io.api.certificates.v1.CertificateSigningRequestSpec`.
+impl protobuf::Message for CertificateSigningRequestSpec {
+    fn encode_fields(&self, buf: &mut Vec<u8>) {
+        protobuf::encode(1, &self.request, buf);
+        protobuf::encode_optional(2, self.username.as_ref(), buf);
+        protobuf::encode_optional(3, self.uid.as_ref(), buf);
+        protobuf::encode_repeated(4, self.groups.as_deref().unwrap_or_default(), buf);
+        protobuf::encode_repeated(5, self.usages.as_deref().unwrap_or_default(), buf);
+        if let Some(map) = &self.extra {
+            protobuf::encode_map(6, map, buf);
+        }
+        protobuf::encode(7, &self.signer_name, buf);
+        protobuf::encode_optional(8, self.expiration_seconds.as_ref(), buf);
+    }
+
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: protobuf::WireType,
+        buf: &mut &[u8],
+        depth: protobuf::Depth,
+    ) -> Result<(), protobuf::DecodeError> {
+        match number {
+            1 => protobuf::merge(&mut self.request, wire_type, buf, depth),
+            2 => protobuf::merge(self.username.get_or_insert_default(), wire_type, buf, depth),
+            3 => protobuf::merge(self.uid.get_or_insert_default(), wire_type, buf, depth),
+            4 => protobuf::merge_repeated(self.groups.get_or_insert_default(), wire_type, buf, depth),
+            5 => protobuf::merge_repeated(self.usages.get_or_insert_default(), wire_type, buf, depth),
+            6 => protobuf::merge_map(self.extra.get_or_insert_default(), wire_type, buf, depth),
+            7 => protobuf::merge(&mut self.signer_name, wire_type, buf, depth),
+            8 => protobuf::merge(self.expiration_seconds.get_or_insert_default(), wire_type, buf, depth),
+            _ => protobuf::skip(number, wire_type, buf, depth),
         }
     }
 }
@@ -276,5 +312,23 @@ impl Serialize for CertificateSigningRequestSpecUsagesItem {
 impl<'de> Deserialize<'de> for CertificateSigningRequestSpecUsagesItem {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         <String as Deserialize<'de>>::deserialize(deserializer).map(Self::from)
+    }
+}
+
+impl protobuf::Value for CertificateSigningRequestSpecUsagesItem {
+    const WIRE_TYPE: protobuf::WireType = protobuf::WireType::LengthDelimited;
+
+    fn encode_value(&self, buf: &mut Vec<u8>) {
+        protobuf::encode_str(self.as_str(), buf);
+    }
+
+    fn merge_value(
+        &mut self,
+        wire_type: protobuf::WireType,
+        buf: &mut &[u8],
+        _depth: protobuf::Depth,
+    ) -> Result<(), protobuf::DecodeError> {
+        *self = Self::from(protobuf::read_string(wire_type, buf)?);
+        Ok(())
     }
 }

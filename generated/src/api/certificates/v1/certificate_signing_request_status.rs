@@ -4,7 +4,7 @@ use super::CertificateSigningRequestCondition;
 use serde::{Deserialize, Serialize};
 use support::cel::{CelRuleSpec, LazyRule, Node};
 use support::validation::{ErrorList, Path};
-use support::{Bytes, Validate, rules};
+use support::{Bytes, Validate, protobuf, rules};
 
 /// Whether the request was approved, denied or failed, and the issued certificate.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -93,5 +93,27 @@ impl Validate for CertificateSigningRequestStatus {
                 .with_field_path(".certificate"),
         );
         node.translated(&RULE_1, rule_1(value), errors);
+    }
+}
+
+/// Encoded as the protobuf message `k8s.io.api.certificates.v1.CertificateSigningRequestStatus`.
+impl protobuf::Message for CertificateSigningRequestStatus {
+    fn encode_fields(&self, buf: &mut Vec<u8>) {
+        protobuf::encode_repeated(1, self.conditions.as_deref().unwrap_or_default(), buf);
+        protobuf::encode_optional(2, self.certificate.as_ref(), buf);
+    }
+
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: protobuf::WireType,
+        buf: &mut &[u8],
+        depth: protobuf::Depth,
+    ) -> Result<(), protobuf::DecodeError> {
+        match number {
+            1 => protobuf::merge_repeated(self.conditions.get_or_insert_default(), wire_type, buf, depth),
+            2 => protobuf::merge(self.certificate.get_or_insert_default(), wire_type, buf, depth),
+            _ => protobuf::skip(number, wire_type, buf, depth),
+        }
     }
 }

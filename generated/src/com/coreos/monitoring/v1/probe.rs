@@ -5,7 +5,7 @@ use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::{Deserialize, Serialize};
 use support::resource::Column;
 use support::validation::{ErrorList, Path};
-use support::{Resource, ResourceInfo, Scope, Validate, meta, rules};
+use support::{Resource, ResourceInfo, Scope, Validate, meta, protobuf, rules};
 
 /// A Probe tells Prometheus to check a set of addresses, listed statically or taken from Ingress objects, through a prober such as the blackbox exporter.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -111,3 +111,5 @@ impl Validate for Probe {
         }
     }
 }
+
+impl protobuf::Payload for Probe {}

@@ -3,7 +3,7 @@
 use super::Probe;
 use serde::{Deserialize, Serialize};
 use support::validation::{ErrorList, Path};
-use support::{ListMeta, Validate, rules};
+use support::{ListMeta, Validate, protobuf, rules};
 
 /// A list of probes.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -38,3 +38,5 @@ impl Validate for ProbeList {
         }
     }
 }
+
+impl protobuf::Payload for ProbeList {}

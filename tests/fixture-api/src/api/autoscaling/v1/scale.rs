@@ -3,8 +3,8 @@
 use super::{ScaleSpec, ScaleStatus};
 use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::{Deserialize, Serialize};
-use support::Validate;
 use support::validation::{ErrorList, Path};
+use support::{Validate, protobuf};
 
 /// The scale of a resource: how many replicas it asks for and how many it has; served by the `scale` subresource.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -34,3 +34,5 @@ impl Validate for Scale {
         }
     }
 }
+
+impl protobuf::Payload for Scale {}

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 use support::validation::{ErrorList, Path};
-use support::{Validate, rules};
+use support::{Validate, protobuf, rules};
 
 /// One resource served in a group version, as listed by discovery.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -61,6 +61,44 @@ impl Validate for APIResource {
             if value.is_empty() {
                 rules::required(&path, errors);
             }
+        }
+    }
+}
+
+/// Encoded as the protobuf message `k8s.io.apimachinery.pkg.apis.meta.v1.APIResource`.
+impl protobuf::Message for APIResource {
+    fn encode_fields(&self, buf: &mut Vec<u8>) {
+        protobuf::encode(1, &self.name, buf);
+        protobuf::encode(2, &self.namespaced, buf);
+        protobuf::encode(3, &self.kind, buf);
+        protobuf::encode(4, &self.verbs, buf);
+        protobuf::encode_repeated(5, self.short_names.as_deref().unwrap_or_default(), buf);
+        protobuf::encode(6, &self.singular_name, buf);
+        protobuf::encode_repeated(7, self.categories.as_deref().unwrap_or_default(), buf);
+        protobuf::encode_optional(8, self.group.as_ref(), buf);
+        protobuf::encode_optional(9, self.version.as_ref(), buf);
+        protobuf::encode_optional(10, self.storage_version_hash.as_ref(), buf);
+    }
+
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: protobuf::WireType,
+        buf: &mut &[u8],
+        depth: protobuf::Depth,
+    ) -> Result<(), protobuf::DecodeError> {
+        match number {
+            1 => protobuf::merge(&mut self.name, wire_type, buf, depth),
+            2 => protobuf::merge(&mut self.namespaced, wire_type, buf, depth),
+            3 => protobuf::merge(&mut self.kind, wire_type, buf, depth),
+            4 => protobuf::merge(&mut self.verbs, wire_type, buf, depth),
+            5 => protobuf::merge_repeated(self.short_names.get_or_insert_default(), wire_type, buf, depth),
+            6 => protobuf::merge(&mut self.singular_name, wire_type, buf, depth),
+            7 => protobuf::merge_repeated(self.categories.get_or_insert_default(), wire_type, buf, depth),
+            8 => protobuf::merge(self.group.get_or_insert_default(), wire_type, buf, depth),
+            9 => protobuf::merge(self.version.get_or_insert_default(), wire_type, buf, depth),
+            10 => protobuf::merge(self.storage_version_hash.get_or_insert_default(), wire_type, buf, depth),
+            _ => protobuf::skip(number, wire_type, buf, depth),
         }
     }
 }

@@ -3,7 +3,7 @@
 use super::APIResource;
 use serde::{Deserialize, Serialize};
 use support::validation::{ErrorList, Path};
-use support::{Validate, rules};
+use support::{Validate, protobuf, rules};
 
 /// The resources served in one group version.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -39,5 +39,32 @@ impl Validate for APIResourceList {
                 value.validate_into(None, &path, errors);
             }
         }
+    }
+}
+
+/// Encoded as the protobuf message `k8s.io.apimachinery.pkg.apis.meta.v1.APIResourceList`.
+impl protobuf::Message for APIResourceList {
+    fn encode_fields(&self, buf: &mut Vec<u8>) {
+        protobuf::encode(1, &self.group_version, buf);
+        protobuf::encode_repeated(2, &self.resources, buf);
+    }
+
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: protobuf::WireType,
+        buf: &mut &[u8],
+        depth: protobuf::Depth,
+    ) -> Result<(), protobuf::DecodeError> {
+        match number {
+            1 => protobuf::merge(&mut self.group_version, wire_type, buf, depth),
+            2 => protobuf::merge_repeated(&mut self.resources, wire_type, buf, depth),
+            _ => protobuf::skip(number, wire_type, buf, depth),
+        }
+    }
+
+    fn set_type_meta(&mut self, api_version: &str, kind: &str) {
+        self.api_version = (!api_version.is_empty()).then(|| api_version.to_owned());
+        self.kind = (!kind.is_empty()).then(|| kind.to_owned());
     }
 }

@@ -5,7 +5,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 use support::cel::{CelRuleSpec, LazyRule, Node};
 use support::validation::{ErrorList, Path};
-use support::{Validate, rules};
+use support::{Validate, protobuf, rules};
 
 /// Options that control a delete request.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -77,6 +77,50 @@ impl Validate for DeleteOptions {
     }
 }
 
+/// Encoded as the protobuf message `k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions`.
+impl protobuf::Message for DeleteOptions {
+    fn encode_fields(&self, buf: &mut Vec<u8>) {
+        protobuf::encode_optional(1, self.grace_period_seconds.as_ref(), buf);
+        protobuf::encode_optional(2, self.preconditions.as_ref(), buf);
+        protobuf::encode_optional(3, self.orphan_dependents.as_ref(), buf);
+        protobuf::encode_optional(4, self.propagation_policy.as_ref(), buf);
+        protobuf::encode_repeated(5, self.dry_run.as_deref().unwrap_or_default(), buf);
+        protobuf::encode_optional(6, self.ignore_store_read_error_with_cluster_breaking_potential.as_ref(), buf);
+    }
+
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: protobuf::WireType,
+        buf: &mut &[u8],
+        depth: protobuf::Depth,
+    ) -> Result<(), protobuf::DecodeError> {
+        match number {
+            1 => protobuf::merge(self.grace_period_seconds.get_or_insert_default(), wire_type, buf, depth),
+            2 => protobuf::merge(self.preconditions.get_or_insert_default(), wire_type, buf, depth),
+            3 => protobuf::merge(self.orphan_dependents.get_or_insert_default(), wire_type, buf, depth),
+            4 => protobuf::merge(self.propagation_policy.get_or_insert_default(), wire_type, buf, depth),
+            5 => protobuf::merge_repeated(self.dry_run.get_or_insert_default(), wire_type, buf, depth),
+            6 => protobuf::merge(
+                self.ignore_store_read_error_with_cluster_breaking_potential.get_or_insert_default(),
+                wire_type,
+                buf,
+                depth,
+            ),
+            _ => protobuf::skip(number, wire_type, buf, depth),
+        }
+    }
+
+    fn set_type_meta(&mut self, api_version: &str, kind: &str) {
+        self.api_version = (!api_version.is_empty()).then(|| api_version.to_owned());
+        self.kind = (!kind.is_empty()).then(|| kind.to_owned());
+    }
+}
+
+impl protobuf::Payload for DeleteOptions {
+    const PROTOBUF: Option<protobuf::Codec<Self>> = Some(protobuf::Codec::UNTYPED);
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DeleteOptionsDryRunItem {
     /// `All`
@@ -143,6 +187,24 @@ impl Serialize for DeleteOptionsDryRunItem {
 impl<'de> Deserialize<'de> for DeleteOptionsDryRunItem {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         <String as Deserialize<'de>>::deserialize(deserializer).map(Self::from)
+    }
+}
+
+impl protobuf::Value for DeleteOptionsDryRunItem {
+    const WIRE_TYPE: protobuf::WireType = protobuf::WireType::LengthDelimited;
+
+    fn encode_value(&self, buf: &mut Vec<u8>) {
+        protobuf::encode_str(self.as_str(), buf);
+    }
+
+    fn merge_value(
+        &mut self,
+        wire_type: protobuf::WireType,
+        buf: &mut &[u8],
+        _depth: protobuf::Depth,
+    ) -> Result<(), protobuf::DecodeError> {
+        *self = Self::from(protobuf::read_string(wire_type, buf)?);
+        Ok(())
     }
 }
 
@@ -223,5 +285,23 @@ impl Serialize for DeleteOptionsPropagationPolicy {
 impl<'de> Deserialize<'de> for DeleteOptionsPropagationPolicy {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         <String as Deserialize<'de>>::deserialize(deserializer).map(Self::from)
+    }
+}
+
+impl protobuf::Value for DeleteOptionsPropagationPolicy {
+    const WIRE_TYPE: protobuf::WireType = protobuf::WireType::LengthDelimited;
+
+    fn encode_value(&self, buf: &mut Vec<u8>) {
+        protobuf::encode_str(self.as_str(), buf);
+    }
+
+    fn merge_value(
+        &mut self,
+        wire_type: protobuf::WireType,
+        buf: &mut &[u8],
+        _depth: protobuf::Depth,
+    ) -> Result<(), protobuf::DecodeError> {
+        *self = Self::from(protobuf::read_string(wire_type, buf)?);
+        Ok(())
     }
 }

@@ -3,8 +3,8 @@
 use super::LabelSelectorRequirement;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use support::Validate;
 use support::validation::{ErrorList, Path};
+use support::{Validate, protobuf};
 
 /// Selects objects by their labels; all requirements must hold. An empty selector matches everything, a null one nothing.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -30,6 +30,30 @@ impl Validate for LabelSelector {
                 let path = path.index(index);
                 value.validate_into(None, &path, errors);
             }
+        }
+    }
+}
+
+/// Encoded as the protobuf message `k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector`.
+impl protobuf::Message for LabelSelector {
+    fn encode_fields(&self, buf: &mut Vec<u8>) {
+        if let Some(map) = &self.match_labels {
+            protobuf::encode_map(1, map, buf);
+        }
+        protobuf::encode_repeated(2, self.match_expressions.as_deref().unwrap_or_default(), buf);
+    }
+
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: protobuf::WireType,
+        buf: &mut &[u8],
+        depth: protobuf::Depth,
+    ) -> Result<(), protobuf::DecodeError> {
+        match number {
+            1 => protobuf::merge_map(self.match_labels.get_or_insert_default(), wire_type, buf, depth),
+            2 => protobuf::merge_repeated(self.match_expressions.get_or_insert_default(), wire_type, buf, depth),
+            _ => protobuf::skip(number, wire_type, buf, depth),
         }
     }
 }

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 use support::validation::{ErrorList, Path};
-use support::{Validate, rules};
+use support::{Validate, protobuf, rules};
 
 /// One label requirement: a key, an operator and a list of values.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -33,6 +33,30 @@ impl Validate for LabelSelectorRequirement {
             if value.is_empty() {
                 rules::required(&path, errors);
             }
+        }
+    }
+}
+
+/// Encoded as the protobuf message `k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement`.
+impl protobuf::Message for LabelSelectorRequirement {
+    fn encode_fields(&self, buf: &mut Vec<u8>) {
+        protobuf::encode(1, &self.key, buf);
+        protobuf::encode(2, &self.operator, buf);
+        protobuf::encode_repeated(3, self.values.as_deref().unwrap_or_default(), buf);
+    }
+
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: protobuf::WireType,
+        buf: &mut &[u8],
+        depth: protobuf::Depth,
+    ) -> Result<(), protobuf::DecodeError> {
+        match number {
+            1 => protobuf::merge(&mut self.key, wire_type, buf, depth),
+            2 => protobuf::merge(&mut self.operator, wire_type, buf, depth),
+            3 => protobuf::merge_repeated(self.values.get_or_insert_default(), wire_type, buf, depth),
+            _ => protobuf::skip(number, wire_type, buf, depth),
         }
     }
 }

@@ -3,7 +3,7 @@
 use super::FieldsV1;
 use serde::{Deserialize, Serialize};
 use support::validation::{ErrorList, Path};
-use support::{Time, Validate};
+use support::{Time, Validate, protobuf};
 
 /// The fields one manager owns through one kind of operation.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -33,4 +33,36 @@ pub struct ManagedFieldsEntry {
 
 impl Validate for ManagedFieldsEntry {
     fn validate_into(&self, _old: Option<&Self>, _path: &Path<'_>, _errors: &mut ErrorList) {}
+}
+
+/// Encoded as the protobuf message `k8s.io.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry`.
+impl protobuf::Message for ManagedFieldsEntry {
+    fn encode_fields(&self, buf: &mut Vec<u8>) {
+        protobuf::encode_optional(1, self.manager.as_ref(), buf);
+        protobuf::encode_optional(2, self.operation.as_ref(), buf);
+        protobuf::encode_optional(3, self.api_version.as_ref(), buf);
+        protobuf::encode_optional(4, self.time.as_ref(), buf);
+        protobuf::encode_optional(6, self.fields_type.as_ref(), buf);
+        protobuf::encode_optional(7, self.fields_v1.as_ref(), buf);
+        protobuf::encode_optional(8, self.subresource.as_ref(), buf);
+    }
+
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: protobuf::WireType,
+        buf: &mut &[u8],
+        depth: protobuf::Depth,
+    ) -> Result<(), protobuf::DecodeError> {
+        match number {
+            1 => protobuf::merge(self.manager.get_or_insert_default(), wire_type, buf, depth),
+            2 => protobuf::merge(self.operation.get_or_insert_default(), wire_type, buf, depth),
+            3 => protobuf::merge(self.api_version.get_or_insert_default(), wire_type, buf, depth),
+            4 => protobuf::merge(self.time.get_or_insert_default(), wire_type, buf, depth),
+            6 => protobuf::merge(self.fields_type.get_or_insert_default(), wire_type, buf, depth),
+            7 => protobuf::merge(self.fields_v1.get_or_insert_default(), wire_type, buf, depth),
+            8 => protobuf::merge(self.subresource.get_or_insert_default(), wire_type, buf, depth),
+            _ => protobuf::skip(number, wire_type, buf, depth),
+        }
+    }
 }

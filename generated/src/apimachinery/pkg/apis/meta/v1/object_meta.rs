@@ -4,7 +4,7 @@ use super::{ManagedFieldsEntry, OwnerReference};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use support::validation::{ErrorList, Path};
-use support::{Time, Validate, rules};
+use support::{Time, Validate, protobuf, rules};
 
 /// Metadata every persisted resource carries.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -84,6 +84,58 @@ impl Validate for ObjectMeta {
                 let path = path.index(index);
                 value.validate_into(None, &path, errors);
             }
+        }
+    }
+}
+
+/// Encoded as the protobuf message `k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta`.
+impl protobuf::Message for ObjectMeta {
+    fn encode_fields(&self, buf: &mut Vec<u8>) {
+        protobuf::encode_optional(1, self.name.as_ref(), buf);
+        protobuf::encode_optional(2, self.generate_name.as_ref(), buf);
+        protobuf::encode_optional(3, self.namespace.as_ref(), buf);
+        protobuf::encode_optional(4, self.self_link.as_ref(), buf);
+        protobuf::encode_optional(5, self.uid.as_ref(), buf);
+        protobuf::encode_optional(6, self.resource_version.as_ref(), buf);
+        protobuf::encode_optional(7, self.generation.as_ref(), buf);
+        protobuf::encode_optional(8, self.creation_timestamp.as_ref(), buf);
+        protobuf::encode_optional(9, self.deletion_timestamp.as_ref(), buf);
+        protobuf::encode_optional(10, self.deletion_grace_period_seconds.as_ref(), buf);
+        if let Some(map) = &self.labels {
+            protobuf::encode_map(11, map, buf);
+        }
+        if let Some(map) = &self.annotations {
+            protobuf::encode_map(12, map, buf);
+        }
+        protobuf::encode_repeated(13, self.owner_references.as_deref().unwrap_or_default(), buf);
+        protobuf::encode_repeated(14, self.finalizers.as_deref().unwrap_or_default(), buf);
+        protobuf::encode_repeated(17, self.managed_fields.as_deref().unwrap_or_default(), buf);
+    }
+
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: protobuf::WireType,
+        buf: &mut &[u8],
+        depth: protobuf::Depth,
+    ) -> Result<(), protobuf::DecodeError> {
+        match number {
+            1 => protobuf::merge(self.name.get_or_insert_default(), wire_type, buf, depth),
+            2 => protobuf::merge(self.generate_name.get_or_insert_default(), wire_type, buf, depth),
+            3 => protobuf::merge(self.namespace.get_or_insert_default(), wire_type, buf, depth),
+            4 => protobuf::merge(self.self_link.get_or_insert_default(), wire_type, buf, depth),
+            5 => protobuf::merge(self.uid.get_or_insert_default(), wire_type, buf, depth),
+            6 => protobuf::merge(self.resource_version.get_or_insert_default(), wire_type, buf, depth),
+            7 => protobuf::merge(self.generation.get_or_insert_default(), wire_type, buf, depth),
+            8 => protobuf::merge(self.creation_timestamp.get_or_insert_default(), wire_type, buf, depth),
+            9 => protobuf::merge(self.deletion_timestamp.get_or_insert_default(), wire_type, buf, depth),
+            10 => protobuf::merge(self.deletion_grace_period_seconds.get_or_insert_default(), wire_type, buf, depth),
+            11 => protobuf::merge_map(self.labels.get_or_insert_default(), wire_type, buf, depth),
+            12 => protobuf::merge_map(self.annotations.get_or_insert_default(), wire_type, buf, depth),
+            13 => protobuf::merge_repeated(self.owner_references.get_or_insert_default(), wire_type, buf, depth),
+            14 => protobuf::merge_repeated(self.finalizers.get_or_insert_default(), wire_type, buf, depth),
+            17 => protobuf::merge_repeated(self.managed_fields.get_or_insert_default(), wire_type, buf, depth),
+            _ => protobuf::skip(number, wire_type, buf, depth),
         }
     }
 }

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 use support::validation::{ErrorList, Path};
-use support::{Validate, rules};
+use support::{Validate, protobuf, rules};
 
 /// Points to an owner of an object, in the same namespace.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -56,6 +56,36 @@ impl Validate for OwnerReference {
             if value.is_empty() {
                 rules::required(&path, errors);
             }
+        }
+    }
+}
+
+/// Encoded as the protobuf message `k8s.io.apimachinery.pkg.apis.meta.v1.OwnerReference`.
+impl protobuf::Message for OwnerReference {
+    fn encode_fields(&self, buf: &mut Vec<u8>) {
+        protobuf::encode(1, &self.kind, buf);
+        protobuf::encode(3, &self.name, buf);
+        protobuf::encode(4, &self.uid, buf);
+        protobuf::encode(5, &self.api_version, buf);
+        protobuf::encode_optional(6, self.controller.as_ref(), buf);
+        protobuf::encode_optional(7, self.block_owner_deletion.as_ref(), buf);
+    }
+
+    fn merge_field(
+        &mut self,
+        number: u32,
+        wire_type: protobuf::WireType,
+        buf: &mut &[u8],
+        depth: protobuf::Depth,
+    ) -> Result<(), protobuf::DecodeError> {
+        match number {
+            1 => protobuf::merge(&mut self.kind, wire_type, buf, depth),
+            3 => protobuf::merge(&mut self.name, wire_type, buf, depth),
+            4 => protobuf::merge(&mut self.uid, wire_type, buf, depth),
+            5 => protobuf::merge(&mut self.api_version, wire_type, buf, depth),
+            6 => protobuf::merge(self.controller.get_or_insert_default(), wire_type, buf, depth),
+            7 => protobuf::merge(self.block_owner_deletion.get_or_insert_default(), wire_type, buf, depth),
+            _ => protobuf::skip(number, wire_type, buf, depth),
         }
     }
 }

@@ -5,7 +5,7 @@ use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::{Deserialize, Serialize};
 use support::resource::{Column, KindInfo, ScalePaths, SubresourceInfo};
 use support::validation::{ErrorList, Path};
-use support::{Resource, ResourceInfo, Scope, Validate, meta};
+use support::{Resource, ResourceInfo, Scope, Validate, meta, protobuf};
 
 /// A gizmo runs replicas of a small tool.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -112,3 +112,5 @@ impl Validate for Gizmo {
         }
     }
 }
+
+impl protobuf::Payload for Gizmo {}

@@ -4,7 +4,7 @@ use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::{Deserialize, Serialize};
 use support::cel::{CelRuleSpec, LazyRule, Node};
 use support::validation::{ErrorList, Path};
-use support::{Resource, ResourceInfo, Scope, Validate, meta, rules};
+use support::{Resource, ResourceInfo, Scope, Validate, meta, protobuf, rules};
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Knob {
@@ -78,3 +78,5 @@ impl Validate for Knob {
         node.translated(&RULE_0, rule_0(value), errors);
     }
 }
+
+impl protobuf::Payload for Knob {}

@@ -3,7 +3,7 @@
 use super::Knob;
 use serde::{Deserialize, Serialize};
 use support::validation::{ErrorList, Path};
-use support::{ListMeta, Validate, rules};
+use support::{ListMeta, Validate, protobuf, rules};
 
 /// A list of knobs.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -38,3 +38,5 @@ impl Validate for KnobList {
         }
     }
 }
+
+impl protobuf::Payload for KnobList {}

@@ -4,7 +4,7 @@ use super::GizmoSpec;
 use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::{Deserialize, Serialize};
 use support::validation::{ErrorList, Path};
-use support::{Resource, ResourceInfo, Scope, Validate, meta};
+use support::{Resource, ResourceInfo, Scope, Validate, meta, protobuf};
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Gizmo {
@@ -62,3 +62,5 @@ impl Validate for Gizmo {
         );
     }
 }
+
+impl protobuf::Payload for Gizmo {}

@@ -3,7 +3,7 @@
 use super::Gizmo;
 use serde::{Deserialize, Serialize};
 use support::validation::{ErrorList, Path};
-use support::{ListMeta, Validate, rules};
+use support::{ListMeta, Validate, protobuf, rules};
 
 /// A list of gizmos.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -38,3 +38,5 @@ impl Validate for GizmoList {
         }
     }
 }
+
+impl protobuf::Payload for GizmoList {}

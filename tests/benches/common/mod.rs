@@ -1,0 +1,30 @@
+//! What the GET benchmarks share: the server behind the generated router and the path it
+//! serves.
+
+use std::sync::Arc;
+
+use generated::api::autoscaling::v2::{HorizontalPodAutoscaler, HorizontalPodAutoscalerApi};
+use generated::api::certificates::v1::CertificateSigningRequestApi;
+use generated::params::{NamespaceNamePath, ReadParams};
+use support::Status;
+use support::http::Context;
+
+/// The path of the HPA the benchmarks GET.
+pub const PATH: &str = "/apis/autoscaling/v2/namespaces/shop/horizontalpodautoscalers/keda-hpa-checkout";
+
+/// The server behind the generated router: `read` answers a clone of one object.
+pub struct OneHpa(pub Arc<HorizontalPodAutoscaler>);
+
+impl HorizontalPodAutoscalerApi for OneHpa {
+    async fn read(
+        &self,
+        _context: Context,
+        _path: NamespaceNamePath,
+        _params: ReadParams,
+    ) -> Result<HorizontalPodAutoscaler, Status> {
+        Ok(HorizontalPodAutoscaler::clone(&self.0))
+    }
+}
+
+impl CertificateSigningRequestApi for OneHpa {}
+impl generated::com::coreos::monitoring::v1::ProbeApi for OneHpa {}
