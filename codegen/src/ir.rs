@@ -12,7 +12,7 @@ use std::sync::Arc;
 use serde_json::Value;
 use support::Scope;
 use support::meta::NameRule;
-use support::schema::ListType;
+use support::schema::{ListType, PatchType};
 
 pub use crate::spec::{Bound, Gvk, HttpMethod, Keywords, PrinterColumn, Release, RuleText, ScalePaths};
 
@@ -503,47 +503,6 @@ pub enum Success {
     Code(u16),
     /// One of the codes of the set, chosen by the implementation.
     OneOf(ResponseSetId),
-}
-
-/// A patch content type, as `support::http::PatchType` names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum PatchType {
-    Json,
-    Merge,
-    StrategicMerge,
-    Apply,
-}
-
-impl PatchType {
-    /// Each patch type with its content type.
-    const CONTENT_TYPES: [(PatchType, &str); 4] = [
-        (PatchType::Json, "application/json-patch+json"),
-        (PatchType::Merge, "application/merge-patch+json"),
-        (PatchType::StrategicMerge, "application/strategic-merge-patch+json"),
-        (PatchType::Apply, "application/apply-patch+yaml"),
-    ];
-
-    pub fn from_content_type(content_type: &str) -> Option<PatchType> {
-        PatchType::CONTENT_TYPES.iter().find(|(_, known)| *known == content_type).map(|(patch_type, _)| *patch_type)
-    }
-
-    pub fn content_type(self) -> &'static str {
-        PatchType::CONTENT_TYPES
-            .iter()
-            .find(|(known, _)| *known == self)
-            .map(|(_, content_type)| *content_type)
-            .expect("listed")
-    }
-
-    /// The variant of `support::http::PatchType`.
-    pub fn variant(self) -> &'static str {
-        match self {
-            PatchType::Json => "Json",
-            PatchType::Merge => "Merge",
-            PatchType::StrategicMerge => "StrategicMerge",
-            PatchType::Apply => "Apply",
-        }
-    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,7 +1,8 @@
 //! How lists and maps of an object merge and are owned: the values of the Kubernetes
 //! schema extensions `x-kubernetes-list-type` (with `-list-map-keys`),
-//! `x-kubernetes-map-type` and `x-kubernetes-patch-strategy`. The generator reads specs
-//! into these, and servers merge patches by them.
+//! `x-kubernetes-map-type` and `x-kubernetes-patch-strategy`, and the patch formats a
+//! PATCH request may use ([`PatchType`]). The generator reads specs into these, and
+//! servers merge patches by them.
 
 use std::fmt;
 
@@ -80,6 +81,40 @@ impl fmt::Display for PatchStrategy {
             PatchStrategy::Replace => "replace",
             PatchStrategy::RetainKeys => "retainKeys",
         })
+    }
+}
+
+/// The patch formats of the API server, by Content-Type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum PatchType {
+    /// RFC 6902 JSON Patch, `application/json-patch+json`.
+    Json,
+    /// RFC 7386 JSON Merge Patch, `application/merge-patch+json`.
+    Merge,
+    /// Kubernetes' strategic merge patch, `application/strategic-merge-patch+json`.
+    StrategicMerge,
+    /// Server-side apply, `application/apply-patch+yaml` (the body may be JSON).
+    Apply,
+}
+
+impl PatchType {
+    /// All of them, in the order the API server lists them.
+    pub const ALL: &'static [PatchType] =
+        &[PatchType::Json, PatchType::Merge, PatchType::StrategicMerge, PatchType::Apply];
+
+    pub fn content_type(self) -> &'static str {
+        match self {
+            PatchType::Json => "application/json-patch+json",
+            PatchType::Merge => "application/merge-patch+json",
+            PatchType::StrategicMerge => "application/strategic-merge-patch+json",
+            PatchType::Apply => "application/apply-patch+yaml",
+        }
+    }
+
+    /// The patch type of a Content-Type value (parameters such as `charset` ignored).
+    pub fn from_content_type(content_type: &str) -> Option<Self> {
+        let media_type = content_type.split(';').next().unwrap_or("").trim();
+        PatchType::ALL.iter().copied().find(|t| t.content_type().eq_ignore_ascii_case(media_type))
     }
 }
 

@@ -7,11 +7,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::Builder;
 use super::paths::{ParsedPath, parse_path};
 use crate::ir::{
-    FieldType, GroupVersion, Method, ParamSet, ParamSetId, Parameter, PatchType, PathParam, PathSet, PathSetId,
-    Release, ResponseSet, ResponseSetId, ResponseVariant, Role, Route, RouteKind, Subresource, Success, Ty, TypeKind,
+    FieldType, GroupVersion, Method, ParamSet, ParamSetId, Parameter, PathParam, PathSet, PathSetId, Release,
+    ResponseSet, ResponseSetId, ResponseVariant, Role, Route, RouteKind, Subresource, Success, Ty, TypeKind,
 };
 use crate::naming;
 use crate::spec::{DocId, HttpMethod, Operation, ParameterLocation, Schema, SchemaType};
+use support::schema::PatchType;
 
 /// The release reported at `/version` when the specs name none.
 const DEFAULT_RELEASE: (&str, &str) = ("1", "32");

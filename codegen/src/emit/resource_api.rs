@@ -10,6 +10,7 @@ use quote::{format_ident, quote};
 use super::doc_attrs;
 use super::scope::Scope;
 use crate::ir::{Method, Resource, Role, Route, RouteKind, Success, Ty};
+use support::schema::PatchType;
 
 /// The items of a resource's API file.
 pub fn resource_file(scope: &mut Scope, resource: &Resource) -> TokenStream {
@@ -293,9 +294,11 @@ fn handler(scope: &mut Scope, resource: &Resource, info: &TokenStream, method: &
         }
         Role::Patch => {
             let patch_type = scope.import("support::http::PatchType");
-            let allowed = method.patch_types.iter().map(|t| {
-                let variant = format_ident!("{}", t.variant());
-                quote!(#patch_type::#variant)
+            let allowed = method.patch_types.iter().map(|t| match t {
+                PatchType::Json => quote!(#patch_type::Json),
+                PatchType::Merge => quote!(#patch_type::Merge),
+                PatchType::StrategicMerge => quote!(#patch_type::StrategicMerge),
+                PatchType::Apply => quote!(#patch_type::Apply),
             });
             // The options come first, as in Kubernetes: `force` and `fieldManager` depend on
             // the patch type, which the Content-Type names before the body is decoded.

@@ -21,13 +21,14 @@ use serde_json::Value;
 
 use super::decode::{self, BodyFormat, DecodeError, StrictError};
 use super::negotiate::{self, ACCEPTED, ACCEPTED_STREAM, Format, Output, Transform};
-use super::patch::{self, Patch, PatchType};
+use super::patch::{self, Patch};
 use super::protobuf;
 use super::table::{self, IncludeObject, TableOptions};
 use super::warning::Warnings;
 use super::watch::{self, Encoder, WatchStream};
 use super::{Config, Context, FieldValidation, Query, UserInfo};
 use crate::protobuf::Payload;
+use crate::schema::PatchType;
 use crate::validation::Validate;
 use crate::validation::{FieldError, Path};
 use crate::{ResourceInfo, Status};

@@ -50,10 +50,11 @@ use axum::http::HeaderMap;
 
 use crate::{ResourceInfo, Status};
 
+pub use crate::schema::PatchType;
 pub use axum::http::StatusCode;
 pub use call::{Call, Reply, serve};
 pub use errors::{PathParams, status_errors};
-pub use patch::{Patch, PatchType};
+pub use patch::Patch;
 pub use query::{Query, parse_bool, parse_int};
 
 /// The state every generated router carries: the server's implementation and the HTTP

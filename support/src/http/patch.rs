@@ -4,40 +4,7 @@ use serde_json::Value;
 
 use super::decode::{self, BodyFormat, StrictError};
 use crate::Status;
-
-/// The patch formats of the API server, by Content-Type.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum PatchType {
-    /// RFC 6902 JSON Patch, `application/json-patch+json`.
-    Json,
-    /// RFC 7386 JSON Merge Patch, `application/merge-patch+json`.
-    Merge,
-    /// Kubernetes' strategic merge patch, `application/strategic-merge-patch+json`.
-    StrategicMerge,
-    /// Server-side apply, `application/apply-patch+yaml` (the body may be JSON).
-    Apply,
-}
-
-impl PatchType {
-    /// All of them, in the order the API server lists them.
-    pub const ALL: &'static [PatchType] =
-        &[PatchType::Json, PatchType::Merge, PatchType::StrategicMerge, PatchType::Apply];
-
-    pub fn content_type(self) -> &'static str {
-        match self {
-            PatchType::Json => "application/json-patch+json",
-            PatchType::Merge => "application/merge-patch+json",
-            PatchType::StrategicMerge => "application/strategic-merge-patch+json",
-            PatchType::Apply => "application/apply-patch+yaml",
-        }
-    }
-
-    /// The patch type of a Content-Type value (parameters such as `charset` ignored).
-    pub fn from_content_type(content_type: &str) -> Option<Self> {
-        let media_type = content_type.split(';').next().unwrap_or("").trim();
-        PatchType::ALL.iter().copied().find(|t| t.content_type().eq_ignore_ascii_case(media_type))
-    }
-}
+use crate::schema::PatchType;
 
 /// A decoded PATCH body. Applying it to the stored object is the server's business;
 /// [`super::Call::decode_patched`] then decodes the result with `fieldValidation`.
