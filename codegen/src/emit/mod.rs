@@ -257,7 +257,7 @@ publish = false
 [dependencies]
 serde = {{ version = \"{SERDE_VERSION}\", features = [\"derive\"] }}
 serde_json = \"{SERDE_JSON_VERSION}\"
-support = {{ path = \"{support}\" }}
+support = {{ path = \"{support}\", features = [\"server\"] }}
 {workspace}",
         header = header(&options.specs_label).replace("//", "#"),
         name = options.package_name,
