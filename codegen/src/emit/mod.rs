@@ -1,6 +1,7 @@
 //! Emitters: IR to Rust source, one emitter per concern, assembled into files here.
 
 pub mod cel;
+mod features;
 mod models;
 mod params;
 mod protobuf;
@@ -17,6 +18,7 @@ use std::path::{Path, PathBuf};
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
+use self::features::Feature;
 use self::scope::Scope;
 use crate::error::Result;
 use crate::ir::{Api, TypeId, TypeKind};
@@ -60,7 +62,9 @@ pub fn emit_crate(api: &Api, options: &CrateOptions) -> Result<BTreeMap<PathBuf,
     modules.entry(&[]).or_default();
     let analysis = validation::Analysis::new(api);
 
-    // Handler files: per resource its trait and routes, per group/version its router.
+    // Handler files: per resource its trait and routes, per group/version its router; they
+    // and the files after them are the `server` feature's.
+    let server = Feature::Server.cfg();
     let mut extra_items: BTreeMap<&[String], Vec<TokenStream>> = BTreeMap::new();
     for resource in &api.resources {
         let ty = api.ty(resource.type_id);
@@ -73,7 +77,9 @@ pub fn emit_crate(api: &Api, options: &CrateOptions) -> Result<BTreeMap<PathBuf,
         files.insert(folder.join(format!("{}.rs", resource.file)), rust_file(&scope, tokens, &header(&source))?);
         let (file, name) = (format_ident!("{}", resource.file), format_ident!("{}", resource.trait_name));
         extra_items.entry(&ty.module).or_default().push(quote! {
+            #server
             mod #file;
+            #server
             pub use self::#file::#name;
         });
     }
@@ -84,6 +90,7 @@ pub fn emit_crate(api: &Api, options: &CrateOptions) -> Result<BTreeMap<PathBuf,
         files.insert(folder.join("routes.rs"), rust_file(&scope, tokens, &crate_header)?);
         files.insert(folder.join("openapi.json"), gv.openapi.to_string());
         extra_items.entry(&gv.module).or_default().push(quote!(
+            #server
             pub mod routes;
         ));
     }
@@ -98,8 +105,11 @@ pub fn emit_crate(api: &Api, options: &CrateOptions) -> Result<BTreeMap<PathBuf,
     let tokens = server::server_file(&mut scope);
     files.insert(PathBuf::from("src/server.rs"), rust_file(&scope, tokens, &crate_header)?);
     extra_items.entry(&[]).or_default().push(quote! {
+        #server
         pub mod params;
+        #server
         pub mod responses;
+        #server
         pub mod server;
     });
     let mut scope = Scope::new(api, &[], ["check", "default_is_what_decoding_an_empty_object_gives"]);
@@ -139,7 +149,9 @@ pub fn emit_crate(api: &Api, options: &CrateOptions) -> Result<BTreeMap<PathBuf,
                 .iter()
                 .flat_map(|&id| {
                     let model = models::emit(&mut scope, id);
-                    let validation = validation::emit(&mut scope, &analysis, id, options.translate_cel);
+                    let validation = scope.gated(Feature::Validation, |scope| {
+                        validation::emit(scope, &analysis, id, options.translate_cel)
+                    });
                     [model, validation, protobuf::emit(&mut scope, id)]
                 })
                 .collect();
@@ -200,6 +212,10 @@ fn module_items(
     let crate_doc = is_root.then(|| {
         quote! {
             //! Kubernetes API types, validation and axum handlers generated from OpenAPI specs.
+            //!
+            //! Features, both default: `validation` (the `Validate` impls) and `server` (handler
+            //! traits, routers, parameter types and discovery; implies `validation`). Without
+            //! them the crate has the models alone: serde, protobuf codecs and resource identity.
             // Descriptions come from the specs, in their own markdown; CEL rules compiled to
             // Rust keep the shape the spec wrote them in.
             #![allow(clippy::doc_lazy_continuation, clippy::doc_overindented_list_items, clippy::nonminimal_bool)]
@@ -257,11 +273,13 @@ publish = false
 [dependencies]
 serde = {{ version = \"{SERDE_VERSION}\", features = [\"derive\"] }}
 serde_json = \"{SERDE_JSON_VERSION}\"
-support = {{ path = \"{support}\", features = [\"server\"] }}
-{workspace}",
+support = {{ path = \"{support}\" }}
+
+{features}{workspace}",
         header = header(&options.specs_label).replace("//", "#"),
         name = options.package_name,
         support = options.support_path,
+        features = Feature::cargo_table(),
     )
 }
 
