@@ -34,7 +34,7 @@ impl Feature {
     }
 
     /// `#[cfg(feature = "...")]`.
-    pub fn cfg(self) -> TokenStream {
+    fn cfg(self) -> TokenStream {
         let name = self.name();
         quote!(#[cfg(feature = #name)])
     }
@@ -53,12 +53,9 @@ impl Feature {
 
     /// The `[features]` table of the generated `Cargo.toml`.
     pub fn cargo_table() -> String {
-        let list = |items: &mut dyn Iterator<Item = &str>| {
-            items.map(|item| format!("\"{item}\"")).collect::<Vec<_>>().join(", ")
-        };
-        let mut table = format!("[features]\ndefault = [{}]\n", list(&mut Feature::ALL.iter().map(|f| f.name())));
+        let mut table = format!("[features]\ndefault = [{}]\n", quoted(Feature::ALL.map(Feature::name)));
         for feature in Feature::ALL {
-            table.push_str(&format!("{} = [{}]\n", feature.name(), list(&mut feature.enables().iter().copied())));
+            table.push_str(&format!("{} = [{}]\n", feature.name(), quoted(feature.enables().iter().copied())));
         }
         table
     }
@@ -72,4 +69,9 @@ impl Feature {
         let cfg = self.cfg();
         file.items.iter().map(|item| quote!(#cfg #item)).collect()
     }
+}
+
+/// `"a", "b"`: a TOML array's items.
+fn quoted<'a>(items: impl IntoIterator<Item = &'a str>) -> String {
+    items.into_iter().map(|item| format!("\"{item}\"")).collect::<Vec<_>>().join(", ")
 }

@@ -64,7 +64,6 @@ pub fn emit_crate(api: &Api, options: &CrateOptions) -> Result<BTreeMap<PathBuf,
 
     // Handler files: per resource its trait and routes, per group/version its router; they
     // and the files after them are the `server` feature's.
-    let server = Feature::Server.cfg();
     let mut extra_items: BTreeMap<&[String], Vec<TokenStream>> = BTreeMap::new();
     for resource in &api.resources {
         let ty = api.ty(resource.type_id);
@@ -76,12 +75,10 @@ pub fn emit_crate(api: &Api, options: &CrateOptions) -> Result<BTreeMap<PathBuf,
         let source = source_label(&api.sources[ty.source]);
         files.insert(folder.join(format!("{}.rs", resource.file)), rust_file(&scope, tokens, &header(&source))?);
         let (file, name) = (format_ident!("{}", resource.file), format_ident!("{}", resource.trait_name));
-        extra_items.entry(&ty.module).or_default().push(quote! {
-            #server
+        extra_items.entry(&ty.module).or_default().push(Feature::Server.gate(quote! {
             mod #file;
-            #server
             pub use self::#file::#name;
-        });
+        }));
     }
     for gv in &api.group_versions {
         let folder = module_folder(&gv.module);
@@ -89,10 +86,9 @@ pub fn emit_crate(api: &Api, options: &CrateOptions) -> Result<BTreeMap<PathBuf,
         let tokens = routes::group_version_file(&mut scope, gv);
         files.insert(folder.join("routes.rs"), rust_file(&scope, tokens, &crate_header)?);
         files.insert(folder.join("openapi.json"), gv.openapi.to_string());
-        extra_items.entry(&gv.module).or_default().push(quote!(
-            #server
+        extra_items.entry(&gv.module).or_default().push(Feature::Server.gate(quote!(
             pub mod routes;
-        ));
+        )));
     }
     let set_names = api.param_sets.iter().map(|s| s.name.as_str()).chain(api.path_sets.iter().map(|s| s.name.as_str()));
     let mut scope = Scope::new(api, &[], set_names);
@@ -104,14 +100,11 @@ pub fn emit_crate(api: &Api, options: &CrateOptions) -> Result<BTreeMap<PathBuf,
     let mut scope = Scope::new(api, &[], ["Server", "CATALOG", "TYPED_CHECKS", "router"]);
     let tokens = server::server_file(&mut scope);
     files.insert(PathBuf::from("src/server.rs"), rust_file(&scope, tokens, &crate_header)?);
-    extra_items.entry(&[]).or_default().push(quote! {
-        #server
+    extra_items.entry(&[]).or_default().push(Feature::Server.gate(quote! {
         pub mod params;
-        #server
         pub mod responses;
-        #server
         pub mod server;
-    });
+    }));
     let mut scope = Scope::new(api, &[], ["check", "default_is_what_decoding_an_empty_object_gives"]);
     if let Some(tokens) = spec_defaults_test(&mut scope) {
         files.insert(PathBuf::from("src/spec_defaults.rs"), rust_file(&scope, tokens, &crate_header)?);
