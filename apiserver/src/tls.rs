@@ -18,7 +18,7 @@ use tokio::sync::mpsc;
 use tokio_rustls::TlsAcceptor;
 use tokio_rustls::rustls::ServerConfig;
 use tokio_rustls::rustls::pki_types::pem::PemObject;
-use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
+use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use tokio_rustls::server::TlsStream;
 
 /// How long a client has to complete the TLS handshake.
@@ -47,13 +47,19 @@ impl Identity {
     }
 
     /// A self-signed certificate for `localhost`, `127.0.0.1` and `::1`.
+    #[cfg(feature = "tls-self-signed")]
     pub fn self_signed() -> Result<Self, String> {
         let names = vec!["localhost".to_owned(), "127.0.0.1".to_owned(), "::1".to_owned()];
         let generated =
             rcgen::generate_simple_self_signed(names).map_err(|e| format!("cannot generate a certificate: {e}"))?;
         let certificate_pem = generated.cert.pem();
-        let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(generated.signing_key.serialize_der()));
+        let key = PrivateKeyDer::Pkcs8(generated.signing_key.serialize_der().into());
         Ok(Identity { certificates: vec![generated.cert.der().clone()], key, certificate_pem: Some(certificate_pem) })
+    }
+
+    #[cfg(not(feature = "tls-self-signed"))]
+    pub fn self_signed() -> Result<Self, String> {
+        Err("--tls-self-signed: this apiserver is built without its `tls-self-signed` feature".to_owned())
     }
 
     fn acceptor(self) -> Result<TlsAcceptor, String> {

@@ -866,6 +866,10 @@ fn kubectl_releases(bin: &Path) -> Vec<(String, PathBuf)> {
 
 #[test]
 fn kubectl_against_token_file_server() {
+    if cfg!(not(feature = "tls-self-signed")) {
+        eprintln!("SKIPPED: kubectl against a token-file server needs the `tls-self-signed` feature");
+        return;
+    }
     let Some(kubectl_bin) = find_kubectl() else { return };
     let started = Instant::now();
     let dir = TempDir::new("token");

@@ -5,6 +5,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
+use serde_saphyr::granit_parser::{Event, Options, Parser, ScalarStyle, Span, StrInput};
 
 use crate::error::{Error, Result, escape_pointer_segment};
 
@@ -146,34 +147,94 @@ fn without_position(message: &str, line: usize, column: usize) -> &str {
 
 /// Finds the 1-based line and column of the node at `pointer` in document `index` of `source`.
 ///
-/// Only used on the error path: it parses the text again with a position-keeping YAML
-/// parser (JSON is YAML), so the fast path stays a plain `serde_json` decode.
+/// Only used on the error path: it reads the text again as YAML parser events, which carry
+/// their positions (JSON is YAML), so the fast path stays a plain `serde_json` decode.
 pub fn locate(source: &str, index: usize, pointer: &str) -> Option<(usize, usize)> {
-    use saphyr::{LoadableYamlNode, MarkedYaml, Scalar, YamlData};
-
-    let documents = MarkedYaml::load_from_str(source).ok()?;
+    let mut events = Events::new(source);
     // Count documents as `parse` does: the value parser skips empty (null) documents.
-    let mut node = documents.iter().filter(|d| !matches!(d.data, YamlData::Value(Scalar::Null))).nth(index)?;
+    let mut seen = 0;
+    let (mut node, mut span) = loop {
+        match events.next()?.0 {
+            Event::DocumentStart(..) => {
+                let root = events.next()?;
+                let empty = matches!(&root.0, Event::Scalar(text, ScalarStyle::Plain, ..)
+                    if matches!(text.as_ref(), "" | "~" | "null" | "Null" | "NULL"));
+                if !empty {
+                    if seen == index {
+                        break root;
+                    }
+                    seen += 1;
+                }
+                events.skip(&root.0)?;
+            }
+            Event::StreamEnd => return None,
+            _ => {}
+        }
+    };
     // The key naming the current node, if it is a mapping value.
-    let mut key_node = None;
+    let mut key = None;
     for raw in pointer.split('/').skip(1) {
         let segment = raw.replace("~1", "/").replace("~0", "~");
-        (key_node, node) = match &node.data {
-            YamlData::Mapping(map) => map.iter().find_map(|(key, value)| match &key.data {
-                YamlData::Value(Scalar::String(s)) if *s == segment => Some((Some(key), value)),
-                _ => None,
-            })?,
-            YamlData::Sequence(items) => (None, items.get(segment.parse::<usize>().ok()?)?),
+        match node {
+            Event::MappingStart(..) => loop {
+                let (entry_key, key_span) = events.next()?;
+                let (value, value_span) = events.next()?;
+                if matches!(&entry_key, Event::Scalar(text, ..) if *text == segment) {
+                    (node, span, key) = (value, value_span, Some(key_span));
+                    break;
+                }
+                events.skip(&entry_key)?;
+                events.skip(&value)?;
+            },
+            Event::SequenceStart(..) => {
+                for _ in 0..segment.parse::<usize>().ok()? {
+                    let (item, _) = events.next()?;
+                    events.skip(&item)?;
+                }
+                (node, span) = events.next()?;
+                key = None;
+            }
             _ => return None,
-        };
+        }
+        if matches!(node, Event::MappingEnd | Event::SequenceEnd) {
+            return None;
+        }
     }
     // A block mapping or list starts at its first entry, on the line after its key (or
     // further down, after comments); the key is where a reader looks for the node.
-    let start = match (&node.data, key_node) {
-        (YamlData::Mapping(_) | YamlData::Sequence(_), Some(key)) => key.span.start,
-        _ => node.span.start,
+    let start = match (&node, key) {
+        (Event::MappingStart(..) | Event::SequenceStart(..), Some(key)) => key.start,
+        _ => span.start,
     };
     Some((start.line(), start.col() + 1))
+}
+
+/// The events of a YAML text with their spans, ending at the first syntax error.
+struct Events<'a>(Parser<'a, StrInput<'a>>);
+
+impl<'a> Events<'a> {
+    fn new(source: &'a str) -> Self {
+        let mut options = Options::default();
+        options.set_emit_comments(false);
+        Events(Parser::new_from_str_with_options(source, options))
+    }
+
+    fn next(&mut self) -> Option<(Event<'a>, Span)> {
+        self.0.next()?.ok()
+    }
+
+    /// Reads past the rest of the node that `first` starts.
+    fn skip(&mut self, first: &Event) -> Option<()> {
+        let mut depth = usize::from(matches!(first, Event::MappingStart(..) | Event::SequenceStart(..)));
+        while depth > 0 {
+            match self.next()?.0 {
+                Event::MappingStart(..) | Event::SequenceStart(..) => depth += 1,
+                Event::MappingEnd | Event::SequenceEnd => depth -= 1,
+                _ => {}
+            }
+        }
+        Some(())
+    }
 }
 
 /// Builds a JSON pointer from segments.

@@ -31,9 +31,10 @@ pub enum Verb {
     Watch,
 }
 
-/// The query options a JSON-level server reads, by their wire names; an operation sets the
-/// ones its spec lists (generated parameter types convert into it). `dryRun`,
-/// `fieldManager` and `fieldValidation` are in the request's [`Context`], decoded once.
+/// The query options a JSON-level server reads ([`crate::schema::DYNAMIC_OPTIONS`]); an
+/// operation sets the ones its spec lists (generated parameter types convert into it).
+/// `dryRun`, `fieldManager` and `fieldValidation` are in the request's [`Context`], decoded
+/// once.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Options {
@@ -52,26 +53,6 @@ pub struct Options {
     pub grace_period_seconds: Option<i64>,
     pub propagation_policy: Option<String>,
     pub orphan_dependents: Option<bool>,
-}
-
-impl Options {
-    /// The query parameters it carries: (wire name, field).
-    pub const PARAMETERS: &[(&str, &str)] = &[
-        ("labelSelector", "label_selector"),
-        ("fieldSelector", "field_selector"),
-        ("limit", "limit"),
-        ("continue", "continue_"),
-        ("resourceVersion", "resource_version"),
-        ("resourceVersionMatch", "resource_version_match"),
-        ("watch", "watch"),
-        ("allowWatchBookmarks", "allow_watch_bookmarks"),
-        ("sendInitialEvents", "send_initial_events"),
-        ("timeoutSeconds", "timeout_seconds"),
-        ("force", "force"),
-        ("gracePeriodSeconds", "grace_period_seconds"),
-        ("propagationPolicy", "propagation_policy"),
-        ("orphanDependents", "orphan_dependents"),
-    ];
 }
 
 /// One operation on one resource, at the JSON level.

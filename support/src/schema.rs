@@ -1,8 +1,9 @@
 //! How lists and maps of an object merge and are owned: the values of the Kubernetes
 //! schema extensions `x-kubernetes-list-type` (with `-list-map-keys`),
 //! `x-kubernetes-map-type` and `x-kubernetes-patch-strategy`, and the patch formats a
-//! PATCH request may use ([`PatchType`]). The generator reads specs into these, and
-//! servers merge patches by them.
+//! PATCH request may use ([`PatchType`]), and the query options of JSON-level servers
+//! ([`DYNAMIC_OPTIONS`]). The generator reads specs into these, and servers merge patches
+//! by them.
 
 use std::fmt;
 
@@ -117,6 +118,25 @@ impl PatchType {
         PatchType::ALL.iter().copied().find(|t| t.content_type().eq_ignore_ascii_case(media_type))
     }
 }
+
+/// The query parameters a JSON-level server reads (`dynamic::Options`, with the `server`
+/// feature), by wire name and field: generated parameter types convert into it.
+pub const DYNAMIC_OPTIONS: &[(&str, &str)] = &[
+    ("labelSelector", "label_selector"),
+    ("fieldSelector", "field_selector"),
+    ("limit", "limit"),
+    ("continue", "continue_"),
+    ("resourceVersion", "resource_version"),
+    ("resourceVersionMatch", "resource_version_match"),
+    ("watch", "watch"),
+    ("allowWatchBookmarks", "allow_watch_bookmarks"),
+    ("sendInitialEvents", "send_initial_events"),
+    ("timeoutSeconds", "timeout_seconds"),
+    ("force", "force"),
+    ("gracePeriodSeconds", "grace_period_seconds"),
+    ("propagationPolicy", "propagation_policy"),
+    ("orphanDependents", "orphan_dependents"),
+];
 
 #[cfg(test)]
 mod tests {

@@ -19,5 +19,6 @@ mod time;
 pub use bytes::Bytes;
 pub use int_or_string::IntOrString;
 pub use quantity::{Quantity, QuantityError};
+#[cfg(feature = "validation")]
 pub(crate) use time::is_date;
 pub use time::{MicroTime, ParseTimeError, Time};

@@ -294,7 +294,7 @@ impl Planner {
             .iter()
             .enumerate()
             .filter_map(|(index, param)| {
-                let carried = support::dynamic::Options::PARAMETERS.iter().find(|(wire, _)| *wire == param.name);
+                let carried = support::schema::DYNAMIC_OPTIONS.iter().find(|(wire, _)| *wire == param.name);
                 carried.map(|(_, field)| (index, *field))
             })
             .collect();

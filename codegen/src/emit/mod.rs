@@ -1,6 +1,7 @@
 //! Emitters: IR to Rust source, one emitter per concern, assembled into files here.
 
 pub mod cel;
+mod features;
 mod models;
 mod params;
 mod protobuf;
@@ -17,6 +18,7 @@ use std::path::{Path, PathBuf};
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
+use self::features::Feature;
 use self::scope::Scope;
 use crate::error::Result;
 use crate::ir::{Api, TypeId, TypeKind};
@@ -60,7 +62,8 @@ pub fn emit_crate(api: &Api, options: &CrateOptions) -> Result<BTreeMap<PathBuf,
     modules.entry(&[]).or_default();
     let analysis = validation::Analysis::new(api);
 
-    // Handler files: per resource its trait and routes, per group/version its router.
+    // Handler files: per resource its trait and routes, per group/version its router; they
+    // and the files after them are the `server` feature's.
     let mut extra_items: BTreeMap<&[String], Vec<TokenStream>> = BTreeMap::new();
     for resource in &api.resources {
         let ty = api.ty(resource.type_id);
@@ -72,10 +75,10 @@ pub fn emit_crate(api: &Api, options: &CrateOptions) -> Result<BTreeMap<PathBuf,
         let source = source_label(&api.sources[ty.source]);
         files.insert(folder.join(format!("{}.rs", resource.file)), rust_file(&scope, tokens, &header(&source))?);
         let (file, name) = (format_ident!("{}", resource.file), format_ident!("{}", resource.trait_name));
-        extra_items.entry(&ty.module).or_default().push(quote! {
+        extra_items.entry(&ty.module).or_default().push(Feature::Server.gate(quote! {
             mod #file;
             pub use self::#file::#name;
-        });
+        }));
     }
     for gv in &api.group_versions {
         let folder = module_folder(&gv.module);
@@ -83,9 +86,9 @@ pub fn emit_crate(api: &Api, options: &CrateOptions) -> Result<BTreeMap<PathBuf,
         let tokens = routes::group_version_file(&mut scope, gv);
         files.insert(folder.join("routes.rs"), rust_file(&scope, tokens, &crate_header)?);
         files.insert(folder.join("openapi.json"), gv.openapi.to_string());
-        extra_items.entry(&gv.module).or_default().push(quote!(
+        extra_items.entry(&gv.module).or_default().push(Feature::Server.gate(quote!(
             pub mod routes;
-        ));
+        )));
     }
     let set_names = api.param_sets.iter().map(|s| s.name.as_str()).chain(api.path_sets.iter().map(|s| s.name.as_str()));
     let mut scope = Scope::new(api, &[], set_names);
@@ -97,11 +100,11 @@ pub fn emit_crate(api: &Api, options: &CrateOptions) -> Result<BTreeMap<PathBuf,
     let mut scope = Scope::new(api, &[], ["Server", "CATALOG", "TYPED_CHECKS", "router"]);
     let tokens = server::server_file(&mut scope);
     files.insert(PathBuf::from("src/server.rs"), rust_file(&scope, tokens, &crate_header)?);
-    extra_items.entry(&[]).or_default().push(quote! {
+    extra_items.entry(&[]).or_default().push(Feature::Server.gate(quote! {
         pub mod params;
         pub mod responses;
         pub mod server;
-    });
+    }));
     let mut scope = Scope::new(api, &[], ["check", "default_is_what_decoding_an_empty_object_gives"]);
     if let Some(tokens) = spec_defaults_test(&mut scope) {
         files.insert(PathBuf::from("src/spec_defaults.rs"), rust_file(&scope, tokens, &crate_header)?);
@@ -139,7 +142,9 @@ pub fn emit_crate(api: &Api, options: &CrateOptions) -> Result<BTreeMap<PathBuf,
                 .iter()
                 .flat_map(|&id| {
                     let model = models::emit(&mut scope, id);
-                    let validation = validation::emit(&mut scope, &analysis, id, options.translate_cel);
+                    let validation = scope.gated(Feature::Validation, |scope| {
+                        validation::emit(scope, &analysis, id, options.translate_cel)
+                    });
                     [model, validation, protobuf::emit(&mut scope, id)]
                 })
                 .collect();
@@ -200,6 +205,10 @@ fn module_items(
     let crate_doc = is_root.then(|| {
         quote! {
             //! Kubernetes API types, validation and axum handlers generated from OpenAPI specs.
+            //!
+            //! Features, both default: `validation` (the `Validate` impls) and `server` (handler
+            //! traits, routers, parameter types and discovery; implies `validation`). Without
+            //! them the crate has the models alone: serde, protobuf codecs and resource identity.
             // Descriptions come from the specs, in their own markdown; CEL rules compiled to
             // Rust keep the shape the spec wrote them in.
             #![allow(clippy::doc_lazy_continuation, clippy::doc_overindented_list_items, clippy::nonminimal_bool)]
@@ -258,10 +267,12 @@ publish = false
 serde = {{ version = \"{SERDE_VERSION}\", features = [\"derive\"] }}
 serde_json = \"{SERDE_JSON_VERSION}\"
 support = {{ path = \"{support}\" }}
-{workspace}",
+
+{features}{workspace}",
         header = header(&options.specs_label).replace("//", "#"),
         name = options.package_name,
         support = options.support_path,
+        features = Feature::cargo_table(),
     )
 }
 

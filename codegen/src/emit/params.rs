@@ -193,7 +193,7 @@ fn dynamic_options(scope: &mut Scope, name: &proc_macro2::Ident, set: &ParamSet)
         .collect();
     let (binding, rest) = match fields.len() {
         0 => (quote!(_params), quote!(#options::default())),
-        n if n < support::dynamic::Options::PARAMETERS.len() => {
+        n if n < support::schema::DYNAMIC_OPTIONS.len() => {
             (quote!(params), quote!(#options { #(#fields)* ..#options::default() }))
         }
         _ => (quote!(params), quote!(#options { #(#fields)* })),

@@ -3,29 +3,38 @@
 //! Emitters ask a [`Scope`] how to write a type or an item of another crate or module; it
 //! answers with the last segment and records the import, unless another item of the file
 //! already has that name, in which case it answers with the full path. At the end,
-//! [`Scope::uses`] prints the imports, grouped by path.
+//! [`Scope::uses`] prints the imports, grouped by path; an import that only code behind a
+//! feature uses ([`Scope::gated`]) is behind that feature too.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
+use super::features::Feature;
 use crate::ir::{Api, FieldType, Ty, TypeId, TypeKind};
 
 pub struct Scope<'a> {
     pub api: &'a Api,
     /// The module of the file's types (types of that module are imported from `super`).
     module: &'a [String],
-    /// Every name the file defines or imports: `None` for its own items, else the path
-    /// imported.
-    names: BTreeMap<String, Option<String>>,
+    /// Every name the file defines or imports: `None` for its own items, else the import.
+    names: BTreeMap<String, Option<Import>>,
+    /// The feature the code being emitted is behind, if any.
+    gate: Option<Feature>,
+}
+
+struct Import {
+    path: String,
+    /// The gates of the code using it (`None`: code behind no feature).
+    used_under: BTreeSet<Option<Feature>>,
 }
 
 impl<'a> Scope<'a> {
     /// The scope of a file of `module` defining the items `own` (types, functions, statics).
     pub fn new<'n>(api: &'a Api, module: &'a [String], own: impl IntoIterator<Item = &'n str>) -> Scope<'a> {
         let names = own.into_iter().map(|name| (name.to_owned(), None)).collect();
-        Scope { api, module, names }
+        Scope { api, module, names, gate: None }
     }
 
     /// `path` (`support::validation::Path`) as the file writes it: its last segment,
@@ -43,13 +52,25 @@ impl<'a> Scope<'a> {
     /// Whether the last segment of `path` names it in this file, importing it if free.
     fn claim(&mut self, path: &str) -> bool {
         let name = last_segment(path);
-        match self.names.get(name) {
-            Some(imported) => imported.as_deref() == Some(path),
-            None => {
-                self.names.insert(name.to_owned(), Some(path.to_owned()));
+        let import = self
+            .names
+            .entry(name.to_owned())
+            .or_insert_with(|| Some(Import { path: path.to_owned(), used_under: BTreeSet::new() }));
+        match import {
+            Some(import) if import.path == path => {
+                import.used_under.insert(self.gate);
                 true
             }
+            _ => false,
         }
+    }
+
+    /// The items `emit` writes, each behind `feature`, as are the imports only they use.
+    pub fn gated(&mut self, feature: Feature, emit: impl FnOnce(&mut Self) -> TokenStream) -> TokenStream {
+        let outer = self.gate.replace(feature);
+        let items = emit(self);
+        self.gate = outer;
+        feature.gate(items)
     }
 
     /// A named type as this file writes it.
@@ -58,7 +79,7 @@ impl<'a> Scope<'a> {
         if let TypeKind::Support(support) = ty.kind {
             return self.import(&format!("support::{}", support.name()));
         }
-        if self.names.get(&ty.name) == Some(&None) && ty.module == self.module {
+        if matches!(self.names.get(&ty.name), Some(None)) && ty.module == self.module {
             return ident(&ty.name);
         }
         let module =
@@ -93,21 +114,28 @@ impl<'a> Scope<'a> {
         self.rust_type(&ty.ty)
     }
 
-    /// The `use` items of everything imported, one per module, sorted.
+    /// The `use` items of everything imported, one per module and gate, sorted.
     pub fn uses(&self) -> TokenStream {
-        let mut modules: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
-        for path in self.names.values().flatten() {
-            let (module, name) = path.rsplit_once("::").expect("imports are paths");
-            modules.entry(module).or_default().insert(name);
+        let mut modules: BTreeMap<(Vec<Feature>, &str), BTreeSet<&str>> = BTreeMap::new();
+        for import in self.names.values().flatten() {
+            // Behind a feature only if no ungated code uses it.
+            let gates = if import.used_under.contains(&None) {
+                Vec::new()
+            } else {
+                import.used_under.iter().flatten().copied().collect()
+            };
+            let (module, name) = import.path.rsplit_once("::").expect("imports are paths");
+            modules.entry((gates, module)).or_default().insert(name);
         }
         modules
             .into_iter()
-            .map(|(module, names)| {
+            .map(|((gates, module), names)| {
+                let cfg = Feature::cfg_any(&gates);
                 let module: TokenStream = module.parse().expect("a Rust path");
                 let names: Vec<_> = names.into_iter().map(ident).collect();
                 match names.as_slice() {
-                    [one] => quote!(use #module::#one;),
-                    _ => quote!(use #module::{#(#names),*};),
+                    [one] => quote!(#cfg use #module::#one;),
+                    _ => quote!(#cfg use #module::{#(#names),*};),
                 }
             })
             .collect()

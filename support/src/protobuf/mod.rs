@@ -30,6 +30,7 @@ pub use prost::encoding::WireType;
 use prost::encoding::{decode_key, decode_varint, encode_key, encode_varint, encoded_len_varint};
 
 pub use envelope::{CONTENT_TYPE, MAGIC, STREAM_CONTENT_TYPE, Unknown, decode_envelope, encode_envelope, watch_frame};
+#[cfg(feature = "server")]
 pub(crate) use scalars::encode_bytes;
 pub use scalars::{encode_str, read_string};
 pub use wellknown::{MESSAGE_LAYOUTS, MessageLayout};

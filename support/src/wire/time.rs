@@ -460,6 +460,7 @@ fn parse(value: &str, layout: Layout) -> Result<Timestamp, ParseTimeError> {
 }
 
 /// Whether Go's `time.Parse("2006-01-02", s)` accepts `s` (a `format: date` string).
+#[cfg(feature = "validation")]
 pub(crate) fn is_date(s: &str) -> bool {
     parse_fields(s, Layout::Date).is_ok()
 }

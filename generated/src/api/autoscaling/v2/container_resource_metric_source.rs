@@ -2,8 +2,13 @@
 
 use super::MetricTarget;
 use serde::{Deserialize, Serialize};
+use support::protobuf;
+
+#[cfg(feature = "validation")]
+use support::{Validate, rules};
+
+#[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
-use support::{Validate, protobuf, rules};
 
 /// Scales on CPU, memory or another resource from requests and limits, measured for one named container in every pod of the target.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -19,6 +24,7 @@ pub struct ContainerResourceMetricSource {
     pub target: MetricTarget,
 }
 
+#[cfg(feature = "validation")]
 impl Validate for ContainerResourceMetricSource {
     fn validate_into(&self, _old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList) {
         {

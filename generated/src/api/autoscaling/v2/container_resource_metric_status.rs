@@ -2,8 +2,13 @@
 
 use super::MetricValueStatus;
 use serde::{Deserialize, Serialize};
+use support::protobuf;
+
+#[cfg(feature = "validation")]
+use support::{Validate, rules};
+
+#[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
-use support::{Validate, protobuf, rules};
 
 /// Current value of a resource metric for one named container across the target pods.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -19,6 +24,7 @@ pub struct ContainerResourceMetricStatus {
     pub name: String,
 }
 
+#[cfg(feature = "validation")]
 impl Validate for ContainerResourceMetricStatus {
     fn validate_into(&self, _old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList) {
         {

@@ -2,8 +2,13 @@
 
 use super::{MetricIdentifier, MetricTarget};
 use serde::{Deserialize, Serialize};
+use support::protobuf;
+
+#[cfg(feature = "validation")]
+use support::Validate;
+
+#[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
-use support::{Validate, protobuf};
 
 /// Scale on a metric that belongs to no Kubernetes object, such as the length of a queue outside the cluster.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -16,6 +21,7 @@ pub struct ExternalMetricSource {
     pub target: MetricTarget,
 }
 
+#[cfg(feature = "validation")]
 impl Validate for ExternalMetricSource {
     fn validate_into(&self, _old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList) {
         {

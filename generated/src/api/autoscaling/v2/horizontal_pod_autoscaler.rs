@@ -4,8 +4,13 @@ use super::{HorizontalPodAutoscalerSpec, HorizontalPodAutoscalerStatus};
 use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::{Deserialize, Serialize};
 use support::resource::{Column, SubresourceInfo};
+use support::{Resource, ResourceInfo, Scope, protobuf};
+
+#[cfg(feature = "validation")]
+use support::{Validate, meta};
+
+#[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
-use support::{Resource, ResourceInfo, Scope, Validate, meta, protobuf};
 
 /// Autoscaler that adjusts the replicas of a workload exposing the scale subresource, driven by the listed metrics.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -91,6 +96,7 @@ impl Resource for HorizontalPodAutoscaler {
     const INFO: &'static ResourceInfo = &HORIZONTAL_POD_AUTOSCALER;
 }
 
+#[cfg(feature = "validation")]
 impl Validate for HorizontalPodAutoscaler {
     fn validate_into(&self, _old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList) {
         let metadata = self.metadata.as_ref();

@@ -2,8 +2,13 @@
 
 use super::HPAScalingRules;
 use serde::{Deserialize, Serialize};
+use support::protobuf;
+
+#[cfg(feature = "validation")]
+use support::Validate;
+
+#[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
-use support::{Validate, protobuf};
 
 /// Scaling rules for the up and down directions.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -16,6 +21,7 @@ pub struct HorizontalPodAutoscalerBehavior {
     pub scale_up: Option<HPAScalingRules>,
 }
 
+#[cfg(feature = "validation")]
 impl Validate for HorizontalPodAutoscalerBehavior {
     fn validate_into(&self, _old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList) {
         if let Some(value) = &self.scale_down {

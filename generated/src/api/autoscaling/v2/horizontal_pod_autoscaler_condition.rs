@@ -2,8 +2,13 @@
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
+use support::{Time, protobuf};
+
+#[cfg(feature = "validation")]
+use support::{Validate, rules};
+
+#[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
-use support::{Time, Validate, protobuf, rules};
 
 /// One observed condition of a HorizontalPodAutoscaler.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -28,6 +33,7 @@ pub struct HorizontalPodAutoscalerCondition {
     pub type_: HorizontalPodAutoscalerConditionType,
 }
 
+#[cfg(feature = "validation")]
 impl Validate for HorizontalPodAutoscalerCondition {
     fn validate_into(&self, _old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList) {
         {

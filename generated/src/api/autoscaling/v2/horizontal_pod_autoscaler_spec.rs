@@ -2,9 +2,16 @@
 
 use super::{CrossVersionObjectReference, HorizontalPodAutoscalerBehavior, MetricSpec};
 use serde::{Deserialize, Serialize};
+use support::protobuf;
+
+#[cfg(feature = "validation")]
+use support::{Validate, rules};
+
+#[cfg(feature = "validation")]
 use support::cel::{CelRuleSpec, LazyRule, Node};
+
+#[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
-use support::{Validate, protobuf, rules};
 
 /// Desired behavior of a HorizontalPodAutoscaler.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -26,6 +33,7 @@ pub struct HorizontalPodAutoscalerSpec {
     pub scale_target_ref: CrossVersionObjectReference,
 }
 
+#[cfg(feature = "validation")]
 impl Validate for HorizontalPodAutoscalerSpec {
     fn validate_into(&self, _old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList) {
         if let Some(value) = &self.behavior {

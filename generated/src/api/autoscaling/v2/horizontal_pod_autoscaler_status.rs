@@ -2,8 +2,13 @@
 
 use super::{HorizontalPodAutoscalerCondition, MetricStatus};
 use serde::{Deserialize, Serialize};
+use support::{Time, protobuf};
+
+#[cfg(feature = "validation")]
+use support::{Validate, rules};
+
+#[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
-use support::{Time, Validate, protobuf, rules};
 
 /// Observed state of a HorizontalPodAutoscaler.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -28,6 +33,7 @@ pub struct HorizontalPodAutoscalerStatus {
     pub observed_generation: Option<i64>,
 }
 
+#[cfg(feature = "validation")]
 impl Validate for HorizontalPodAutoscalerStatus {
     fn validate_into(&self, _old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList) {
         if let Some(value) = &self.conditions {

@@ -3,9 +3,16 @@
 use super::HPAScalingPolicy;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
+use support::{Quantity, protobuf};
+
+#[cfg(feature = "validation")]
+use support::{Validate, rules};
+
+#[cfg(feature = "validation")]
 use support::cel::{CelRuleSpec, LazyRule, Node};
+
+#[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
-use support::{Quantity, Validate, protobuf, rules};
 
 /// Scaling behavior in one direction: policies limiting the rate of change, a stabilization window against flapping, and a tolerance for small metric changes.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -24,6 +31,7 @@ pub struct HPAScalingRules {
     pub tolerance: Option<Quantity>,
 }
 
+#[cfg(feature = "validation")]
 impl Validate for HPAScalingRules {
     fn validate_into(&self, _old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList) {
         if let Some(value) = &self.policies {

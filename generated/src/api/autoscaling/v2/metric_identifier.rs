@@ -2,8 +2,13 @@
 
 use crate::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use serde::{Deserialize, Serialize};
+use support::protobuf;
+
+#[cfg(feature = "validation")]
+use support::{Validate, rules};
+
+#[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
-use support::{Validate, protobuf, rules};
 
 /// Name and optional label selector of a metric.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -16,6 +21,7 @@ pub struct MetricIdentifier {
     pub selector: Option<LabelSelector>,
 }
 
+#[cfg(feature = "validation")]
 impl Validate for MetricIdentifier {
     fn validate_into(&self, _old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList) {
         {

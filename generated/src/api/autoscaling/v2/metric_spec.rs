@@ -5,9 +5,16 @@ use super::{
 };
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
+use support::protobuf;
+
+#[cfg(feature = "validation")]
+use support::{Validate, rules};
+
+#[cfg(feature = "validation")]
 use support::cel::{CelRuleSpec, LazyRule, Node};
+
+#[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
-use support::{Validate, protobuf, rules};
 
 /// One metric to scale on: a type and the one source field that type names.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -32,6 +39,7 @@ pub struct MetricSpec {
     pub type_: MetricSpecType,
 }
 
+#[cfg(feature = "validation")]
 impl Validate for MetricSpec {
     fn validate_into(&self, _old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList) {
         if let Some(value) = &self.container_resource {

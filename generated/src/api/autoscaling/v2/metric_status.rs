@@ -5,8 +5,13 @@ use super::{
 };
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
+use support::protobuf;
+
+#[cfg(feature = "validation")]
+use support::{Validate, rules};
+
+#[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
-use support::{Validate, protobuf, rules};
 
 /// Last read state of one metric.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -31,6 +36,7 @@ pub struct MetricStatus {
     pub type_: MetricStatusType,
 }
 
+#[cfg(feature = "validation")]
 impl Validate for MetricStatus {
     fn validate_into(&self, _old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList) {
         if let Some(value) = &self.container_resource {

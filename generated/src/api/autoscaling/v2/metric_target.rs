@@ -2,9 +2,16 @@
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
+use support::{Quantity, protobuf};
+
+#[cfg(feature = "validation")]
+use support::{Validate, rules};
+
+#[cfg(feature = "validation")]
 use support::cel::{CelRuleSpec, LazyRule, Node};
+
+#[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
-use support::{Quantity, Validate, protobuf, rules};
 
 /// Target of a metric: a value, an average value or an average utilization.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -23,6 +30,7 @@ pub struct MetricTarget {
     pub value: Option<Quantity>,
 }
 
+#[cfg(feature = "validation")]
 impl Validate for MetricTarget {
     fn validate_into(&self, _old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList) {
         if let Some(value) = &self.average_value {

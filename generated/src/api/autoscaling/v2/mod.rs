@@ -50,6 +50,12 @@ mod resource_metric_source;
 pub use self::resource_metric_source::ResourceMetricSource;
 mod resource_metric_status;
 pub use self::resource_metric_status::ResourceMetricStatus;
+
+#[cfg(feature = "server")]
 mod horizontal_pod_autoscaler_api;
+
+#[cfg(feature = "server")]
 pub use self::horizontal_pod_autoscaler_api::HorizontalPodAutoscalerApi;
+
+#[cfg(feature = "server")]
 pub mod routes;

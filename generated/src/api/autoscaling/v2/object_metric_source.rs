@@ -2,8 +2,13 @@
 
 use super::{CrossVersionObjectReference, MetricIdentifier, MetricTarget};
 use serde::{Deserialize, Serialize};
+use support::protobuf;
+
+#[cfg(feature = "validation")]
+use support::Validate;
+
+#[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
-use support::{Validate, protobuf};
 
 /// Scales on a metric of one Kubernetes object, e.g. the request rate of an Ingress.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -19,6 +24,7 @@ pub struct ObjectMetricSource {
     pub target: MetricTarget,
 }
 
+#[cfg(feature = "validation")]
 impl Validate for ObjectMetricSource {
     fn validate_into(&self, _old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList) {
         {

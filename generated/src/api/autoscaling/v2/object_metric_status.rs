@@ -2,8 +2,13 @@
 
 use super::{CrossVersionObjectReference, MetricIdentifier, MetricValueStatus};
 use serde::{Deserialize, Serialize};
+use support::protobuf;
+
+#[cfg(feature = "validation")]
+use support::Validate;
+
+#[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
-use support::{Validate, protobuf};
 
 /// Current value of a metric describing one Kubernetes object.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -19,6 +24,7 @@ pub struct ObjectMetricStatus {
     pub metric: MetricIdentifier,
 }
 
+#[cfg(feature = "validation")]
 impl Validate for ObjectMetricStatus {
     fn validate_into(&self, _old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList) {
         {

@@ -2,8 +2,13 @@
 
 use super::{MetricIdentifier, MetricTarget};
 use serde::{Deserialize, Serialize};
+use support::protobuf;
+
+#[cfg(feature = "validation")]
+use support::Validate;
+
+#[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
-use support::{Validate, protobuf};
 
 /// Scales on a per-pod metric, such as transactions per second, averaged over the target pods before comparison.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -16,6 +21,7 @@ pub struct PodsMetricSource {
     pub target: MetricTarget,
 }
 
+#[cfg(feature = "validation")]
 impl Validate for PodsMetricSource {
     fn validate_into(&self, _old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList) {
         {

@@ -2,8 +2,13 @@
 
 use super::{MetricIdentifier, MetricValueStatus};
 use serde::{Deserialize, Serialize};
+use support::protobuf;
+
+#[cfg(feature = "validation")]
+use support::Validate;
+
+#[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
-use support::{Validate, protobuf};
 
 /// Current value of a per-pod metric of the target.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -16,6 +21,7 @@ pub struct PodsMetricStatus {
     pub metric: MetricIdentifier,
 }
 
+#[cfg(feature = "validation")]
 impl Validate for PodsMetricStatus {
     fn validate_into(&self, _old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList) {
         {

@@ -2,8 +2,13 @@
 
 use super::MetricTarget;
 use serde::{Deserialize, Serialize};
+use support::protobuf;
+
+#[cfg(feature = "validation")]
+use support::{Validate, rules};
+
+#[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
-use support::{Validate, protobuf, rules};
 
 /// Scales on CPU, memory or another resource from requests and limits, averaged over the target pods; set only one kind of target.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -16,6 +21,7 @@ pub struct ResourceMetricSource {
     pub target: MetricTarget,
 }
 
+#[cfg(feature = "validation")]
 impl Validate for ResourceMetricSource {
     fn validate_into(&self, _old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList) {
         {

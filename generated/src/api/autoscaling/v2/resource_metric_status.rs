@@ -2,8 +2,13 @@
 
 use super::MetricValueStatus;
 use serde::{Deserialize, Serialize};
+use support::protobuf;
+
+#[cfg(feature = "validation")]
+use support::{Validate, rules};
+
+#[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
-use support::{Validate, protobuf, rules};
 
 /// Current value of a resource metric averaged over the pods of the target.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -16,6 +21,7 @@ pub struct ResourceMetricStatus {
     pub name: String,
 }
 
+#[cfg(feature = "validation")]
 impl Validate for ResourceMetricStatus {
     fn validate_into(&self, _old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList) {
         {

@@ -4,8 +4,13 @@ use super::{CertificateSigningRequestSpec, CertificateSigningRequestStatus};
 use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::{Deserialize, Serialize};
 use support::resource::{Column, SubresourceInfo};
+use support::{Resource, ResourceInfo, Scope, protobuf};
+
+#[cfg(feature = "validation")]
+use support::{Validate, meta};
+
+#[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
-use support::{Resource, ResourceInfo, Scope, Validate, meta, protobuf};
 
 /// A request for an x509 certificate: a client submits a CSR, it is approved or denied, and a signer issues the certificate.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -94,6 +99,7 @@ impl Resource for CertificateSigningRequest {
     const INFO: &'static ResourceInfo = &CERTIFICATE_SIGNING_REQUEST;
 }
 
+#[cfg(feature = "validation")]
 impl Validate for CertificateSigningRequest {
     fn validate_into(&self, _old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList) {
         let metadata = self.metadata.as_ref();

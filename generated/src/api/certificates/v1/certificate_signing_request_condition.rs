@@ -2,9 +2,16 @@
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
+use support::{Time, protobuf};
+
+#[cfg(feature = "validation")]
+use support::{Validate, rules};
+
+#[cfg(feature = "validation")]
 use support::cel::{CelRuleSpec, LazyRule, Node};
+
+#[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
-use support::{Time, Validate, protobuf, rules};
 
 /// One condition of a CertificateSigningRequest.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -29,6 +36,7 @@ pub struct CertificateSigningRequestCondition {
     pub type_: CertificateSigningRequestConditionType,
 }
 
+#[cfg(feature = "validation")]
 impl Validate for CertificateSigningRequestCondition {
     fn validate_into(&self, _old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList) {
         {

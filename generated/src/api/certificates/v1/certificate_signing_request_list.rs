@@ -2,8 +2,13 @@
 
 use super::CertificateSigningRequest;
 use serde::{Deserialize, Serialize};
+use support::{ListMeta, protobuf};
+
+#[cfg(feature = "validation")]
+use support::Validate;
+
+#[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
-use support::{ListMeta, Validate, protobuf};
 
 /// A list of CertificateSigningRequests.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -22,6 +27,7 @@ pub struct CertificateSigningRequestList {
     pub metadata: Option<ListMeta>,
 }
 
+#[cfg(feature = "validation")]
 impl Validate for CertificateSigningRequestList {
     fn validate_into(&self, _old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList) {
         {

@@ -3,8 +3,13 @@
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::BTreeMap;
 use std::fmt;
+use support::{Bytes, protobuf};
+
+#[cfg(feature = "validation")]
+use support::{Validate, rules};
+
+#[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
-use support::{Bytes, Validate, protobuf, rules};
 
 /// The certificate request and who made it.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -39,6 +44,7 @@ pub struct CertificateSigningRequestSpec {
     pub username: Option<String>,
 }
 
+#[cfg(feature = "validation")]
 impl Validate for CertificateSigningRequestSpec {
     fn validate_into(&self, _old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList) {
         if let Some(value) = &self.expiration_seconds {

@@ -2,9 +2,16 @@
 
 use super::CertificateSigningRequestCondition;
 use serde::{Deserialize, Serialize};
+use support::{Bytes, protobuf};
+
+#[cfg(feature = "validation")]
+use support::{Validate, rules};
+
+#[cfg(feature = "validation")]
 use support::cel::{CelRuleSpec, LazyRule, Node};
+
+#[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
-use support::{Bytes, Validate, protobuf, rules};
 
 /// Whether the request was approved, denied or failed, and the issued certificate.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -17,6 +24,7 @@ pub struct CertificateSigningRequestStatus {
     pub conditions: Option<Vec<CertificateSigningRequestCondition>>,
 }
 
+#[cfg(feature = "validation")]
 impl Validate for CertificateSigningRequestStatus {
     fn validate_into(&self, _old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList) {
         if let Some(value) = &self.conditions {

@@ -15,6 +15,12 @@ pub use self::certificate_signing_request_spec::{
 };
 mod certificate_signing_request_status;
 pub use self::certificate_signing_request_status::CertificateSigningRequestStatus;
+
+#[cfg(feature = "server")]
 mod certificate_signing_request_api;
+
+#[cfg(feature = "server")]
 pub use self::certificate_signing_request_api::CertificateSigningRequestApi;
+
+#[cfg(feature = "server")]
 pub mod routes;

@@ -54,6 +54,12 @@ mod probe_tls_config;
 pub use self::probe_tls_config::ProbeTlsConfig;
 mod probe_username;
 pub use self::probe_username::ProbeUsername;
+
+#[cfg(feature = "server")]
 mod probe_api;
+
+#[cfg(feature = "server")]
 pub use self::probe_api::ProbeApi;
+
+#[cfg(feature = "server")]
 pub mod routes;

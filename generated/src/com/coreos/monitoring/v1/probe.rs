@@ -4,8 +4,13 @@ use super::ProbeSpec;
 use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::{Deserialize, Serialize};
 use support::resource::Column;
+use support::{Resource, ResourceInfo, Scope, protobuf};
+
+#[cfg(feature = "validation")]
+use support::{Validate, meta, rules};
+
+#[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
-use support::{Resource, ResourceInfo, Scope, Validate, meta, protobuf, rules};
 
 /// A Probe tells Prometheus to check a set of addresses, listed statically or taken from Ingress objects, through a prober such as the blackbox exporter.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -80,6 +85,7 @@ impl Resource for Probe {
     const INFO: &'static ResourceInfo = &PROBE;
 }
 
+#[cfg(feature = "validation")]
 impl Validate for Probe {
     fn validate_into(&self, _old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList) {
         let metadata = self.metadata.as_ref();

@@ -2,7 +2,11 @@
 
 use super::{ProbePassword, ProbeUsername};
 use serde::{Deserialize, Serialize};
+
+#[cfg(feature = "validation")]
 use support::Validate;
+
+#[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -15,6 +19,7 @@ pub struct ProbeBasicAuth {
     pub username: Option<ProbeUsername>,
 }
 
+#[cfg(feature = "validation")]
 impl Validate for ProbeBasicAuth {
     fn validate_into(&self, _old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList) {
         if let Some(value) = &self.password {

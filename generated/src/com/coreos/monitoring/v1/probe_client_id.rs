@@ -2,8 +2,14 @@
 
 use super::{ProbeConfigMap, ProbeSecret};
 use serde::{Deserialize, Serialize};
+
+#[cfg(feature = "validation")]
 use support::Validate;
+
+#[cfg(feature = "validation")]
 use support::cel::{CelRuleSpec, LazyRule, Node};
+
+#[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -16,6 +22,7 @@ pub struct ProbeClientId {
     pub secret: Option<ProbeSecret>,
 }
 
+#[cfg(feature = "validation")]
 impl Validate for ProbeClientId {
     fn validate_into(&self, _old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList) {
         if let Some(value) = &self.config_map {

@@ -2,7 +2,11 @@
 
 use super::{ProbeNamespaceSelector, ProbeRelabelingConfig, ProbeSelector};
 use serde::{Deserialize, Serialize};
+
+#[cfg(feature = "validation")]
 use support::Validate;
+
+#[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -18,6 +22,7 @@ pub struct ProbeIngress {
     pub selector: Option<ProbeSelector>,
 }
 
+#[cfg(feature = "validation")]
 impl Validate for ProbeIngress {
     fn validate_into(&self, _old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList) {
         if let Some(value) = &self.relabeling_configs {

@@ -2,8 +2,12 @@
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
-use support::validation::{ErrorList, Path};
+
+#[cfg(feature = "validation")]
 use support::{Validate, rules};
+
+#[cfg(feature = "validation")]
+use support::validation::{ErrorList, Path};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ProbeMetricRelabeling {
@@ -62,6 +66,7 @@ impl Default for ProbeMetricRelabeling {
     }
 }
 
+#[cfg(feature = "validation")]
 impl Validate for ProbeMetricRelabeling {
     fn validate_into(&self, _old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList) {
         if let Some(value) = &self.action {

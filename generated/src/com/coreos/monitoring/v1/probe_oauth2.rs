@@ -3,8 +3,12 @@
 use super::{ProbeClientId, ProbeClientSecret};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use support::validation::{ErrorList, Path};
+
+#[cfg(feature = "validation")]
 use support::{Validate, rules};
+
+#[cfg(feature = "validation")]
+use support::validation::{ErrorList, Path};
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ProbeOauth2 {
@@ -30,6 +34,7 @@ pub struct ProbeOauth2 {
     pub token_url: Option<String>,
 }
 
+#[cfg(feature = "validation")]
 impl Validate for ProbeOauth2 {
     fn validate_into(&self, _old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList) {
         {

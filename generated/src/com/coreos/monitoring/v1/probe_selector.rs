@@ -3,7 +3,11 @@
 use super::ProbeMatchExpression;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+
+#[cfg(feature = "validation")]
 use support::Validate;
+
+#[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -21,6 +25,7 @@ pub struct ProbeSelector {
     pub match_labels: Option<BTreeMap<String, String>>,
 }
 
+#[cfg(feature = "validation")]
 impl Validate for ProbeSelector {
     fn validate_into(&self, _old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList) {
         if let Some(value) = &self.match_expressions {

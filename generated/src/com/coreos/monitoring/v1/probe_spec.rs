@@ -6,9 +6,15 @@ use super::{
 };
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
-use support::cel::{CelRuleSpec, LazyRule, Node};
-use support::validation::{ErrorList, Path};
+
+#[cfg(feature = "validation")]
 use support::{Validate, rules};
+
+#[cfg(feature = "validation")]
+use support::cel::{CelRuleSpec, LazyRule, Node};
+
+#[cfg(feature = "validation")]
+use support::validation::{ErrorList, Path};
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ProbeSpec {
@@ -74,6 +80,7 @@ pub struct ProbeSpec {
     pub tls_config: Option<ProbeTlsConfig>,
 }
 
+#[cfg(feature = "validation")]
 impl Validate for ProbeSpec {
     fn validate_into(&self, _old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList) {
         if let Some(value) = &self.authorization {

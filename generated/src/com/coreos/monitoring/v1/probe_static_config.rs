@@ -3,7 +3,11 @@
 use super::ProbeRelabelingConfig;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+
+#[cfg(feature = "validation")]
 use support::Validate;
+
+#[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -23,6 +27,7 @@ pub struct ProbeStaticConfig {
     pub static_: Option<Vec<String>>,
 }
 
+#[cfg(feature = "validation")]
 impl Validate for ProbeStaticConfig {
     fn validate_into(&self, _old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList) {
         if let Some(value) = &self.relabeling_configs {

@@ -2,7 +2,11 @@
 
 use super::{ProbeIngress, ProbeStaticConfig};
 use serde::{Deserialize, Serialize};
+
+#[cfg(feature = "validation")]
 use support::Validate;
+
+#[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -15,6 +19,7 @@ pub struct ProbeTargets {
     pub static_config: Option<ProbeStaticConfig>,
 }
 
+#[cfg(feature = "validation")]
 impl Validate for ProbeTargets {
     fn validate_into(&self, _old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList) {
         if let Some(value) = &self.ingress {

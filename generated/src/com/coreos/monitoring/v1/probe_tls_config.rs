@@ -2,8 +2,14 @@
 
 use super::{ProbeCa, ProbeCert, ProbeKeySecret};
 use serde::{Deserialize, Serialize};
+
+#[cfg(feature = "validation")]
 use support::Validate;
+
+#[cfg(feature = "validation")]
 use support::cel::{CelRuleSpec, LazyRule, Node};
+
+#[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -25,6 +31,7 @@ pub struct ProbeTlsConfig {
     pub server_name: Option<String>,
 }
 
+#[cfg(feature = "validation")]
 impl Validate for ProbeTlsConfig {
     fn validate_into(&self, _old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList) {
         if let Some(value) = &self.ca {

@@ -3,8 +3,13 @@
 use super::{ScaleSpec, ScaleStatus};
 use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::{Deserialize, Serialize};
+use support::protobuf;
+
+#[cfg(feature = "validation")]
+use support::Validate;
+
+#[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
-use support::{Validate, protobuf};
 
 /// The scale of a resource: how many replicas it asks for and how many it has; served by the `scale` subresource.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -26,6 +31,7 @@ pub struct Scale {
     pub status: Option<ScaleStatus>,
 }
 
+#[cfg(feature = "validation")]
 impl Validate for Scale {
     fn validate_into(&self, _old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList) {
         if let Some(value) = &self.spec {

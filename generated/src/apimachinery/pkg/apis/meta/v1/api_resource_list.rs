@@ -2,8 +2,13 @@
 
 use super::APIResource;
 use serde::{Deserialize, Serialize};
+use support::protobuf;
+
+#[cfg(feature = "validation")]
+use support::{Validate, rules};
+
+#[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
-use support::{Validate, protobuf, rules};
 
 /// The resources served in one group version.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -22,6 +27,7 @@ pub struct APIResourceList {
     pub resources: Vec<APIResource>,
 }
 
+#[cfg(feature = "validation")]
 impl Validate for APIResourceList {
     fn validate_into(&self, _old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList) {
         {

@@ -3,8 +3,13 @@
 use super::LabelSelectorRequirement;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use support::protobuf;
+
+#[cfg(feature = "validation")]
+use support::Validate;
+
+#[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
-use support::{Validate, protobuf};
 
 /// Selects objects by their labels; all requirements must hold. An empty selector matches everything, a null one nothing.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -22,6 +27,7 @@ pub struct LabelSelector {
     pub match_labels: Option<BTreeMap<String, String>>,
 }
 
+#[cfg(feature = "validation")]
 impl Validate for LabelSelector {
     fn validate_into(&self, _old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList) {
         if let Some(value) = &self.match_expressions {

@@ -2,8 +2,13 @@
 
 use super::FieldsV1;
 use serde::{Deserialize, Serialize};
+use support::{Time, protobuf};
+
+#[cfg(feature = "validation")]
+use support::Validate;
+
+#[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
-use support::{Time, Validate, protobuf};
 
 /// The fields one manager owns through one kind of operation.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -31,6 +36,7 @@ pub struct ManagedFieldsEntry {
     pub time: Option<Time>,
 }
 
+#[cfg(feature = "validation")]
 impl Validate for ManagedFieldsEntry {
     fn validate_into(&self, _old: Option<&Self>, _path: &Path<'_>, _errors: &mut ErrorList) {}
 }

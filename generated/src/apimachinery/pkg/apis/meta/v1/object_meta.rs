@@ -3,8 +3,13 @@
 use super::{ManagedFieldsEntry, OwnerReference};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use support::{Time, protobuf};
+
+#[cfg(feature = "validation")]
+use support::{Validate, rules};
+
+#[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
-use support::{Time, Validate, protobuf, rules};
 
 /// Metadata every persisted resource carries.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -64,6 +69,7 @@ pub struct ObjectMeta {
     pub uid: Option<String>,
 }
 
+#[cfg(feature = "validation")]
 impl Validate for ObjectMeta {
     fn validate_into(&self, _old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList) {
         if let Some(value) = &self.finalizers {

@@ -2,8 +2,13 @@
 
 use crate::apimachinery::pkg::runtime::RawExtension;
 use serde::{Deserialize, Serialize};
+use support::protobuf;
+
+#[cfg(feature = "validation")]
+use support::{Validate, rules};
+
+#[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
-use support::{Validate, protobuf, rules};
 
 /// One event of a watch stream.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -16,6 +21,7 @@ pub struct WatchEvent {
     pub type_: String,
 }
 
+#[cfg(feature = "validation")]
 impl Validate for WatchEvent {
     fn validate_into(&self, _old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList) {
         {

@@ -4,8 +4,13 @@ use super::{GizmoSpec, GizmoStatus};
 use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::{Deserialize, Serialize};
 use support::resource::{Column, KindInfo, ScalePaths, SubresourceInfo};
+use support::{Resource, ResourceInfo, Scope, protobuf};
+
+#[cfg(feature = "validation")]
+use support::{Validate, meta};
+
+#[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
-use support::{Resource, ResourceInfo, Scope, Validate, meta, protobuf};
 
 /// A gizmo runs replicas of a small tool.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -86,6 +91,7 @@ impl Resource for Gizmo {
     const INFO: &'static ResourceInfo = &GIZMO;
 }
 
+#[cfg(feature = "validation")]
 impl Validate for Gizmo {
     fn validate_into(&self, _old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList) {
         let metadata = self.metadata.as_ref();

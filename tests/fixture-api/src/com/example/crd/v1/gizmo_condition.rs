@@ -2,8 +2,12 @@
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
-use support::validation::{ErrorList, Path};
+
+#[cfg(feature = "validation")]
 use support::{Validate, rules};
+
+#[cfg(feature = "validation")]
+use support::validation::{ErrorList, Path};
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct GizmoCondition {
@@ -13,6 +17,7 @@ pub struct GizmoCondition {
     pub type_: Option<String>,
 }
 
+#[cfg(feature = "validation")]
 impl Validate for GizmoCondition {
     fn validate_into(&self, _old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList) {
         {

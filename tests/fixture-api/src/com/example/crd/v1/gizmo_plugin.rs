@@ -3,7 +3,11 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
+
+#[cfg(feature = "validation")]
 use support::Validate;
+
+#[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -17,6 +21,7 @@ pub struct GizmoPlugin {
     pub unknown_fields_2: BTreeMap<String, Value>,
 }
 
+#[cfg(feature = "validation")]
 impl Validate for GizmoPlugin {
     fn validate_into(&self, _old: Option<&Self>, _path: &Path<'_>, _errors: &mut ErrorList) {}
 }

@@ -5,9 +5,16 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fmt;
+use support::IntOrString;
+
+#[cfg(feature = "validation")]
+use support::{Validate, rules};
+
+#[cfg(feature = "validation")]
 use support::cel::{CelRuleSpec, LazyRule, Node};
+
+#[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
-use support::{IntOrString, Validate, rules};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GizmoSpec {
@@ -136,6 +143,7 @@ impl Default for GizmoSpec {
     }
 }
 
+#[cfg(feature = "validation")]
 impl Validate for GizmoSpec {
     fn validate_into(&self, _old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList) {
         if let Some(value) = &self.address {

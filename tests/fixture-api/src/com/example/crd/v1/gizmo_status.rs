@@ -2,8 +2,12 @@
 
 use super::GizmoCondition;
 use serde::{Deserialize, Serialize};
-use support::validation::{ErrorList, Path};
+
+#[cfg(feature = "validation")]
 use support::{Validate, rules};
+
+#[cfg(feature = "validation")]
+use support::validation::{ErrorList, Path};
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct GizmoStatus {
@@ -15,6 +19,7 @@ pub struct GizmoStatus {
     pub selector: Option<String>,
 }
 
+#[cfg(feature = "validation")]
 impl Validate for GizmoStatus {
     fn validate_into(&self, _old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList) {
         if let Some(value) = &self.conditions {

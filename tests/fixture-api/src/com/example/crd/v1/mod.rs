@@ -18,6 +18,12 @@ mod gizmo_spec;
 pub use self::gizmo_spec::{GizmoSpec, GizmoSpecMode};
 mod gizmo_status;
 pub use self::gizmo_status::GizmoStatus;
+
+#[cfg(feature = "server")]
 mod gizmo_api;
+
+#[cfg(feature = "server")]
 pub use self::gizmo_api::GizmoApi;
+
+#[cfg(feature = "server")]
 pub mod routes;

@@ -2,9 +2,16 @@
 
 use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::{Deserialize, Serialize};
+use support::{Resource, ResourceInfo, Scope, protobuf};
+
+#[cfg(feature = "validation")]
+use support::{Validate, meta, rules};
+
+#[cfg(feature = "validation")]
 use support::cel::{CelRuleSpec, LazyRule, Node};
+
+#[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
-use support::{Resource, ResourceInfo, Scope, Validate, meta, protobuf, rules};
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Knob {
@@ -44,6 +51,7 @@ impl Resource for Knob {
     const INFO: &'static ResourceInfo = &KNOB;
 }
 
+#[cfg(feature = "validation")]
 impl Validate for Knob {
     fn validate_into(&self, _old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList) {
         let metadata = self.metadata.as_ref();

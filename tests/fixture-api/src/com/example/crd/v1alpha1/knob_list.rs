@@ -2,8 +2,13 @@
 
 use super::Knob;
 use serde::{Deserialize, Serialize};
+use support::{ListMeta, protobuf};
+
+#[cfg(feature = "validation")]
+use support::{Validate, rules};
+
+#[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
-use support::{ListMeta, Validate, protobuf, rules};
 
 /// A list of knobs.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -22,6 +27,7 @@ pub struct KnobList {
     pub metadata: Option<ListMeta>,
 }
 
+#[cfg(feature = "validation")]
 impl Validate for KnobList {
     fn validate_into(&self, _old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList) {
         {

@@ -4,6 +4,12 @@ mod knob;
 pub use self::knob::{KNOB, Knob};
 mod knob_list;
 pub use self::knob_list::KnobList;
+
+#[cfg(feature = "server")]
 mod knob_api;
+
+#[cfg(feature = "server")]
 pub use self::knob_api::KnobApi;
+
+#[cfg(feature = "server")]
 pub mod routes;

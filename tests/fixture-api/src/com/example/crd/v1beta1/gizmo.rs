@@ -3,8 +3,13 @@
 use super::GizmoSpec;
 use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::{Deserialize, Serialize};
+use support::{Resource, ResourceInfo, Scope, protobuf};
+
+#[cfg(feature = "validation")]
+use support::{Validate, meta};
+
+#[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
-use support::{Resource, ResourceInfo, Scope, Validate, meta, protobuf};
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Gizmo {
@@ -44,6 +49,7 @@ impl Resource for Gizmo {
     const INFO: &'static ResourceInfo = &GIZMO;
 }
 
+#[cfg(feature = "validation")]
 impl Validate for Gizmo {
     fn validate_into(&self, _old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList) {
         let metadata = self.metadata.as_ref();

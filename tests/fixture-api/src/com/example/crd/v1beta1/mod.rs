@@ -6,6 +6,12 @@ mod gizmo_list;
 pub use self::gizmo_list::GizmoList;
 mod gizmo_spec;
 pub use self::gizmo_spec::GizmoSpec;
+
+#[cfg(feature = "server")]
 mod gizmo_api;
+
+#[cfg(feature = "server")]
 pub use self::gizmo_api::GizmoApi;
+
+#[cfg(feature = "server")]
 pub mod routes;

@@ -3,9 +3,16 @@
 use super::Preconditions;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
+use support::protobuf;
+
+#[cfg(feature = "validation")]
+use support::{Validate, rules};
+
+#[cfg(feature = "validation")]
 use support::cel::{CelRuleSpec, LazyRule, Node};
+
+#[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
-use support::{Validate, protobuf, rules};
 
 /// Options that control a delete request.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -40,6 +47,7 @@ pub struct DeleteOptions {
     pub propagation_policy: Option<DeleteOptionsPropagationPolicy>,
 }
 
+#[cfg(feature = "validation")]
 impl Validate for DeleteOptions {
     fn validate_into(&self, _old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList) {
         if let Some(value) = &self.dry_run {

@@ -2,8 +2,13 @@
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use support::Time;
+
+#[cfg(feature = "validation")]
+use support::Validate;
+
+#[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
-use support::{Time, Validate};
 
 /// Metadata every persisted resource carries.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -45,6 +50,7 @@ pub struct ObjectMeta {
     pub uid: Option<String>,
 }
 
+#[cfg(feature = "validation")]
 impl Validate for ObjectMeta {
     fn validate_into(&self, _old: Option<&Self>, _path: &Path<'_>, _errors: &mut ErrorList) {}
 }

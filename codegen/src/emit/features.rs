@@ -1,0 +1,77 @@
+//! The features of a generated crate: which emitted code each one gates, and what it turns
+//! on in the support crate. Both are on by default; without them the crate has the models
+//! alone (serde, the wire types, protobuf codecs, resource identity).
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Feature {
+    /// The `Validate` impl of every model.
+    Validation,
+    /// Per resource its handler trait and routes, per group/version its router, the
+    /// parameter and response types, and `server.rs`.
+    Server,
+}
+
+impl Feature {
+    pub const ALL: [Feature; 2] = [Feature::Validation, Feature::Server];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Feature::Validation => "validation",
+            Feature::Server => "server",
+        }
+    }
+
+    /// What the feature turns on, as its `Cargo.toml` entry lists it.
+    fn enables(self) -> &'static [&'static str] {
+        match self {
+            Feature::Validation => &["support/validation"],
+            // Handlers validate what they receive.
+            Feature::Server => &["validation", "support/server"],
+        }
+    }
+
+    /// `#[cfg(feature = "...")]`.
+    fn cfg(self) -> TokenStream {
+        let name = self.name();
+        quote!(#[cfg(feature = #name)])
+    }
+
+    /// The attribute on an import used only under `features` (none when used ungated).
+    pub fn cfg_any(features: &[Feature]) -> TokenStream {
+        match features {
+            [] => TokenStream::new(),
+            [one] => one.cfg(),
+            many => {
+                let names = many.iter().map(|f| f.name());
+                quote!(#[cfg(any(#(feature = #names),*))])
+            }
+        }
+    }
+
+    /// The `[features]` table of the generated `Cargo.toml`.
+    pub fn cargo_table() -> String {
+        let mut table = format!("[features]\ndefault = [{}]\n", quoted(Feature::ALL.map(Feature::name)));
+        for feature in Feature::ALL {
+            table.push_str(&format!("{} = [{}]\n", feature.name(), quoted(feature.enables().iter().copied())));
+        }
+        table
+    }
+
+    /// Every item of `items` behind this feature.
+    pub fn gate(self, items: TokenStream) -> TokenStream {
+        if items.is_empty() {
+            return items;
+        }
+        let file: syn::File = syn::parse2(items).expect("emitters write items");
+        let cfg = self.cfg();
+        file.items.iter().map(|item| quote!(#cfg #item)).collect()
+    }
+}
+
+/// `"a", "b"`: a TOML array's items.
+fn quoted<'a>(items: impl IntoIterator<Item = &'a str>) -> String {
+    items.into_iter().map(|item| format!("\"{item}\"")).collect::<Vec<_>>().join(", ")
+}
