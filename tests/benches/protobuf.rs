@@ -1,7 +1,9 @@
 //! Protobuf next to JSON: decode and encode of the HPA and CSR fixtures, and GETs answered
 //! by the generated router with `Accept: application/vnd.kubernetes.protobuf` against
-//! `Accept: application/json`.
+//! `Accept: application/json`; and the generated models' JSON next to k8s-openapi's.
 //!
+//! - k8s-openapi: `serde_json::from_slice` / `to_vec` of the same fixture with k8s-openapi's
+//!   type of the kind against the generated model's: the same JSON in, the same work out.
 //! - Codecs: `serde_json::from_slice` / `to_vec` of the model against the protobuf body
 //!   (the `k8s\0` envelope and the message) read with `decode_envelope` and the model's
 //!   codec, and written with its codec and `encode_envelope`: what a server does per body.
@@ -12,7 +14,8 @@
 //! Method: batches of calls timed with `Instant`, the workloads of one comparison
 //! interleaved round by round (41 rounds after a warm-up), median ns per call and the
 //! median of the per-round ratios; heap allocations per call counted by the global
-//! allocator below. `cargo bench -p api-tests --bench protobuf` measures; without `--bench`
+//! allocator below. `cargo bench -p api-tests --bench protobuf` measures; a further argument
+//! runs only the comparisons whose label contains it (`-- k8s-openapi`). Without `--bench`
 //! (`cargo test --benches`) one short round of each runs as a smoke test.
 
 mod common;
@@ -72,9 +75,21 @@ fn time(call: &mut dyn FnMut(), batch: u32) -> (f64, f64) {
     (ns, (ALLOCATIONS.load(Relaxed) - allocations) as f64 / f64::from(batch))
 }
 
+/// How long and which comparisons to run.
+struct Plan {
+    rounds: usize,
+    batch: u32,
+    /// Only comparisons whose label contains this run.
+    only: Option<String>,
+}
+
 /// Rounds of every workload in turn; prints each one's median ns per call, allocations,
 /// and its speed relative to the first (ratio of medians, median of per-round ratios).
-fn compare(label: &str, workloads: &mut [Workload<'_>], rounds: usize, batch: u32) {
+fn compare(label: &str, workloads: &mut [Workload<'_>], plan: &Plan) {
+    if plan.only.as_ref().is_some_and(|only| !label.contains(only.as_str())) {
+        return;
+    }
+    let Plan { rounds, batch, .. } = *plan;
     for (_, call) in workloads.iter_mut() {
         time(call.as_mut(), batch / 4 + 1);
     }
@@ -120,42 +135,62 @@ fn protobuf_body<T: Payload>(value: &T) -> Vec<u8> {
     protobuf::encode_envelope(api_version, kind, &(codec.encode)(value))
 }
 
-/// Decode and encode of one fixture, JSON against protobuf.
-fn codecs<T: Payload + DeserializeOwned + Serialize>(name: &str, rounds: usize, batch: u32) {
+/// Decode and encode of one fixture: the generated model's JSON against k8s-openapi's
+/// `Theirs`, then against the model's protobuf.
+fn codecs<T, Theirs>(name: &str, plan: &Plan)
+where
+    T: Payload + DeserializeOwned + Serialize,
+    Theirs: DeserializeOwned + Serialize,
+{
     let json = fixture(name);
     let value: T = serde_json::from_slice(&json).expect("the fixture decodes");
+    let theirs: Theirs = serde_json::from_slice(&json).expect("the fixture decodes with k8s-openapi");
     let body = protobuf_body(&value);
     println!("{name}: {} bytes of JSON, {} bytes of protobuf", json.len(), body.len());
     let codec = T::PROTOBUF.expect("a message");
     let decode_json = || {
         std::hint::black_box(serde_json::from_slice::<T>(&json).expect("JSON decodes"));
     };
+    let decode_theirs = || {
+        std::hint::black_box(serde_json::from_slice::<Theirs>(&json).expect("JSON decodes"));
+    };
     let decode_protobuf = || {
         let envelope = protobuf::decode_envelope(&body).expect("an envelope");
         std::hint::black_box((codec.decode)(&envelope).expect("protobuf decodes"));
     };
     compare(
+        &format!("{name}: JSON decode, generated against k8s-openapi"),
+        &mut [("k8s-openapi", Box::new(decode_theirs)), ("generated", Box::new(decode_json))],
+        plan,
+    );
+    compare(
         &format!("{name}: decode"),
         &mut [("JSON", Box::new(decode_json)), ("protobuf", Box::new(decode_protobuf))],
-        rounds,
-        batch,
+        plan,
     );
     let encode_json = || {
         std::hint::black_box(serde_json::to_vec(&value).expect("JSON encodes"));
+    };
+    let encode_theirs = || {
+        std::hint::black_box(serde_json::to_vec(&theirs).expect("JSON encodes"));
     };
     let encode_protobuf = || {
         std::hint::black_box(protobuf_body(&value));
     };
     compare(
+        &format!("{name}: JSON encode, generated against k8s-openapi"),
+        &mut [("k8s-openapi", Box::new(encode_theirs)), ("generated", Box::new(encode_json))],
+        plan,
+    );
+    compare(
         &format!("{name}: encode"),
         &mut [("JSON", Box::new(encode_json)), ("protobuf", Box::new(encode_protobuf))],
-        rounds,
-        batch,
+        plan,
     );
 }
 
 /// GETs of the HPA through the generated router in memory, JSON against protobuf.
-fn get(rounds: usize, batch: u32) {
+fn get(plan: &Plan) {
     let hpa: HorizontalPodAutoscaler = serde_json::from_slice(&fixture("hpa.json")).expect("an HPA");
     let router: Router = generated::server::router(OneHpa(Arc::new(hpa)), Config::default());
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
@@ -176,13 +211,17 @@ fn get(rounds: usize, batch: u32) {
         ("Accept: application/json", Box::new(request("application/json"))),
         ("Accept: application/vnd.kubernetes.protobuf", Box::new(request(protobuf::CONTENT_TYPE))),
     ];
-    compare("GET of the HPA, in memory (ns per request)", &mut workloads, rounds, batch);
+    compare("GET of the HPA, in memory (ns per request)", &mut workloads, plan);
 }
 
 fn main() {
     let measuring = std::env::args().any(|arg| arg == "--bench");
+    let only = std::env::args().skip(1).find(|arg| !arg.starts_with("--"));
     let (rounds, batch) = if measuring { (41, 2_000) } else { (1, 10) };
-    codecs::<HorizontalPodAutoscaler>("hpa.json", rounds, batch);
-    codecs::<CertificateSigningRequest>("csr.json", rounds, batch);
-    get(rounds, batch / 4);
+    let plan = Plan { rounds, batch, only };
+    codecs::<HorizontalPodAutoscaler, k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler>("hpa.json", &plan);
+    codecs::<CertificateSigningRequest, k8s_openapi::api::certificates::v1::CertificateSigningRequest>(
+        "csr.json", &plan,
+    );
+    get(&Plan { batch: batch / 4, ..plan });
 }

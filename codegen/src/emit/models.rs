@@ -251,7 +251,7 @@ fn string_enum(scope: &mut Scope, name: &proc_macro2::Ident, e: &StringEnum) -> 
 
         impl<'de> #deserialize<'de> for #name {
             fn deserialize<D: #deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                <String as #deserialize<'de>>::deserialize(deserializer).map(Self::from)
+                support::de::string_enum(deserializer)
             }
         }
     }

@@ -370,29 +370,31 @@ fn handler(scope: &mut Scope, resource: &Resource, info: &TokenStream, method: &
     });
     // Decoding a body consumes it, which needs the call mutably.
     let call = if method.body.is_some() || method.role == Role::Patch { quote!(mut call) } else { quote!(call) };
-    let (state_type, api_state, request, response) = handler_types(scope);
+    let (state_type, api_state, request, returns) = handler_types(scope);
     quote! {
-        async fn #name<S: #trait_name>(
+        fn #name<S: #trait_name>(
             #state_type(state): #state_type<#api_state<S>>,
             #path
             request: #request,
-        ) -> #response {
+        ) -> #returns {
             support::http::serve(request, &state.config, &#info, async move |#call| {
                 #body
             })
-            .await
         }
     }
 }
 
 /// The types every handler's signature names: axum's `State` and `Request`, the router
-/// state and the response.
+/// state, and what it returns: the future of the response. Handlers are not `async fn`s,
+/// whose futures would keep their arguments beside `serve`'s future (axum boxes the
+/// future for every request).
 fn handler_types(scope: &mut Scope) -> (TokenStream, TokenStream, TokenStream, TokenStream) {
+    let (future, response) = (scope.import("std::future::Future"), scope.import("support::axum::response::Response"));
     (
         scope.import("support::axum::extract::State"),
         scope.import("support::http::ApiState"),
         scope.import("support::axum::extract::Request"),
-        scope.import("support::axum::response::Response"),
+        quote!(impl #future<Output = #response> + Send),
     )
 }
 
@@ -436,13 +438,13 @@ fn watch_handler(
     } else {
         (TokenStream::new(), quote!(None))
     };
-    let (state_type, api_state, request, response) = handler_types(scope);
+    let (state_type, api_state, request, returns) = handler_types(scope);
     quote! {
-        async fn #name<S: #trait_name>(
+        fn #name<S: #trait_name>(
             #state_type(state): #state_type<#api_state<S>>,
             #path_arg
             request: #request,
-        ) -> #response {
+        ) -> #returns {
             support::http::serve(request, &state.config, &#info, async move |call| {
                 #decode
                 #name_selector
@@ -451,7 +453,6 @@ fn watch_handler(
                 let events = state.api.watch(call.context(), #namespace #params_arg).await?;
                 call.watch(events, timeout)
             })
-            .await
         }
     }
 }

@@ -7,7 +7,7 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use axum::body::Body;
+use axum::body::{Body, HttpBody as _};
 use axum::extract::Request;
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
@@ -20,7 +20,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::decode::{self, BodyFormat, DecodeError, StrictError};
-use super::negotiate::{self, ACCEPTED, ACCEPTED_STREAM, Format, Output, Transform};
+use super::negotiate::{self, ACCEPTED, ACCEPTED_STREAM, Format, Negotiated, Output, Transform};
 use super::patch::{self, Patch};
 use super::protobuf;
 use super::table::{self, IncludeObject, TableOptions};
@@ -83,47 +83,72 @@ impl IntoResponse for Reply {
 ///
 /// `handler` gets the [`Call`] by value: `async move |mut call| { ... }` or
 /// `|mut call| async move { ... }`.
-pub async fn serve<F, Fut>(request: Request, config: &Config, resource: &'static ResourceInfo, handler: F) -> Response
+pub fn serve<F, Fut>(
+    request: Request,
+    config: &Config,
+    resource: &'static ResourceInfo,
+    handler: F,
+) -> impl Future<Output = Response> + Send + use<F, Fut>
 where
     F: FnOnce(Call) -> Fut + Send,
     Fut: Future<Output = Result<Reply, Status>> + Send,
 {
-    let (parts, body) = request.into_parts();
-    let accept = parts.headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()).map(str::to_owned);
-    let error_format = negotiate::error_format(accept.as_deref());
+    // What can be decided before the body is read is decided here, so that the future,
+    // which the router boxes for every request, holds only what the rest needs.
+    let (mut parts, body) = request.into_parts();
+    let accept = parts.headers.get(header::ACCEPT).and_then(|v| v.to_str().ok());
+    let Negotiated { output, error_format } = negotiate::negotiate(accept);
+    let admitted = admit(&parts.headers, output, config);
+    let limit = config.max_body_bytes;
     let mut warnings = Warnings::default();
     if let Some(deprecation) = resource.deprecation_warning {
         warnings.add(deprecation);
     }
     let warnings = Arc::new(Mutex::new(warnings));
-    let result = run(parts, body, accept.as_deref(), config, resource, handler, Arc::clone(&warnings)).await;
-    let mut response = match result {
-        Ok(Reply(response)) => response,
-        Err(status) => status_response(&status, error_format),
-    };
-    lock(&warnings).write(response.headers_mut());
-    response
+    let call = admitted.map(|(user, output)| {
+        Call(Box::new(CallState {
+            // Shared with every `Context` of the call rather than copied into each.
+            headers: Arc::new(std::mem::take(&mut parts.headers)),
+            parts,
+            body: Bytes::new(),
+            resource,
+            user,
+            output,
+            warnings: Arc::clone(&warnings),
+            pending: Vec::new(),
+        }))
+    });
+    async move {
+        let result = match call {
+            Ok(call) => run(call, body, limit, handler).await,
+            Err(status) => Err(status),
+        };
+        let mut response = match result {
+            Ok(Reply(response)) => response,
+            Err(status) => status_response(&status, error_format),
+        };
+        lock(&warnings).write(response.headers_mut());
+        response
+    }
 }
 
-async fn run<F, Fut>(
-    parts: Parts,
-    body: Body,
-    accept: Option<&str>,
-    config: &Config,
-    resource: &'static ResourceInfo,
-    handler: F,
-    warnings: Arc<Mutex<Warnings>>,
-) -> Result<Reply, Status>
+/// Authenticates the request (401, or 500 if the authenticator panics), then requires an
+/// acceptable output (406), in the API server's order.
+fn admit(headers: &HeaderMap, output: Option<Output>, config: &Config) -> Result<(Option<UserInfo>, Output), Status> {
+    let authenticated = std::panic::catch_unwind(AssertUnwindSafe(|| config.authenticator.authenticate(headers)));
+    let user = authenticated.map_err(|_| Status::internal_error(PANIC_MESSAGE))??;
+    let output = output.ok_or_else(|| Status::not_acceptable(ACCEPTED))?;
+    Ok((user, output))
+}
+
+/// Reads the body into `call` (413 beyond `limit`), then runs `handler` on it (a panic is
+/// 500).
+async fn run<F, Fut>(mut call: Call, body: Body, limit: usize, handler: F) -> Result<Reply, Status>
 where
     F: FnOnce(Call) -> Fut + Send,
     Fut: Future<Output = Result<Reply, Status>> + Send,
 {
-    let authenticated =
-        std::panic::catch_unwind(AssertUnwindSafe(|| config.authenticator.authenticate(&parts.headers)));
-    let user = authenticated.map_err(|_| Status::internal_error(PANIC_MESSAGE))??;
-    let output = negotiate::negotiate(accept).ok_or_else(|| Status::not_acceptable(ACCEPTED))?;
-    let body = collect(body, config.max_body_bytes, &parts.headers).await?;
-    let call = Call { parts, body, resource, user, output, warnings, pending: Vec::new() };
+    call.0.body = collect(body, limit, &call.0.headers).await?;
     AssertUnwindSafe(async move { handler(call).await })
         .catch_unwind()
         .await
@@ -135,6 +160,9 @@ async fn collect(body: Body, limit: usize, headers: &HeaderMap) -> Result<Bytes,
     let declared = headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.trim().parse::<u64>().ok());
     if declared.is_some_and(|length| length > limit as u64) {
         return Err(too_large());
+    }
+    if body.is_end_stream() {
+        return Ok(Bytes::new());
     }
     match Limited::new(body, limit).collect().await {
         Ok(collected) => Ok(collected.to_bytes()),
@@ -180,8 +208,14 @@ pub(crate) fn status_response(status: &Status, format: Format) -> Response {
 
 /// One request being handled: its parts, its body, what was negotiated, and the
 /// warnings collected for it. Methods decoding the body take `&mut self`.
-pub struct Call {
+///
+/// Boxed, so that the futures holding it (one boxed per request) stay small.
+pub struct Call(Box<CallState>);
+
+struct CallState {
+    /// The request line and extensions; its headers are in `headers`.
     parts: Parts,
+    headers: Arc<HeaderMap>,
     body: Bytes,
     resource: &'static ResourceInfo,
     user: Option<UserInfo>,
@@ -194,9 +228,9 @@ pub struct Call {
 impl std::fmt::Debug for Call {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Call")
-            .field("method", &self.parts.method)
-            .field("uri", &self.parts.uri)
-            .field("resource", &self.resource.plural)
+            .field("method", &self.0.parts.method)
+            .field("uri", &self.0.parts.uri)
+            .field("resource", &self.0.resource.plural)
             .finish_non_exhaustive()
     }
 }
@@ -207,49 +241,49 @@ impl Call {
     pub fn context(&self) -> Context {
         let query = self.query();
         Context {
-            user: self.user.clone(),
+            user: self.0.user.clone(),
             dry_run: query.values("dryRun").any(|v| v == "All"),
             field_manager: query.string("fieldManager"),
             field_validation: self.field_validation(),
-            headers: self.parts.headers.clone(),
+            headers: Arc::clone(&self.0.headers),
         }
     }
 
     /// The query parameters.
     pub fn query(&self) -> Query<'_> {
-        Query::parse(self.parts.uri.query().unwrap_or(""))
+        Query::parse(self.0.parts.uri.query().unwrap_or(""))
     }
 
     pub fn method(&self) -> &Method {
-        &self.parts.method
+        &self.0.parts.method
     }
 
     pub fn uri(&self) -> &Uri {
-        &self.parts.uri
+        &self.0.parts.uri
     }
 
     pub fn headers(&self) -> &HeaderMap {
-        &self.parts.headers
+        &self.0.headers
     }
 
     /// The authenticated user; `None` when anonymous.
     pub fn user(&self) -> Option<&UserInfo> {
-        self.user.as_ref()
+        self.0.user.as_ref()
     }
 
     pub fn resource(&self) -> &'static ResourceInfo {
-        self.resource
+        self.0.resource
     }
 
     /// The raw request body.
     pub fn raw_body(&self) -> &Bytes {
-        &self.body
+        &self.0.body
     }
 
     /// The patch type the request's `Content-Type` names, before the body is decoded (the
     /// patch options are checked first, as Kubernetes does).
     pub fn patch_type(&self) -> Option<PatchType> {
-        let content_type = self.parts.headers.get(axum::http::header::CONTENT_TYPE)?.to_str().ok()?;
+        let content_type = self.0.headers.get(axum::http::header::CONTENT_TYPE)?.to_str().ok()?;
         PatchType::from_content_type(content_type)
     }
 
@@ -260,7 +294,7 @@ impl Call {
 
     /// Adds a `Warning: 299 - "<text>"` header to the response, whatever it turns out to be.
     pub fn warn(&self, text: impl Into<String>) {
-        lock(&self.warnings).add(text);
+        lock(&self.0.warnings).add(text);
     }
 
     /// 422 `<kind>.meta.k8s.io "" is invalid: ...` when the options (`CreateOptions`,
@@ -271,7 +305,7 @@ impl Call {
     }
 
     fn body_format(&self) -> Result<BodyFormat, Status> {
-        let content_type = self.parts.headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
+        let content_type = self.0.headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
         let media_type = content_type.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
         match media_type.as_str() {
             "" | "*/*" | "application/json" => Ok(BodyFormat::Json),
@@ -287,7 +321,7 @@ impl Call {
         match self.field_validation() {
             FieldValidation::Ignore => Ok(()),
             FieldValidation::Warn => {
-                let mut warnings = lock(&self.warnings);
+                let mut warnings = lock(&self.0.warnings);
                 for problem in strict {
                     for warning in problem.warnings {
                         warnings.add(warning);
@@ -311,17 +345,18 @@ impl Call {
     /// the Kind; `<Kind>` and `<v>` are the body's own `kind` and `apiVersion` when it
     /// has them, else `<T>` and the resource's version.
     pub fn body<T: Payload + DeserializeOwned>(&mut self) -> Result<T, Status> {
-        let content_type = self.parts.headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok());
+        let content_type = self.0.headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok());
         if content_type.is_some_and(protobuf::is_protobuf) {
-            return protobuf::decode_body(&self.body, self.resource);
+            return protobuf::decode_body(&self.0.body, self.0.resource);
         }
         let format = self.body_format()?;
         let target = decode::short_type_name::<T>();
-        let decoded = decode::decode::<T>(&self.body, format, target, self.resource.version).map_err(|e| match e {
-            DecodeError::Unrecognized(message) | DecodeError::CannotHandle(message) => Status::bad_request(message),
-        })?;
+        let decoded =
+            decode::decode::<T>(&self.0.body, format, target, self.0.resource.version).map_err(|e| match e {
+                DecodeError::Unrecognized(message) | DecodeError::CannotHandle(message) => Status::bad_request(message),
+            })?;
         let kind = decoded.kind.as_deref().unwrap_or(target);
-        let version = decoded.version.as_deref().unwrap_or(self.resource.version);
+        let version = decoded.version.as_deref().unwrap_or(self.0.resource.version);
         self.field_problems(decoded.strict, |strict| {
             Status::bad_request(format!(
                 "{kind} in version {} cannot be handled as a {target}: {strict}",
@@ -334,7 +369,7 @@ impl Call {
     /// [`Call::body`] for bodies that may be left out (DELETE's `DeleteOptions`): an
     /// empty or all-whitespace body is `None`.
     pub fn optional_body<T: Payload + DeserializeOwned>(&mut self) -> Result<Option<T>, Status> {
-        if self.body.iter().all(u8::is_ascii_whitespace) {
+        if self.0.body.iter().all(u8::is_ascii_whitespace) {
             return Ok(None);
         }
         self.body().map(Some)
@@ -346,9 +381,9 @@ impl Call {
     /// duplicate fields of JSON Patch operations) are kept and reported, per
     /// `fieldValidation`, by [`Call::decode_patched`], with those of the patched object.
     pub fn patch(&mut self, allowed: &[PatchType]) -> Result<Patch, Status> {
-        let content_type = self.parts.headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok());
-        let (patch, strict) = patch::parse(&self.body, content_type, allowed)?;
-        self.pending = strict;
+        let content_type = self.0.headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok());
+        let (patch, strict) = patch::parse(&self.0.body, content_type, allowed)?;
+        self.0.pending = strict;
         Ok(patch)
     }
 
@@ -363,7 +398,7 @@ impl Call {
             Status::invalid("", "", "", &[FieldError::invalid(&Path::ROOT.field("patch"), shown.as_str(), detail)])
         };
         let (value, unknown) = decode::from_value::<T>(patched).map_err(|e| invalid(e.to_string()))?;
-        let mut strict = std::mem::take(&mut self.pending);
+        let mut strict = std::mem::take(&mut self.0.pending);
         strict.extend(unknown.iter().map(|path| StrictError::unknown(path)));
         self.field_problems(strict, invalid)?;
         Ok(value)
@@ -382,11 +417,11 @@ impl Call {
         }
         let serialized = serde_json::to_value(value).unwrap_or(Value::Null);
         let name = serialized.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
-        Err(Status::invalid(self.resource.kind, self.resource.group, name, &errors))
+        Err(Status::invalid(self.0.resource.kind, self.0.resource.group, name, &errors))
     }
 
     fn table_options(&self) -> Result<IncludeObject, Status> {
-        match self.output.transform {
+        match self.0.output.transform {
             Transform::Table(_) => IncludeObject::from_query(&self.query()),
             _ => Ok(IncludeObject::Metadata),
         }
@@ -398,10 +433,10 @@ impl Call {
     /// `PartialObjectMetadataList` when `Accept` asks for it with
     /// `;as=<Kind>;g=meta.k8s.io;v=v1` (or `v1beta1`). A `Status` is never converted.
     pub fn reply<T: Payload>(&self, code: StatusCode, value: &T) -> Result<Reply, Status> {
-        let Output { format, transform } = self.output;
+        let Output { format, transform } = self.0.output;
         let encode_error = |e: String| Status::internal_error(format!("unable to encode the response: {e}"));
         let body = if transform == Transform::None {
-            encode(value, format, Some(self.resource))?
+            encode(value, format, Some(self.0.resource))?
         } else {
             let options = TableOptions {
                 include_object: self.table_options()?,
@@ -409,8 +444,8 @@ impl Call {
                 now_millis: jiff::Timestamp::now().as_millisecond(),
             };
             let value = serde_json::to_value(value).map_err(|e| encode_error(e.to_string()))?;
-            let converted = table::convert(value, transform, self.resource, options)?;
-            encode(&converted, format, Some(self.resource))?
+            let converted = table::convert(value, transform, self.0.resource, options)?;
+            encode(&converted, format, Some(self.0.resource))?
         };
         Ok(Reply(response(code, format.content_type(), body)))
     }
@@ -427,7 +462,7 @@ impl Call {
         events: WatchStream<T>,
         timeout_seconds: Option<i64>,
     ) -> Result<Reply, Status> {
-        let accept = self.parts.headers.get(header::ACCEPT).and_then(|v| v.to_str().ok());
+        let accept = self.0.headers.get(header::ACCEPT).and_then(|v| v.to_str().ok());
         let Output { format, transform } =
             negotiate::negotiate_watch(accept).ok_or_else(|| Status::not_acceptable(ACCEPTED_STREAM))?;
         let include_object = match transform {
@@ -441,7 +476,7 @@ impl Call {
             }
             _ => Box::pin(std::future::pending()),
         };
-        let mut encoder = Encoder { format, transform, resource: self.resource, include_object, sent_headers: false };
+        let mut encoder = Encoder { format, transform, resource: self.0.resource, include_object, sent_headers: false };
         let mut failed = false;
         let lines = events
             .take_until(stop)

@@ -11,11 +11,11 @@
 //! `Status` instead of a dropped connection when a handler panics.
 //!
 //! ```ignore
-//! async fn create_namespaced_horizontal_pod_autoscaler<S: HorizontalPodAutoscalerApi>(
+//! fn create_namespaced_horizontal_pod_autoscaler<S: HorizontalPodAutoscalerApi>(
 //!     State(state): State<support::http::ApiState<S>>,
-//!     Path(path): Path<NamespacePath>,
+//!     PathParams(path): PathParams<NamespacePath>,
 //!     request: Request,
-//! ) -> Response {
+//! ) -> impl Future<Output = Response> + Send {
 //!     support::http::serve(request, &state.config, &HORIZONTAL_POD_AUTOSCALER, async move |mut call| {
 //!         let params = CreateParams::from_query(call.query())?;
 //!         call.check_options("CreateOptions", params.validate())?;
@@ -27,7 +27,6 @@
 //!             OkCreatedOrAccepted::Accepted(value) => call.reply(StatusCode::ACCEPTED, &value),
 //!         }
 //!     })
-//!     .await
 //! }
 //! ```
 
@@ -202,8 +201,8 @@ pub struct Context {
     pub field_manager: Option<String>,
     /// The `fieldValidation` directive ([`FieldValidation::from_param`]).
     pub field_validation: FieldValidation,
-    /// All request headers.
-    pub headers: HeaderMap,
+    /// All request headers, shared with the request being handled.
+    pub headers: Arc<HeaderMap>,
 }
 
 /// The Status a default trait method answers for an operation the server does not

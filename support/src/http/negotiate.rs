@@ -47,66 +47,106 @@ impl Output {
     pub(crate) const JSON: Output = Output { format: Format::Json, transform: Transform::None };
 }
 
+/// One media range of an `Accept` header, borrowed from it.
 struct Clause<'a> {
-    type_: String,
-    subtype: String,
+    type_: &'a str,
+    subtype: &'a str,
     q: f32,
-    params: Vec<(String, &'a str)>,
+    /// The parameters after the media range, `;`-separated, as sent.
+    params: &'a str,
 }
 
-impl Clause<'_> {
-    fn param(&self, name: &str) -> Option<&str> {
-        self.params.iter().find(|(k, _)| k == name).map(|(_, v)| *v)
+impl<'a> Clause<'a> {
+    /// The values of the parameter `name` (matched without regard to case), unquoted.
+    fn params(&self, name: &str) -> impl Iterator<Item = &'a str> {
+        self.params.split(';').filter_map(move |param| {
+            let (key, value) = param.split_once('=').unwrap_or((param, ""));
+            key.trim().eq_ignore_ascii_case(name).then(|| value.trim().trim_matches('"'))
+        })
+    }
+
+    /// The first value of the parameter `name`.
+    fn param(&self, name: &str) -> Option<&'a str> {
+        self.params(name).next()
+    }
+
+    /// Whether the media range is `type_/subtype`, compared without regard to case.
+    fn is(&self, type_: &str, subtype: &str) -> bool {
+        self.type_.eq_ignore_ascii_case(type_) && self.subtype.eq_ignore_ascii_case(subtype)
+    }
+
+    /// How specific the range is: exact types before `type/*` before `*/*`.
+    fn specificity(&self) -> u8 {
+        match (self.type_, self.subtype) {
+            ("*", _) => 0,
+            (_, "*") => 1,
+            _ => 2,
+        }
     }
 }
 
-/// The clauses of an `Accept` header, most preferred first: by `q`, then exact types
-/// before `type/*` before `*/*`, otherwise in the order given. `q=0` clauses are dropped.
-fn clauses(accept: &str) -> Vec<Clause<'_>> {
-    let mut out: Vec<Clause<'_>> = Vec::new();
-    for part in accept.split(',') {
-        let mut pieces = part.split(';');
-        let range = pieces.next().unwrap_or("").trim();
+/// The clauses of an `Accept` header, in the order given; `q=0` clauses are dropped.
+fn clauses(accept: &str) -> impl Iterator<Item = Clause<'_>> {
+    accept.split(',').filter_map(|part| {
+        let (range, params) = part.split_once(';').unwrap_or((part, ""));
+        let range = range.trim();
         if range.is_empty() {
-            continue;
+            return None;
         }
         let (type_, subtype) = range.split_once('/').unwrap_or((range, "*"));
-        let mut clause = Clause {
-            type_: type_.trim().to_ascii_lowercase(),
-            subtype: subtype.trim().to_ascii_lowercase(),
-            q: 1.0,
-            params: Vec::new(),
-        };
-        for param in pieces {
-            let (key, value) = param.split_once('=').unwrap_or((param, ""));
-            let key = key.trim().to_ascii_lowercase();
-            let value = value.trim().trim_matches('"');
-            if key == "q" {
-                clause.q = value.parse().unwrap_or(1.0);
-            } else {
-                clause.params.push((key, value));
-            }
-        }
-        if clause.q > 0.0 {
-            out.push(clause);
+        let clause = Clause { type_: type_.trim(), subtype: subtype.trim(), q: 1.0, params };
+        // The last `q` counts.
+        let q = clause.params("q").last().map_or(1.0, |q| q.parse().unwrap_or(1.0));
+        (q > 0.0).then_some(Clause { q, ..clause })
+    })
+}
+
+/// The most preferred of the clauses offered to it that are acceptable: by `q`, then exact
+/// types before `type/*` before `*/*`, otherwise the first offered.
+struct MostPreferred<T> {
+    best: Option<((f32, u8), T)>,
+}
+
+impl<T> MostPreferred<T> {
+    fn new() -> Self {
+        MostPreferred { best: None }
+    }
+
+    /// Considers `clause`, made into a `T` by `pick` (`None`: not acceptable).
+    fn offer(&mut self, clause: &Clause<'_>, pick: impl FnOnce(&Clause<'_>) -> Option<T>) {
+        let rank = (clause.q, clause.specificity());
+        let better = self.best.as_ref().is_none_or(|((q, specificity), _)| {
+            rank.0.total_cmp(q).then_with(|| rank.1.cmp(specificity)) == std::cmp::Ordering::Greater
+        });
+        if better && let Some(picked) = pick(clause) {
+            self.best = Some((rank, picked));
         }
     }
-    let specificity = |c: &Clause<'_>| match (c.type_.as_str(), c.subtype.as_str()) {
-        ("*", _) => 0,
-        (_, "*") => 1,
-        _ => 2,
-    };
-    out.sort_by(|a, b| b.q.total_cmp(&a.q).then_with(|| specificity(b).cmp(&specificity(a))));
-    out
+
+    fn into_inner(self) -> Option<T> {
+        self.best.map(|(_, picked)| picked)
+    }
+}
+
+/// What `pick` makes of the most preferred clause of `accept` it accepts.
+fn most_preferred<T>(accept: &str, pick: impl Fn(&Clause<'_>) -> Option<T>) -> Option<T> {
+    let mut best = MostPreferred::new();
+    for clause in clauses(accept) {
+        best.offer(&clause, &pick);
+    }
+    best.into_inner()
 }
 
 /// The serialization a clause names, if this server has it.
 fn format_of(clause: &Clause<'_>) -> Option<Format> {
-    match (clause.type_.as_str(), clause.subtype.as_str()) {
-        ("application", "json") | ("application", "*") | ("*", "*") => Some(Format::Json),
-        ("application", "yaml") => Some(Format::Yaml),
-        ("application", "vnd.kubernetes.protobuf") => Some(Format::Protobuf),
-        _ => None,
+    if clause.is("application", "json") || clause.is("application", "*") || clause.is("*", "*") {
+        Some(Format::Json)
+    } else if clause.is("application", "yaml") {
+        Some(Format::Yaml)
+    } else if clause.is("application", "vnd.kubernetes.protobuf") {
+        Some(Format::Protobuf)
+    } else {
+        None
     }
 }
 
@@ -140,20 +180,28 @@ fn transform_of(clause: &Clause<'_>) -> Option<Transform> {
     }
 }
 
-/// The first acceptable clause of `accept`, or `None` (406) when there is none. An
-/// absent or empty header is JSON.
-pub(crate) fn negotiate(accept: Option<&str>) -> Option<Output> {
-    let accept = accept.unwrap_or("").trim();
-    if accept.is_empty() {
-        return Some(Output::JSON);
-    }
-    clauses(accept).iter().find_map(output_of)
+/// What `Accept` asks a response to be sent as, read in one pass without allocating.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Negotiated {
+    /// The first acceptable clause's output, or `None` (406) when there is none. An
+    /// absent or empty header is JSON.
+    pub(crate) output: Option<Output>,
+    /// The format to send a `Status` in: the first acceptable serialization, conversions
+    /// ignored (a Status is never converted); JSON when nothing is acceptable.
+    pub(crate) error_format: Format,
 }
 
-/// The format to send a `Status` in: the first acceptable serialization, conversions
-/// ignored (a Status is never converted); JSON when nothing is acceptable.
-pub(crate) fn error_format(accept: Option<&str>) -> Format {
-    clauses(accept.unwrap_or("")).iter().find_map(format_of).unwrap_or(Format::Json)
+pub(crate) fn negotiate(accept: Option<&str>) -> Negotiated {
+    let accept = accept.unwrap_or("").trim();
+    if accept.is_empty() {
+        return Negotiated { output: Some(Output::JSON), error_format: Format::Json };
+    }
+    let (mut output, mut error_format) = (MostPreferred::new(), MostPreferred::new());
+    for clause in clauses(accept) {
+        output.offer(&clause, output_of);
+        error_format.offer(&clause, format_of);
+    }
+    Negotiated { output: output.into_inner(), error_format: error_format.into_inner().unwrap_or(Format::Json) }
 }
 
 /// The format and conversion of a watch stream, JSON or protobuf; `None` (406) when no
@@ -163,31 +211,42 @@ pub(crate) fn negotiate_watch(accept: Option<&str>) -> Option<Output> {
     if accept.is_empty() {
         return Some(Output::JSON);
     }
-    clauses(accept).iter().filter_map(output_of).find(|output| output.format != Format::Yaml)
+    most_preferred(accept, |clause| output_of(clause).filter(|output| output.format != Format::Yaml))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn negotiate_output(accept: Option<&str>) -> Option<Output> {
+        negotiate(accept).output
+    }
+
+    fn error_format(accept: Option<&str>) -> Format {
+        negotiate(accept).error_format
+    }
+
     const KUBECTL_GET: &str = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";
 
     #[test]
     fn kubectl_get_asks_for_a_table() {
-        let out = negotiate(Some(KUBECTL_GET)).unwrap();
+        let out = negotiate_output(Some(KUBECTL_GET)).unwrap();
         assert_eq!(out, Output { format: Format::Json, transform: Transform::Table("v1") });
         assert_eq!(negotiate_watch(Some(KUBECTL_GET)).map(|o| o.transform), Some(Transform::Table("v1")));
     }
 
     #[test]
     fn plain_and_wildcards() {
-        assert_eq!(negotiate(None), Some(Output::JSON));
-        assert_eq!(negotiate(Some("application/json, */*")), Some(Output::JSON));
-        assert_eq!(negotiate(Some("*/*")), Some(Output::JSON));
-        assert_eq!(negotiate(Some("application/yaml")).unwrap().format, Format::Yaml);
-        assert_eq!(negotiate(Some("text/html")), None);
-        assert_eq!(negotiate(Some("application/vnd.kubernetes.protobuf, */*")).unwrap().format, Format::Protobuf);
-        assert_eq!(negotiate(Some("application/yaml;q=0.5, application/json")), Some(Output::JSON));
+        assert_eq!(negotiate_output(None), Some(Output::JSON));
+        assert_eq!(negotiate_output(Some("application/json, */*")), Some(Output::JSON));
+        assert_eq!(negotiate_output(Some("*/*")), Some(Output::JSON));
+        assert_eq!(negotiate_output(Some("application/yaml")).unwrap().format, Format::Yaml);
+        assert_eq!(negotiate_output(Some("text/html")), None);
+        assert_eq!(
+            negotiate_output(Some("application/vnd.kubernetes.protobuf, */*")).unwrap().format,
+            Format::Protobuf
+        );
+        assert_eq!(negotiate_output(Some("application/yaml;q=0.5, application/json")), Some(Output::JSON));
         assert_eq!(error_format(Some("text/html")), Format::Json);
         assert_eq!(error_format(Some("application/yaml")), Format::Yaml);
         assert_eq!(negotiate_watch(Some("application/yaml")), None);
@@ -195,9 +254,35 @@ mod tests {
 
     #[test]
     fn unknown_conversions_fall_through() {
-        let out = negotiate(Some("application/json;as=Table;v=v2;g=meta.k8s.io,application/yaml")).unwrap();
+        let out = negotiate_output(Some("application/json;as=Table;v=v2;g=meta.k8s.io,application/yaml")).unwrap();
         assert_eq!(out, Output { format: Format::Yaml, transform: Transform::None });
-        let out = negotiate(Some("application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io")).unwrap();
+        let out = negotiate_output(Some("application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io")).unwrap();
         assert_eq!(out.transform, Transform::PartialList("v1"));
+    }
+
+    #[test]
+    fn preference_by_q_then_specificity_then_order() {
+        let format = |accept| negotiate_output(Some(accept)).map(|output| output.format);
+        assert_eq!(format("application/json;q=0.5, application/yaml;q=0.9"), Some(Format::Yaml));
+        assert_eq!(format("*/*, application/yaml"), Some(Format::Yaml), "exact before */*");
+        assert_eq!(format("application/*, application/yaml"), Some(Format::Yaml), "exact before type/*");
+        assert_eq!(format("application/yaml, application/json"), Some(Format::Yaml), "the first of equals");
+        assert_eq!(format("Application/YAML;Q=0.9, application/json;q=0.8"), Some(Format::Yaml), "any case");
+        assert_eq!(format("application/yaml;q=0, application/json;q=0.1"), Some(Format::Json), "q=0 is refused");
+        assert_eq!(format("application/yaml;q=0.1;q=1, application/json;q=0.5"), Some(Format::Yaml), "the last q");
+        assert_eq!(format("text/html;q=1, application/yaml;q=0.2"), Some(Format::Yaml), "unknown types skipped");
+        assert_eq!(
+            error_format(Some("application/json;as=Table;v=v9;g=meta.k8s.io;q=0.1, application/yaml;q=0.05")),
+            Format::Json
+        );
+        assert_eq!(
+            negotiate_output(Some("application/json;as=Table;v=v9;g=meta.k8s.io;q=0.1, application/yaml;q=0.05"))
+                .map(|o| o.format),
+            Some(Format::Yaml)
+        );
+        assert_eq!(
+            negotiate_watch(Some("application/yaml, application/vnd.kubernetes.protobuf;q=0.5")).map(|o| o.format),
+            Some(Format::Protobuf)
+        );
     }
 }

@@ -451,12 +451,42 @@ struct Parsed {
 
 /// Go's `time.Parse(layout, value)`, as an instant ([`parse_fields`]).
 fn parse(value: &str, layout: Layout) -> Result<Timestamp, ParseTimeError> {
+    if layout == Layout::Seconds
+        && let Some(canonical) = parse_canonical(value.as_bytes())
+    {
+        return Ok(canonical);
+    }
     let Parsed { datetime, offset_seconds } = parse_fields(value, layout)?;
     // A time beyond jiff's range (up to 9999-12-30T22:00:00Z) is reported as Go reports
     // years beyond its own.
     let beyond = |_| out_of_range(value, "year");
     let utc = Offset::UTC.to_timestamp(datetime).map_err(beyond)?;
     utc.checked_sub(jiff::SignedDuration::from_secs(i64::from(offset_seconds))).map_err(beyond)
+}
+
+/// The form Kubernetes writes every `metav1.Time` in, `2006-01-02T15:04:05Z`, read in one
+/// step: what [`parse_fields`] makes of it, with none of its generality. `None` for
+/// anything else, valid or not, which [`parse_fields`] then reads (and words the errors of).
+fn parse_canonical(bytes: &[u8]) -> Option<Timestamp> {
+    let &[y1, y2, y3, y4, b'-', mo1, mo2, b'-', d1, d2, b'T', h1, h2, b':', mi1, mi2, b':', s1, s2, b'Z'] = bytes
+    else {
+        return None;
+    };
+    let number =
+        |digits: &[u8]| digits.iter().try_fold(0_i16, |n, d| d.is_ascii_digit().then(|| n * 10 + i16::from(d - b'0')));
+    let two = |high, low| number(&[high, low]).map(|n| n as i8);
+    // `DateTime::new` refuses what Go's ranges refuse: month 13, day 31 in April, hour 24.
+    let datetime = DateTime::new(
+        number(&[y1, y2, y3, y4])?,
+        two(mo1, mo2)?,
+        two(d1, d2)?,
+        two(h1, h2)?,
+        two(mi1, mi2)?,
+        two(s1, s2)?,
+        0,
+    )
+    .ok()?;
+    Offset::UTC.to_timestamp(datetime).ok()
 }
 
 /// Whether Go's `time.Parse("2006-01-02", s)` accepts `s` (a `format: date` string).
@@ -527,6 +557,54 @@ mod tests {
         assert_eq!(seconds("2024-01-02T03:04:05+24:00"), Ok((1_704_164_645 - 86_400, 0)));
         assert_eq!(micros("2024-01-02T03:04:05.+12345Z"), Ok((1_704_164_645, 12_345_000)), "sign in the digits");
         assert_eq!(micros("2024-01-02T03:04:05.-00000Z"), Ok((1_704_164_645, 0)));
+    }
+
+    #[test]
+    fn the_canonical_form_reads_as_the_general_parser_reads_it() {
+        let general = |text: &str| {
+            let Parsed { datetime, offset_seconds } = parse_fields(text, Layout::Seconds).ok()?;
+            assert_eq!(offset_seconds, 0);
+            Offset::UTC.to_timestamp(datetime).ok()
+        };
+        let canonical = [
+            "2024-01-02T03:04:05Z",
+            "0000-01-01T00:00:00Z",
+            "0001-01-01T00:00:00Z",
+            "1970-01-01T00:00:00Z",
+            "2024-02-29T23:59:59Z",
+            "2000-02-29T12:00:00Z",
+            "9999-12-30T21:59:59Z",
+        ];
+        for text in canonical {
+            assert!(parse_canonical(text.as_bytes()).is_some(), "{text}");
+            assert_eq!(parse_canonical(text.as_bytes()), general(text), "{text}");
+        }
+        // Out of range, not canonical, or beyond jiff: left to the general parser, which
+        // accepts the lenient forms and words the errors.
+        let others = [
+            "2023-02-29T00:00:00Z",
+            "1900-02-29T00:00:00Z",
+            "2024-04-31T00:00:00Z",
+            "2024-13-01T00:00:00Z",
+            "2024-00-01T00:00:00Z",
+            "2024-01-00T00:00:00Z",
+            "2024-01-01T24:00:00Z",
+            "2024-01-01T00:60:00Z",
+            "2024-01-01T00:00:60Z",
+            "2024-01-01T00:00:00z",
+            "2024-01-01t00:00:00Z",
+            "2024-01-01T00:00:00+00:00",
+            "2024-01-01T00:00:00.5Z",
+            "2024-01-01T0:00:00Z ",
+            "2024-01-01T+1:00:00Z",
+            "2024-01-0+T00:00:00Z",
+            "9999-12-31T23:59:59Z",
+        ];
+        for text in others {
+            assert_eq!(parse_canonical(text.as_bytes()), None, "{text}");
+        }
+        assert_eq!(seconds("2024-01-01T00:00:00+00:00"), seconds("2024-01-01T00:00:00Z"));
+        assert!(seconds("9999-12-31T23:59:59Z").unwrap_err().ends_with("year out of range"));
     }
 
     #[test]

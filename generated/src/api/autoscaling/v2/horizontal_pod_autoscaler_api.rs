@@ -444,11 +444,11 @@ pub fn routes<S: HorizontalPodAutoscalerApi>() -> Router<ApiState<S>> {
         )
 }
 
-async fn handle_create<S: HorizontalPodAutoscalerApi>(
+fn handle_create<S: HorizontalPodAutoscalerApi>(
     State(state): State<ApiState<S>>,
     PathParams(path): PathParams<NamespacePath>,
     request: Request,
-) -> Response {
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &HORIZONTAL_POD_AUTOSCALER, async move |mut call| {
         let params = CreateOrReplaceParams::from_query(call.query())?;
         call.check_options("CreateOptions", params.validate())?;
@@ -458,42 +458,39 @@ async fn handle_create<S: HorizontalPodAutoscalerApi>(
         let (code, value) = value.into_parts();
         call.reply(StatusCode::from_u16(code).unwrap_or_default(), &value)
     })
-    .await
 }
 
-async fn handle_read<S: HorizontalPodAutoscalerApi>(
+fn handle_read<S: HorizontalPodAutoscalerApi>(
     State(state): State<ApiState<S>>,
     PathParams(path): PathParams<NamespaceNamePath>,
     request: Request,
-) -> Response {
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &HORIZONTAL_POD_AUTOSCALER, async move |call| {
         let params = ReadParams::from_query(call.query())?;
         call.check_options("GetOptions", params.validate())?;
         let value = state.api.read(call.context(), path, params).await?;
         call.reply(StatusCode::OK, &value)
     })
-    .await
 }
 
-async fn handle_read_status<S: HorizontalPodAutoscalerApi>(
+fn handle_read_status<S: HorizontalPodAutoscalerApi>(
     State(state): State<ApiState<S>>,
     PathParams(path): PathParams<NamespaceNamePath>,
     request: Request,
-) -> Response {
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &HORIZONTAL_POD_AUTOSCALER, async move |call| {
         let params = ReadParams::from_query(call.query())?;
         call.check_options("GetOptions", params.validate())?;
         let value = state.api.read_status(call.context(), path, params).await?;
         call.reply(StatusCode::OK, &value)
     })
-    .await
 }
 
-async fn handle_replace<S: HorizontalPodAutoscalerApi>(
+fn handle_replace<S: HorizontalPodAutoscalerApi>(
     State(state): State<ApiState<S>>,
     PathParams(path): PathParams<NamespaceNamePath>,
     request: Request,
-) -> Response {
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &HORIZONTAL_POD_AUTOSCALER, async move |mut call| {
         let params = CreateOrReplaceParams::from_query(call.query())?;
         call.check_options("UpdateOptions", params.validate())?;
@@ -503,14 +500,13 @@ async fn handle_replace<S: HorizontalPodAutoscalerApi>(
         let (code, value) = value.into_parts();
         call.reply(StatusCode::from_u16(code).unwrap_or_default(), &value)
     })
-    .await
 }
 
-async fn handle_replace_status<S: HorizontalPodAutoscalerApi>(
+fn handle_replace_status<S: HorizontalPodAutoscalerApi>(
     State(state): State<ApiState<S>>,
     PathParams(path): PathParams<NamespaceNamePath>,
     request: Request,
-) -> Response {
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &HORIZONTAL_POD_AUTOSCALER, async move |mut call| {
         let params = CreateOrReplaceParams::from_query(call.query())?;
         call.check_options("UpdateOptions", params.validate())?;
@@ -520,14 +516,13 @@ async fn handle_replace_status<S: HorizontalPodAutoscalerApi>(
         let (code, value) = value.into_parts();
         call.reply(StatusCode::from_u16(code).unwrap_or_default(), &value)
     })
-    .await
 }
 
-async fn handle_patch<S: HorizontalPodAutoscalerApi>(
+fn handle_patch<S: HorizontalPodAutoscalerApi>(
     State(state): State<ApiState<S>>,
     PathParams(path): PathParams<NamespaceNamePath>,
     request: Request,
-) -> Response {
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &HORIZONTAL_POD_AUTOSCALER, async move |mut call| {
         let params = PatchParams::from_query(call.query())?;
         let mut errors = params.validate();
@@ -539,14 +534,13 @@ async fn handle_patch<S: HorizontalPodAutoscalerApi>(
         let (code, value) = value.into_parts();
         call.reply(StatusCode::from_u16(code).unwrap_or_default(), &value)
     })
-    .await
 }
 
-async fn handle_patch_status<S: HorizontalPodAutoscalerApi>(
+fn handle_patch_status<S: HorizontalPodAutoscalerApi>(
     State(state): State<ApiState<S>>,
     PathParams(path): PathParams<NamespaceNamePath>,
     request: Request,
-) -> Response {
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &HORIZONTAL_POD_AUTOSCALER, async move |mut call| {
         let params = PatchParams::from_query(call.query())?;
         let mut errors = params.validate();
@@ -558,14 +552,13 @@ async fn handle_patch_status<S: HorizontalPodAutoscalerApi>(
         let (code, value) = value.into_parts();
         call.reply(StatusCode::from_u16(code).unwrap_or_default(), &value)
     })
-    .await
 }
 
-async fn handle_delete<S: HorizontalPodAutoscalerApi>(
+fn handle_delete<S: HorizontalPodAutoscalerApi>(
     State(state): State<ApiState<S>>,
     PathParams(path): PathParams<NamespaceNamePath>,
     request: Request,
-) -> Response {
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &HORIZONTAL_POD_AUTOSCALER, async move |mut call| {
         let params = DeleteParams::from_query(call.query())?;
         call.check_options("DeleteOptions", params.validate())?;
@@ -577,14 +570,13 @@ async fn handle_delete<S: HorizontalPodAutoscalerApi>(
         let (code, value) = value.into_parts();
         call.reply(StatusCode::from_u16(code).unwrap_or_default(), &value)
     })
-    .await
 }
 
-async fn handle_list<S: HorizontalPodAutoscalerApi>(
+fn handle_list<S: HorizontalPodAutoscalerApi>(
     State(state): State<ApiState<S>>,
     PathParams(path): PathParams<NamespacePath>,
     request: Request,
-) -> Response {
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &HORIZONTAL_POD_AUTOSCALER, async move |call| {
         let params = ListParams::from_query(call.query())?;
         call.check_options("ListOptions", params.validate())?;
@@ -596,13 +588,12 @@ async fn handle_list<S: HorizontalPodAutoscalerApi>(
         let value = state.api.list(call.context(), path, params).await?;
         call.reply(StatusCode::OK, &value)
     })
-    .await
 }
 
-async fn handle_list_all_namespaces<S: HorizontalPodAutoscalerApi>(
+fn handle_list_all_namespaces<S: HorizontalPodAutoscalerApi>(
     State(state): State<ApiState<S>>,
     request: Request,
-) -> Response {
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &HORIZONTAL_POD_AUTOSCALER, async move |call| {
         let params = ListParams::from_query(call.query())?;
         call.check_options("ListOptions", params.validate())?;
@@ -614,14 +605,13 @@ async fn handle_list_all_namespaces<S: HorizontalPodAutoscalerApi>(
         let value = state.api.list_all_namespaces(call.context(), params).await?;
         call.reply(StatusCode::OK, &value)
     })
-    .await
 }
 
-async fn handle_delete_collection<S: HorizontalPodAutoscalerApi>(
+fn handle_delete_collection<S: HorizontalPodAutoscalerApi>(
     State(state): State<ApiState<S>>,
     PathParams(path): PathParams<NamespacePath>,
     request: Request,
-) -> Response {
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &HORIZONTAL_POD_AUTOSCALER, async move |mut call| {
         let params = DeleteCollectionParams::from_query(call.query())?;
         call.check_options("ListOptions", params.validate())?;
@@ -632,13 +622,12 @@ async fn handle_delete_collection<S: HorizontalPodAutoscalerApi>(
         let value = state.api.delete_collection(call.context(), path, params, body).await?;
         call.reply(StatusCode::OK, &value)
     })
-    .await
 }
 
-async fn handle_watch_all<S: HorizontalPodAutoscalerApi>(
+fn handle_watch_all<S: HorizontalPodAutoscalerApi>(
     State(state): State<ApiState<S>>,
     request: Request,
-) -> Response {
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &HORIZONTAL_POD_AUTOSCALER, async move |call| {
         let params = ListParams::from_query(call.query())?;
         call.check_options("ListOptions", params.validate())?;
@@ -646,14 +635,13 @@ async fn handle_watch_all<S: HorizontalPodAutoscalerApi>(
         let events = state.api.watch(call.context(), None, params).await?;
         call.watch(events, timeout)
     })
-    .await
 }
 
-async fn handle_watch<S: HorizontalPodAutoscalerApi>(
+fn handle_watch<S: HorizontalPodAutoscalerApi>(
     State(state): State<ApiState<S>>,
     PathParams(path): PathParams<BTreeMap<String, String>>,
     request: Request,
-) -> Response {
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &HORIZONTAL_POD_AUTOSCALER, async move |call| {
         let mut params = ListParams::from_query(call.query())?;
         if let Some(name) = path.get("name") {
@@ -665,5 +653,4 @@ async fn handle_watch<S: HorizontalPodAutoscalerApi>(
         let events = state.api.watch(call.context(), path.get("namespace").cloned(), params).await?;
         call.watch(events, timeout)
     })
-    .await
 }

@@ -167,7 +167,7 @@ impl Serialize for HorizontalPodAutoscalerConditionStatus {
 
 impl<'de> Deserialize<'de> for HorizontalPodAutoscalerConditionStatus {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        <String as Deserialize<'de>>::deserialize(deserializer).map(Self::from)
+        support::de::string_enum(deserializer)
     }
 }
 
@@ -265,7 +265,7 @@ impl Serialize for HorizontalPodAutoscalerConditionType {
 
 impl<'de> Deserialize<'de> for HorizontalPodAutoscalerConditionType {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        <String as Deserialize<'de>>::deserialize(deserializer).map(Self::from)
+        support::de::string_enum(deserializer)
     }
 }
 

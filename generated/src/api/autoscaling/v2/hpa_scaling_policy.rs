@@ -147,7 +147,7 @@ impl Serialize for HPAScalingPolicyType {
 
 impl<'de> Deserialize<'de> for HPAScalingPolicyType {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        <String as Deserialize<'de>>::deserialize(deserializer).map(Self::from)
+        support::de::string_enum(deserializer)
     }
 }
 

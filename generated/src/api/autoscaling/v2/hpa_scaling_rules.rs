@@ -174,7 +174,7 @@ impl Serialize for HPAScalingRulesSelectPolicy {
 
 impl<'de> Deserialize<'de> for HPAScalingRulesSelectPolicy {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        <String as Deserialize<'de>>::deserialize(deserializer).map(Self::from)
+        support::de::string_enum(deserializer)
     }
 }
 

@@ -243,7 +243,7 @@ impl Serialize for MetricSpecType {
 
 impl<'de> Deserialize<'de> for MetricSpecType {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        <String as Deserialize<'de>>::deserialize(deserializer).map(Self::from)
+        support::de::string_enum(deserializer)
     }
 }
 

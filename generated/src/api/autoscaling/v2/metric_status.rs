@@ -189,7 +189,7 @@ impl Serialize for MetricStatusType {
 
 impl<'de> Deserialize<'de> for MetricStatusType {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        <String as Deserialize<'de>>::deserialize(deserializer).map(Self::from)
+        support::de::string_enum(deserializer)
     }
 }
 

@@ -192,7 +192,7 @@ impl Serialize for MetricTargetType {
 
 impl<'de> Deserialize<'de> for MetricTargetType {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        <String as Deserialize<'de>>::deserialize(deserializer).map(Self::from)
+        support::de::string_enum(deserializer)
     }
 }
 

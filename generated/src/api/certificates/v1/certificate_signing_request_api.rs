@@ -506,10 +506,10 @@ pub fn routes<S: CertificateSigningRequestApi>() -> Router<ApiState<S>> {
         .route("/apis/certificates.k8s.io/v1/watch/certificatesigningrequests/{name}", get(handle_watch::<S>))
 }
 
-async fn handle_create<S: CertificateSigningRequestApi>(
+fn handle_create<S: CertificateSigningRequestApi>(
     State(state): State<ApiState<S>>,
     request: Request,
-) -> Response {
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |mut call| {
         let params = CreateOrReplaceParams::from_query(call.query())?;
         call.check_options("CreateOptions", params.validate())?;
@@ -519,56 +519,52 @@ async fn handle_create<S: CertificateSigningRequestApi>(
         let (code, value) = value.into_parts();
         call.reply(StatusCode::from_u16(code).unwrap_or_default(), &value)
     })
-    .await
 }
 
-async fn handle_read<S: CertificateSigningRequestApi>(
+fn handle_read<S: CertificateSigningRequestApi>(
     State(state): State<ApiState<S>>,
     PathParams(path): PathParams<NamePath>,
     request: Request,
-) -> Response {
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |call| {
         let params = ReadParams::from_query(call.query())?;
         call.check_options("GetOptions", params.validate())?;
         let value = state.api.read(call.context(), path, params).await?;
         call.reply(StatusCode::OK, &value)
     })
-    .await
 }
 
-async fn handle_read_approval<S: CertificateSigningRequestApi>(
+fn handle_read_approval<S: CertificateSigningRequestApi>(
     State(state): State<ApiState<S>>,
     PathParams(path): PathParams<NamePath>,
     request: Request,
-) -> Response {
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |call| {
         let params = ReadParams::from_query(call.query())?;
         call.check_options("GetOptions", params.validate())?;
         let value = state.api.read_approval(call.context(), path, params).await?;
         call.reply(StatusCode::OK, &value)
     })
-    .await
 }
 
-async fn handle_read_status<S: CertificateSigningRequestApi>(
+fn handle_read_status<S: CertificateSigningRequestApi>(
     State(state): State<ApiState<S>>,
     PathParams(path): PathParams<NamePath>,
     request: Request,
-) -> Response {
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |call| {
         let params = ReadParams::from_query(call.query())?;
         call.check_options("GetOptions", params.validate())?;
         let value = state.api.read_status(call.context(), path, params).await?;
         call.reply(StatusCode::OK, &value)
     })
-    .await
 }
 
-async fn handle_replace<S: CertificateSigningRequestApi>(
+fn handle_replace<S: CertificateSigningRequestApi>(
     State(state): State<ApiState<S>>,
     PathParams(path): PathParams<NamePath>,
     request: Request,
-) -> Response {
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |mut call| {
         let params = CreateOrReplaceParams::from_query(call.query())?;
         call.check_options("UpdateOptions", params.validate())?;
@@ -578,14 +574,13 @@ async fn handle_replace<S: CertificateSigningRequestApi>(
         let (code, value) = value.into_parts();
         call.reply(StatusCode::from_u16(code).unwrap_or_default(), &value)
     })
-    .await
 }
 
-async fn handle_replace_approval<S: CertificateSigningRequestApi>(
+fn handle_replace_approval<S: CertificateSigningRequestApi>(
     State(state): State<ApiState<S>>,
     PathParams(path): PathParams<NamePath>,
     request: Request,
-) -> Response {
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |mut call| {
         let params = CreateOrReplaceParams::from_query(call.query())?;
         call.check_options("UpdateOptions", params.validate())?;
@@ -595,14 +590,13 @@ async fn handle_replace_approval<S: CertificateSigningRequestApi>(
         let (code, value) = value.into_parts();
         call.reply(StatusCode::from_u16(code).unwrap_or_default(), &value)
     })
-    .await
 }
 
-async fn handle_replace_status<S: CertificateSigningRequestApi>(
+fn handle_replace_status<S: CertificateSigningRequestApi>(
     State(state): State<ApiState<S>>,
     PathParams(path): PathParams<NamePath>,
     request: Request,
-) -> Response {
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |mut call| {
         let params = CreateOrReplaceParams::from_query(call.query())?;
         call.check_options("UpdateOptions", params.validate())?;
@@ -612,14 +606,13 @@ async fn handle_replace_status<S: CertificateSigningRequestApi>(
         let (code, value) = value.into_parts();
         call.reply(StatusCode::from_u16(code).unwrap_or_default(), &value)
     })
-    .await
 }
 
-async fn handle_patch<S: CertificateSigningRequestApi>(
+fn handle_patch<S: CertificateSigningRequestApi>(
     State(state): State<ApiState<S>>,
     PathParams(path): PathParams<NamePath>,
     request: Request,
-) -> Response {
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |mut call| {
         let params = PatchParams::from_query(call.query())?;
         let mut errors = params.validate();
@@ -631,14 +624,13 @@ async fn handle_patch<S: CertificateSigningRequestApi>(
         let (code, value) = value.into_parts();
         call.reply(StatusCode::from_u16(code).unwrap_or_default(), &value)
     })
-    .await
 }
 
-async fn handle_patch_approval<S: CertificateSigningRequestApi>(
+fn handle_patch_approval<S: CertificateSigningRequestApi>(
     State(state): State<ApiState<S>>,
     PathParams(path): PathParams<NamePath>,
     request: Request,
-) -> Response {
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |mut call| {
         let params = PatchParams::from_query(call.query())?;
         let mut errors = params.validate();
@@ -650,14 +642,13 @@ async fn handle_patch_approval<S: CertificateSigningRequestApi>(
         let (code, value) = value.into_parts();
         call.reply(StatusCode::from_u16(code).unwrap_or_default(), &value)
     })
-    .await
 }
 
-async fn handle_patch_status<S: CertificateSigningRequestApi>(
+fn handle_patch_status<S: CertificateSigningRequestApi>(
     State(state): State<ApiState<S>>,
     PathParams(path): PathParams<NamePath>,
     request: Request,
-) -> Response {
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |mut call| {
         let params = PatchParams::from_query(call.query())?;
         let mut errors = params.validate();
@@ -669,14 +660,13 @@ async fn handle_patch_status<S: CertificateSigningRequestApi>(
         let (code, value) = value.into_parts();
         call.reply(StatusCode::from_u16(code).unwrap_or_default(), &value)
     })
-    .await
 }
 
-async fn handle_delete<S: CertificateSigningRequestApi>(
+fn handle_delete<S: CertificateSigningRequestApi>(
     State(state): State<ApiState<S>>,
     PathParams(path): PathParams<NamePath>,
     request: Request,
-) -> Response {
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |mut call| {
         let params = DeleteParams::from_query(call.query())?;
         call.check_options("DeleteOptions", params.validate())?;
@@ -688,10 +678,12 @@ async fn handle_delete<S: CertificateSigningRequestApi>(
         let (code, value) = value.into_parts();
         call.reply(StatusCode::from_u16(code).unwrap_or_default(), &value)
     })
-    .await
 }
 
-async fn handle_list<S: CertificateSigningRequestApi>(State(state): State<ApiState<S>>, request: Request) -> Response {
+fn handle_list<S: CertificateSigningRequestApi>(
+    State(state): State<ApiState<S>>,
+    request: Request,
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |call| {
         let params = ListParams::from_query(call.query())?;
         call.check_options("ListOptions", params.validate())?;
@@ -703,13 +695,12 @@ async fn handle_list<S: CertificateSigningRequestApi>(State(state): State<ApiSta
         let value = state.api.list(call.context(), params).await?;
         call.reply(StatusCode::OK, &value)
     })
-    .await
 }
 
-async fn handle_delete_collection<S: CertificateSigningRequestApi>(
+fn handle_delete_collection<S: CertificateSigningRequestApi>(
     State(state): State<ApiState<S>>,
     request: Request,
-) -> Response {
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |mut call| {
         let params = DeleteCollectionParams::from_query(call.query())?;
         call.check_options("ListOptions", params.validate())?;
@@ -720,13 +711,12 @@ async fn handle_delete_collection<S: CertificateSigningRequestApi>(
         let value = state.api.delete_collection(call.context(), params, body).await?;
         call.reply(StatusCode::OK, &value)
     })
-    .await
 }
 
-async fn handle_watch_all<S: CertificateSigningRequestApi>(
+fn handle_watch_all<S: CertificateSigningRequestApi>(
     State(state): State<ApiState<S>>,
     request: Request,
-) -> Response {
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |call| {
         let params = ListParams::from_query(call.query())?;
         call.check_options("ListOptions", params.validate())?;
@@ -734,14 +724,13 @@ async fn handle_watch_all<S: CertificateSigningRequestApi>(
         let events = state.api.watch(call.context(), None, params).await?;
         call.watch(events, timeout)
     })
-    .await
 }
 
-async fn handle_watch<S: CertificateSigningRequestApi>(
+fn handle_watch<S: CertificateSigningRequestApi>(
     State(state): State<ApiState<S>>,
     PathParams(path): PathParams<BTreeMap<String, String>>,
     request: Request,
-) -> Response {
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |call| {
         let mut params = ListParams::from_query(call.query())?;
         if let Some(name) = path.get("name") {
@@ -753,5 +742,4 @@ async fn handle_watch<S: CertificateSigningRequestApi>(
         let events = state.api.watch(call.context(), path.get("namespace").cloned(), params).await?;
         call.watch(events, timeout)
     })
-    .await
 }

@@ -188,7 +188,7 @@ impl Serialize for CertificateSigningRequestConditionStatus {
 
 impl<'de> Deserialize<'de> for CertificateSigningRequestConditionStatus {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        <String as Deserialize<'de>>::deserialize(deserializer).map(Self::from)
+        support::de::string_enum(deserializer)
     }
 }
 
@@ -286,7 +286,7 @@ impl Serialize for CertificateSigningRequestConditionType {
 
 impl<'de> Deserialize<'de> for CertificateSigningRequestConditionType {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        <String as Deserialize<'de>>::deserialize(deserializer).map(Self::from)
+        support::de::string_enum(deserializer)
     }
 }
 

@@ -317,7 +317,7 @@ impl Serialize for CertificateSigningRequestSpecUsagesItem {
 
 impl<'de> Deserialize<'de> for CertificateSigningRequestSpecUsagesItem {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        <String as Deserialize<'de>>::deserialize(deserializer).map(Self::from)
+        support::de::string_enum(deserializer)
     }
 }
 

@@ -281,6 +281,6 @@ impl Serialize for ProbeMetricRelabelingAction {
 
 impl<'de> Deserialize<'de> for ProbeMetricRelabelingAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        <String as Deserialize<'de>>::deserialize(deserializer).map(Self::from)
+        support::de::string_enum(deserializer)
     }
 }

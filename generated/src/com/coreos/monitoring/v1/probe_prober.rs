@@ -133,6 +133,6 @@ impl Serialize for ProbeProberScheme {
 
 impl<'de> Deserialize<'de> for ProbeProberScheme {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        <String as Deserialize<'de>>::deserialize(deserializer).map(Self::from)
+        support::de::string_enum(deserializer)
     }
 }

@@ -281,6 +281,6 @@ impl Serialize for ProbeRelabelingConfigAction {
 
 impl<'de> Deserialize<'de> for ProbeRelabelingConfigAction {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        <String as Deserialize<'de>>::deserialize(deserializer).map(Self::from)
+        support::de::string_enum(deserializer)
     }
 }

@@ -288,6 +288,6 @@ impl Serialize for ProbeSpecScrapeProtocolsItem {
 
 impl<'de> Deserialize<'de> for ProbeSpecScrapeProtocolsItem {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        <String as Deserialize<'de>>::deserialize(deserializer).map(Self::from)
+        support::de::string_enum(deserializer)
     }
 }

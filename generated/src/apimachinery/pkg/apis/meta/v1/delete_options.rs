@@ -194,7 +194,7 @@ impl Serialize for DeleteOptionsDryRunItem {
 
 impl<'de> Deserialize<'de> for DeleteOptionsDryRunItem {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        <String as Deserialize<'de>>::deserialize(deserializer).map(Self::from)
+        support::de::string_enum(deserializer)
     }
 }
 
@@ -292,7 +292,7 @@ impl Serialize for DeleteOptionsPropagationPolicy {
 
 impl<'de> Deserialize<'de> for DeleteOptionsPropagationPolicy {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        <String as Deserialize<'de>>::deserialize(deserializer).map(Self::from)
+        support::de::string_enum(deserializer)
     }
 }
 

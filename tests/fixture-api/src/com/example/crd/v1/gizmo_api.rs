@@ -525,11 +525,11 @@ pub fn routes<S: GizmoApi>() -> Router<ApiState<S>> {
         )
 }
 
-async fn handle_create<S: GizmoApi>(
+fn handle_create<S: GizmoApi>(
     State(state): State<ApiState<S>>,
     PathParams(path): PathParams<NamespacePath>,
     request: Request,
-) -> Response {
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &GIZMO, async move |mut call| {
         let params = CreateOrReplaceParams::from_query(call.query())?;
         call.check_options("CreateOptions", params.validate())?;
@@ -539,56 +539,52 @@ async fn handle_create<S: GizmoApi>(
         let (code, value) = value.into_parts();
         call.reply(StatusCode::from_u16(code).unwrap_or_default(), &value)
     })
-    .await
 }
 
-async fn handle_read<S: GizmoApi>(
+fn handle_read<S: GizmoApi>(
     State(state): State<ApiState<S>>,
     PathParams(path): PathParams<NamespaceNamePath>,
     request: Request,
-) -> Response {
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &GIZMO, async move |call| {
         let params = ReadParams::from_query(call.query())?;
         call.check_options("GetOptions", params.validate())?;
         let value = state.api.read(call.context(), path, params).await?;
         call.reply(StatusCode::OK, &value)
     })
-    .await
 }
 
-async fn handle_read_scale<S: GizmoApi>(
+fn handle_read_scale<S: GizmoApi>(
     State(state): State<ApiState<S>>,
     PathParams(path): PathParams<NamespaceNamePath>,
     request: Request,
-) -> Response {
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &GIZMO, async move |call| {
         let params = ReadParams::from_query(call.query())?;
         call.check_options("GetOptions", params.validate())?;
         let value = state.api.read_scale(call.context(), path, params).await?;
         call.reply(StatusCode::OK, &value)
     })
-    .await
 }
 
-async fn handle_read_status<S: GizmoApi>(
+fn handle_read_status<S: GizmoApi>(
     State(state): State<ApiState<S>>,
     PathParams(path): PathParams<NamespaceNamePath>,
     request: Request,
-) -> Response {
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &GIZMO, async move |call| {
         let params = ReadParams::from_query(call.query())?;
         call.check_options("GetOptions", params.validate())?;
         let value = state.api.read_status(call.context(), path, params).await?;
         call.reply(StatusCode::OK, &value)
     })
-    .await
 }
 
-async fn handle_replace<S: GizmoApi>(
+fn handle_replace<S: GizmoApi>(
     State(state): State<ApiState<S>>,
     PathParams(path): PathParams<NamespaceNamePath>,
     request: Request,
-) -> Response {
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &GIZMO, async move |mut call| {
         let params = CreateOrReplaceParams::from_query(call.query())?;
         call.check_options("UpdateOptions", params.validate())?;
@@ -598,14 +594,13 @@ async fn handle_replace<S: GizmoApi>(
         let (code, value) = value.into_parts();
         call.reply(StatusCode::from_u16(code).unwrap_or_default(), &value)
     })
-    .await
 }
 
-async fn handle_replace_scale<S: GizmoApi>(
+fn handle_replace_scale<S: GizmoApi>(
     State(state): State<ApiState<S>>,
     PathParams(path): PathParams<NamespaceNamePath>,
     request: Request,
-) -> Response {
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &GIZMO, async move |mut call| {
         let params = CreateOrReplaceParams::from_query(call.query())?;
         call.check_options("UpdateOptions", params.validate())?;
@@ -615,14 +610,13 @@ async fn handle_replace_scale<S: GizmoApi>(
         let (code, value) = value.into_parts();
         call.reply(StatusCode::from_u16(code).unwrap_or_default(), &value)
     })
-    .await
 }
 
-async fn handle_replace_status<S: GizmoApi>(
+fn handle_replace_status<S: GizmoApi>(
     State(state): State<ApiState<S>>,
     PathParams(path): PathParams<NamespaceNamePath>,
     request: Request,
-) -> Response {
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &GIZMO, async move |mut call| {
         let params = CreateOrReplaceParams::from_query(call.query())?;
         call.check_options("UpdateOptions", params.validate())?;
@@ -632,14 +626,13 @@ async fn handle_replace_status<S: GizmoApi>(
         let (code, value) = value.into_parts();
         call.reply(StatusCode::from_u16(code).unwrap_or_default(), &value)
     })
-    .await
 }
 
-async fn handle_patch<S: GizmoApi>(
+fn handle_patch<S: GizmoApi>(
     State(state): State<ApiState<S>>,
     PathParams(path): PathParams<NamespaceNamePath>,
     request: Request,
-) -> Response {
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &GIZMO, async move |mut call| {
         let params = PatchParams::from_query(call.query())?;
         let mut errors = params.validate();
@@ -651,14 +644,13 @@ async fn handle_patch<S: GizmoApi>(
         let (code, value) = value.into_parts();
         call.reply(StatusCode::from_u16(code).unwrap_or_default(), &value)
     })
-    .await
 }
 
-async fn handle_patch_scale<S: GizmoApi>(
+fn handle_patch_scale<S: GizmoApi>(
     State(state): State<ApiState<S>>,
     PathParams(path): PathParams<NamespaceNamePath>,
     request: Request,
-) -> Response {
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &GIZMO, async move |mut call| {
         let params = PatchParams::from_query(call.query())?;
         let mut errors = params.validate();
@@ -670,14 +662,13 @@ async fn handle_patch_scale<S: GizmoApi>(
         let (code, value) = value.into_parts();
         call.reply(StatusCode::from_u16(code).unwrap_or_default(), &value)
     })
-    .await
 }
 
-async fn handle_patch_status<S: GizmoApi>(
+fn handle_patch_status<S: GizmoApi>(
     State(state): State<ApiState<S>>,
     PathParams(path): PathParams<NamespaceNamePath>,
     request: Request,
-) -> Response {
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &GIZMO, async move |mut call| {
         let params = PatchParams::from_query(call.query())?;
         let mut errors = params.validate();
@@ -689,14 +680,13 @@ async fn handle_patch_status<S: GizmoApi>(
         let (code, value) = value.into_parts();
         call.reply(StatusCode::from_u16(code).unwrap_or_default(), &value)
     })
-    .await
 }
 
-async fn handle_delete<S: GizmoApi>(
+fn handle_delete<S: GizmoApi>(
     State(state): State<ApiState<S>>,
     PathParams(path): PathParams<NamespaceNamePath>,
     request: Request,
-) -> Response {
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &GIZMO, async move |mut call| {
         let params = DeleteParams::from_query(call.query())?;
         call.check_options("DeleteOptions", params.validate())?;
@@ -708,14 +698,13 @@ async fn handle_delete<S: GizmoApi>(
         let (code, value) = value.into_parts();
         call.reply(StatusCode::from_u16(code).unwrap_or_default(), &value)
     })
-    .await
 }
 
-async fn handle_list<S: GizmoApi>(
+fn handle_list<S: GizmoApi>(
     State(state): State<ApiState<S>>,
     PathParams(path): PathParams<NamespacePath>,
     request: Request,
-) -> Response {
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &GIZMO, async move |call| {
         let params = ListParams::from_query(call.query())?;
         call.check_options("ListOptions", params.validate())?;
@@ -727,10 +716,12 @@ async fn handle_list<S: GizmoApi>(
         let value = state.api.list(call.context(), path, params).await?;
         call.reply(StatusCode::OK, &value)
     })
-    .await
 }
 
-async fn handle_list_all_namespaces<S: GizmoApi>(State(state): State<ApiState<S>>, request: Request) -> Response {
+fn handle_list_all_namespaces<S: GizmoApi>(
+    State(state): State<ApiState<S>>,
+    request: Request,
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &GIZMO, async move |call| {
         let params = ListParams::from_query(call.query())?;
         call.check_options("ListOptions", params.validate())?;
@@ -742,14 +733,13 @@ async fn handle_list_all_namespaces<S: GizmoApi>(State(state): State<ApiState<S>
         let value = state.api.list_all_namespaces(call.context(), params).await?;
         call.reply(StatusCode::OK, &value)
     })
-    .await
 }
 
-async fn handle_delete_collection<S: GizmoApi>(
+fn handle_delete_collection<S: GizmoApi>(
     State(state): State<ApiState<S>>,
     PathParams(path): PathParams<NamespacePath>,
     request: Request,
-) -> Response {
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &GIZMO, async move |mut call| {
         let params = DeleteCollectionParams::from_query(call.query())?;
         call.check_options("ListOptions", params.validate())?;
@@ -760,5 +750,4 @@ async fn handle_delete_collection<S: GizmoApi>(
         let value = state.api.delete_collection(call.context(), path, params, body).await?;
         call.reply(StatusCode::OK, &value)
     })
-    .await
 }

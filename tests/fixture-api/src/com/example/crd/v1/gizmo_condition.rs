@@ -112,6 +112,6 @@ impl Serialize for GizmoConditionStatus {
 
 impl<'de> Deserialize<'de> for GizmoConditionStatus {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        <String as Deserialize<'de>>::deserialize(deserializer).map(Self::from)
+        support::de::string_enum(deserializer)
     }
 }

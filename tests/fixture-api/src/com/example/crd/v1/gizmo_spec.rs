@@ -305,6 +305,6 @@ impl Serialize for GizmoSpecMode {
 
 impl<'de> Deserialize<'de> for GizmoSpecMode {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        <String as Deserialize<'de>>::deserialize(deserializer).map(Self::from)
+        support::de::string_enum(deserializer)
     }
 }

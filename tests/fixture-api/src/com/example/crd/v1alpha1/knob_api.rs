@@ -282,7 +282,10 @@ pub fn routes<S: KnobApi>() -> Router<ApiState<S>> {
         )
 }
 
-async fn handle_create<S: KnobApi>(State(state): State<ApiState<S>>, request: Request) -> Response {
+fn handle_create<S: KnobApi>(
+    State(state): State<ApiState<S>>,
+    request: Request,
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &KNOB, async move |mut call| {
         let params = CreateOrReplaceParams::from_query(call.query())?;
         call.check_options("CreateOptions", params.validate())?;
@@ -292,28 +295,26 @@ async fn handle_create<S: KnobApi>(State(state): State<ApiState<S>>, request: Re
         let (code, value) = value.into_parts();
         call.reply(StatusCode::from_u16(code).unwrap_or_default(), &value)
     })
-    .await
 }
 
-async fn handle_read<S: KnobApi>(
+fn handle_read<S: KnobApi>(
     State(state): State<ApiState<S>>,
     PathParams(path): PathParams<NamePath>,
     request: Request,
-) -> Response {
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &KNOB, async move |call| {
         let params = ReadParams::from_query(call.query())?;
         call.check_options("GetOptions", params.validate())?;
         let value = state.api.read(call.context(), path, params).await?;
         call.reply(StatusCode::OK, &value)
     })
-    .await
 }
 
-async fn handle_replace<S: KnobApi>(
+fn handle_replace<S: KnobApi>(
     State(state): State<ApiState<S>>,
     PathParams(path): PathParams<NamePath>,
     request: Request,
-) -> Response {
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &KNOB, async move |mut call| {
         let params = CreateOrReplaceParams::from_query(call.query())?;
         call.check_options("UpdateOptions", params.validate())?;
@@ -323,14 +324,13 @@ async fn handle_replace<S: KnobApi>(
         let (code, value) = value.into_parts();
         call.reply(StatusCode::from_u16(code).unwrap_or_default(), &value)
     })
-    .await
 }
 
-async fn handle_patch<S: KnobApi>(
+fn handle_patch<S: KnobApi>(
     State(state): State<ApiState<S>>,
     PathParams(path): PathParams<NamePath>,
     request: Request,
-) -> Response {
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &KNOB, async move |mut call| {
         let params = PatchParams::from_query(call.query())?;
         let mut errors = params.validate();
@@ -342,14 +342,13 @@ async fn handle_patch<S: KnobApi>(
         let (code, value) = value.into_parts();
         call.reply(StatusCode::from_u16(code).unwrap_or_default(), &value)
     })
-    .await
 }
 
-async fn handle_delete<S: KnobApi>(
+fn handle_delete<S: KnobApi>(
     State(state): State<ApiState<S>>,
     PathParams(path): PathParams<NamePath>,
     request: Request,
-) -> Response {
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &KNOB, async move |mut call| {
         let params = DeleteParams::from_query(call.query())?;
         call.check_options("DeleteOptions", params.validate())?;
@@ -361,10 +360,12 @@ async fn handle_delete<S: KnobApi>(
         let (code, value) = value.into_parts();
         call.reply(StatusCode::from_u16(code).unwrap_or_default(), &value)
     })
-    .await
 }
 
-async fn handle_list<S: KnobApi>(State(state): State<ApiState<S>>, request: Request) -> Response {
+fn handle_list<S: KnobApi>(
+    State(state): State<ApiState<S>>,
+    request: Request,
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &KNOB, async move |call| {
         let params = ListParams::from_query(call.query())?;
         call.check_options("ListOptions", params.validate())?;
@@ -376,10 +377,12 @@ async fn handle_list<S: KnobApi>(State(state): State<ApiState<S>>, request: Requ
         let value = state.api.list(call.context(), params).await?;
         call.reply(StatusCode::OK, &value)
     })
-    .await
 }
 
-async fn handle_delete_collection<S: KnobApi>(State(state): State<ApiState<S>>, request: Request) -> Response {
+fn handle_delete_collection<S: KnobApi>(
+    State(state): State<ApiState<S>>,
+    request: Request,
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &KNOB, async move |mut call| {
         let params = DeleteCollectionParams::from_query(call.query())?;
         call.check_options("ListOptions", params.validate())?;
@@ -390,5 +393,4 @@ async fn handle_delete_collection<S: KnobApi>(State(state): State<ApiState<S>>, 
         let value = state.api.delete_collection(call.context(), params, body).await?;
         call.reply(StatusCode::OK, &value)
     })
-    .await
 }

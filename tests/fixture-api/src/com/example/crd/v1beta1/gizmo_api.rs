@@ -317,11 +317,11 @@ pub fn routes<S: GizmoApi>() -> Router<ApiState<S>> {
         )
 }
 
-async fn handle_create<S: GizmoApi>(
+fn handle_create<S: GizmoApi>(
     State(state): State<ApiState<S>>,
     PathParams(path): PathParams<NamespacePath>,
     request: Request,
-) -> Response {
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &GIZMO, async move |mut call| {
         let params = CreateOrReplaceParams::from_query(call.query())?;
         call.check_options("CreateOptions", params.validate())?;
@@ -331,28 +331,26 @@ async fn handle_create<S: GizmoApi>(
         let (code, value) = value.into_parts();
         call.reply(StatusCode::from_u16(code).unwrap_or_default(), &value)
     })
-    .await
 }
 
-async fn handle_read<S: GizmoApi>(
+fn handle_read<S: GizmoApi>(
     State(state): State<ApiState<S>>,
     PathParams(path): PathParams<NamespaceNamePath>,
     request: Request,
-) -> Response {
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &GIZMO, async move |call| {
         let params = ReadParams::from_query(call.query())?;
         call.check_options("GetOptions", params.validate())?;
         let value = state.api.read(call.context(), path, params).await?;
         call.reply(StatusCode::OK, &value)
     })
-    .await
 }
 
-async fn handle_replace<S: GizmoApi>(
+fn handle_replace<S: GizmoApi>(
     State(state): State<ApiState<S>>,
     PathParams(path): PathParams<NamespaceNamePath>,
     request: Request,
-) -> Response {
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &GIZMO, async move |mut call| {
         let params = CreateOrReplaceParams::from_query(call.query())?;
         call.check_options("UpdateOptions", params.validate())?;
@@ -362,14 +360,13 @@ async fn handle_replace<S: GizmoApi>(
         let (code, value) = value.into_parts();
         call.reply(StatusCode::from_u16(code).unwrap_or_default(), &value)
     })
-    .await
 }
 
-async fn handle_patch<S: GizmoApi>(
+fn handle_patch<S: GizmoApi>(
     State(state): State<ApiState<S>>,
     PathParams(path): PathParams<NamespaceNamePath>,
     request: Request,
-) -> Response {
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &GIZMO, async move |mut call| {
         let params = PatchParams::from_query(call.query())?;
         let mut errors = params.validate();
@@ -381,14 +378,13 @@ async fn handle_patch<S: GizmoApi>(
         let (code, value) = value.into_parts();
         call.reply(StatusCode::from_u16(code).unwrap_or_default(), &value)
     })
-    .await
 }
 
-async fn handle_delete<S: GizmoApi>(
+fn handle_delete<S: GizmoApi>(
     State(state): State<ApiState<S>>,
     PathParams(path): PathParams<NamespaceNamePath>,
     request: Request,
-) -> Response {
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &GIZMO, async move |mut call| {
         let params = DeleteParams::from_query(call.query())?;
         call.check_options("DeleteOptions", params.validate())?;
@@ -400,14 +396,13 @@ async fn handle_delete<S: GizmoApi>(
         let (code, value) = value.into_parts();
         call.reply(StatusCode::from_u16(code).unwrap_or_default(), &value)
     })
-    .await
 }
 
-async fn handle_list<S: GizmoApi>(
+fn handle_list<S: GizmoApi>(
     State(state): State<ApiState<S>>,
     PathParams(path): PathParams<NamespacePath>,
     request: Request,
-) -> Response {
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &GIZMO, async move |call| {
         let params = ListParams::from_query(call.query())?;
         call.check_options("ListOptions", params.validate())?;
@@ -419,10 +414,12 @@ async fn handle_list<S: GizmoApi>(
         let value = state.api.list(call.context(), path, params).await?;
         call.reply(StatusCode::OK, &value)
     })
-    .await
 }
 
-async fn handle_list_all_namespaces<S: GizmoApi>(State(state): State<ApiState<S>>, request: Request) -> Response {
+fn handle_list_all_namespaces<S: GizmoApi>(
+    State(state): State<ApiState<S>>,
+    request: Request,
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &GIZMO, async move |call| {
         let params = ListParams::from_query(call.query())?;
         call.check_options("ListOptions", params.validate())?;
@@ -434,14 +431,13 @@ async fn handle_list_all_namespaces<S: GizmoApi>(State(state): State<ApiState<S>
         let value = state.api.list_all_namespaces(call.context(), params).await?;
         call.reply(StatusCode::OK, &value)
     })
-    .await
 }
 
-async fn handle_delete_collection<S: GizmoApi>(
+fn handle_delete_collection<S: GizmoApi>(
     State(state): State<ApiState<S>>,
     PathParams(path): PathParams<NamespacePath>,
     request: Request,
-) -> Response {
+) -> impl Future<Output = Response> + Send {
     support::http::serve(request, &state.config, &GIZMO, async move |mut call| {
         let params = DeleteCollectionParams::from_query(call.query())?;
         call.check_options("ListOptions", params.validate())?;
@@ -452,5 +448,4 @@ async fn handle_delete_collection<S: GizmoApi>(
         let value = state.api.delete_collection(call.context(), path, params, body).await?;
         call.reply(StatusCode::OK, &value)
     })
-    .await
 }

@@ -151,7 +151,7 @@ impl Serialize for DeleteOptionsDryRunItem {
 
 impl<'de> Deserialize<'de> for DeleteOptionsDryRunItem {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        <String as Deserialize<'de>>::deserialize(deserializer).map(Self::from)
+        support::de::string_enum(deserializer)
     }
 }
 
@@ -231,6 +231,6 @@ impl Serialize for DeleteOptionsPropagationPolicy {
 
 impl<'de> Deserialize<'de> for DeleteOptionsPropagationPolicy {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        <String as Deserialize<'de>>::deserialize(deserializer).map(Self::from)
+        support::de::string_enum(deserializer)
     }
 }
