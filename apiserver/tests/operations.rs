@@ -142,8 +142,7 @@ async fn requests_over_the_timeout_are_504() {
 async fn request_logs_name_method_path_status_user_and_agent() {
     let server = ServerProcess::start(&["--v", "1"]);
     assert_eq!(server.request("POST", HPAS, Some(&hpa("a", json!({})))).await.unwrap().status, 201);
-    let logs = server.stderr.lock().unwrap().clone();
-    let line = logs.lines().find(|l| l.contains("POST")).unwrap_or_else(|| panic!("no request log:\n{logs}"));
+    let line = server.stderr_line("POST");
     for part in [
         "apiserver::request",
         "method=POST",

@@ -64,6 +64,20 @@ impl ServerProcess {
         }
     }
 
+    /// The first line of stderr containing `needle`, waiting up to 10 s for it: the
+    /// server may write a line after answering the request it is about.
+    pub fn stderr_line(&self, needle: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let text = self.stderr.lock().unwrap().clone();
+            if let Some(line) = text.lines().find(|line| line.contains(needle)) {
+                return line.to_owned();
+            }
+            assert!(Instant::now() < deadline, "no stderr line containing {needle:?} within 10 s:\n{text}");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
     /// The exit status, once the process has exited.
     pub fn exited(&mut self) -> Option<std::process::ExitStatus> {
         self.child.try_wait().ok().flatten()
