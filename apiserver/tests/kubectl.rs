@@ -38,7 +38,7 @@
 
 mod harness;
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -46,6 +46,8 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
+
+use harness::process::ServerProcess;
 
 /// Fixture files of these tests.
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/kubectl");
@@ -84,7 +86,7 @@ fn anonymous_server_scenario(server_args: &[&str], label: &'static str) {
     let Some(kubectl_bin) = find_kubectl() else { return };
     let started = Instant::now();
     let dir = TempDir::new("anonymous");
-    let server = Server::start(server_args);
+    let mut server = ServerProcess::start(server_args);
     let k = Kubectl::new(&kubectl_bin, &dir, &server.url, None);
     let mut report = Report::new(label);
 
@@ -474,7 +476,7 @@ fn anonymous_server_scenario(server_args: &[&str], label: &'static str) {
 
     probe_steps(&k, &mut report);
 
-    report.step("SIGTERM shuts the server down", || server.shutdown());
+    report.step("SIGTERM shuts the server down", || shut_down(&mut server));
     report.finish(started, &server);
 }
 
@@ -782,7 +784,7 @@ fn kubectl_releases_1_27_to_1_33() {
     }
     let started = Instant::now();
     let dir = TempDir::new("releases");
-    let server = Server::start(&[]);
+    let server = ServerProcess::start(&[]);
     let mut report = Report::new("kubectl releases");
     let fixture = |name: &str| std::fs::read_to_string(Path::new(FIXTURES).join(name)).expect("a fixture");
     for (release, bin) in &releases {
@@ -875,7 +877,7 @@ fn kubectl_against_token_file_server() {
     let dir = TempDir::new("token");
     let tokens = fixture("tokens.csv");
     // kubectl sends a kubeconfig's token only over TLS. `--v 1`: request logs.
-    let server = Server::start(&["--token-file", &tokens, "--tls-self-signed", "--v", "1"]);
+    let mut server = ServerProcess::start(&["--token-file", &tokens, "--tls-self-signed", "--v", "1"]);
     let (anonymous_dir, stranger_dir, alice_dir) = (dir.sub("anonymous"), dir.sub("stranger"), dir.sub("alice"));
     let anonymous = Kubectl::new(&kubectl_bin, &anonymous_dir, &server.url, None);
     let stranger = Kubectl::new(&kubectl_bin, &stranger_dir, &server.url, Some("wrong-token"));
@@ -930,7 +932,7 @@ fn kubectl_against_token_file_server() {
         ensure(http2 && output.contains("user=\"alice\""), &Out::note(line), "kubectl's requests over HTTP/2")
     });
 
-    report.step("SIGTERM shuts the server down", || server.shutdown());
+    report.step("SIGTERM shuts the server down", || shut_down(&mut server));
     report.finish(started, &server);
 }
 
@@ -1419,101 +1421,18 @@ fn collect_into(mut pipe: impl Read + Send + 'static, into: Arc<Mutex<String>>) 
 // The server
 // ---------------------------------------------------------------------------------------
 
-/// The apiserver binary, running; SIGTERM then SIGKILL (by PID) when dropped.
-struct Server {
-    child: Mutex<Child>,
-    url: String,
-    /// Everything it wrote, stdout and stderr interleaved by line.
-    output: Arc<Mutex<Vec<String>>>,
-}
-
-impl Server {
-    fn start(args: &[&str]) -> Server {
-        let bin = env!("CARGO_BIN_EXE_apiserver");
-        let mut child = Command::new(bin)
-            .args(["--listen", "127.0.0.1:0"])
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot start {bin}: {e}"));
-        let output = Arc::new(Mutex::new(Vec::new()));
-        let (ready, listening) = mpsc::channel();
-        forward_lines(child.stdout.take().unwrap(), Arc::clone(&output), Some(ready));
-        forward_lines(child.stderr.take().unwrap(), Arc::clone(&output), None);
-        let tail = |output: &Mutex<Vec<String>>| {
-            let output = output.lock().unwrap();
-            output[output.len().saturating_sub(100)..].join("\n")
-        };
-        let deadline = Instant::now() + STARTUP_TIMEOUT;
-        let url = loop {
-            match listening.recv_timeout(Duration::from_millis(50)) {
-                Ok(url) => break url,
-                Err(mpsc::RecvTimeoutError::Timeout) if Instant::now() < deadline => {
-                    if let Some(status) = child.try_wait().ok().flatten() {
-                        panic!("apiserver {args:?} exited ({status}) before listening:\n{}", tail(&output));
-                    }
-                }
-                Err(_) => {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    panic!(
-                        "apiserver {args:?} printed no `listening on http://...` line within \
-                         {STARTUP_TIMEOUT:?}:\n{}",
-                        tail(&output)
-                    )
-                }
-            }
-        };
-        log(format!("apiserver {args:?} listening on {url}"));
-        Server { child: Mutex::new(child), url, output }
+/// SIGTERM to the apiserver binary; it must exit within the harness's grace period.
+fn shut_down(server: &mut ServerProcess) -> StepResult {
+    if let Some(status) = server.exited() {
+        return Err(format!("the server had already exited ({status})"));
     }
-
-    fn output_tail(&self, lines: usize) -> String {
-        let output = self.output.lock().unwrap();
-        output[output.len().saturating_sub(lines)..].join("\n")
-    }
-
-    /// SIGTERM; the server must exit within `SHUTDOWN_TIMEOUT`.
-    fn shutdown(&self) -> StepResult {
-        let mut child = self.child.lock().unwrap();
-        if let Some(status) = child.try_wait().ok().flatten() {
-            return Err(format!("the server had already exited ({status})"));
+    let started = Instant::now();
+    match server.terminate() {
+        Some(status) => {
+            log(format!("apiserver exited after SIGTERM in {:.0?}: {status}", started.elapsed()));
+            Ok(())
         }
-        let pid = child.id().to_string();
-        let sent = Command::new("kill").args(["-TERM", &pid]).status();
-        if !sent.as_ref().is_ok_and(|s| s.success()) {
-            return Err(format!("could not send SIGTERM to {pid}: {sent:?}"));
-        }
-        let started = Instant::now();
-        while started.elapsed() < SHUTDOWN_TIMEOUT {
-            if let Some(status) = child.try_wait().ok().flatten() {
-                log(format!("apiserver exited after SIGTERM in {:.0?}: {status}", started.elapsed()));
-                return Ok(());
-            }
-            thread::sleep(Duration::from_millis(10));
-        }
-        Err(format!("the server did not exit within {SHUTDOWN_TIMEOUT:?} of SIGTERM"))
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let child = self.child.get_mut().unwrap_or_else(|p| p.into_inner());
-        if child.try_wait().ok().flatten().is_some() {
-            return;
-        }
-        let _ = Command::new("kill").args(["-TERM", &child.id().to_string()]).status();
-        let started = Instant::now();
-        while started.elapsed() < SHUTDOWN_TIMEOUT {
-            if child.try_wait().ok().flatten().is_some() {
-                return;
-            }
-            thread::sleep(Duration::from_millis(10));
-        }
-        let _ = child.kill();
-        let _ = child.wait();
+        None => Err(format!("the server did not exit within {:.0?} of SIGTERM", started.elapsed())),
     }
 }
 
@@ -1523,15 +1442,14 @@ trait ServerOutput {
     fn output_tail(&self, lines: usize) -> String;
 }
 
-impl ServerOutput for Server {
+impl ServerOutput for ServerProcess {
     fn output_tail(&self, lines: usize) -> String {
-        Server::output_tail(self, lines)
+        let output = self.stderr.lock().unwrap();
+        let all: Vec<&str> = output.lines().collect();
+        all[all.len().saturating_sub(lines)..].join("\n")
     }
 }
 
-/// The fixture crate's router over an `apiserver` store, served in process on a free
-/// loopback port by a tokio runtime on its own thread; stopped (gracefully) when dropped.
-/// Its output is the log of the requests it answered: `METHOD PATH CONTENT-TYPE -> CODE`.
 struct InProcessServer {
     url: String,
     requests: Arc<Mutex<Vec<String>>>,
@@ -1642,24 +1560,6 @@ impl Drop for InProcessServer {
             let _ = thread.join();
         }
     }
-}
-
-/// Keeps the lines of a pipe in `output`; sends the URL of a `listening on <url>` line
-/// to `ready`.
-fn forward_lines(
-    pipe: impl Read + Send + 'static,
-    output: Arc<Mutex<Vec<String>>>,
-    ready: Option<mpsc::Sender<String>>,
-) {
-    thread::spawn(move || {
-        for line in BufReader::new(pipe).lines() {
-            let Ok(line) = line else { break };
-            if let (Some(ready), Some(url)) = (&ready, line.trim().strip_prefix("listening on ")) {
-                let _ = ready.send(url.trim().to_owned());
-            }
-            output.lock().unwrap().push(line);
-        }
-    });
 }
 
 // ---------------------------------------------------------------------------------------
