@@ -215,25 +215,27 @@ fn string_enum(scope: &mut Scope, name: &proc_macro2::Ident, e: &StringEnum) -> 
             pub fn is_known(&self) -> bool {
                 !matches!(self, Self::#other(_))
             }
+
+            /// The variant of a value this version of the API defines.
+            fn known(value: &str) -> Option<Self> {
+                match value {
+                    #(#values => Some(Self::#variants),)*
+                    _ => None,
+                }
+            }
         }
 
         #default_impl
 
         impl From<String> for #name {
             fn from(value: String) -> Self {
-                match value.as_str() {
-                    #(#values => Self::#variants,)*
-                    _ => Self::#other(value),
-                }
+                Self::known(&value).unwrap_or(Self::#other(value))
             }
         }
 
         impl From<&str> for #name {
             fn from(value: &str) -> Self {
-                match value {
-                    #(#values => Self::#variants,)*
-                    _ => Self::#other(value.to_owned()),
-                }
+                Self::known(value).unwrap_or_else(|| Self::#other(value.to_owned()))
             }
         }
 

@@ -122,6 +122,16 @@ impl HorizontalPodAutoscalerConditionStatus {
     pub fn is_known(&self) -> bool {
         !matches!(self, Self::Other(_))
     }
+
+    /// The variant of a value this version of the API defines.
+    fn known(value: &str) -> Option<Self> {
+        match value {
+            "True" => Some(Self::True),
+            "False" => Some(Self::False),
+            "Unknown" => Some(Self::Unknown),
+            _ => None,
+        }
+    }
 }
 
 impl Default for HorizontalPodAutoscalerConditionStatus {
@@ -133,23 +143,13 @@ impl Default for HorizontalPodAutoscalerConditionStatus {
 
 impl From<String> for HorizontalPodAutoscalerConditionStatus {
     fn from(value: String) -> Self {
-        match value.as_str() {
-            "True" => Self::True,
-            "False" => Self::False,
-            "Unknown" => Self::Unknown,
-            _ => Self::Other(value),
-        }
+        Self::known(&value).unwrap_or(Self::Other(value))
     }
 }
 
 impl From<&str> for HorizontalPodAutoscalerConditionStatus {
     fn from(value: &str) -> Self {
-        match value {
-            "True" => Self::True,
-            "False" => Self::False,
-            "Unknown" => Self::Unknown,
-            _ => Self::Other(value.to_owned()),
-        }
+        Self::known(value).unwrap_or_else(|| Self::Other(value.to_owned()))
     }
 }
 
@@ -220,6 +220,16 @@ impl HorizontalPodAutoscalerConditionType {
     pub fn is_known(&self) -> bool {
         !matches!(self, Self::Other(_))
     }
+
+    /// The variant of a value this version of the API defines.
+    fn known(value: &str) -> Option<Self> {
+        match value {
+            "ScalingActive" => Some(Self::ScalingActive),
+            "AbleToScale" => Some(Self::AbleToScale),
+            "ScalingLimited" => Some(Self::ScalingLimited),
+            _ => None,
+        }
+    }
 }
 
 impl Default for HorizontalPodAutoscalerConditionType {
@@ -231,23 +241,13 @@ impl Default for HorizontalPodAutoscalerConditionType {
 
 impl From<String> for HorizontalPodAutoscalerConditionType {
     fn from(value: String) -> Self {
-        match value.as_str() {
-            "ScalingActive" => Self::ScalingActive,
-            "AbleToScale" => Self::AbleToScale,
-            "ScalingLimited" => Self::ScalingLimited,
-            _ => Self::Other(value),
-        }
+        Self::known(&value).unwrap_or(Self::Other(value))
     }
 }
 
 impl From<&str> for HorizontalPodAutoscalerConditionType {
     fn from(value: &str) -> Self {
-        match value {
-            "ScalingActive" => Self::ScalingActive,
-            "AbleToScale" => Self::AbleToScale,
-            "ScalingLimited" => Self::ScalingLimited,
-            _ => Self::Other(value.to_owned()),
-        }
+        Self::known(value).unwrap_or_else(|| Self::Other(value.to_owned()))
     }
 }
 

@@ -104,6 +104,15 @@ impl HPAScalingPolicyType {
     pub fn is_known(&self) -> bool {
         !matches!(self, Self::Other(_))
     }
+
+    /// The variant of a value this version of the API defines.
+    fn known(value: &str) -> Option<Self> {
+        match value {
+            "Pods" => Some(Self::Pods),
+            "Percent" => Some(Self::Percent),
+            _ => None,
+        }
+    }
 }
 
 impl Default for HPAScalingPolicyType {
@@ -115,21 +124,13 @@ impl Default for HPAScalingPolicyType {
 
 impl From<String> for HPAScalingPolicyType {
     fn from(value: String) -> Self {
-        match value.as_str() {
-            "Pods" => Self::Pods,
-            "Percent" => Self::Percent,
-            _ => Self::Other(value),
-        }
+        Self::known(&value).unwrap_or(Self::Other(value))
     }
 }
 
 impl From<&str> for HPAScalingPolicyType {
     fn from(value: &str) -> Self {
-        match value {
-            "Pods" => Self::Pods,
-            "Percent" => Self::Percent,
-            _ => Self::Other(value.to_owned()),
-        }
+        Self::known(value).unwrap_or_else(|| Self::Other(value.to_owned()))
     }
 }
 

@@ -129,6 +129,16 @@ impl HPAScalingRulesSelectPolicy {
     pub fn is_known(&self) -> bool {
         !matches!(self, Self::Other(_))
     }
+
+    /// The variant of a value this version of the API defines.
+    fn known(value: &str) -> Option<Self> {
+        match value {
+            "Max" => Some(Self::Max),
+            "Min" => Some(Self::Min),
+            "Disabled" => Some(Self::Disabled),
+            _ => None,
+        }
+    }
 }
 
 impl Default for HPAScalingRulesSelectPolicy {
@@ -140,23 +150,13 @@ impl Default for HPAScalingRulesSelectPolicy {
 
 impl From<String> for HPAScalingRulesSelectPolicy {
     fn from(value: String) -> Self {
-        match value.as_str() {
-            "Max" => Self::Max,
-            "Min" => Self::Min,
-            "Disabled" => Self::Disabled,
-            _ => Self::Other(value),
-        }
+        Self::known(&value).unwrap_or(Self::Other(value))
     }
 }
 
 impl From<&str> for HPAScalingRulesSelectPolicy {
     fn from(value: &str) -> Self {
-        match value {
-            "Max" => Self::Max,
-            "Min" => Self::Min,
-            "Disabled" => Self::Disabled,
-            _ => Self::Other(value.to_owned()),
-        }
+        Self::known(value).unwrap_or_else(|| Self::Other(value.to_owned()))
     }
 }
 

@@ -140,6 +140,18 @@ impl MetricStatusType {
     pub fn is_known(&self) -> bool {
         !matches!(self, Self::Other(_))
     }
+
+    /// The variant of a value this version of the API defines.
+    fn known(value: &str) -> Option<Self> {
+        match value {
+            "ContainerResource" => Some(Self::ContainerResource),
+            "External" => Some(Self::External),
+            "Object" => Some(Self::Object),
+            "Pods" => Some(Self::Pods),
+            "Resource" => Some(Self::Resource),
+            _ => None,
+        }
+    }
 }
 
 impl Default for MetricStatusType {
@@ -151,27 +163,13 @@ impl Default for MetricStatusType {
 
 impl From<String> for MetricStatusType {
     fn from(value: String) -> Self {
-        match value.as_str() {
-            "ContainerResource" => Self::ContainerResource,
-            "External" => Self::External,
-            "Object" => Self::Object,
-            "Pods" => Self::Pods,
-            "Resource" => Self::Resource,
-            _ => Self::Other(value),
-        }
+        Self::known(&value).unwrap_or(Self::Other(value))
     }
 }
 
 impl From<&str> for MetricStatusType {
     fn from(value: &str) -> Self {
-        match value {
-            "ContainerResource" => Self::ContainerResource,
-            "External" => Self::External,
-            "Object" => Self::Object,
-            "Pods" => Self::Pods,
-            "Resource" => Self::Resource,
-            _ => Self::Other(value.to_owned()),
-        }
+        Self::known(value).unwrap_or_else(|| Self::Other(value.to_owned()))
     }
 }
 

@@ -147,6 +147,16 @@ impl MetricTargetType {
     pub fn is_known(&self) -> bool {
         !matches!(self, Self::Other(_))
     }
+
+    /// The variant of a value this version of the API defines.
+    fn known(value: &str) -> Option<Self> {
+        match value {
+            "Utilization" => Some(Self::Utilization),
+            "Value" => Some(Self::Value),
+            "AverageValue" => Some(Self::AverageValue),
+            _ => None,
+        }
+    }
 }
 
 impl Default for MetricTargetType {
@@ -158,23 +168,13 @@ impl Default for MetricTargetType {
 
 impl From<String> for MetricTargetType {
     fn from(value: String) -> Self {
-        match value.as_str() {
-            "Utilization" => Self::Utilization,
-            "Value" => Self::Value,
-            "AverageValue" => Self::AverageValue,
-            _ => Self::Other(value),
-        }
+        Self::known(&value).unwrap_or(Self::Other(value))
     }
 }
 
 impl From<&str> for MetricTargetType {
     fn from(value: &str) -> Self {
-        match value {
-            "Utilization" => Self::Utilization,
-            "Value" => Self::Value,
-            "AverageValue" => Self::AverageValue,
-            _ => Self::Other(value.to_owned()),
-        }
+        Self::known(value).unwrap_or_else(|| Self::Other(value.to_owned()))
     }
 }
 

@@ -143,6 +143,16 @@ impl CertificateSigningRequestConditionStatus {
     pub fn is_known(&self) -> bool {
         !matches!(self, Self::Other(_))
     }
+
+    /// The variant of a value this version of the API defines.
+    fn known(value: &str) -> Option<Self> {
+        match value {
+            "True" => Some(Self::True),
+            "False" => Some(Self::False),
+            "Unknown" => Some(Self::Unknown),
+            _ => None,
+        }
+    }
 }
 
 impl Default for CertificateSigningRequestConditionStatus {
@@ -154,23 +164,13 @@ impl Default for CertificateSigningRequestConditionStatus {
 
 impl From<String> for CertificateSigningRequestConditionStatus {
     fn from(value: String) -> Self {
-        match value.as_str() {
-            "True" => Self::True,
-            "False" => Self::False,
-            "Unknown" => Self::Unknown,
-            _ => Self::Other(value),
-        }
+        Self::known(&value).unwrap_or(Self::Other(value))
     }
 }
 
 impl From<&str> for CertificateSigningRequestConditionStatus {
     fn from(value: &str) -> Self {
-        match value {
-            "True" => Self::True,
-            "False" => Self::False,
-            "Unknown" => Self::Unknown,
-            _ => Self::Other(value.to_owned()),
-        }
+        Self::known(value).unwrap_or_else(|| Self::Other(value.to_owned()))
     }
 }
 
@@ -241,6 +241,16 @@ impl CertificateSigningRequestConditionType {
     pub fn is_known(&self) -> bool {
         !matches!(self, Self::Other(_))
     }
+
+    /// The variant of a value this version of the API defines.
+    fn known(value: &str) -> Option<Self> {
+        match value {
+            "Approved" => Some(Self::Approved),
+            "Denied" => Some(Self::Denied),
+            "Failed" => Some(Self::Failed),
+            _ => None,
+        }
+    }
 }
 
 impl Default for CertificateSigningRequestConditionType {
@@ -252,23 +262,13 @@ impl Default for CertificateSigningRequestConditionType {
 
 impl From<String> for CertificateSigningRequestConditionType {
     fn from(value: String) -> Self {
-        match value.as_str() {
-            "Approved" => Self::Approved,
-            "Denied" => Self::Denied,
-            "Failed" => Self::Failed,
-            _ => Self::Other(value),
-        }
+        Self::known(&value).unwrap_or(Self::Other(value))
     }
 }
 
 impl From<&str> for CertificateSigningRequestConditionType {
     fn from(value: &str) -> Self {
-        match value {
-            "Approved" => Self::Approved,
-            "Denied" => Self::Denied,
-            "Failed" => Self::Failed,
-            _ => Self::Other(value.to_owned()),
-        }
+        Self::known(value).unwrap_or_else(|| Self::Other(value.to_owned()))
     }
 }
 

@@ -232,6 +232,36 @@ impl CertificateSigningRequestSpecUsagesItem {
     pub fn is_known(&self) -> bool {
         !matches!(self, Self::Other(_))
     }
+
+    /// The variant of a value this version of the API defines.
+    fn known(value: &str) -> Option<Self> {
+        match value {
+            "signing" => Some(Self::Signing),
+            "digital signature" => Some(Self::DigitalSignature),
+            "content commitment" => Some(Self::ContentCommitment),
+            "key encipherment" => Some(Self::KeyEncipherment),
+            "key agreement" => Some(Self::KeyAgreement),
+            "data encipherment" => Some(Self::DataEncipherment),
+            "cert sign" => Some(Self::CertSign),
+            "crl sign" => Some(Self::CrlSign),
+            "encipher only" => Some(Self::EncipherOnly),
+            "decipher only" => Some(Self::DecipherOnly),
+            "any" => Some(Self::Any),
+            "server auth" => Some(Self::ServerAuth),
+            "client auth" => Some(Self::ClientAuth),
+            "code signing" => Some(Self::CodeSigning),
+            "email protection" => Some(Self::EmailProtection),
+            "s/mime" => Some(Self::SMime),
+            "ipsec end system" => Some(Self::IpsecEndSystem),
+            "ipsec tunnel" => Some(Self::IpsecTunnel),
+            "ipsec user" => Some(Self::IpsecUser),
+            "timestamping" => Some(Self::Timestamping),
+            "ocsp signing" => Some(Self::OcspSigning),
+            "microsoft sgc" => Some(Self::MicrosoftSgc),
+            "netscape sgc" => Some(Self::NetscapeSgc),
+            _ => None,
+        }
+    }
 }
 
 impl Default for CertificateSigningRequestSpecUsagesItem {
@@ -243,63 +273,13 @@ impl Default for CertificateSigningRequestSpecUsagesItem {
 
 impl From<String> for CertificateSigningRequestSpecUsagesItem {
     fn from(value: String) -> Self {
-        match value.as_str() {
-            "signing" => Self::Signing,
-            "digital signature" => Self::DigitalSignature,
-            "content commitment" => Self::ContentCommitment,
-            "key encipherment" => Self::KeyEncipherment,
-            "key agreement" => Self::KeyAgreement,
-            "data encipherment" => Self::DataEncipherment,
-            "cert sign" => Self::CertSign,
-            "crl sign" => Self::CrlSign,
-            "encipher only" => Self::EncipherOnly,
-            "decipher only" => Self::DecipherOnly,
-            "any" => Self::Any,
-            "server auth" => Self::ServerAuth,
-            "client auth" => Self::ClientAuth,
-            "code signing" => Self::CodeSigning,
-            "email protection" => Self::EmailProtection,
-            "s/mime" => Self::SMime,
-            "ipsec end system" => Self::IpsecEndSystem,
-            "ipsec tunnel" => Self::IpsecTunnel,
-            "ipsec user" => Self::IpsecUser,
-            "timestamping" => Self::Timestamping,
-            "ocsp signing" => Self::OcspSigning,
-            "microsoft sgc" => Self::MicrosoftSgc,
-            "netscape sgc" => Self::NetscapeSgc,
-            _ => Self::Other(value),
-        }
+        Self::known(&value).unwrap_or(Self::Other(value))
     }
 }
 
 impl From<&str> for CertificateSigningRequestSpecUsagesItem {
     fn from(value: &str) -> Self {
-        match value {
-            "signing" => Self::Signing,
-            "digital signature" => Self::DigitalSignature,
-            "content commitment" => Self::ContentCommitment,
-            "key encipherment" => Self::KeyEncipherment,
-            "key agreement" => Self::KeyAgreement,
-            "data encipherment" => Self::DataEncipherment,
-            "cert sign" => Self::CertSign,
-            "crl sign" => Self::CrlSign,
-            "encipher only" => Self::EncipherOnly,
-            "decipher only" => Self::DecipherOnly,
-            "any" => Self::Any,
-            "server auth" => Self::ServerAuth,
-            "client auth" => Self::ClientAuth,
-            "code signing" => Self::CodeSigning,
-            "email protection" => Self::EmailProtection,
-            "s/mime" => Self::SMime,
-            "ipsec end system" => Self::IpsecEndSystem,
-            "ipsec tunnel" => Self::IpsecTunnel,
-            "ipsec user" => Self::IpsecUser,
-            "timestamping" => Self::Timestamping,
-            "ocsp signing" => Self::OcspSigning,
-            "microsoft sgc" => Self::MicrosoftSgc,
-            "netscape sgc" => Self::NetscapeSgc,
-            _ => Self::Other(value.to_owned()),
-        }
+        Self::known(value).unwrap_or_else(|| Self::Other(value.to_owned()))
     }
 }
 

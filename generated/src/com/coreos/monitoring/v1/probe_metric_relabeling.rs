@@ -198,6 +198,35 @@ impl ProbeMetricRelabelingAction {
     pub fn is_known(&self) -> bool {
         !matches!(self, Self::Other(_))
     }
+
+    /// The variant of a value this version of the API defines.
+    fn known(value: &str) -> Option<Self> {
+        match value {
+            "replace" => Some(Self::Replace),
+            "Replace" => Some(Self::Replace2),
+            "keep" => Some(Self::Keep),
+            "Keep" => Some(Self::Keep2),
+            "drop" => Some(Self::Drop),
+            "Drop" => Some(Self::Drop2),
+            "hashmod" => Some(Self::Hashmod),
+            "HashMod" => Some(Self::HashMod),
+            "labelmap" => Some(Self::Labelmap),
+            "LabelMap" => Some(Self::LabelMap),
+            "labeldrop" => Some(Self::Labeldrop),
+            "LabelDrop" => Some(Self::LabelDrop),
+            "labelkeep" => Some(Self::Labelkeep),
+            "LabelKeep" => Some(Self::LabelKeep),
+            "lowercase" => Some(Self::Lowercase),
+            "Lowercase" => Some(Self::Lowercase2),
+            "uppercase" => Some(Self::Uppercase),
+            "Uppercase" => Some(Self::Uppercase2),
+            "keepequal" => Some(Self::Keepequal),
+            "KeepEqual" => Some(Self::KeepEqual),
+            "dropequal" => Some(Self::Dropequal),
+            "DropEqual" => Some(Self::DropEqual),
+            _ => None,
+        }
+    }
 }
 
 impl Default for ProbeMetricRelabelingAction {
@@ -209,61 +238,13 @@ impl Default for ProbeMetricRelabelingAction {
 
 impl From<String> for ProbeMetricRelabelingAction {
     fn from(value: String) -> Self {
-        match value.as_str() {
-            "replace" => Self::Replace,
-            "Replace" => Self::Replace2,
-            "keep" => Self::Keep,
-            "Keep" => Self::Keep2,
-            "drop" => Self::Drop,
-            "Drop" => Self::Drop2,
-            "hashmod" => Self::Hashmod,
-            "HashMod" => Self::HashMod,
-            "labelmap" => Self::Labelmap,
-            "LabelMap" => Self::LabelMap,
-            "labeldrop" => Self::Labeldrop,
-            "LabelDrop" => Self::LabelDrop,
-            "labelkeep" => Self::Labelkeep,
-            "LabelKeep" => Self::LabelKeep,
-            "lowercase" => Self::Lowercase,
-            "Lowercase" => Self::Lowercase2,
-            "uppercase" => Self::Uppercase,
-            "Uppercase" => Self::Uppercase2,
-            "keepequal" => Self::Keepequal,
-            "KeepEqual" => Self::KeepEqual,
-            "dropequal" => Self::Dropequal,
-            "DropEqual" => Self::DropEqual,
-            _ => Self::Other(value),
-        }
+        Self::known(&value).unwrap_or(Self::Other(value))
     }
 }
 
 impl From<&str> for ProbeMetricRelabelingAction {
     fn from(value: &str) -> Self {
-        match value {
-            "replace" => Self::Replace,
-            "Replace" => Self::Replace2,
-            "keep" => Self::Keep,
-            "Keep" => Self::Keep2,
-            "drop" => Self::Drop,
-            "Drop" => Self::Drop2,
-            "hashmod" => Self::Hashmod,
-            "HashMod" => Self::HashMod,
-            "labelmap" => Self::Labelmap,
-            "LabelMap" => Self::LabelMap,
-            "labeldrop" => Self::Labeldrop,
-            "LabelDrop" => Self::LabelDrop,
-            "labelkeep" => Self::Labelkeep,
-            "LabelKeep" => Self::LabelKeep,
-            "lowercase" => Self::Lowercase,
-            "Lowercase" => Self::Lowercase2,
-            "uppercase" => Self::Uppercase,
-            "Uppercase" => Self::Uppercase2,
-            "keepequal" => Self::Keepequal,
-            "KeepEqual" => Self::KeepEqual,
-            "dropequal" => Self::Dropequal,
-            "DropEqual" => Self::DropEqual,
-            _ => Self::Other(value.to_owned()),
-        }
+        Self::known(value).unwrap_or_else(|| Self::Other(value.to_owned()))
     }
 }
 

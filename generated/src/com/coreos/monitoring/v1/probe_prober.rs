@@ -90,6 +90,15 @@ impl ProbeProberScheme {
     pub fn is_known(&self) -> bool {
         !matches!(self, Self::Other(_))
     }
+
+    /// The variant of a value this version of the API defines.
+    fn known(value: &str) -> Option<Self> {
+        match value {
+            "http" => Some(Self::Http),
+            "https" => Some(Self::Https),
+            _ => None,
+        }
+    }
 }
 
 impl Default for ProbeProberScheme {
@@ -101,21 +110,13 @@ impl Default for ProbeProberScheme {
 
 impl From<String> for ProbeProberScheme {
     fn from(value: String) -> Self {
-        match value.as_str() {
-            "http" => Self::Http,
-            "https" => Self::Https,
-            _ => Self::Other(value),
-        }
+        Self::known(&value).unwrap_or(Self::Other(value))
     }
 }
 
 impl From<&str> for ProbeProberScheme {
     fn from(value: &str) -> Self {
-        match value {
-            "http" => Self::Http,
-            "https" => Self::Https,
-            _ => Self::Other(value.to_owned()),
-        }
+        Self::known(value).unwrap_or_else(|| Self::Other(value.to_owned()))
     }
 }
 

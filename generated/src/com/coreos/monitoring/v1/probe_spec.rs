@@ -241,6 +241,17 @@ impl ProbeSpecScrapeProtocolsItem {
     pub fn is_known(&self) -> bool {
         !matches!(self, Self::Other(_))
     }
+
+    /// The variant of a value this version of the API defines.
+    fn known(value: &str) -> Option<Self> {
+        match value {
+            "PrometheusProto" => Some(Self::PrometheusProto),
+            "OpenMetricsText0.0.1" => Some(Self::OpenMetricsText001),
+            "OpenMetricsText1.0.0" => Some(Self::OpenMetricsText100),
+            "PrometheusText0.0.4" => Some(Self::PrometheusText004),
+            _ => None,
+        }
+    }
 }
 
 impl Default for ProbeSpecScrapeProtocolsItem {
@@ -252,25 +263,13 @@ impl Default for ProbeSpecScrapeProtocolsItem {
 
 impl From<String> for ProbeSpecScrapeProtocolsItem {
     fn from(value: String) -> Self {
-        match value.as_str() {
-            "PrometheusProto" => Self::PrometheusProto,
-            "OpenMetricsText0.0.1" => Self::OpenMetricsText001,
-            "OpenMetricsText1.0.0" => Self::OpenMetricsText100,
-            "PrometheusText0.0.4" => Self::PrometheusText004,
-            _ => Self::Other(value),
-        }
+        Self::known(&value).unwrap_or(Self::Other(value))
     }
 }
 
 impl From<&str> for ProbeSpecScrapeProtocolsItem {
     fn from(value: &str) -> Self {
-        match value {
-            "PrometheusProto" => Self::PrometheusProto,
-            "OpenMetricsText0.0.1" => Self::OpenMetricsText001,
-            "OpenMetricsText1.0.0" => Self::OpenMetricsText100,
-            "PrometheusText0.0.4" => Self::PrometheusText004,
-            _ => Self::Other(value.to_owned()),
-        }
+        Self::known(value).unwrap_or_else(|| Self::Other(value.to_owned()))
     }
 }
 

@@ -153,6 +153,14 @@ impl DeleteOptionsDryRunItem {
     pub fn is_known(&self) -> bool {
         !matches!(self, Self::Other(_))
     }
+
+    /// The variant of a value this version of the API defines.
+    fn known(value: &str) -> Option<Self> {
+        match value {
+            "All" => Some(Self::All),
+            _ => None,
+        }
+    }
 }
 
 impl Default for DeleteOptionsDryRunItem {
@@ -164,19 +172,13 @@ impl Default for DeleteOptionsDryRunItem {
 
 impl From<String> for DeleteOptionsDryRunItem {
     fn from(value: String) -> Self {
-        match value.as_str() {
-            "All" => Self::All,
-            _ => Self::Other(value),
-        }
+        Self::known(&value).unwrap_or(Self::Other(value))
     }
 }
 
 impl From<&str> for DeleteOptionsDryRunItem {
     fn from(value: &str) -> Self {
-        match value {
-            "All" => Self::All,
-            _ => Self::Other(value.to_owned()),
-        }
+        Self::known(value).unwrap_or_else(|| Self::Other(value.to_owned()))
     }
 }
 
@@ -247,6 +249,16 @@ impl DeleteOptionsPropagationPolicy {
     pub fn is_known(&self) -> bool {
         !matches!(self, Self::Other(_))
     }
+
+    /// The variant of a value this version of the API defines.
+    fn known(value: &str) -> Option<Self> {
+        match value {
+            "Orphan" => Some(Self::Orphan),
+            "Background" => Some(Self::Background),
+            "Foreground" => Some(Self::Foreground),
+            _ => None,
+        }
+    }
 }
 
 impl Default for DeleteOptionsPropagationPolicy {
@@ -258,23 +270,13 @@ impl Default for DeleteOptionsPropagationPolicy {
 
 impl From<String> for DeleteOptionsPropagationPolicy {
     fn from(value: String) -> Self {
-        match value.as_str() {
-            "Orphan" => Self::Orphan,
-            "Background" => Self::Background,
-            "Foreground" => Self::Foreground,
-            _ => Self::Other(value),
-        }
+        Self::known(&value).unwrap_or(Self::Other(value))
     }
 }
 
 impl From<&str> for DeleteOptionsPropagationPolicy {
     fn from(value: &str) -> Self {
-        match value {
-            "Orphan" => Self::Orphan,
-            "Background" => Self::Background,
-            "Foreground" => Self::Foreground,
-            _ => Self::Other(value.to_owned()),
-        }
+        Self::known(value).unwrap_or_else(|| Self::Other(value.to_owned()))
     }
 }
 

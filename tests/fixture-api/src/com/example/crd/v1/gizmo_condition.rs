@@ -67,6 +67,16 @@ impl GizmoConditionStatus {
     pub fn is_known(&self) -> bool {
         !matches!(self, Self::Other(_))
     }
+
+    /// The variant of a value this version of the API defines.
+    fn known(value: &str) -> Option<Self> {
+        match value {
+            "True" => Some(Self::True),
+            "False" => Some(Self::False),
+            "Unknown" => Some(Self::Unknown),
+            _ => None,
+        }
+    }
 }
 
 impl Default for GizmoConditionStatus {
@@ -78,23 +88,13 @@ impl Default for GizmoConditionStatus {
 
 impl From<String> for GizmoConditionStatus {
     fn from(value: String) -> Self {
-        match value.as_str() {
-            "True" => Self::True,
-            "False" => Self::False,
-            "Unknown" => Self::Unknown,
-            _ => Self::Other(value),
-        }
+        Self::known(&value).unwrap_or(Self::Other(value))
     }
 }
 
 impl From<&str> for GizmoConditionStatus {
     fn from(value: &str) -> Self {
-        match value {
-            "True" => Self::True,
-            "False" => Self::False,
-            "Unknown" => Self::Unknown,
-            _ => Self::Other(value.to_owned()),
-        }
+        Self::known(value).unwrap_or_else(|| Self::Other(value.to_owned()))
     }
 }
 

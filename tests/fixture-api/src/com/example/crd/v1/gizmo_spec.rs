@@ -260,6 +260,16 @@ impl GizmoSpecMode {
     pub fn is_known(&self) -> bool {
         !matches!(self, Self::Other(_))
     }
+
+    /// The variant of a value this version of the API defines.
+    fn known(value: &str) -> Option<Self> {
+        match value {
+            "Always" => Some(Self::Always),
+            "Scheduled" => Some(Self::Scheduled),
+            "True" => Some(Self::True),
+            _ => None,
+        }
+    }
 }
 
 impl Default for GizmoSpecMode {
@@ -271,23 +281,13 @@ impl Default for GizmoSpecMode {
 
 impl From<String> for GizmoSpecMode {
     fn from(value: String) -> Self {
-        match value.as_str() {
-            "Always" => Self::Always,
-            "Scheduled" => Self::Scheduled,
-            "True" => Self::True,
-            _ => Self::Other(value),
-        }
+        Self::known(&value).unwrap_or(Self::Other(value))
     }
 }
 
 impl From<&str> for GizmoSpecMode {
     fn from(value: &str) -> Self {
-        match value {
-            "Always" => Self::Always,
-            "Scheduled" => Self::Scheduled,
-            "True" => Self::True,
-            _ => Self::Other(value.to_owned()),
-        }
+        Self::known(value).unwrap_or_else(|| Self::Other(value.to_owned()))
     }
 }
 
