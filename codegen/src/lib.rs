@@ -30,6 +30,10 @@ pub struct Options {
     pub out: PathBuf,
     /// Compare only; write nothing.
     pub check: bool,
+    /// A folder where formatting results are remembered between runs, so that files whose
+    /// source did not change are taken from `out` instead of being formatted again
+    /// ([`format::Reuse`]); `None` formats every file.
+    pub format_cache: Option<PathBuf>,
 }
 
 /// What a run did, for the command's summary.
@@ -96,7 +100,13 @@ pub fn generate(options: &Options) -> Result<Summary> {
     let started = Instant::now();
     let (api, document_count) = read_api(&options.specs)?;
     let crate_options = crate_options(options)?;
-    let files = emit::emit_crate(&api, &crate_options)?;
+    let sources = emit::emit_sources(&api, &crate_options)?;
+    let out = absolute(&options.out)?;
+    let reuse = match &options.format_cache {
+        Some(folder) => format::Reuse::load(&out, folder, &format::policy()?),
+        None => None,
+    };
+    let files = format::format_crate(sources, reuse.as_ref())?;
     let changes =
         if options.check { write::compare(&options.out, &files)? } else { write::write(&options.out, &files)? };
     Ok(Summary {

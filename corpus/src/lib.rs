@@ -114,7 +114,8 @@ impl Scratch {
     /// Generates the crate for a specs folder as member `name`.
     pub fn generate(&mut self, name: &str, specs: &Path) -> Result<codegen::Summary, String> {
         let out = self.member_dir(name);
-        let options = codegen::Options { specs: specs.to_path_buf(), out: out.clone(), check: false };
+        let options =
+            codegen::Options { specs: specs.to_path_buf(), out: out.clone(), check: false, format_cache: None };
         let summary = codegen::generate(&options).map_err(|e| format!("{}: {e}", specs.display()))?;
         detach_from_own_workspace(&out.join("Cargo.toml")).map_err(|e| format!("{}: {e}", out.display()))?;
         self.members.push(name.to_owned());

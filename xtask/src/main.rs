@@ -101,13 +101,20 @@ fn parse_codegen(args: &[String]) -> Result<Vec<codegen::Options>, String> {
         }
     }
     match (specs, out) {
-        (Some(specs), Some(out)) => Ok(vec![codegen::Options { specs, out, check }]),
+        (Some(specs), Some(out)) => Ok(vec![codegen_options(specs, out, check)]),
         (None, None) => Ok(COMMITTED_OUTPUTS
             .iter()
-            .map(|(specs, out)| codegen::Options { specs: repository_path(specs), out: repository_path(out), check })
+            .map(|(specs, out)| codegen_options(repository_path(specs), repository_path(out), check))
             .collect()),
         _ => Err("--specs and --out go together".to_owned()),
     }
+}
+
+/// Formatting results are remembered in the target folder, which cargo already keeps out of
+/// version control and `cargo clean` empties.
+fn codegen_options(specs: PathBuf, out: PathBuf, check: bool) -> codegen::Options {
+    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| repository_path("target"), PathBuf::from);
+    codegen::Options { specs, out, check, format_cache: Some(target.join("codegen-format")) }
 }
 
 fn codegen(options: &codegen::Options) -> ExitCode {

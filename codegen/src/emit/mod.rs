@@ -21,6 +21,7 @@ use quote::{format_ident, quote};
 use self::features::Feature;
 use self::scope::Scope;
 use crate::error::Result;
+use crate::format::{RustSource, Source};
 use crate::ir::{Api, TypeId, TypeKind};
 
 /// How the output crate is named and linked.
@@ -44,8 +45,13 @@ const SERDE_JSON_VERSION: &str = "1";
 
 /// Every file of the output crate, by path relative to its root, with its final text.
 pub fn emit_crate(api: &Api, options: &CrateOptions) -> Result<BTreeMap<PathBuf, String>> {
+    crate::format::format_crate(emit_sources(api, options)?, None)
+}
+
+/// Every file of the output crate, by path relative to its root, before formatting.
+pub fn emit_sources(api: &Api, options: &CrateOptions) -> Result<BTreeMap<PathBuf, Source>> {
     let mut files = BTreeMap::new();
-    files.insert(PathBuf::from("Cargo.toml"), cargo_toml(options));
+    files.insert(PathBuf::from("Cargo.toml"), Source::Text(cargo_toml(options)));
     let crate_header = header(&options.specs_label);
 
     // Group types by module and file; BTreeMaps keep the output order stable.
@@ -73,7 +79,7 @@ pub fn emit_crate(api: &Api, options: &CrateOptions) -> Result<BTreeMap<PathBuf,
         let mut scope = Scope::new(api, &ty.module, own);
         let tokens = resource_api::resource_file(&mut scope, resource);
         let source = source_label(&api.sources[ty.source]);
-        files.insert(folder.join(format!("{}.rs", resource.file)), rust_file(&scope, tokens, &header(&source))?);
+        files.insert(folder.join(format!("{}.rs", resource.file)), rust_file(&scope, tokens, &header(&source)));
         let (file, name) = (format_ident!("{}", resource.file), format_ident!("{}", resource.trait_name));
         extra_items.entry(&ty.module).or_default().push(Feature::Server.gate(quote! {
             mod #file;
@@ -84,8 +90,8 @@ pub fn emit_crate(api: &Api, options: &CrateOptions) -> Result<BTreeMap<PathBuf,
         let folder = module_folder(&gv.module);
         let mut scope = Scope::new(api, &gv.module, ["router", "GROUP_VERSION"]);
         let tokens = routes::group_version_file(&mut scope, gv);
-        files.insert(folder.join("routes.rs"), rust_file(&scope, tokens, &crate_header)?);
-        files.insert(folder.join("openapi.json"), gv.openapi.to_string());
+        files.insert(folder.join("routes.rs"), rust_file(&scope, tokens, &crate_header));
+        files.insert(folder.join("openapi.json"), Source::Text(gv.openapi.to_string()));
         extra_items.entry(&gv.module).or_default().push(Feature::Server.gate(quote!(
             pub mod routes;
         )));
@@ -93,13 +99,13 @@ pub fn emit_crate(api: &Api, options: &CrateOptions) -> Result<BTreeMap<PathBuf,
     let set_names = api.param_sets.iter().map(|s| s.name.as_str()).chain(api.path_sets.iter().map(|s| s.name.as_str()));
     let mut scope = Scope::new(api, &[], set_names);
     let tokens = params::params_file(&mut scope);
-    files.insert(PathBuf::from("src/params.rs"), rust_file(&scope, tokens, &crate_header)?);
+    files.insert(PathBuf::from("src/params.rs"), rust_file(&scope, tokens, &crate_header));
     let mut scope = Scope::new(api, &[], api.response_sets.iter().map(|s| s.name.as_str()));
     let tokens = params::responses_file(&mut scope);
-    files.insert(PathBuf::from("src/responses.rs"), rust_file(&scope, tokens, &crate_header)?);
+    files.insert(PathBuf::from("src/responses.rs"), rust_file(&scope, tokens, &crate_header));
     let mut scope = Scope::new(api, &[], ["Server", "CATALOG", "TYPED_CHECKS", "router"]);
     let tokens = server::server_file(&mut scope);
-    files.insert(PathBuf::from("src/server.rs"), rust_file(&scope, tokens, &crate_header)?);
+    files.insert(PathBuf::from("src/server.rs"), rust_file(&scope, tokens, &crate_header));
     extra_items.entry(&[]).or_default().push(Feature::Server.gate(quote! {
         pub mod params;
         pub mod responses;
@@ -107,7 +113,7 @@ pub fn emit_crate(api: &Api, options: &CrateOptions) -> Result<BTreeMap<PathBuf,
     }));
     let mut scope = Scope::new(api, &[], ["check", "default_is_what_decoding_an_empty_object_gives"]);
     if let Some(tokens) = spec_defaults_test(&mut scope) {
-        files.insert(PathBuf::from("src/spec_defaults.rs"), rust_file(&scope, tokens, &crate_header)?);
+        files.insert(PathBuf::from("src/spec_defaults.rs"), rust_file(&scope, tokens, &crate_header));
         extra_items.entry(&[]).or_default().push(quote! {
             #[cfg(test)]
             mod spec_defaults;
@@ -120,10 +126,8 @@ pub fn emit_crate(api: &Api, options: &CrateOptions) -> Result<BTreeMap<PathBuf,
         let module_file = if module.is_empty() { "lib.rs" } else { "mod.rs" };
         let extra = extra_items.remove(module).unwrap_or_default();
         let tokens = module_items(api, module.is_empty(), &children, module_files, &extra);
-        files.insert(
-            folder.join(module_file),
-            format!("{crate_header}\n{}", crate::format::unparse(TokenStream::new(), tokens)?),
-        );
+        let source = RustSource::new(crate_header.clone(), TokenStream::new(), tokens);
+        files.insert(folder.join(module_file), Source::Rust(source));
         for (file, ids) in module_files {
             let real: Vec<TypeId> =
                 ids.iter().copied().filter(|&id| !matches!(api.ty(id).kind, TypeKind::Support(_))).collect();
@@ -149,11 +153,10 @@ pub fn emit_crate(api: &Api, options: &CrateOptions) -> Result<BTreeMap<PathBuf,
                 })
                 .collect();
             let source = source_label(&api.sources[api.ty(real[0]).source]);
-            files.insert(folder.join(format!("{file}.rs")), rust_file(&scope, tokens, &header(&source))?);
+            files.insert(folder.join(format!("{file}.rs")), rust_file(&scope, tokens, &header(&source)));
         }
     }
-    files.insert(PathBuf::from("rustfmt.toml"), crate::format::policy()?);
-    crate::format::rustfmt_all(&mut files)?;
+    files.insert(PathBuf::from("rustfmt.toml"), Source::Text(crate::format::policy()?));
     Ok(files)
 }
 
@@ -188,10 +191,9 @@ fn module_folder(module: &[String]) -> PathBuf {
     std::iter::once("src").chain(module.iter().map(String::as_str)).collect()
 }
 
-/// A file's source text: the header, the scope's `use` block, then the items (rustfmt
-/// formats it later, with the rest).
-fn rust_file(scope: &Scope, items: TokenStream, header: &str) -> Result<String> {
-    Ok(format!("{header}\n{}", crate::format::unparse(scope.uses(), items)?))
+/// A file: the header, the scope's `use` block, then the items.
+fn rust_file(scope: &Scope, items: TokenStream, header: &str) -> Source {
+    Source::Rust(RustSource::new(header.to_owned(), scope.uses(), items))
 }
 
 /// `mod` declarations and re-exports of one module.

@@ -62,7 +62,12 @@ pub fn slash_path(path: &Path) -> String {
 
 /// Runs the generator.
 pub fn generate(specs: &Path, out: &Path, check: bool) -> codegen::Result<codegen::Summary> {
-    codegen::generate(&codegen::Options { specs: specs.to_path_buf(), out: out.to_path_buf(), check })
+    codegen::generate(&codegen::Options {
+        specs: specs.to_path_buf(),
+        out: out.to_path_buf(),
+        check,
+        format_cache: None,
+    })
 }
 
 /// Runs the generator and panics with the error's text on failure.

@@ -173,7 +173,8 @@ fn codegen_times(specs: &Path, runs: usize) -> Result<(codegen::Summary, usize, 
     let mut last = None;
     for run in 0..=runs {
         let out = temp.path().join(format!("run-{run}"));
-        let options = codegen::Options { specs: specs.to_path_buf(), out: out.clone(), check: false };
+        let options =
+            codegen::Options { specs: specs.to_path_buf(), out: out.clone(), check: false, format_cache: None };
         let started = Instant::now();
         let summary = codegen::generate(&options).map_err(|e| e.to_string())?;
         let elapsed = started.elapsed();

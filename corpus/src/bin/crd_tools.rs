@@ -202,7 +202,8 @@ fn record(times: &mut Times, round: usize, f: impl FnOnce() -> Result<Duration, 
 
 /// Our generator, in process.
 fn generate(specs: &Path, out: &Path) -> Result<Duration, String> {
-    let options = codegen::Options { specs: specs.to_path_buf(), out: out.to_path_buf(), check: false };
+    let options =
+        codegen::Options { specs: specs.to_path_buf(), out: out.to_path_buf(), check: false, format_cache: None };
     let started = Instant::now();
     match codegen::generate(&options) {
         Ok(_) => Ok(started.elapsed()),

@@ -2,14 +2,97 @@
 //! attributes into `///` comments), then rustfmt formats every file with the workspace's
 //! `rustfmt.toml`, so generated code follows the same policy as hand-written code and
 //! `cargo fmt --check` holds for both.
+//!
+//! Formatting costs about as much as everything else the generator does, so it is skipped
+//! where it would give what the output folder already holds ([`reuse`]), and what is left
+//! is shared between rustfmt processes ([`rustfmt`]).
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod reuse;
+mod rustfmt;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::hash::Hasher;
+use std::path::PathBuf;
 
 use proc_macro2::TokenStream;
 
+pub use self::reuse::Reuse;
 use crate::error::{Error, Result};
+
+/// A file of a generated crate before formatting.
+pub enum Source {
+    /// A file written as it is (`Cargo.toml`, served documents).
+    Text(String),
+    Rust(RustSource),
+}
+
+/// A Rust file: a header comment, a `use` block and items.
+pub struct RustSource {
+    header: String,
+    uses: TokenStream,
+    items: TokenStream,
+}
+
+impl RustSource {
+    pub fn new(header: String, uses: TokenStream, items: TokenStream) -> Self {
+        RustSource { header, uses, items }
+    }
+
+    /// Source text before rustfmt.
+    fn unparse(self) -> Result<String> {
+        Ok(format!("{}\n{}", self.header, unparse(self.uses, self.items)?))
+    }
+
+    /// Feeds what the file's text is made from to `hasher`, without printing it: within one
+    /// build of the generator, the text is a function of the header and the tokens.
+    fn hash_into(&self, hasher: &mut impl Hasher) {
+        struct Feed<'a, H>(&'a mut H);
+        impl<H: Hasher> std::fmt::Write for Feed<'_, H> {
+            fn write_str(&mut self, s: &str) -> std::fmt::Result {
+                self.0.write(s.as_bytes());
+                Ok(())
+            }
+        }
+        // Writing to a hasher cannot fail.
+        let _ = write!(Feed(hasher), "{}\0{}\0{}", self.header, self.uses, self.items);
+    }
+}
+
+/// The final text of every file: Rust sources formatted (or reused from `reuse`'s output
+/// folder where nothing they depend on changed), other files as they are.
+pub fn format_crate(sources: BTreeMap<PathBuf, Source>, reuse: Option<&Reuse>) -> Result<BTreeMap<PathBuf, String>> {
+    let mut texts = BTreeMap::new();
+    let mut pending = BTreeSet::new();
+    let mut keys = BTreeMap::new();
+    for (path, source) in sources {
+        let text = match source {
+            Source::Text(text) => text,
+            Source::Rust(rust) => {
+                let reused = reuse.and_then(|reuse| {
+                    let key = reuse.key(&rust);
+                    keys.insert(path.clone(), key);
+                    reuse.formatted(&path, key)
+                });
+                match reused {
+                    Some(text) => text,
+                    None => {
+                        pending.insert(path.clone());
+                        rust.unparse()?
+                    }
+                }
+            }
+        };
+        texts.insert(path, text);
+    }
+    let mut pending: Vec<&mut String> =
+        texts.iter_mut().filter(|(path, _)| pending.contains(*path)).map(|(_, text)| text).collect();
+    rustfmt::format(&mut pending)?;
+    if let Some(reuse) = reuse {
+        reuse.save(&keys, &texts);
+    }
+    Ok(texts)
+}
 
 /// The formatting policy, which generated crates carry as their own `rustfmt.toml` so
 /// that `cargo fmt` agrees with the generator wherever they are written.
@@ -24,7 +107,7 @@ fn policy_path() -> PathBuf {
 
 /// Source text of a file: its `use` items, then `items` (after their inner attributes,
 /// such as the module's doc), with a blank line between items.
-pub fn unparse(uses: TokenStream, items: TokenStream) -> Result<String> {
+fn unparse(uses: TokenStream, items: TokenStream) -> Result<String> {
     let parse = |tokens: TokenStream| -> Result<syn::File> {
         syn::parse2(tokens.clone()).map_err(|e| {
             let code: String = tokens.to_string().chars().take(2000).collect();
@@ -34,63 +117,6 @@ pub fn unparse(uses: TokenStream, items: TokenStream) -> Result<String> {
     let mut file = parse(items)?;
     file.items.splice(0..0, parse(uses)?.items);
     Ok(separate_items(&prettyplease::unparse(&file)))
-}
-
-/// Runs rustfmt over every `.rs` file of a crate. Every one of them is part of the module
-/// tree of `src/lib.rs`, so they are written to a scratch folder and rustfmt is run once on
-/// `src/lib.rs`, reaching the others through their `mod` declarations as `cargo fmt`
-/// does: one process instead of one per file, whose start-up would cost more than the
-/// formatting.
-pub fn rustfmt_all(files: &mut BTreeMap<PathBuf, String>) -> Result<()> {
-    let scratch = tempfile::tempdir().map_err(|e| Error::new(format!("cannot create a folder for rustfmt: {e}")))?;
-    for (path, text) in files.iter().filter(|(path, _)| is_rust(path)) {
-        let target = scratch.path().join(path);
-        if let Some(parent) = target.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| Error::in_file(&target, format!("cannot create: {e}")))?;
-        }
-        std::fs::write(&target, text).map_err(|e| Error::in_file(&target, format!("cannot write: {e}")))?;
-    }
-    rustfmt(&policy_path(), scratch.path(), Path::new(CRATE_ROOT))?;
-    for (path, text) in files.iter_mut().filter(|(path, _)| is_rust(path)) {
-        let formatted = scratch.path().join(path);
-        *text = std::fs::read_to_string(&formatted)
-            .map_err(|e| Error::in_file(&formatted, format!("cannot read rustfmt's output: {e}")))?;
-    }
-    Ok(())
-}
-
-/// The root of every generated crate's module tree.
-const CRATE_ROOT: &str = "src/lib.rs";
-
-fn is_rust(path: &Path) -> bool {
-    path.extension().is_some_and(|e| e == "rs")
-}
-
-/// rustfmt (`$RUSTFMT`, as cargo fmt reads it, else `rustfmt`) on `root` inside `folder`,
-/// in place, with the modules it declares.
-fn rustfmt(config: &Path, folder: &Path, root: &Path) -> Result<()> {
-    let program = std::env::var_os("RUSTFMT").unwrap_or_else(|| "rustfmt".into());
-    let output = Command::new(&program)
-        .current_dir(folder)
-        .arg("--config-path")
-        .arg(config)
-        .arg("--quiet")
-        .arg(root)
-        .output()
-        .map_err(|e| {
-            Error::new(format!(
-                "cannot run {}: {e}; the generator formats its output with rustfmt \
-                 (`rustup component add rustfmt`)",
-                Path::new(&program).display()
-            ))
-        })?;
-    if !output.status.success() {
-        return Err(Error::new(format!(
-            "internal error: rustfmt rejected generated code: {}",
-            String::from_utf8_lossy(&output.stderr)
-        )));
-    }
-    Ok(())
 }
 
 /// prettyplease prints items back to back. A blank line between consecutive items at one
