@@ -14,7 +14,9 @@
 //!   `kopium -f FILE` (plus any `--kopium-arg`), its standard output written to a file; it
 //!   takes one CRD per run, so "all together" is one run per CRD, one after the other, and
 //!   its time is their sum. Kopium's times include starting a process: the
-//!   `kopium --version` row measures that alone.
+//!   `kopium --version` row measures that alone. Ours also regenerates: the same call
+//!   into one output folder per case, with a format cache (as `cargo xtask codegen` runs
+//!   it), so after the warm-up every file is reused instead of formatted.
 //! - `--build`: each tool's output of each case once, as a crate of its own in
 //!   `target/corpus/crd-tools/` with this workspace's lock file, built with `cargo build`
 //!   (dev profile) into the workspace's `target/`. Ours is the crate the generator writes;
@@ -113,11 +115,12 @@ fn run() -> Result<(), String> {
 
     let mut ours: Vec<Times> = cases.iter().map(|_| Ok(Vec::new())).collect();
     let mut theirs: Vec<Times> = cases.iter().map(|_| Ok(Vec::new())).collect();
+    let mut regenerated: Vec<Times> = cases.iter().map(|_| Ok(Vec::new())).collect();
     let mut startup: Times = Ok(Vec::new());
     for round in 0..=args.rounds {
         for (i, case) in cases.iter().enumerate() {
             let out = temp.path().join("ours").join(format!("{}-{round}", case.name));
-            let run_ours = |times: &mut Times| record(times, round, || generate(&case.specs, &out));
+            let run_ours = |times: &mut Times| record(times, round, || generate(&case.specs, &out, None));
             let kopium_out = temp.path().join("kopium").join(format!("{}-{round}", case.name));
             let run_theirs = |times: &mut Times, kopium: &Path| {
                 record(times, round, || run_kopium(kopium, &args.kopium_args, &case.files, &kopium_out))
@@ -133,6 +136,9 @@ fn run() -> Result<(), String> {
             } else {
                 run_ours(&mut ours[i]);
             }
+            let again = temp.path().join("regenerated").join(&case.name);
+            let cache = temp.path().join("format-cache");
+            record(&mut regenerated[i], round, || generate(&case.specs, &again, Some(&cache)));
         }
         if let Some(kopium) = &kopium {
             record(&mut startup, round, || timed(Command::new(kopium).arg("--version").stdout(Stdio::null())));
@@ -157,21 +163,24 @@ fn run() -> Result<(), String> {
         args.rounds
     );
     println!(
-        "| case | CRDs | ours median | ours min | kopium median | kopium min | ours / kopium (median) | ours output | kopium output |"
+        "| case | CRDs | ours median | ours min | kopium median | kopium min | ours / kopium (median) | ours regenerating, median | regenerating / kopium | ours output | kopium output |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
     for (i, case) in cases.iter().enumerate() {
         let ours_lines = lines(&temp.path().join("ours").join(format!("{}-{}", case.name, args.rounds)));
         let kopium_lines = lines(&temp.path().join("kopium").join(format!("{}-{}", case.name, args.rounds)));
-        let ratio = match (&ours[i], &theirs[i]) {
+        let ratio = |ours: &Times| match (ours, &theirs[i]) {
             (Ok(a), Ok(b)) if kopium.is_some() => format!("{:.1}", median(a).as_secs_f64() / median(b).as_secs_f64()),
             _ => String::new(),
         };
+        let (ratio, regenerated_ratio) = (ratio(&ours[i]), ratio(&regenerated[i]));
+        let (regenerated_median, _) = stats(&regenerated[i]);
         let (kopium_median, kopium_min) =
             if kopium.is_some() { stats(&theirs[i]) } else { ("not run".to_owned(), String::new()) };
         let (ours_median, ours_min) = stats(&ours[i]);
         println!(
-            "| {} | {} | {ours_median} | {ours_min} | {kopium_median} | {kopium_min} | {ratio} | {} | {} |",
+            "| {} | {} | {ours_median} | {ours_min} | {kopium_median} | {kopium_min} | {ratio} | {regenerated_median} | \
+             {regenerated_ratio} | {} | {} |",
             case.name,
             case.files.len(),
             lines_label(ours_lines, &ours[i]),
@@ -180,7 +189,7 @@ fn run() -> Result<(), String> {
     }
     if kopium.is_some() {
         let (startup_median, startup_min) = stats(&startup);
-        println!("| `kopium --version` (process start only) | 0 | | | {startup_median} | {startup_min} | | | |");
+        println!("| `kopium --version` (process start only) | 0 | | | {startup_median} | {startup_min} | | | | | |");
     }
 
     if args.build {
@@ -201,9 +210,13 @@ fn record(times: &mut Times, round: usize, f: impl FnOnce() -> Result<Duration, 
 }
 
 /// Our generator, in process.
-fn generate(specs: &Path, out: &Path) -> Result<Duration, String> {
-    let options =
-        codegen::Options { specs: specs.to_path_buf(), out: out.to_path_buf(), check: false, format_cache: None };
+fn generate(specs: &Path, out: &Path, format_cache: Option<&Path>) -> Result<Duration, String> {
+    let options = codegen::Options {
+        specs: specs.to_path_buf(),
+        out: out.to_path_buf(),
+        check: false,
+        format_cache: format_cache.map(Path::to_path_buf),
+    };
     let started = Instant::now();
     match codegen::generate(&options) {
         Ok(_) => Ok(started.elapsed()),
@@ -272,7 +285,7 @@ fn build_section(cases: &[Case], kopium: Option<&Path>, kopium_args: &[String]) 
     println!("|---|---|---|---|---|---|");
     for case in cases {
         let dir = work.join(format!("ours-{}", case.name));
-        let verdict = generate(&case.specs, &dir).map_err(|e| format!("error: {e}")).and_then(|_| {
+        let verdict = generate(&case.specs, &dir, None).map_err(|e| format!("error: {e}")).and_then(|_| {
             fs::write(dir.join("Cargo.lock"), &lock).map_err(|e| e.to_string())?;
             let manifest = fs::read_to_string(dir.join("Cargo.toml")).map_err(|e| e.to_string())?;
             let package = manifest
