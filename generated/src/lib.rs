@@ -2,9 +2,11 @@
 
 //! Kubernetes API types, validation and axum handlers generated from OpenAPI specs.
 //!
-//! Features, both default: `validation` (the `Validate` impls) and `server` (handler
-//! traits, routers, parameter types and discovery; implies `validation`). Without
-//! them the crate has the models alone: serde, protobuf codecs and resource identity.
+//! Features: `validation` (the `Validate` impls) and `server` (handler traits,
+//! routers, parameter types and discovery; implies `validation`), both default;
+//! without them the crate has the models alone: serde, protobuf codecs and resource
+//! identity. `dynamic` (implies `server`) adds `server::TYPED_CHECKS`, for servers
+//! that hold objects as JSON.
 #![allow(clippy::doc_lazy_continuation, clippy::doc_overindented_list_items, clippy::nonminimal_bool)]
 pub mod api;
 pub mod apimachinery;

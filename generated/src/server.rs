@@ -2,12 +2,24 @@
 
 //! A complete API server's trait, router and discovery catalog.
 
-use crate::api::autoscaling::v2::{HorizontalPodAutoscaler, HorizontalPodAutoscalerApi};
-use crate::api::certificates::v1::{CertificateSigningRequest, CertificateSigningRequestApi};
-use crate::com::coreos::monitoring::v1::{Probe, ProbeApi};
+use crate::api::autoscaling::v2::HorizontalPodAutoscalerApi;
+use crate::api::certificates::v1::CertificateSigningRequestApi;
+use crate::com::coreos::monitoring::v1::ProbeApi;
 use std::sync::Arc;
 use support::axum::Router;
-use support::{discovery, dynamic, http};
+use support::{discovery, http};
+
+#[cfg(feature = "dynamic")]
+use crate::api::autoscaling::v2::HorizontalPodAutoscaler;
+
+#[cfg(feature = "dynamic")]
+use crate::api::certificates::v1::CertificateSigningRequest;
+
+#[cfg(feature = "dynamic")]
+use crate::com::coreos::monitoring::v1::Probe;
+
+#[cfg(feature = "dynamic")]
+use support::dynamic;
 
 /// Implemented by a server for every resource of these specs.
 pub trait Server: HorizontalPodAutoscalerApi + CertificateSigningRequestApi + ProbeApi {}
@@ -22,6 +34,7 @@ pub static CATALOG: discovery::ApiCatalog = discovery::ApiCatalog {
     version: discovery::VersionInfo { major: "1", minor: "33", git_version: "v1.33.0" },
 };
 
+#[cfg(feature = "dynamic")]
 /// The typed check (decode and validate) of every resource, by group, version and
 /// kind, for servers that work with JSON (`support::dynamic`).
 pub static TYPED_CHECKS: &[(&str, &str, &str, dynamic::TypedCheck)] = &[

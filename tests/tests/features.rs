@@ -1,5 +1,5 @@
-//! The features of the generated crates: every combination of `validation` and `server`
-//! builds clippy-clean, and each pulls in only the dependencies it is for.
+//! The features of the generated crates: every combination of `validation`, `server` and
+//! `dynamic` builds clippy-clean, and each pulls in only the dependencies it is for.
 //!
 //! The builds are `cargo clippy` runs over `generated/` and `tests/fixture-api/` (and with
 //! them `support`, compiled with the features each combination turns on) into one target
@@ -15,6 +15,7 @@ const COMBINATIONS: &[(&str, &[&str])] = &[
     ("validation", &["--no-default-features", "--features", "validation"]),
     ("server", &["--no-default-features", "--features", "server"]),
     ("default", &[]),
+    ("dynamic", &["--features", "dynamic"]),
 ];
 
 /// Crates of the HTTP and async stack, which only `server` may bring in.

@@ -1,6 +1,6 @@
 //! The features of a generated crate: which emitted code each one gates, and what it turns
-//! on in the support crate. Both are on by default; without them the crate has the models
-//! alone (serde, the wire types, protobuf codecs, resource identity).
+//! on in the support crate. `validation` and `server` are on by default; without them the
+//! crate has the models alone (serde, the wire types, protobuf codecs, resource identity).
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -12,16 +12,27 @@ pub enum Feature {
     /// Per resource its handler trait and routes, per group/version its router, the
     /// parameter and response types, and `server.rs`.
     Server,
+    /// `server::TYPED_CHECKS`, each resource's check of a JSON object against its model,
+    /// for servers that hold objects as JSON (`support::dynamic`). Off by default: it
+    /// compiles every model's decoder and encoder for `serde_json::Value` in the crate,
+    /// which costs as much to build as the rest of the server code, and servers built on
+    /// the handler traits never call it.
+    Dynamic,
 }
 
 impl Feature {
-    pub const ALL: [Feature; 2] = [Feature::Validation, Feature::Server];
+    pub const ALL: [Feature; 3] = [Feature::Validation, Feature::Server, Feature::Dynamic];
 
     pub fn name(self) -> &'static str {
         match self {
             Feature::Validation => "validation",
             Feature::Server => "server",
+            Feature::Dynamic => "dynamic",
         }
+    }
+
+    fn is_default(self) -> bool {
+        !matches!(self, Feature::Dynamic)
     }
 
     /// What the feature turns on, as its `Cargo.toml` entry lists it.
@@ -30,6 +41,7 @@ impl Feature {
             Feature::Validation => &["support/validation"],
             // Handlers validate what they receive.
             Feature::Server => &["validation", "support/server"],
+            Feature::Dynamic => &["server"],
         }
     }
 
@@ -53,7 +65,8 @@ impl Feature {
 
     /// The `[features]` table of the generated `Cargo.toml`.
     pub fn cargo_table() -> String {
-        let mut table = format!("[features]\ndefault = [{}]\n", quoted(Feature::ALL.map(Feature::name)));
+        let defaults = Feature::ALL.into_iter().filter(|f| f.is_default()).map(Feature::name);
+        let mut table = format!("[features]\ndefault = [{}]\n", quoted(defaults));
         for feature in Feature::ALL {
             table.push_str(&format!("{} = [{}]\n", feature.name(), quoted(feature.enables().iter().copied())));
         }

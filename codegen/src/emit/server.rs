@@ -3,6 +3,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
+use super::features::Feature;
 use super::scope::Scope;
 
 pub fn server_file(scope: &mut Scope) -> TokenStream {
@@ -20,13 +21,23 @@ pub fn server_file(scope: &mut Scope) -> TokenStream {
         .iter()
         .map(|gv| format!("crate::{}::routes", gv.module.join("::")).parse().expect("a path"))
         .collect();
-    let dynamic = scope.import("support::dynamic");
-    let checks = api.resources.iter().map(|r| {
-        let model = scope.named(r.type_id);
-        let (group, version, kind) = (&r.gvk.group, &r.gvk.version, &r.gvk.kind);
-        quote!((#group, #version, #kind, #dynamic::typed::<#model>))
+    let typed_checks = scope.gated(Feature::Dynamic, |scope| {
+        let dynamic = scope.import("support::dynamic");
+        let checks: Vec<TokenStream> = api
+            .resources
+            .iter()
+            .map(|r| {
+                let model = scope.named(r.type_id);
+                let (group, version, kind) = (&r.gvk.group, &r.gvk.version, &r.gvk.kind);
+                quote!((#group, #version, #kind, #dynamic::typed::<#model>))
+            })
+            .collect();
+        quote! {
+            /// The typed check (decode and validate) of every resource, by group, version and
+            /// kind, for servers that work with JSON (`support::dynamic`).
+            pub static TYPED_CHECKS: &[(&str, &str, &str, #dynamic::TypedCheck)] = &[#(#checks),*];
+        }
     });
-    let checks: Vec<TokenStream> = checks.collect();
     let release = &api.release;
     let (major, minor) = (&release.major, &release.minor);
     let git_version = format!("v{major}.{minor}.0");
@@ -48,9 +59,7 @@ pub fn server_file(scope: &mut Scope) -> TokenStream {
             version: #discovery::VersionInfo { major: #major, minor: #minor, git_version: #git_version },
         };
 
-        /// The typed check (decode and validate) of every resource, by group, version and
-        /// kind, for servers that work with JSON (`support::dynamic`).
-        pub static TYPED_CHECKS: &[(&str, &str, &str, #dynamic::TypedCheck)] = &[#(#checks),*];
+        #typed_checks
 
         /// Every path of every resource, plus discovery (`/version`, `/api`, `/apis`, ...) and
         /// the OpenAPI documents, served by `api` with `config`. Requests no route serves get

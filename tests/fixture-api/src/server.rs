@@ -2,12 +2,24 @@
 
 //! A complete API server's trait, router and discovery catalog.
 
-use crate::api::fixture::v1::{Autoscaler, AutoscalerApi, Widget, WidgetApi};
-use crate::com::example::crd::v1::{Gizmo, GizmoApi};
-use crate::com::example::crd::v1alpha1::{Knob, KnobApi};
+use crate::api::fixture::v1::{AutoscalerApi, WidgetApi};
+use crate::com::example::crd::v1::GizmoApi;
+use crate::com::example::crd::v1alpha1::KnobApi;
 use std::sync::Arc;
 use support::axum::Router;
-use support::{discovery, dynamic, http};
+use support::{discovery, http};
+
+#[cfg(feature = "dynamic")]
+use crate::api::fixture::v1::{Autoscaler, Widget};
+
+#[cfg(feature = "dynamic")]
+use crate::com::example::crd::v1::Gizmo;
+
+#[cfg(feature = "dynamic")]
+use crate::com::example::crd::v1alpha1::Knob;
+
+#[cfg(feature = "dynamic")]
+use support::dynamic;
 
 /// Implemented by a server for every resource of these specs.
 pub trait Server: GizmoApi + KnobApi + crate::com::example::crd::v1beta1::GizmoApi + AutoscalerApi + WidgetApi {}
@@ -23,6 +35,7 @@ pub static CATALOG: discovery::ApiCatalog = discovery::ApiCatalog {
     version: discovery::VersionInfo { major: "1", minor: "32", git_version: "v1.32.0" },
 };
 
+#[cfg(feature = "dynamic")]
 /// The typed check (decode and validate) of every resource, by group, version and
 /// kind, for servers that work with JSON (`support::dynamic`).
 pub static TYPED_CHECKS: &[(&str, &str, &str, dynamic::TypedCheck)] = &[
