@@ -159,7 +159,7 @@ impl<'a> MediaRange<'a> {
     }
 
     /// The value of the parameter `name`, the last one when it repeats.
-    pub(crate) fn param(&self, name: &str) -> Option<Cow<'a, str>> {
+    fn param(&self, name: &str) -> Option<Cow<'a, str>> {
         split_unquoted(self.params, b';')
             .filter_map(|param| param.split_once('='))
             .filter(|(param_name, _)| param_name.trim_matches(is_whitespace).eq_ignore_ascii_case(name))
