@@ -18,7 +18,9 @@
 //!
 //! Only JSON is written here: ranges for protobuf or YAML are skipped (where the API server
 //! would answer in those), and so are ranges with `q=0` (which the API server does not
-//! treat as refusals).
+//! treat as refusals). The header is read as every endpoint reads it (`crate::http::accept`):
+//! a malformed `q` ranks its range last, as in the API server, and parameter names match
+//! without regard to case.
 //!
 //! # Answer
 //!
@@ -64,6 +66,7 @@ use serde::Serialize;
 use super::openapi::{none_match, openapi_hash};
 use super::order::is_built_in;
 use super::{GroupVersionInfo, VersionInfo};
+use crate::http::accept;
 use crate::{ResourceInfo, Scope};
 
 const DISCOVERY_GROUP: &str = "apidiscovery.k8s.io";
@@ -301,74 +304,23 @@ enum Version {
     V2beta1,
 }
 
-/// One media range of an `Accept` header.
-struct MediaRange<'a> {
-    kind: &'a str,
-    subtype: &'a str,
-    q: f32,
-    /// `(g, v, as)` when any of them is given (missing ones empty).
-    conversion: Option<(&'a str, &'a str, &'a str)>,
-}
-
-impl<'a> MediaRange<'a> {
-    fn parse(range: &'a str) -> Option<MediaRange<'a>> {
-        let mut parts = range.split(';');
-        let media = parts.next()?.trim();
-        if media.is_empty() {
-            return None;
-        }
-        let (kind, subtype) = media.split_once('/').unwrap_or((media, "*"));
-        let (mut q, mut group, mut version, mut kind_as) = (1.0, None, None, None);
-        for param in parts {
-            let Some((name, value)) = param.split_once('=') else {
-                continue;
-            };
-            let value = value.trim();
-            match name.trim() {
-                // Go's `strconv.ParseFloat` error leaves 0.
-                "q" => q = value.parse().unwrap_or(0.0),
-                "g" => group = Some(value),
-                "v" => version = Some(value),
-                "as" => kind_as = Some(value),
-                _ => {}
-            }
-        }
-        let conversion = (group.is_some() || version.is_some() || kind_as.is_some())
-            .then(|| (group.unwrap_or(""), version.unwrap_or(""), kind_as.unwrap_or("")));
-        let parsed = MediaRange { kind: kind.trim(), subtype: subtype.trim(), q, conversion };
-        Some(parsed)
-    }
-
-    /// Whether the range admits `application/json`.
-    fn admits_json(&self) -> bool {
-        (self.kind == "*" && self.subtype == "*")
-            || (self.kind.eq_ignore_ascii_case("application")
-                && (self.subtype == "*" || self.subtype.eq_ignore_ascii_case("json")))
-    }
-}
-
 /// The aggregated discovery version `Accept` asks for before anything else this server
 /// writes; `None` for the plain document (see the module docs).
 fn negotiate(request: &HeaderMap, v2beta1: bool) -> Option<Version> {
-    let accept = request.get(header::ACCEPT)?.to_str().ok()?;
-    let mut ranges: Vec<MediaRange<'_>> = accept.split(',').filter_map(MediaRange::parse).collect();
-    // Stable: equal preferences keep the header's order.
-    ranges.sort_by(|a, b| {
-        b.q.total_cmp(&a.q)
-            .then_with(|| (a.kind == "*").cmp(&(b.kind == "*")))
-            .then_with(|| (a.subtype == "*").cmp(&(b.subtype == "*")))
-    });
-    for range in ranges.iter().filter(|range| range.q > 0.0 && range.admits_json()) {
-        match range.conversion {
-            None => return None,
-            Some((DISCOVERY_GROUP, "v2", LIST_KIND)) => return Some(Version::V2),
-            Some((DISCOVERY_GROUP, "v2beta1", LIST_KIND)) if v2beta1 => {
-                return Some(Version::V2beta1);
-            }
-            Some(_) => {}
+    accept::most_preferred(accept::header(request), |range| {
+        if !range.admits("application/json") {
+            return None;
         }
-    }
-    None
+        let Some(conversion) = range.conversion() else {
+            return Some(None);
+        };
+        match (&*conversion.group, &*conversion.version, &*conversion.kind) {
+            (DISCOVERY_GROUP, "v2", LIST_KIND) => Some(Some(Version::V2)),
+            (DISCOVERY_GROUP, "v2beta1", LIST_KIND) if v2beta1 => Some(Some(Version::V2beta1)),
+            _ => None,
+        }
+    })
+    .flatten()
 }
 
 #[cfg(test)]
@@ -421,6 +373,14 @@ mod tests {
             None
         );
         assert_eq!(negotiate(&accept("application/json;v=v2"), true), None);
+        // A malformed q ranks its range last without refusing it.
+        let malformed = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList;q=high";
+        assert_eq!(negotiate(&accept(malformed), true), Some(Version::V2));
+        let malformed_first =
+            "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList;q=2, application/json;q=0.1";
+        assert_eq!(negotiate(&accept(malformed_first), true), None);
+        let spelled = r#"application/json;G=apidiscovery.k8s.io;V="v2";As=APIGroupDiscoveryList"#;
+        assert_eq!(negotiate(&accept(spelled), true), Some(Version::V2));
     }
 
     #[test]

@@ -19,6 +19,8 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
 use sha2::{Digest, Sha512};
 
+use crate::http::accept;
+
 /// The hash kube-apiserver puts in `?hash=` and in the `ETag` of an OpenAPI document: the
 /// SHA-512 of its bytes in upper-case hex (128 characters).
 pub fn openapi_hash(document: &[u8]) -> String {
@@ -35,23 +37,10 @@ pub(crate) fn server_relative_url(path: &str, hash: &str) -> String {
     format!("/openapi/v3/{path}?hash={hash}")
 }
 
-/// Whether an `Accept` header admits `application/json` (a missing header admits anything).
-/// Media ranges with `q=0` are refusals.
+/// Whether `Accept`, read as every endpoint reads it (`crate::http::accept`), admits
+/// `application/json`.
 pub(crate) fn accepts_json(headers: &HeaderMap) -> bool {
-    let mut values = headers.get_all(header::ACCEPT).iter().peekable();
-    if values.peek().is_none() {
-        return true;
-    }
-    values.filter_map(|value| value.to_str().ok()).flat_map(|value| value.split(',')).any(|range| {
-        let mut parts = range.split(';');
-        let media = parts.next().unwrap_or("").trim().to_ascii_lowercase();
-        let refused = parts.any(|param| {
-            let (name, value) = param.split_once('=').unwrap_or((param, ""));
-            name.trim().eq_ignore_ascii_case("q") && value.trim().parse::<f32>().is_ok_and(|q| q <= 0.0)
-        });
-        let (kind, sub) = media.split_once('/').unwrap_or((media.as_str(), "*"));
-        !refused && matches!(kind, "application" | "*") && matches!(sub, "json" | "*")
-    })
+    accept::ranges(accept::header(headers)).any(|range| range.admits("application/json"))
 }
 
 /// Whether `If-None-Match` names the entity tag `etag` (given unquoted): `*`, or the tag in
@@ -167,6 +156,13 @@ mod tests {
         assert!(!accepts_json(&headers(header::ACCEPT, "application/com.github.proto-openapi.spec.v3@v1.0+protobuf")));
         assert!(!accepts_json(&headers(header::ACCEPT, "application/json;q=0")));
         assert!(!accepts_json(&headers(header::ACCEPT, "text/html")));
+        assert!(accepts_json(&headers(header::ACCEPT, "application/json;q=high")), "a malformed q is no refusal");
+        // An empty header is an absent one, as for kube-apiserver.
+        assert!(accepts_json(&headers(header::ACCEPT, "")));
+        // Only the first line counts, as for kube-apiserver.
+        let mut two_lines = headers(header::ACCEPT, "text/html");
+        two_lines.append(header::ACCEPT, HeaderValue::from_static("application/json"));
+        assert!(!accepts_json(&two_lines));
     }
 
     #[test]

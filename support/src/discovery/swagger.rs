@@ -28,6 +28,7 @@ use serde_json::{Map, Value, json};
 
 use super::openapi::{none_match, openapi_hash};
 use super::{ApiCatalog, GroupVersionInfo};
+use crate::http::accept;
 
 /// The media type of gnostic's protobuf document, as the handler answers with it.
 pub const PROTOBUF_CONTENT_TYPE: &str = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
@@ -76,34 +77,11 @@ impl SwaggerV2 {
     }
 }
 
-/// The `Content-Type` to answer with: the first offered type the most preferred clause
-/// of `Accept` admits (an absent header admits anything).
+/// The `Content-Type` to answer with: the first offered type the most preferred range of
+/// `Accept` admits.
 fn negotiate(request: &HeaderMap) -> Option<&'static str> {
-    let accept = request.get(header::ACCEPT).and_then(|v| v.to_str().ok()).unwrap_or("").trim();
-    let accept = if accept.is_empty() { "*/*" } else { accept };
-    let mut clauses: Vec<(f32, usize, &str, &str)> = accept
-        .split(',')
-        .filter_map(|clause| {
-            let mut parts = clause.split(';');
-            let media = parts.next()?.trim();
-            let (type_, subtype) = media.split_once('/')?;
-            let q = parts
-                .filter_map(|p| p.split_once('='))
-                .find(|(k, _)| k.trim() == "q")
-                .and_then(|(_, v)| v.trim().parse::<f32>().ok())
-                .unwrap_or(1.0);
-            let specificity = usize::from(type_ != "*") + usize::from(subtype != "*");
-            (q > 0.0).then_some((q, specificity, type_.trim(), subtype.trim()))
-        })
-        .collect();
-    clauses.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)));
-    clauses.iter().find_map(|(_, _, type_, subtype)| {
-        OFFERED.iter().find_map(|(offered, answer)| {
-            let (offered_type, offered_subtype) = offered.split_once('/')?;
-            let matches = (*type_ == "*" || type_.eq_ignore_ascii_case(offered_type))
-                && (*subtype == "*" || subtype.eq_ignore_ascii_case(offered_subtype));
-            matches.then_some(*answer)
-        })
+    accept::most_preferred(accept::header(request), |range| {
+        OFFERED.iter().find(|(offered, _)| range.admits(offered)).map(|(_, answer)| *answer)
     })
 }
 
@@ -278,5 +256,38 @@ fn schema(value: &Value) -> Value {
             Value::Object(out)
         }
         other => other.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::http::HeaderValue;
+
+    use super::*;
+
+    fn negotiated(accept: &'static str) -> Option<&'static str> {
+        let mut headers = HeaderMap::new();
+        headers.insert(header::ACCEPT, HeaderValue::from_static(accept));
+        negotiate(&headers)
+    }
+
+    #[test]
+    fn negotiation() {
+        const KUBECTL: &str = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf";
+        assert_eq!(negotiate(&HeaderMap::new()), Some("application/json"));
+        assert_eq!(negotiated(KUBECTL), Some(PROTOBUF_CONTENT_TYPE));
+        assert_eq!(negotiated("application/json;q=0.5, application/*"), Some("application/json"));
+        assert_eq!(
+            negotiated("*/*;q=0.5, application/com.github.proto-openapi.spec.v2.v1.0+protobuf"),
+            Some(PROTOBUF_CONTENT_TYPE)
+        );
+        assert_eq!(negotiated("application/json;q=0, text/html"), None, "q=0 refuses");
+        // As kube-apiserver reads them: a lone `*` is `*/*`, a malformed q ranks last.
+        assert_eq!(negotiated("*"), Some("application/json"));
+        assert_eq!(
+            negotiated("application/json;q=high, application/com.github.proto-openapi.spec.v2@v1.0+protobuf;q=0.5"),
+            Some(PROTOBUF_CONTENT_TYPE)
+        );
+        assert_eq!(negotiated("application/json;q=high"), Some("application/json"));
     }
 }

@@ -19,6 +19,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use super::accept;
 use super::decode::{self, BodyFormat, DecodeError, StrictError};
 use super::negotiate::{self, ACCEPTED, ACCEPTED_STREAM, Format, Negotiated, Output, Transform};
 use super::patch::{self, Patch};
@@ -96,8 +97,7 @@ where
     // What can be decided before the body is read is decided here, so that the future,
     // which the router boxes for every request, holds only what the rest needs.
     let (mut parts, body) = request.into_parts();
-    let accept = parts.headers.get(header::ACCEPT).and_then(|v| v.to_str().ok());
-    let Negotiated { output, error_format } = negotiate::negotiate(accept);
+    let Negotiated { output, error_format } = negotiate::negotiate(accept::header(&parts.headers));
     let admitted = admit(&parts.headers, output, config);
     let limit = config.max_body_bytes;
     let mut warnings = Warnings::default();
@@ -462,9 +462,8 @@ impl Call {
         events: WatchStream<T>,
         timeout_seconds: Option<i64>,
     ) -> Result<Reply, Status> {
-        let accept = self.0.headers.get(header::ACCEPT).and_then(|v| v.to_str().ok());
-        let Output { format, transform } =
-            negotiate::negotiate_watch(accept).ok_or_else(|| Status::not_acceptable(ACCEPTED_STREAM))?;
+        let Output { format, transform } = negotiate::negotiate_watch(accept::header(&self.0.headers))
+            .ok_or_else(|| Status::not_acceptable(ACCEPTED_STREAM))?;
         let include_object = match transform {
             Transform::Table(_) => IncludeObject::from_query(&self.query())?,
             _ => IncludeObject::Metadata,

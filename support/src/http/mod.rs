@@ -30,6 +30,7 @@
 //! }
 //! ```
 
+pub(crate) mod accept;
 mod call;
 mod decode;
 mod errors;

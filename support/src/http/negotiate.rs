@@ -1,5 +1,7 @@
 //! `Accept` negotiation as the API server does it (`negotiation.NegotiateMediaTypeOptions`).
 
+use super::accept::{self, MediaRange, MostPreferred};
+
 /// Serialization of a response body.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Format {
@@ -43,136 +45,35 @@ pub(crate) struct Output {
     pub(crate) transform: Transform,
 }
 
-impl Output {
-    pub(crate) const JSON: Output = Output { format: Format::Json, transform: Transform::None };
+/// The serialization a range admits first, in the API server's order, if this server has it.
+fn format_of(range: &MediaRange<'_>) -> Option<Format> {
+    [Format::Json, Format::Yaml, Format::Protobuf].into_iter().find(|format| range.admits(format.content_type()))
 }
 
-/// One media range of an `Accept` header, borrowed from it.
-struct Clause<'a> {
-    type_: &'a str,
-    subtype: &'a str,
-    q: f32,
-    /// The parameters after the media range, `;`-separated, as sent.
-    params: &'a str,
-}
-
-impl<'a> Clause<'a> {
-    /// The values of the parameter `name` (matched without regard to case), unquoted.
-    fn params(&self, name: &str) -> impl Iterator<Item = &'a str> {
-        self.params.split(';').filter_map(move |param| {
-            let (key, value) = param.split_once('=').unwrap_or((param, ""));
-            key.trim().eq_ignore_ascii_case(name).then(|| value.trim().trim_matches('"'))
-        })
-    }
-
-    /// The first value of the parameter `name`.
-    fn param(&self, name: &str) -> Option<&'a str> {
-        self.params(name).next()
-    }
-
-    /// Whether the media range is `type_/subtype`, compared without regard to case.
-    fn is(&self, type_: &str, subtype: &str) -> bool {
-        self.type_.eq_ignore_ascii_case(type_) && self.subtype.eq_ignore_ascii_case(subtype)
-    }
-
-    /// How specific the range is: exact types before `type/*` before `*/*`.
-    fn specificity(&self) -> u8 {
-        match (self.type_, self.subtype) {
-            ("*", _) => 0,
-            (_, "*") => 1,
-            _ => 2,
-        }
-    }
-}
-
-/// The clauses of an `Accept` header, in the order given; `q=0` clauses are dropped.
-fn clauses(accept: &str) -> impl Iterator<Item = Clause<'_>> {
-    accept.split(',').filter_map(|part| {
-        let (range, params) = part.split_once(';').unwrap_or((part, ""));
-        let range = range.trim();
-        if range.is_empty() {
-            return None;
-        }
-        let (type_, subtype) = range.split_once('/').unwrap_or((range, "*"));
-        let clause = Clause { type_: type_.trim(), subtype: subtype.trim(), q: 1.0, params };
-        // The last `q` counts.
-        let q = clause.params("q").last().map_or(1.0, |q| q.parse().unwrap_or(1.0));
-        (q > 0.0).then_some(Clause { q, ..clause })
-    })
-}
-
-/// The most preferred of the clauses offered to it that are acceptable: by `q`, then exact
-/// types before `type/*` before `*/*`, otherwise the first offered.
-struct MostPreferred<T> {
-    best: Option<((f32, u8), T)>,
-}
-
-impl<T> MostPreferred<T> {
-    fn new() -> Self {
-        MostPreferred { best: None }
-    }
-
-    /// Considers `clause`, made into a `T` by `pick` (`None`: not acceptable).
-    fn offer(&mut self, clause: &Clause<'_>, pick: impl FnOnce(&Clause<'_>) -> Option<T>) {
-        let rank = (clause.q, clause.specificity());
-        let better = self.best.as_ref().is_none_or(|((q, specificity), _)| {
-            rank.0.total_cmp(q).then_with(|| rank.1.cmp(specificity)) == std::cmp::Ordering::Greater
-        });
-        if better && let Some(picked) = pick(clause) {
-            self.best = Some((rank, picked));
-        }
-    }
-
-    fn into_inner(self) -> Option<T> {
-        self.best.map(|(_, picked)| picked)
-    }
-}
-
-/// What `pick` makes of the most preferred clause of `accept` it accepts.
-fn most_preferred<T>(accept: &str, pick: impl Fn(&Clause<'_>) -> Option<T>) -> Option<T> {
-    let mut best = MostPreferred::new();
-    for clause in clauses(accept) {
-        best.offer(&clause, &pick);
-    }
-    best.into_inner()
-}
-
-/// The serialization a clause names, if this server has it.
-fn format_of(clause: &Clause<'_>) -> Option<Format> {
-    if clause.is("application", "json") || clause.is("application", "*") || clause.is("*", "*") {
-        Some(Format::Json)
-    } else if clause.is("application", "yaml") {
-        Some(Format::Yaml)
-    } else if clause.is("application", "vnd.kubernetes.protobuf") {
-        Some(Format::Protobuf)
-    } else {
-        None
-    }
-}
-
-/// The format and conversion a clause asks for, if this server can answer so: Tables and
+/// The format and conversion a range asks for, if this server can answer so: Tables and
 /// partial metadata only as JSON or YAML (the API server has no protobuf Table either).
-fn output_of(clause: &Clause<'_>) -> Option<Output> {
-    let format = format_of(clause)?;
-    let transform = transform_of(clause)?;
+fn output_of(range: &MediaRange<'_>) -> Option<Output> {
+    let format = format_of(range)?;
+    let transform = transform_of(range)?;
     (format != Format::Protobuf || transform == Transform::None).then_some(Output { format, transform })
 }
 
-/// The conversion a clause asks for; `None` when it asks for one this server cannot do,
-/// which makes the clause unacceptable (the next one is tried).
-fn transform_of(clause: &Clause<'_>) -> Option<Transform> {
-    let Some(kind) = clause.param("as") else {
+/// The conversion a range asks for; `None` when it asks for one this server cannot do
+/// (any of `g`, `v` and `as` asks for one), which makes the range unacceptable (the next
+/// one is tried).
+fn transform_of(range: &MediaRange<'_>) -> Option<Transform> {
+    let Some(conversion) = range.conversion() else {
         return Some(Transform::None);
     };
-    if clause.param("g") != Some("meta.k8s.io") {
+    if conversion.group != "meta.k8s.io" {
         return None;
     }
-    let version = match clause.param("v") {
-        Some("v1") => "v1",
-        Some("v1beta1") => "v1beta1",
+    let version = match &*conversion.version {
+        "v1" => "v1",
+        "v1beta1" => "v1beta1",
         _ => return None,
     };
-    match kind {
+    match &*conversion.kind {
         "Table" => Some(Transform::Table(version)),
         "PartialObjectMetadata" => Some(Transform::Partial(version)),
         "PartialObjectMetadataList" => Some(Transform::PartialList(version)),
@@ -180,49 +81,43 @@ fn transform_of(clause: &Clause<'_>) -> Option<Transform> {
     }
 }
 
-/// What `Accept` asks a response to be sent as, read in one pass without allocating.
+/// What `Accept` (as [`accept::header`] reads it) asks a response to be sent as, read in
+/// one pass.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Negotiated {
-    /// The first acceptable clause's output, or `None` (406) when there is none. An
-    /// absent or empty header is JSON.
+    /// The most preferred acceptable range's output, or `None` (406) when there is none.
     pub(crate) output: Option<Output>,
-    /// The format to send a `Status` in: the first acceptable serialization, conversions
-    /// ignored (a Status is never converted); JSON when nothing is acceptable.
+    /// The format to send a `Status` in: the most preferred acceptable serialization,
+    /// conversions ignored (a Status is never converted); JSON when nothing is acceptable.
     pub(crate) error_format: Format,
 }
 
-pub(crate) fn negotiate(accept: Option<&str>) -> Negotiated {
-    let accept = accept.unwrap_or("").trim();
-    if accept.is_empty() {
-        return Negotiated { output: Some(Output::JSON), error_format: Format::Json };
-    }
+pub(crate) fn negotiate(accept: &str) -> Negotiated {
     let (mut output, mut error_format) = (MostPreferred::new(), MostPreferred::new());
-    for clause in clauses(accept) {
-        output.offer(&clause, output_of);
-        error_format.offer(&clause, format_of);
+    for range in accept::ranges(accept) {
+        output.offer(&range, output_of);
+        error_format.offer(&range, format_of);
     }
     Negotiated { output: output.into_inner(), error_format: error_format.into_inner().unwrap_or(Format::Json) }
 }
 
 /// The format and conversion of a watch stream, JSON or protobuf; `None` (406) when no
-/// clause accepts either.
-pub(crate) fn negotiate_watch(accept: Option<&str>) -> Option<Output> {
-    let accept = accept.unwrap_or("").trim();
-    if accept.is_empty() {
-        return Some(Output::JSON);
-    }
-    most_preferred(accept, |clause| output_of(clause).filter(|output| output.format != Format::Yaml))
+/// range accepts either.
+pub(crate) fn negotiate_watch(accept: &str) -> Option<Output> {
+    accept::most_preferred(accept, |range| output_of(range).filter(|output| output.format != Format::Yaml))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn negotiate_output(accept: Option<&str>) -> Option<Output> {
+    const JSON: Output = Output { format: Format::Json, transform: Transform::None };
+
+    fn negotiate_output(accept: &str) -> Option<Output> {
         negotiate(accept).output
     }
 
-    fn error_format(accept: Option<&str>) -> Format {
+    fn error_format(accept: &str) -> Format {
         negotiate(accept).error_format
     }
 
@@ -230,39 +125,45 @@ mod tests {
 
     #[test]
     fn kubectl_get_asks_for_a_table() {
-        let out = negotiate_output(Some(KUBECTL_GET)).unwrap();
+        let out = negotiate_output(KUBECTL_GET).unwrap();
         assert_eq!(out, Output { format: Format::Json, transform: Transform::Table("v1") });
-        assert_eq!(negotiate_watch(Some(KUBECTL_GET)).map(|o| o.transform), Some(Transform::Table("v1")));
+        assert_eq!(negotiate_watch(KUBECTL_GET).map(|o| o.transform), Some(Transform::Table("v1")));
     }
 
     #[test]
     fn plain_and_wildcards() {
-        assert_eq!(negotiate_output(None), Some(Output::JSON));
-        assert_eq!(negotiate_output(Some("application/json, */*")), Some(Output::JSON));
-        assert_eq!(negotiate_output(Some("*/*")), Some(Output::JSON));
-        assert_eq!(negotiate_output(Some("application/yaml")).unwrap().format, Format::Yaml);
-        assert_eq!(negotiate_output(Some("text/html")), None);
-        assert_eq!(
-            negotiate_output(Some("application/vnd.kubernetes.protobuf, */*")).unwrap().format,
-            Format::Protobuf
-        );
-        assert_eq!(negotiate_output(Some("application/yaml;q=0.5, application/json")), Some(Output::JSON));
-        assert_eq!(error_format(Some("text/html")), Format::Json);
-        assert_eq!(error_format(Some("application/yaml")), Format::Yaml);
-        assert_eq!(negotiate_watch(Some("application/yaml")), None);
+        let no_header = axum::http::HeaderMap::new();
+        let absent = accept::header(&no_header);
+        assert_eq!(negotiate(absent), Negotiated { output: Some(JSON), error_format: Format::Json });
+        assert_eq!(negotiate_watch(absent), Some(JSON));
+        assert_eq!(negotiate_output("application/json, */*"), Some(JSON));
+        assert_eq!(negotiate_output("*/*"), Some(JSON));
+        assert_eq!(negotiate_output("application/yaml").unwrap().format, Format::Yaml);
+        assert_eq!(negotiate_output("text/html"), None);
+        assert_eq!(negotiate_output("application/vnd.kubernetes.protobuf, */*").unwrap().format, Format::Protobuf);
+        assert_eq!(negotiate_output("application/yaml;q=0.5, application/json"), Some(JSON));
+        assert_eq!(error_format("text/html"), Format::Json);
+        assert_eq!(error_format("application/yaml"), Format::Yaml);
+        assert_eq!(negotiate_watch("application/yaml"), None);
     }
 
     #[test]
     fn unknown_conversions_fall_through() {
-        let out = negotiate_output(Some("application/json;as=Table;v=v2;g=meta.k8s.io,application/yaml")).unwrap();
+        let out = negotiate_output("application/json;as=Table;v=v2;g=meta.k8s.io,application/yaml").unwrap();
         assert_eq!(out, Output { format: Format::Yaml, transform: Transform::None });
-        let out = negotiate_output(Some("application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io")).unwrap();
+        let out = negotiate_output("application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io").unwrap();
         assert_eq!(out.transform, Transform::PartialList("v1"));
+        let out = negotiate_output(r#"application/json;as="Table";v=v1;g="meta.k8s.io""#).unwrap();
+        assert_eq!(out.transform, Transform::Table("v1"), "quoted values");
+        // `g` or `v` without `as` asks for a conversion too (of no kind), as in the API server.
+        let out = negotiate_output("application/json;g=meta.k8s.io;v=v1, application/yaml").unwrap();
+        assert_eq!(out, Output { format: Format::Yaml, transform: Transform::None });
+        assert_eq!(negotiate_output("application/json;v=v1"), None);
     }
 
     #[test]
     fn preference_by_q_then_specificity_then_order() {
-        let format = |accept| negotiate_output(Some(accept)).map(|output| output.format);
+        let format = |accept| negotiate_output(accept).map(|output| output.format);
         assert_eq!(format("application/json;q=0.5, application/yaml;q=0.9"), Some(Format::Yaml));
         assert_eq!(format("*/*, application/yaml"), Some(Format::Yaml), "exact before */*");
         assert_eq!(format("application/*, application/yaml"), Some(Format::Yaml), "exact before type/*");
@@ -271,17 +172,19 @@ mod tests {
         assert_eq!(format("application/yaml;q=0, application/json;q=0.1"), Some(Format::Json), "q=0 is refused");
         assert_eq!(format("application/yaml;q=0.1;q=1, application/json;q=0.5"), Some(Format::Yaml), "the last q");
         assert_eq!(format("text/html;q=1, application/yaml;q=0.2"), Some(Format::Yaml), "unknown types skipped");
+        assert_eq!(format("application/yaml;q=high, application/json;q=0.1"), Some(Format::Json), "malformed q: last");
+        assert_eq!(format("application/yaml;q=high"), Some(Format::Yaml), "malformed q: no refusal");
         assert_eq!(
-            error_format(Some("application/json;as=Table;v=v9;g=meta.k8s.io;q=0.1, application/yaml;q=0.05")),
+            error_format("application/json;as=Table;v=v9;g=meta.k8s.io;q=0.1, application/yaml;q=0.05"),
             Format::Json
         );
         assert_eq!(
-            negotiate_output(Some("application/json;as=Table;v=v9;g=meta.k8s.io;q=0.1, application/yaml;q=0.05"))
+            negotiate_output("application/json;as=Table;v=v9;g=meta.k8s.io;q=0.1, application/yaml;q=0.05")
                 .map(|o| o.format),
             Some(Format::Yaml)
         );
         assert_eq!(
-            negotiate_watch(Some("application/yaml, application/vnd.kubernetes.protobuf;q=0.5")).map(|o| o.format),
+            negotiate_watch("application/yaml, application/vnd.kubernetes.protobuf;q=0.5").map(|o| o.format),
             Some(Format::Protobuf)
         );
     }
