@@ -127,8 +127,9 @@ pub fn emit(scope: &mut Scope, analysis: &Analysis, id: TypeId, translate_cel: b
     let property_counts = emitter.property_counts(s);
     let object_rules = (!s.rules.is_empty()).then(|| {
         let old = analysis.needs_old(id).then(|| quote!(old));
-        let rules = emitter.cel(&s.rules, &FieldType::plain(Ty::Named(id)), old);
-        quote!(let (value, path) = (self, *path); #rules)
+        // `path` is the parameter, already a reference.
+        let rules = emitter.cel(&s.rules, &FieldType::plain(Ty::Named(id)), &quote!(path), old);
+        quote!(let value = self; #rules)
     });
     let old_name = if analysis.needs_old(id) { quote!(old) } else { quote!(_old) };
     quote! {
@@ -299,7 +300,7 @@ impl Emitter<'_, '_> {
         let api = self.scope.api;
         let keywords = self.keywords(ft);
         let old = with_old.then(|| quote!(old));
-        let cel = self.cel(&ft.checks.cel, ft, old.clone());
+        let cel = self.cel(&ft.checks.cel, ft, &quote!(&path), old.clone());
         let nested = match &ft.ty {
             Ty::Named(id) => self.named(*id, old),
             Ty::Support(SupportType::Quantity) => {
@@ -512,14 +513,21 @@ impl Emitter<'_, '_> {
         }
     }
 
-    /// CEL rules at a position of type `self_ty`, compiled once per process; those the
-    /// fast path translates run as Rust (see `super::cel`).
-    fn cel(&mut self, rules: &[CelRule], self_ty: &FieldType, old: Option<TokenStream>) -> TokenStream {
+    /// CEL rules at a position of type `self_ty` (`value` at the `&Path` expression
+    /// `path`), compiled once per process; those the fast path translates run as Rust (see
+    /// `super::cel`).
+    fn cel(
+        &mut self,
+        rules: &[CelRule],
+        self_ty: &FieldType,
+        path: &TokenStream,
+        old: Option<TokenStream>,
+    ) -> TokenStream {
         if rules.is_empty() {
             return TokenStream::new();
         }
         let schema_type = schema_type(self.api(), &self_ty.ty);
-        super::cel::node(self.scope, rules, self_ty, schema_type, old.as_ref(), self.translate_cel)
+        super::cel::node(self.scope, rules, path, self_ty, schema_type, old.as_ref(), self.translate_cel)
     }
 
     fn object_meta(&mut self, s: &Struct, meta: &ObjectMetaUse) -> TokenStream {

@@ -86,7 +86,6 @@
 //!   `date-time`/`duration` formatted strings as timestamps and durations (they stay
 //!   strings), set and map list equality ignoring order.
 
-use std::cell::OnceCell;
 use std::fmt;
 use std::sync::OnceLock;
 
@@ -298,20 +297,32 @@ impl fmt::Debug for LazyRule {
 /// The CEL rules of one node of a typed object, checked one statement at a time, in the
 /// order of the node's rules: [`translated`](Self::translated) for a rule the generator
 /// translated to Rust, [`interpreted`](Self::interpreted) for a run of rules left to the
-/// interpreter. The node's JSON copy, which the interpreter works on, is made at most
-/// once, and only when the interpreter runs.
+/// interpreter.
+///
+/// A node is only references, so a rule whose translation passes costs its translation
+/// and one comparison: no JSON copy, no state to drop. The interpreter works on a JSON
+/// copy of the node, made by each statement that runs it.
 pub struct Node<'a, T: ?Sized> {
     value: &'a T,
     path: &'a Path<'a>,
     schema_type: &'a str,
-    json: OnceCell<Value>,
 }
+
+// Derived, these would require `T: Clone`.
+impl<T: ?Sized> Clone for Node<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T: ?Sized> Copy for Node<'_, T> {}
 
 impl<'a, T: Serialize + ?Sized> Node<'a, T> {
     /// The node `value` at `path`, whose schema `type` (`object`, `string`, `integer`,
     /// ...; empty for `x-kubernetes-int-or-string`) errors show as the bad value.
+    #[inline]
     pub fn new(value: &'a T, path: &'a Path<'a>, schema_type: &'a str) -> Self {
-        Node { value, path, schema_type, json: OnceCell::new() }
+        Node { value, path, schema_type }
     }
 
     /// Checks `rule` given what its translation to Rust returned: `Some(true)` (or `true`)
@@ -321,13 +332,26 @@ impl<'a, T: Serialize + ?Sized> Node<'a, T> {
     ///
     /// Translated rules are never transition rules and always compile: the generator
     /// translates no others.
-    pub fn translated(&self, rule: &LazyRule, outcome: impl Into<Option<bool>>, errors: &mut ErrorList) {
-        match outcome.into() {
-            Some(true) => {}
-            Some(false) => match check::translated_failure(&rule.spec, rule.report(), self.path, self.schema_type) {
-                Some(error) => errors.push(error),
-                None => self.interpret(std::slice::from_ref(rule), None, errors),
-            },
+    #[inline]
+    pub fn translated(self, rule: &LazyRule, outcome: impl Into<Option<bool>>, errors: &mut ErrorList) {
+        let outcome = outcome.into();
+        // Inlined into generated code, this comparison is all a passing rule costs.
+        if outcome != Some(true) {
+            self.not_passed(rule, outcome, errors);
+        }
+    }
+
+    /// [`translated`](Self::translated) for a rule its translation found false or could
+    /// not decide.
+    #[cold]
+    #[inline(never)]
+    fn not_passed(self, rule: &LazyRule, outcome: Option<bool>, errors: &mut ErrorList) {
+        let error = match outcome {
+            Some(false) => check::translated_failure(&rule.spec, rule.report(), self.path, self.schema_type),
+            _ => None,
+        };
+        match error {
+            Some(error) => errors.push(error),
             None => self.interpret(std::slice::from_ref(rule), None, errors),
         }
     }
@@ -335,18 +359,17 @@ impl<'a, T: Serialize + ?Sized> Node<'a, T> {
     /// Checks `rules` with the interpreter, `old` being the node's value before an update
     /// (for transition rules). When no rule would be evaluated (transition rules without
     /// `old`), no JSON copy is made.
-    pub fn interpreted(&self, rules: &[LazyRule], old: Option<&T>, errors: &mut ErrorList) {
+    pub fn interpreted(self, rules: &[LazyRule], old: Option<&T>, errors: &mut ErrorList) {
         if rules.iter().map(LazyRule::get).all(|rule| rule.compile_error().is_none() && !rule.runs(old.is_some())) {
             return;
         }
         self.interpret(rules, old, errors);
     }
 
-    fn interpret(&self, rules: &[LazyRule], old: Option<&T>, errors: &mut ErrorList) {
+    fn interpret(self, rules: &[LazyRule], old: Option<&T>, errors: &mut ErrorList) {
         let rules = rules.iter().map(LazyRule::get);
         let old = old.filter(|_| rules.clone().any(CelRule::is_transition_rule)).map(to_json);
-        let json = self.json.get_or_init(|| to_json(self.value));
-        check::check(rules, self.path, self.schema_type, json, old.as_ref(), errors);
+        check::check(rules, self.path, self.schema_type, &to_json(self.value), old.as_ref(), errors);
     }
 }
 

@@ -30,13 +30,14 @@ use super::scope::Scope;
 use crate::ir::{CelRule, FieldType, Ty};
 pub use translate::{Transpiled, transpile};
 
-/// The CEL checks of one node (`value` at `path`, `old` its value before an update when
-/// in scope): one statement per translated rule, one per run of rules the interpreter
-/// checks, in the rules' order, through a `support::cel::Node`, which makes the node's
-/// JSON copy at most once and only when the interpreter runs.
+/// The CEL checks of one node (`value` at `path`, a `&Path` expression such as `&path`;
+/// `old` its value before an update when in scope): one statement per translated rule,
+/// one per run of rules the interpreter checks, in the rules' order, through a
+/// `support::cel::Node`, which makes the node's JSON copy only when the interpreter runs.
 pub(super) fn node(
     scope: &mut Scope,
     rules: &[CelRule],
+    path: &TokenStream,
     self_ty: &FieldType,
     schema_type: &str,
     old: Option<&TokenStream>,
@@ -82,7 +83,7 @@ pub(super) fn node(
         index += 1;
     }
     quote! {
-        let node = #node::new(value, &path, #schema_type);
+        let node = #node::new(value, #path, #schema_type);
         #(#items)*
     }
 }

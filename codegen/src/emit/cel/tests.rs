@@ -339,7 +339,7 @@ fn node_checks_each_rule_in_one_statement() {
     let self_ty = FieldType::plain(Ty::Named(THING));
     let emit = |rules: &[CelRule], translate: bool| {
         let mut scope = Scope::new(&api, &module, ["Thing", "Kind", "Part"]);
-        compact(&node(&mut scope, rules, &self_ty, "object", None, translate))
+        compact(&node(&mut scope, rules, &quote!(&path), &self_ty, "object", None, translate))
     };
     // A translated rule: its function, its lazily compiled rule, one statement.
     let code = emit(&[rule("self.count > 0")], true);

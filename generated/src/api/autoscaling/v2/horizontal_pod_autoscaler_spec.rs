@@ -61,8 +61,8 @@ impl Validate for HorizontalPodAutoscalerSpec {
             let value = &self.scale_target_ref;
             value.validate_into(None, &path, errors);
         }
-        let (value, path) = (self, *path);
-        let node = Node::new(value, &path, "object");
+        let value = self;
+        let node = Node::new(value, path, "object");
 
         fn rule_0(value: &HorizontalPodAutoscalerSpec) -> Option<bool> {
             Some(value.min_replicas.is_none() || i64::from(value.max_replicas) >= i64::from(value.min_replicas?))

@@ -56,8 +56,8 @@ impl Validate for HPAScalingRules {
             let path = path.field("tolerance");
             rules::quantity(&path, value, errors);
         }
-        let (value, path) = (self, *path);
-        let node = Node::new(value, &path, "object");
+        let value = self;
+        let node = Node::new(value, path, "object");
 
         fn rule_0(value: &HPAScalingRules) -> Option<bool> {
             Some(value.tolerance.is_none() || !value.tolerance.as_ref()?.0.as_str().starts_with("-"))

@@ -73,8 +73,8 @@ impl Validate for MetricSpec {
                 }
             }
         }
-        let (value, path) = (self, *path);
-        let node = Node::new(value, &path, "object");
+        let value = self;
+        let node = Node::new(value, path, "object");
 
         fn rule_0(value: &MetricSpec) -> bool {
             !matches!(value.type_.as_str(), "ContainerResource" | "External" | "Object" | "Pods" | "Resource")

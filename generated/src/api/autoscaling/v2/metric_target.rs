@@ -52,8 +52,8 @@ impl Validate for MetricTarget {
             let path = path.field("value");
             rules::quantity(&path, value, errors);
         }
-        let (value, path) = (self, *path);
-        let node = Node::new(value, &path, "object");
+        let value = self;
+        let node = Node::new(value, path, "object");
 
         fn rule_0(value: &MetricTarget) -> bool {
             value.type_.as_str() != "Utilization" || value.average_utilization.is_some()

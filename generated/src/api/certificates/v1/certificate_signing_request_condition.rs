@@ -66,8 +66,8 @@ impl Validate for CertificateSigningRequestCondition {
                 }
             }
         }
-        let (value, path) = (self, *path);
-        let node = Node::new(value, &path, "object");
+        let value = self;
+        let node = Node::new(value, path, "object");
 
         fn rule_0(value: &CertificateSigningRequestCondition) -> bool {
             !matches!(value.type_.as_str(), "Approved" | "Denied" | "Failed") || value.status.as_str() == "True"

@@ -42,8 +42,8 @@ impl Validate for CertificateSigningRequestStatus {
                 value.validate_into(None, &path, errors);
             }
         }
-        let (value, path) = (self, *path);
-        let node = Node::new(value, &path, "object");
+        let value = self;
+        let node = Node::new(value, path, "object");
 
         fn rule_0(value: &CertificateSigningRequestStatus) -> Option<bool> {
             Some(

@@ -33,8 +33,8 @@ impl Validate for ProbeCert {
             let path = path.field("secret");
             value.validate_into(None, &path, errors);
         }
-        let (value, path) = (self, *path);
-        let node = Node::new(value, &path, "object");
+        let value = self;
+        let node = Node::new(value, path, "object");
 
         fn rule_0(value: &ProbeCert) -> bool {
             !(value.secret.is_some() && value.config_map.is_some())

@@ -33,8 +33,8 @@ impl Validate for ProbeClientId {
             let path = path.field("secret");
             value.validate_into(None, &path, errors);
         }
-        let (value, path) = (self, *path);
-        let node = Node::new(value, &path, "object");
+        let value = self;
+        let node = Node::new(value, path, "object");
 
         static RULES_0: [LazyRule; 1] = [LazyRule::new(
             CelRuleSpec::new("has(self.secret) != has(self.configMap)")

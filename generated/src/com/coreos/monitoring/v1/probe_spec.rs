@@ -148,8 +148,8 @@ impl Validate for ProbeSpec {
             let path = path.field("tlsConfig");
             value.validate_into(None, &path, errors);
         }
-        let (value, path) = (self, *path);
-        let node = Node::new(value, &path, "object");
+        let value = self;
+        let node = Node::new(value, path, "object");
 
         fn rule_0(value: &ProbeSpec) -> Option<bool> {
             Some(

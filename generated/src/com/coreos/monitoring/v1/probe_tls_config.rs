@@ -46,8 +46,8 @@ impl Validate for ProbeTlsConfig {
             let path = path.field("keySecret");
             value.validate_into(None, &path, errors);
         }
-        let (value, path) = (self, *path);
-        let node = Node::new(value, &path, "object");
+        let value = self;
+        let node = Node::new(value, path, "object");
 
         static RULES_0: [LazyRule; 1] = [
             LazyRule::new(

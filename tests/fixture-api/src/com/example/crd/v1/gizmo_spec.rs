@@ -194,8 +194,8 @@ impl Validate for GizmoSpec {
             let path = path.field("tags");
             rules::unique_items(&path, value, errors);
         }
-        let (value, path) = (self, *path);
-        let node = Node::new(value, &path, "object");
+        let value = self;
+        let node = Node::new(value, path, "object");
 
         fn rule_0(value: &GizmoSpec) -> Option<bool> {
             Some(i64::from(value.replicas?) <= i64::from(value.max_replicas?))

@@ -73,8 +73,8 @@ impl Validate for Knob {
             rules::schema::minimum(&path, *value, 0, false, errors);
             rules::schema::maximum(&path, *value, 11, false, errors);
         }
-        let (value, path) = (self, *path);
-        let node = Node::new(value, &path, "object");
+        let value = self;
+        let node = Node::new(value, path, "object");
 
         fn rule_0(value: &Knob) -> Option<bool> {
             Some(value.metadata.as_ref()?.name.as_ref()?.as_str().starts_with("knob-"))

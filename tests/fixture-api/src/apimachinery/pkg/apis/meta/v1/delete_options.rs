@@ -69,8 +69,8 @@ impl Validate for DeleteOptions {
                 rules::not_supported(&path, value.as_str(), DeleteOptionsPropagationPolicy::VALUES, errors);
             }
         }
-        let (value, path) = (self, *path);
-        let node = Node::new(value, &path, "object");
+        let value = self;
+        let node = Node::new(value, path, "object");
 
         fn rule_0(value: &DeleteOptions) -> bool {
             value.orphan_dependents.is_none() || value.propagation_policy.is_none()
