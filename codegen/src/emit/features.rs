@@ -73,14 +73,11 @@ impl Feature {
         table
     }
 
-    /// Every item of `items` behind this feature.
-    pub fn gate(self, items: TokenStream) -> TokenStream {
-        if items.is_empty() {
-            return items;
-        }
-        let file: syn::File = syn::parse2(items).expect("emitters write items");
+    /// Each of `items`, one item apiece, behind this feature. Emitters hand over their
+    /// items one by one, so the attribute goes in front of each without parsing them again.
+    pub fn gate(self, items: impl IntoIterator<Item = TokenStream>) -> TokenStream {
         let cfg = self.cfg();
-        file.items.iter().map(|item| quote!(#cfg #item)).collect()
+        items.into_iter().filter(|item| !item.is_empty()).map(|item| quote!(#cfg #item)).collect()
     }
 }
 

@@ -81,10 +81,10 @@ pub fn emit_sources(api: &Api, options: &CrateOptions) -> Result<BTreeMap<PathBu
         let source = source_label(&api.sources[ty.source]);
         files.insert(folder.join(format!("{}.rs", resource.file)), rust_file(&scope, tokens, &header(&source)));
         let (file, name) = (format_ident!("{}", resource.file), format_ident!("{}", resource.trait_name));
-        extra_items.entry(&ty.module).or_default().push(Feature::Server.gate(quote! {
-            mod #file;
-            pub use self::#file::#name;
-        }));
+        extra_items
+            .entry(&ty.module)
+            .or_default()
+            .push(Feature::Server.gate([quote!(mod #file;), quote!(pub use self::#file::#name;)]));
     }
     for gv in &api.group_versions {
         let folder = module_folder(&gv.module);
@@ -92,9 +92,9 @@ pub fn emit_sources(api: &Api, options: &CrateOptions) -> Result<BTreeMap<PathBu
         let tokens = routes::group_version_file(&mut scope, gv);
         files.insert(folder.join("routes.rs"), rust_file(&scope, tokens, &crate_header));
         files.insert(folder.join("openapi.json"), Source::Text(gv.openapi.to_string()));
-        extra_items.entry(&gv.module).or_default().push(Feature::Server.gate(quote!(
+        extra_items.entry(&gv.module).or_default().push(Feature::Server.gate([quote!(
             pub mod routes;
-        )));
+        )]));
     }
     let set_names = api.param_sets.iter().map(|s| s.name.as_str()).chain(api.path_sets.iter().map(|s| s.name.as_str()));
     let mut scope = Scope::new(api, &[], set_names);
@@ -106,11 +106,11 @@ pub fn emit_sources(api: &Api, options: &CrateOptions) -> Result<BTreeMap<PathBu
     let mut scope = Scope::new(api, &[], ["Server", "CATALOG", "TYPED_CHECKS", "router"]);
     let tokens = server::server_file(&mut scope);
     files.insert(PathBuf::from("src/server.rs"), rust_file(&scope, tokens, &crate_header));
-    extra_items.entry(&[]).or_default().push(Feature::Server.gate(quote! {
-        pub mod params;
-        pub mod responses;
-        pub mod server;
-    }));
+    let server_modules = ["params", "responses", "server"].map(|module| {
+        let module = format_ident!("{module}");
+        quote!(pub mod #module;)
+    });
+    extra_items.entry(&[]).or_default().push(Feature::Server.gate(server_modules));
     let mut scope = Scope::new(api, &[], ["check", "default_is_what_decoding_an_empty_object_gives"]);
     if let Some(tokens) = spec_defaults_test(&mut scope) {
         files.insert(PathBuf::from("src/spec_defaults.rs"), rust_file(&scope, tokens, &crate_header));

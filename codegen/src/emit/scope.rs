@@ -65,12 +65,13 @@ impl<'a> Scope<'a> {
         }
     }
 
-    /// The items `emit` writes, each behind `feature`, as are the imports only they use.
+    /// The item `emit` writes (one item, or nothing) behind `feature`, as are the imports
+    /// only it uses.
     pub fn gated(&mut self, feature: Feature, emit: impl FnOnce(&mut Self) -> TokenStream) -> TokenStream {
         let outer = self.gate.replace(feature);
-        let items = emit(self);
+        let item = emit(self);
         self.gate = outer;
-        feature.gate(items)
+        feature.gate([item])
     }
 
     /// A named type as this file writes it.
