@@ -102,6 +102,13 @@ fn regeneration_formats_only_what_changed() {
     let fresh = tmp.path().join("fresh");
     generate(&specs, &fresh);
     assert_eq!(second, rust_files(&fresh), "regeneration writes what a generation from scratch writes");
+
+    // A damaged cache is a cache that knows nothing.
+    for entry in std::fs::read_dir(tmp.path().join("target/codegen-format")).expect("the cache folder") {
+        std::fs::write(entry.expect("a cache file").path(), "not a cache\n0 1\n").expect("the cache is damaged");
+    }
+    assert_eq!(generate(&specs, &out), second.len(), "every file is formatted again");
+    assert_eq!(rust_files(&out), second, "and the output is the same");
 }
 
 fn copy_folder(from: &Path, to: &Path) {
