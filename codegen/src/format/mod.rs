@@ -13,7 +13,7 @@ mod rustfmt;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::hash::Hasher;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use proc_macro2::TokenStream;
 
@@ -85,8 +85,11 @@ pub fn format_crate(sources: BTreeMap<PathBuf, Source>, reuse: Option<&Reuse>) -
         };
         texts.insert(path, text);
     }
-    let mut pending: Vec<&mut String> =
-        texts.iter_mut().filter(|(path, _)| pending.contains(*path)).map(|(_, text)| text).collect();
+    let mut pending: Vec<(&Path, &mut String)> = texts
+        .iter_mut()
+        .filter(|(path, _)| pending.contains(*path))
+        .map(|(path, text)| (path.as_path(), text))
+        .collect();
     rustfmt::format(&mut pending)?;
     if let Some(reuse) = reuse {
         reuse.save(&keys, &texts);

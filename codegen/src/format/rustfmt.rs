@@ -1,6 +1,7 @@
 //! Running rustfmt over the files of a generated crate that need it.
 //!
-//! The files to format are written to a scratch folder, each under a name of its own, and
+//! The files to format are written to a scratch folder, each under a name of its own (its
+//! index and its own file name, which rustfmt's messages then show), and
 //! rustfmt is given them by name with `skip_children`, so it formats exactly those files
 //! without looking for the modules they declare: files that need no formatting are not
 //! written at all. On this project's machines creating and deleting files costs about as
@@ -28,19 +29,23 @@ pub(super) fn program() -> OsString {
         .map_or_else(|| "rustfmt".into(), PathBuf::into_os_string)
 }
 
-/// Formats `texts` in place.
-pub(super) fn format(texts: &mut [&mut String]) -> Result<()> {
-    if texts.is_empty() {
+/// Formats the texts of `files` (each with its path in the crate) in place.
+pub(super) fn format(files: &mut [(&Path, &mut String)]) -> Result<()> {
+    if files.is_empty() {
         return Ok(());
     }
     let scratch = tempfile::tempdir().map_err(|e| Error::new(format!("cannot create a folder for rustfmt: {e}")))?;
-    let files: Vec<PathBuf> = (0..texts.len()).map(|index| scratch.path().join(format!("{index}.rs"))).collect();
-    for (file, text) in files.iter().zip(texts.iter()) {
-        std::fs::write(file, text.as_bytes()).map_err(|e| Error::in_file(file, format!("cannot write: {e}")))?;
+    let mut copies = Vec::with_capacity(files.len());
+    for (index, (path, text)) in files.iter().enumerate() {
+        let name = path.file_name().map(|name| name.to_string_lossy()).unwrap_or_default();
+        let copy = scratch.path().join(format!("{index}-{name}"));
+        std::fs::write(&copy, text.as_bytes()).map_err(|e| Error::in_file(&copy, format!("cannot write: {e}")))?;
+        copies.push(copy);
     }
+    let sizes: Vec<usize> = files.iter().map(|(_, text)| text.len()).collect();
     let mut runs = Vec::new();
-    for share in shares(texts) {
-        match start(share.iter().map(|&index| &files[index])) {
+    for share in shares(&sizes) {
+        match start(share.iter().map(|&index| &copies[index])) {
             Ok(run) => runs.push(run),
             Err(e) => {
                 runs.into_iter().for_each(|run| drop(finish(run)));
@@ -51,25 +56,26 @@ pub(super) fn format(texts: &mut [&mut String]) -> Result<()> {
     // Wait for every process before reporting a failure, so none outlives the scratch folder.
     let outcomes: Vec<Result<()>> = runs.into_iter().map(finish).collect();
     outcomes.into_iter().collect::<Result<()>>()?;
-    for (file, text) in files.iter().zip(texts.iter_mut()) {
-        **text = std::fs::read_to_string(file)
-            .map_err(|e| Error::in_file(file, format!("cannot read rustfmt's output: {e}")))?;
+    for (copy, (_, text)) in copies.iter().zip(files.iter_mut()) {
+        **text = std::fs::read_to_string(copy)
+            .map_err(|e| Error::in_file(copy, format!("cannot read rustfmt's output: {e}")))?;
     }
     Ok(())
 }
 
-/// The indices of `texts` each process formats: as many processes as the text and the
-/// machine's cores call for, the files dealt out largest first to the one with the least.
-fn shares(texts: &[&mut String]) -> Vec<Vec<usize>> {
-    let total: usize = texts.iter().map(|text| text.len()).sum();
+/// The indices of the files each process formats, given their `sizes`: as many processes
+/// as the text and the machine's cores call for, the files dealt out largest first to the
+/// one with the least.
+fn shares(sizes: &[usize]) -> Vec<Vec<usize>> {
+    let total: usize = sizes.iter().sum();
     let parallelism = std::thread::available_parallelism().map_or(1, usize::from);
     let processes = (total / BYTES_PER_PROCESS).clamp(1, parallelism);
     let mut shares: Vec<(usize, Vec<usize>)> = vec![(0, Vec::new()); processes];
-    let mut order: Vec<usize> = (0..texts.len()).collect();
-    order.sort_by_key(|&index| std::cmp::Reverse(texts[index].len()));
+    let mut order: Vec<usize> = (0..sizes.len()).collect();
+    order.sort_by_key(|&index| std::cmp::Reverse(sizes[index]));
     for index in order {
         let lightest = shares.iter_mut().min_by_key(|(bytes, _)| *bytes).expect("at least one process");
-        lightest.0 += texts[index].len();
+        lightest.0 += sizes[index];
         lightest.1.push(index);
     }
     shares.into_iter().map(|(_, share)| share).filter(|share| !share.is_empty()).collect()
