@@ -6,10 +6,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// This repository's `specs/`.
-fn specs() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("specs")
-}
+use common::{copy_specs, specs};
+
+mod common;
 
 /// `cargo xtask api-diff ARGS`, run in `cwd`.
 fn api_diff(cwd: &Path, args: &[&str]) -> Output {
@@ -18,26 +17,6 @@ fn api_diff(cwd: &Path, args: &[&str]) -> Output {
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
-}
-
-/// A copy of `specs/` as `dir/specs`.
-fn copy_specs(dir: &Path) -> PathBuf {
-    let copy = dir.join("specs");
-    copy_folder(&specs(), &copy);
-    copy
-}
-
-fn copy_folder(from: &Path, to: &Path) {
-    fs::create_dir_all(to).expect("a folder");
-    for entry in fs::read_dir(from).expect("a folder to copy") {
-        let path = entry.expect("an entry").path();
-        let target = to.join(path.file_name().expect("a name"));
-        if path.is_dir() {
-            copy_folder(&path, &target);
-        } else {
-            fs::copy(&path, &target).expect("copied");
-        }
-    }
 }
 
 /// A copy of `specs/` as `dir/specs`, with the HorizontalPodAutoscaler's

@@ -3,11 +3,13 @@
 use std::path::Path;
 use std::process::Command;
 
+mod common;
+
 #[test]
 fn without_rustfmt_generation_fails_clearly_and_writes_nothing() {
     let tmp = tempfile::tempdir().expect("a temporary folder");
     let out = tmp.path().join("out");
-    let specs = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("specs");
+    let specs = common::specs();
     let output = Command::new(env!("CARGO_BIN_EXE_xtask"))
         .args(["codegen", "--specs"])
         .arg(&specs)
@@ -44,8 +46,7 @@ fn regeneration_formats_only_what_changed() {
     );
     std::fs::write(&rustfmt, script).expect("the script is written");
     std::fs::set_permissions(&rustfmt, std::fs::Permissions::from_mode(0o755)).expect("the script is executable");
-    let specs = tmp.path().join("specs");
-    copy_folder(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../specs"), &specs);
+    let specs = common::copy_specs(tmp.path());
     let out = tmp.path().join("out");
     let generate = |specs: &Path, out: &Path| -> usize {
         let _ = std::fs::remove_file(&log);
@@ -109,17 +110,4 @@ fn regeneration_formats_only_what_changed() {
     }
     assert_eq!(generate(&specs, &out), second.len(), "every file is formatted again");
     assert_eq!(rust_files(&out), second, "and the output is the same");
-}
-
-fn copy_folder(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("the folder is created");
-    for entry in std::fs::read_dir(from).expect("the folder is readable") {
-        let entry = entry.expect("an entry");
-        let target = to.join(entry.file_name());
-        if entry.path().is_dir() {
-            copy_folder(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).expect("the file is copied");
-        }
-    }
 }
