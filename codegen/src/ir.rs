@@ -230,10 +230,10 @@ impl Presence {
 pub struct SpecDefault {
     /// The value, checked to fit the field's type.
     pub value: Value,
-    /// The function giving it, which serde calls for an absent field.
+    /// The function giving it.
     pub function: String,
-    /// The function decoding `null` as the default, when `null` takes it.
-    pub null_function: Option<String>,
+    /// Whether decoding `null` gives the default too.
+    pub null_takes_default: bool,
 }
 
 /// A type together with the checks that apply at its position. Two positions have the

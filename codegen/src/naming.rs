@@ -146,11 +146,6 @@ pub fn default_function(field: &str) -> String {
     format!("default_{}", field.trim_end_matches('_'))
 }
 
-/// The function decoding `null` as a field's structural default (`deserialize_path`).
-pub fn null_default_function(field: &str) -> String {
-    format!("deserialize_{}", field.trim_end_matches('_'))
-}
-
 /// The Rust variant name of a success status code.
 pub fn reason_phrase(code: u16) -> &'static str {
     match code {

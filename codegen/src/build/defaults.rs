@@ -23,11 +23,8 @@ impl Builder<'_> {
             // drops a `null` the schema does not allow before defaulting. Maps decode a
             // `null` as the empty map.
             let null_takes_default = !field.nullable && !matches!(field.ty.ty, Ty::Map(_));
-            let default = SpecDefault {
-                function: naming::default_function(&field.rust_name),
-                null_function: null_takes_default.then(|| naming::null_default_function(&field.rust_name)),
-                value,
-            };
+            let default =
+                SpecDefault { function: naming::default_function(&field.rust_name), null_takes_default, value };
             let TypeKind::Struct(s) = &mut self.api.types[owner.index()].kind else { unreachable!() };
             s.fields[index].default = Some(default);
         }

@@ -31,7 +31,7 @@ pub fn emit(scope: &mut Scope, id: TypeId) -> TokenStream {
 }
 
 fn structure(scope: &mut Scope, name: &proc_macro2::Ident, s: &Struct) -> TokenStream {
-    let fields: Vec<TokenStream> = s.fields.iter().map(|field| struct_field(scope, name, field)).collect();
+    let fields: Vec<TokenStream> = s.fields.iter().map(|field| struct_field(scope, field)).collect();
     let unknown_fields = s.unknown_fields.as_ref().map(|rust_name| {
         let field = format_ident!("{}", rust_name);
         let map = scope.rust_type(&Ty::Map(Box::new(crate::ir::FieldType::plain(Ty::Value))));
@@ -41,17 +41,112 @@ fn structure(scope: &mut Scope, name: &proc_macro2::Ident, s: &Struct) -> TokenS
             pub #field: #map,
         }
     });
-    let (serialize, deserialize) = (scope.import("serde::Serialize"), scope.import("serde::Deserialize"));
+    let serialize = scope.import("serde::Serialize");
     let derive_default = (!s.has_defaults()).then(|| quote!(Default,));
     let defaults = s.has_defaults().then(|| default_impls(scope, name, s));
+    let deserialize = deserialize_impls(scope, name, s);
     quote! {
-        #[derive(Clone, Debug, #derive_default PartialEq, #serialize, #deserialize)]
+        #[derive(Clone, Debug, #derive_default PartialEq, #serialize)]
         pub struct #name {
             #(#fields)*
             #unknown_fields
         }
 
         #defaults
+
+        #deserialize
+    }
+}
+
+/// `Deserialize` through `support::de::Object`: a match from wire name to field, and one
+/// from field to how its value is read (Go's `null` rules, structural defaults). Written
+/// out because a derived `Deserialize` is the largest part of a model's build time.
+fn deserialize_impls(scope: &mut Scope, name: &proc_macro2::Ident, s: &Struct) -> TokenStream {
+    let (deserialize, deserializer) = (scope.import("serde::Deserialize"), scope.import("serde::Deserializer"));
+    let (map_access, de) = (scope.import("serde::de::MapAccess"), scope.import("support::de"));
+    let type_name = name.to_string();
+    let wire_names: Vec<&str> = s.fields.iter().map(|field| field.wire_name.as_str()).collect();
+    let indices: Vec<_> = (0..s.fields.len()).map(proc_macro2::Literal::usize_unsuffixed).collect();
+    let (field, read_field) = if s.fields.is_empty() {
+        (
+            quote!(
+                fn field(_key: &str) -> Option<usize> {
+                    None
+                }
+            ),
+            quote! {
+                fn read_field<'de, A: #map_access<'de>>(&mut self, _index: usize, _map: &mut A) -> Result<(), A::Error> {
+                    Ok(())
+                }
+            },
+        )
+    } else {
+        let reads = s.fields.iter().map(|field| read_field(&de, field));
+        (
+            quote! {
+                fn field(key: &str) -> Option<usize> {
+                    match key {
+                        #(#wire_names => Some(#indices),)*
+                        _ => None,
+                    }
+                }
+            },
+            quote! {
+                fn read_field<'de, A: #map_access<'de>>(&mut self, index: usize, map: &mut A) -> Result<(), A::Error> {
+                    match index {
+                        #(#indices => #reads,)*
+                        _ => Ok(()),
+                    }
+                }
+            },
+        )
+    };
+    let unknown_fields = s.unknown_fields.as_ref().map(|rust_name| {
+        let field = format_ident!("{}", rust_name);
+        let map = scope.rust_type(&Ty::Map(Box::new(crate::ir::FieldType::plain(Ty::Value))));
+        quote! {
+            fn unknown_fields(&mut self) -> Option<&mut #map> {
+                Some(&mut self.#field)
+            }
+        }
+    });
+    quote! {
+        impl<'de> #deserialize<'de> for #name {
+            fn deserialize<D: #deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                #de::object(deserializer)
+            }
+        }
+
+        impl #de::Object for #name {
+            const NAME: &'static str = #type_name;
+            const FIELDS: &'static [&'static str] = &[#(#wire_names),*];
+
+            #field
+
+            #read_field
+
+            #unknown_fields
+        }
+    }
+}
+
+/// How a field's value is read. Go decodes `null` anywhere as the zero value; so do
+/// generated models, for required fields and for map values (validation then reports
+/// what is missing), and a field with a structural default takes it for `null` unless
+/// the schema allows `null`.
+fn read_field(de: &TokenStream, field: &Field) -> TokenStream {
+    let name = format_ident!("{}", field.rust_name);
+    let is_map = matches!(field.ty.ty, Ty::Map(_)) && !field.boxed;
+    let default = field.default.as_ref().filter(|default| default.null_takes_default);
+    match (field.presence == Presence::Required, is_map, default) {
+        (true, false, _) => quote!(#de::read_or_default(map, &mut self.#name)),
+        (true, true, _) => quote!(#de::read_map(map, &mut self.#name)),
+        (false, true, _) => quote!(#de::read_optional_map(map, &mut self.#name)),
+        (false, false, Some(default)) => {
+            let function = format_ident!("{}", default.function);
+            quote!(#de::read_or(map, &mut self.#name, Self::#function))
+        }
+        (false, false, None) => quote!(#de::read(map, &mut self.#name)),
     }
 }
 
@@ -64,9 +159,9 @@ fn declared_type(scope: &mut Scope, field: &Field) -> TokenStream {
     if field.presence.is_option() { quote!(Option<#ty>) } else { ty }
 }
 
-/// Structural defaulting: per field with a spec `default`, a function giving it (which
-/// serde calls when the field is absent) and one decoding `null` as it; and `Default`,
-/// which gives every field its default, so `T::default()` is what decoding `{}` gives.
+/// Structural defaulting: per field with a spec `default`, a function giving it; and
+/// `Default`, which gives every field its default, so `T::default()` is what decoding
+/// `{}` gives (decoding starts from it).
 fn default_impls(scope: &mut Scope, name: &proc_macro2::Ident, s: &Struct) -> TokenStream {
     let mut functions = Vec::new();
     for field in &s.fields {
@@ -79,15 +174,6 @@ fn default_impls(scope: &mut Scope, name: &proc_macro2::Ident, s: &Struct) -> To
                 #value
             }
         });
-        if let Some(null_function) = &default.null_function {
-            let null_function = format_ident!("{}", null_function);
-            let deserializer = scope.import("serde::Deserializer");
-            functions.push(quote! {
-                fn #null_function<'de, D: #deserializer<'de>>(deserializer: D) -> Result<#ty, D::Error> {
-                    support::de::null_as(deserializer, Self::#function)
-                }
-            });
-        }
     }
     let values = s.fields.iter().map(|field| {
         let rust = format_ident!("{}", field.rust_name);
@@ -122,7 +208,7 @@ fn default_impls(scope: &mut Scope, name: &proc_macro2::Ident, s: &Struct) -> To
     }
 }
 
-fn struct_field(scope: &mut Scope, type_name: &proc_macro2::Ident, field: &Field) -> TokenStream {
+fn struct_field(scope: &mut Scope, field: &Field) -> TokenStream {
     let doc = doc_attrs(field.doc.as_deref());
     let name = format_ident!("{}", field.rust_name);
     let ty = declared_type(scope, field);
@@ -131,32 +217,13 @@ fn struct_field(scope: &mut Scope, type_name: &proc_macro2::Ident, field: &Field
         let wire = &field.wire_name;
         attributes.push(quote!(rename = #wire));
     }
-    attributes.push(match &field.default {
-        Some(default) => {
-            let path = format!("{type_name}::{}", default.function);
-            quote!(default = #path)
-        }
-        None => quote!(default),
-    });
     if field.presence.is_option() {
         attributes.push(quote!(skip_serializing_if = "Option::is_none"));
     }
-    // Go decodes `null` anywhere as the zero value; so do generated models, for required
-    // fields and for map values (validation then reports what is missing).
-    let is_map = matches!(field.ty.ty, Ty::Map(_)) && !field.boxed;
-    let null_default = field.default.as_ref().and_then(|d| d.null_function.as_ref());
-    let decode = match (field.presence == Presence::Required, is_map) {
-        (true, false) => Some("support::de::null_as_default".to_owned()),
-        (true, true) => Some("support::de::map_null_values_as_default".to_owned()),
-        (false, false) => null_default.map(|function| format!("{type_name}::{function}")),
-        (false, true) => Some("support::de::optional_map_null_values_as_default".to_owned()),
-    };
-    if let Some(path) = decode {
-        attributes.push(quote!(deserialize_with = #path));
-    }
+    let attributes = (!attributes.is_empty()).then(|| quote!(#[serde(#(#attributes),*)]));
     quote! {
         #doc
-        #[serde(#(#attributes),*)]
+        #attributes
         pub #name: #ty,
     }
 }

@@ -26,7 +26,7 @@ pub fn default_value(scope: &mut Scope, field: &Field, json: &Value) -> TokenStr
 /// optional fields, Go's zero value for required ones.
 fn null_value(scope: &mut Scope, field: &Field) -> TokenStream {
     match &field.default {
-        Some(default) if default.null_function.is_some() && !default.value.is_null() => {
+        Some(default) if default.null_takes_default && !default.value.is_null() => {
             default_value(scope, field, &default.value)
         }
         _ if field.presence == Presence::Required => quote!(Default::default()),

@@ -3,9 +3,10 @@
 use super::{
     ContainerResourceMetricSource, ExternalMetricSource, ObjectMetricSource, PodsMetricSource, ResourceMetricSource,
 };
+use serde::de::MapAccess;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
-use support::protobuf;
+use support::{de, protobuf};
 
 #[cfg(feature = "validation")]
 use support::{Validate, rules};
@@ -17,26 +18,62 @@ use support::cel::{CelRuleSpec, LazyRule, Node};
 use support::validation::{ErrorList, Path};
 
 /// One metric to scale on: a type and the one source field that type names.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct MetricSpec {
     /// Resource metric of one named container across the target pods.
-    #[serde(rename = "containerResource", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "containerResource", skip_serializing_if = "Option::is_none")]
     pub container_resource: Option<ContainerResourceMetricSource>,
     /// Metric from outside the cluster, not tied to any Kubernetes object.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub external: Option<ExternalMetricSource>,
     /// Metric of one Kubernetes object, e.g. an Ingress.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub object: Option<ObjectMetricSource>,
     /// Metric describing each pod of the target, averaged before comparison.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub pods: Option<PodsMetricSource>,
     /// Resource metric of each pod of the target, such as CPU or memory.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub resource: Option<ResourceMetricSource>,
     /// Type of metric source; names the one source field that must be set.
-    #[serde(rename = "type", default, deserialize_with = "support::de::null_as_default")]
+    #[serde(rename = "type")]
     pub type_: MetricSpecType,
+}
+
+impl<'de> Deserialize<'de> for MetricSpec {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        de::object(deserializer)
+    }
+}
+
+impl de::Object for MetricSpec {
+    const NAME: &'static str = "MetricSpec";
+
+    const FIELDS: &'static [&'static str] = &["containerResource", "external", "object", "pods", "resource", "type"];
+
+    fn field(key: &str) -> Option<usize> {
+        match key {
+            "containerResource" => Some(0),
+            "external" => Some(1),
+            "object" => Some(2),
+            "pods" => Some(3),
+            "resource" => Some(4),
+            "type" => Some(5),
+            _ => None,
+        }
+    }
+
+    fn read_field<'de, A: MapAccess<'de>>(&mut self, index: usize, map: &mut A) -> Result<(), A::Error> {
+        match index {
+            0 => de::read(map, &mut self.container_resource),
+            1 => de::read(map, &mut self.external),
+            2 => de::read(map, &mut self.object),
+            3 => de::read(map, &mut self.pods),
+            4 => de::read(map, &mut self.resource),
+            5 => de::read_or_default(map, &mut self.type_),
+            _ => Ok(()),
+        }
+    }
 }
 
 #[cfg(feature = "validation")]

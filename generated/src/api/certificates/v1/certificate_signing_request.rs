@@ -2,9 +2,10 @@
 
 use super::{CertificateSigningRequestSpec, CertificateSigningRequestStatus};
 use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use serde::{Deserialize, Serialize};
+use serde::de::MapAccess;
+use serde::{Deserialize, Deserializer, Serialize};
 use support::resource::{Column, SubresourceInfo};
-use support::{Resource, ResourceInfo, Scope, protobuf};
+use support::{Resource, ResourceInfo, Scope, de, protobuf};
 
 #[cfg(feature = "validation")]
 use support::{Validate, meta};
@@ -13,23 +14,56 @@ use support::{Validate, meta};
 use support::validation::{ErrorList, Path};
 
 /// A request for an x509 certificate: a client submits a CSR, it is approved or denied, and a signer issues the certificate.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct CertificateSigningRequest {
     /// Versioned schema this object is encoded in; servers convert known versions and may reject unknown ones.
-    #[serde(rename = "apiVersion", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "apiVersion", skip_serializing_if = "Option::is_none")]
     pub api_version: Option<String>,
     /// Object kind in CamelCase; servers may infer it from the endpoint, and it cannot be changed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
     /// Standard object metadata.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub metadata: Option<ObjectMeta>,
     /// The certificate request; immutable once created, and only request, signerName, expirationSeconds and usages may be set by the client.
-    #[serde(default, deserialize_with = "support::de::null_as_default")]
     pub spec: CertificateSigningRequestSpec,
     /// Approval state of the request and the certificate issued for it, or why issuing failed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<CertificateSigningRequestStatus>,
+}
+
+impl<'de> Deserialize<'de> for CertificateSigningRequest {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        de::object(deserializer)
+    }
+}
+
+impl de::Object for CertificateSigningRequest {
+    const NAME: &'static str = "CertificateSigningRequest";
+
+    const FIELDS: &'static [&'static str] = &["apiVersion", "kind", "metadata", "spec", "status"];
+
+    fn field(key: &str) -> Option<usize> {
+        match key {
+            "apiVersion" => Some(0),
+            "kind" => Some(1),
+            "metadata" => Some(2),
+            "spec" => Some(3),
+            "status" => Some(4),
+            _ => None,
+        }
+    }
+
+    fn read_field<'de, A: MapAccess<'de>>(&mut self, index: usize, map: &mut A) -> Result<(), A::Error> {
+        match index {
+            0 => de::read(map, &mut self.api_version),
+            1 => de::read(map, &mut self.kind),
+            2 => de::read(map, &mut self.metadata),
+            3 => de::read_or_default(map, &mut self.spec),
+            4 => de::read(map, &mut self.status),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// How CertificateSigningRequest appears in discovery, errors and tables.

@@ -2,9 +2,10 @@
 
 use super::ProbeSpec;
 use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use serde::{Deserialize, Serialize};
+use serde::de::MapAccess;
+use serde::{Deserialize, Deserializer, Serialize};
 use support::resource::Column;
-use support::{Resource, ResourceInfo, Scope, protobuf};
+use support::{Resource, ResourceInfo, Scope, de, protobuf};
 
 #[cfg(feature = "validation")]
 use support::{Validate, meta, rules};
@@ -13,20 +14,52 @@ use support::{Validate, meta, rules};
 use support::validation::{ErrorList, Path};
 
 /// A Probe tells Prometheus to check a set of addresses, listed statically or taken from Ingress objects, through a prober such as the blackbox exporter.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Probe {
     /// Versioned schema of this representation of the object.
-    #[serde(rename = "apiVersion", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "apiVersion", skip_serializing_if = "Option::is_none")]
     pub api_version: Option<String>,
     /// REST resource this object represents.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
     /// Standard object metadata: name, namespace, labels, annotations and the fields the server maintains.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub metadata: Option<ObjectMeta>,
     /// Desired probing setup: which prober to use, which targets to check and how their metrics are scraped.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub spec: Option<ProbeSpec>,
+}
+
+impl<'de> Deserialize<'de> for Probe {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        de::object(deserializer)
+    }
+}
+
+impl de::Object for Probe {
+    const NAME: &'static str = "Probe";
+
+    const FIELDS: &'static [&'static str] = &["apiVersion", "kind", "metadata", "spec"];
+
+    fn field(key: &str) -> Option<usize> {
+        match key {
+            "apiVersion" => Some(0),
+            "kind" => Some(1),
+            "metadata" => Some(2),
+            "spec" => Some(3),
+            _ => None,
+        }
+    }
+
+    fn read_field<'de, A: MapAccess<'de>>(&mut self, index: usize, map: &mut A) -> Result<(), A::Error> {
+        match index {
+            0 => de::read(map, &mut self.api_version),
+            1 => de::read(map, &mut self.kind),
+            2 => de::read(map, &mut self.metadata),
+            3 => de::read(map, &mut self.spec),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// How Probe appears in discovery, errors and tables.

@@ -4,8 +4,10 @@ use super::{
     ProbeAuthorization, ProbeBasicAuth, ProbeBearerTokenSecret, ProbeMetricRelabeling, ProbeOauth2, ProbeProber,
     ProbeTargets, ProbeTlsConfig,
 };
+use serde::de::MapAccess;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
+use support::de;
 
 #[cfg(feature = "validation")]
 use support::{Validate, rules};
@@ -16,68 +18,153 @@ use support::cel::{CelRuleSpec, LazyRule, Node};
 #[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct ProbeSpec {
     /// Authorization header to send when scraping the prober.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub authorization: Option<ProbeAuthorization>,
     /// Basic authentication for scraping the prober, with both values read from Secrets.
-    #[serde(rename = "basicAuth", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "basicAuth", skip_serializing_if = "Option::is_none")]
     pub basic_auth: Option<ProbeBasicAuth>,
     /// Secret key holding a bearer token for scraping the prober. The Secret must be in the Probe's namespace and readable by the operator.
-    #[serde(rename = "bearerTokenSecret", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "bearerTokenSecret", skip_serializing_if = "Option::is_none")]
     pub bearer_token_secret: Option<ProbeBearerTokenSecret>,
     /// How often the targets are probed. Prometheus' global scrape interval applies when unset.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub interval: Option<String>,
     /// Default value of the job label on scraped metrics.
-    #[serde(rename = "jobName", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "jobName", skip_serializing_if = "Option::is_none")]
     pub job_name: Option<String>,
     /// How many targets dropped by relabeling are kept in memory per scrape; 0 means no limit. Needs Prometheus v2.47.0 or later.
-    #[serde(rename = "keepDroppedTargets", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "keepDroppedTargets", skip_serializing_if = "Option::is_none")]
     pub keep_dropped_targets: Option<i64>,
     /// Most labels a sample may carry in one scrape. Needs Prometheus v2.27.0 or later.
-    #[serde(rename = "labelLimit", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "labelLimit", skip_serializing_if = "Option::is_none")]
     pub label_limit: Option<i64>,
     /// Longest label name accepted in one scrape. Needs Prometheus v2.27.0 or later.
-    #[serde(rename = "labelNameLengthLimit", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "labelNameLengthLimit", skip_serializing_if = "Option::is_none")]
     pub label_name_length_limit: Option<i64>,
     /// Longest label value accepted in one scrape. Needs Prometheus v2.27.0 or later.
-    #[serde(rename = "labelValueLengthLimit", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "labelValueLengthLimit", skip_serializing_if = "Option::is_none")]
     pub label_value_length_limit: Option<i64>,
     /// Relabeling steps applied to scraped samples before they are stored.
-    #[serde(rename = "metricRelabelings", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "metricRelabelings", skip_serializing_if = "Option::is_none")]
     pub metric_relabelings: Option<Vec<ProbeMetricRelabeling>>,
     /// Prober module that decides how targets are checked, such as http_2xx in the blackbox exporter.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub module: Option<String>,
     /// OAuth2 client credentials for scraping the prober. Needs Prometheus v2.27.0 or later.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub oauth2: Option<ProbeOauth2>,
     /// The prober that checks the targets and how Prometheus reaches it. Nothing is probed without its url.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub prober: Option<ProbeProber>,
     /// Most samples accepted from one scrape.
-    #[serde(rename = "sampleLimit", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "sampleLimit", skip_serializing_if = "Option::is_none")]
     pub sample_limit: Option<i64>,
     /// Name of the scrape class applied to this Probe.
-    #[serde(rename = "scrapeClass", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "scrapeClass", skip_serializing_if = "Option::is_none")]
     pub scrape_class: Option<String>,
     /// Protocols Prometheus offers when scraping, most preferred first; Prometheus' default applies when unset. Needs Prometheus v2.49.0 or later.
-    #[serde(rename = "scrapeProtocols", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "scrapeProtocols", skip_serializing_if = "Option::is_none")]
     pub scrape_protocols: Option<Vec<ProbeSpecScrapeProtocolsItem>>,
     /// How long one scrape may take. Prometheus' global scrape timeout applies when unset.
-    #[serde(rename = "scrapeTimeout", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "scrapeTimeout", skip_serializing_if = "Option::is_none")]
     pub scrape_timeout: Option<String>,
     /// Most targets accepted for this Probe.
-    #[serde(rename = "targetLimit", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "targetLimit", skip_serializing_if = "Option::is_none")]
     pub target_limit: Option<i64>,
     /// The addresses to probe, listed statically or discovered from Ingress objects.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub targets: Option<ProbeTargets>,
     /// TLS settings for the connection to the prober.
-    #[serde(rename = "tlsConfig", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "tlsConfig", skip_serializing_if = "Option::is_none")]
     pub tls_config: Option<ProbeTlsConfig>,
+}
+
+impl<'de> Deserialize<'de> for ProbeSpec {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        de::object(deserializer)
+    }
+}
+
+impl de::Object for ProbeSpec {
+    const NAME: &'static str = "ProbeSpec";
+
+    const FIELDS: &'static [&'static str] = &[
+        "authorization",
+        "basicAuth",
+        "bearerTokenSecret",
+        "interval",
+        "jobName",
+        "keepDroppedTargets",
+        "labelLimit",
+        "labelNameLengthLimit",
+        "labelValueLengthLimit",
+        "metricRelabelings",
+        "module",
+        "oauth2",
+        "prober",
+        "sampleLimit",
+        "scrapeClass",
+        "scrapeProtocols",
+        "scrapeTimeout",
+        "targetLimit",
+        "targets",
+        "tlsConfig",
+    ];
+
+    fn field(key: &str) -> Option<usize> {
+        match key {
+            "authorization" => Some(0),
+            "basicAuth" => Some(1),
+            "bearerTokenSecret" => Some(2),
+            "interval" => Some(3),
+            "jobName" => Some(4),
+            "keepDroppedTargets" => Some(5),
+            "labelLimit" => Some(6),
+            "labelNameLengthLimit" => Some(7),
+            "labelValueLengthLimit" => Some(8),
+            "metricRelabelings" => Some(9),
+            "module" => Some(10),
+            "oauth2" => Some(11),
+            "prober" => Some(12),
+            "sampleLimit" => Some(13),
+            "scrapeClass" => Some(14),
+            "scrapeProtocols" => Some(15),
+            "scrapeTimeout" => Some(16),
+            "targetLimit" => Some(17),
+            "targets" => Some(18),
+            "tlsConfig" => Some(19),
+            _ => None,
+        }
+    }
+
+    fn read_field<'de, A: MapAccess<'de>>(&mut self, index: usize, map: &mut A) -> Result<(), A::Error> {
+        match index {
+            0 => de::read(map, &mut self.authorization),
+            1 => de::read(map, &mut self.basic_auth),
+            2 => de::read(map, &mut self.bearer_token_secret),
+            3 => de::read(map, &mut self.interval),
+            4 => de::read(map, &mut self.job_name),
+            5 => de::read(map, &mut self.keep_dropped_targets),
+            6 => de::read(map, &mut self.label_limit),
+            7 => de::read(map, &mut self.label_name_length_limit),
+            8 => de::read(map, &mut self.label_value_length_limit),
+            9 => de::read(map, &mut self.metric_relabelings),
+            10 => de::read(map, &mut self.module),
+            11 => de::read(map, &mut self.oauth2),
+            12 => de::read(map, &mut self.prober),
+            13 => de::read(map, &mut self.sample_limit),
+            14 => de::read(map, &mut self.scrape_class),
+            15 => de::read(map, &mut self.scrape_protocols),
+            16 => de::read(map, &mut self.scrape_timeout),
+            17 => de::read(map, &mut self.target_limit),
+            18 => de::read(map, &mut self.targets),
+            19 => de::read(map, &mut self.tls_config),
+            _ => Ok(()),
+        }
+    }
 }
 
 #[cfg(feature = "validation")]

@@ -2,8 +2,9 @@
 
 use super::{ScaleSpec, ScaleStatus};
 use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use serde::{Deserialize, Serialize};
-use support::protobuf;
+use serde::de::MapAccess;
+use serde::{Deserialize, Deserializer, Serialize};
+use support::{de, protobuf};
 
 #[cfg(feature = "validation")]
 use support::Validate;
@@ -12,23 +13,57 @@ use support::Validate;
 use support::validation::{ErrorList, Path};
 
 /// The scale of a resource: how many replicas it asks for and how many it has; served by the `scale` subresource.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Scale {
     /// Versioned schema of this representation of the object.
-    #[serde(rename = "apiVersion", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "apiVersion", skip_serializing_if = "Option::is_none")]
     pub api_version: Option<String>,
     /// REST resource this object represents.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
     /// Metadata of the scaled object.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub metadata: Option<ObjectMeta>,
     /// The wanted scale.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub spec: Option<ScaleSpec>,
     /// The observed scale; read-only.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<ScaleStatus>,
+}
+
+impl<'de> Deserialize<'de> for Scale {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        de::object(deserializer)
+    }
+}
+
+impl de::Object for Scale {
+    const NAME: &'static str = "Scale";
+
+    const FIELDS: &'static [&'static str] = &["apiVersion", "kind", "metadata", "spec", "status"];
+
+    fn field(key: &str) -> Option<usize> {
+        match key {
+            "apiVersion" => Some(0),
+            "kind" => Some(1),
+            "metadata" => Some(2),
+            "spec" => Some(3),
+            "status" => Some(4),
+            _ => None,
+        }
+    }
+
+    fn read_field<'de, A: MapAccess<'de>>(&mut self, index: usize, map: &mut A) -> Result<(), A::Error> {
+        match index {
+            0 => de::read(map, &mut self.api_version),
+            1 => de::read(map, &mut self.kind),
+            2 => de::read(map, &mut self.metadata),
+            3 => de::read(map, &mut self.spec),
+            4 => de::read(map, &mut self.status),
+            _ => Ok(()),
+        }
+    }
 }
 
 #[cfg(feature = "validation")]

@@ -2,9 +2,10 @@
 
 use super::{GizmoSpec, GizmoStatus};
 use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use serde::{Deserialize, Serialize};
+use serde::de::MapAccess;
+use serde::{Deserialize, Deserializer, Serialize};
 use support::resource::{Column, KindInfo, ScalePaths, SubresourceInfo};
-use support::{Resource, ResourceInfo, Scope, protobuf};
+use support::{Resource, ResourceInfo, Scope, de, protobuf};
 
 #[cfg(feature = "validation")]
 use support::{Validate, meta};
@@ -13,22 +14,56 @@ use support::{Validate, meta};
 use support::validation::{ErrorList, Path};
 
 /// A gizmo runs replicas of a small tool.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Gizmo {
     /// Versioned schema of this representation of the object.
-    #[serde(rename = "apiVersion", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "apiVersion", skip_serializing_if = "Option::is_none")]
     pub api_version: Option<String>,
     /// REST resource this object represents.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
     /// Standard object metadata: name, namespace, labels, annotations and the fields the server maintains.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub metadata: Option<ObjectMeta>,
     /// What the gizmo should be.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub spec: Option<GizmoSpec>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<GizmoStatus>,
+}
+
+impl<'de> Deserialize<'de> for Gizmo {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        de::object(deserializer)
+    }
+}
+
+impl de::Object for Gizmo {
+    const NAME: &'static str = "Gizmo";
+
+    const FIELDS: &'static [&'static str] = &["apiVersion", "kind", "metadata", "spec", "status"];
+
+    fn field(key: &str) -> Option<usize> {
+        match key {
+            "apiVersion" => Some(0),
+            "kind" => Some(1),
+            "metadata" => Some(2),
+            "spec" => Some(3),
+            "status" => Some(4),
+            _ => None,
+        }
+    }
+
+    fn read_field<'de, A: MapAccess<'de>>(&mut self, index: usize, map: &mut A) -> Result<(), A::Error> {
+        match index {
+            0 => de::read(map, &mut self.api_version),
+            1 => de::read(map, &mut self.kind),
+            2 => de::read(map, &mut self.metadata),
+            3 => de::read(map, &mut self.spec),
+            4 => de::read(map, &mut self.status),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// How Gizmo appears in discovery, errors and tables.

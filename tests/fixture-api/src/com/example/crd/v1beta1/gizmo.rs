@@ -2,8 +2,9 @@
 
 use super::GizmoSpec;
 use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use serde::{Deserialize, Serialize};
-use support::{Resource, ResourceInfo, Scope, protobuf};
+use serde::de::MapAccess;
+use serde::{Deserialize, Deserializer, Serialize};
+use support::{Resource, ResourceInfo, Scope, de, protobuf};
 
 #[cfg(feature = "validation")]
 use support::{Validate, meta};
@@ -11,19 +12,51 @@ use support::{Validate, meta};
 #[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Gizmo {
     /// Versioned schema of this representation of the object.
-    #[serde(rename = "apiVersion", default, skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "apiVersion", skip_serializing_if = "Option::is_none")]
     pub api_version: Option<String>,
     /// REST resource this object represents.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
     /// Standard object metadata: name, namespace, labels, annotations and the fields the server maintains.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub metadata: Option<ObjectMeta>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub spec: Option<GizmoSpec>,
+}
+
+impl<'de> Deserialize<'de> for Gizmo {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        de::object(deserializer)
+    }
+}
+
+impl de::Object for Gizmo {
+    const NAME: &'static str = "Gizmo";
+
+    const FIELDS: &'static [&'static str] = &["apiVersion", "kind", "metadata", "spec"];
+
+    fn field(key: &str) -> Option<usize> {
+        match key {
+            "apiVersion" => Some(0),
+            "kind" => Some(1),
+            "metadata" => Some(2),
+            "spec" => Some(3),
+            _ => None,
+        }
+    }
+
+    fn read_field<'de, A: MapAccess<'de>>(&mut self, index: usize, map: &mut A) -> Result<(), A::Error> {
+        match index {
+            0 => de::read(map, &mut self.api_version),
+            1 => de::read(map, &mut self.kind),
+            2 => de::read(map, &mut self.metadata),
+            3 => de::read(map, &mut self.spec),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// How Gizmo appears in discovery, errors and tables.
