@@ -34,6 +34,7 @@ pub mod resource;
 #[cfg(feature = "validation")]
 pub mod rules;
 pub mod schema;
+pub mod ser;
 pub mod status;
 pub mod validation;
 pub mod wire;

@@ -8,25 +8,23 @@
 use std::fmt;
 use std::ops::{Deref, DerefMut};
 
+use serde::de::MapAccess;
 use serde::ser::{SerializeStruct, Serializer};
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
+
+use crate::{de, ser};
 
 use crate::go::fmt as gofmt;
 use crate::validation::FieldError;
 
 /// `metadata` of list responses and of `Status`.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct ListMeta {
     /// Deprecated by Kubernetes and no longer set by the API server.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub self_link: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resource_version: Option<String>,
     /// The `continue` token of a paginated list.
-    #[serde(rename = "continue", default, skip_serializing_if = "Option::is_none")]
     pub continue_: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub remaining_item_count: Option<i64>,
 }
 
@@ -70,64 +68,178 @@ pub mod reason {
 /// The fields live in a [`StatusFields`] behind one pointer, reached through `Deref`: errors
 /// are built on the failure path only, and a `Result<T, Status>` should not carry the
 /// whole status on the success path.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Deserialize)]
-#[serde(transparent)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Status(Box<StatusFields>);
 
 /// The fields of a [`Status`].
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct StatusFields {
-    #[serde(default)]
     pub metadata: ListMeta,
     /// `"Success"` or `"Failure"`.
-    #[serde(default)]
     pub status: Option<String>,
     /// Human-readable description; what `kubectl` prints.
-    #[serde(default)]
     pub message: Option<String>,
     /// Machine-readable reason, one of [`reason`]; `None` means unknown.
-    #[serde(default)]
     pub reason: Option<String>,
-    #[serde(default)]
     pub details: Option<StatusDetails>,
     /// The HTTP status code; see [`Status::code`] for the one to answer with.
-    #[serde(default)]
     pub code: Option<i32>,
 }
 
 /// Extended data of a [`Status`]; which fields are set depends on the reason.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct StatusDetails {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub group: Option<String>,
     /// A kind for `Invalid`, but the plural *resource* for most other reasons
     /// (`NotFound`, `AlreadyExists`, `Conflict`, ...), as in Kubernetes.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub uid: Option<String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub causes: Vec<StatusCause>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry_after_seconds: Option<i32>,
 }
 
 /// One cause of a failure, e.g. one field error of an `Invalid` status.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct StatusCause {
     /// E.g. `FieldValueRequired`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
     /// The field path, e.g. `spec.maxReplicas`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub field: Option<String>,
 }
+
+// The wire form of these types, written out as generated models' is (`de`, `ser`), so that
+// a crate of models compiles no proc macro.
+
+impl Serialize for ListMeta {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut object = serializer.serialize_map(None)?;
+        ser::optional(&mut object, "selfLink", &self.self_link)?;
+        ser::optional(&mut object, "resourceVersion", &self.resource_version)?;
+        ser::optional(&mut object, "continue", &self.continue_)?;
+        ser::optional(&mut object, "remainingItemCount", &self.remaining_item_count)?;
+        ser::end(object)
+    }
+}
+
+impl de::Object for ListMeta {
+    const NAME: &'static str = "ListMeta";
+    const FIELDS: &'static [&'static str] = &["selfLink", "resourceVersion", "continue", "remainingItemCount"];
+
+    fn field(key: &str) -> Option<usize> {
+        Self::FIELDS.iter().position(|field| *field == key)
+    }
+
+    fn read_field<'de, A: MapAccess<'de>>(&mut self, index: usize, map: &mut A) -> Result<(), A::Error> {
+        match index {
+            0 => de::read(map, &mut self.self_link),
+            1 => de::read(map, &mut self.resource_version),
+            2 => de::read(map, &mut self.continue_),
+            _ => de::read(map, &mut self.remaining_item_count),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Status {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        de::object::<_, StatusFields>(deserializer).map(Status::from)
+    }
+}
+
+impl de::Object for StatusFields {
+    const NAME: &'static str = "StatusFields";
+    const FIELDS: &'static [&'static str] = &["metadata", "status", "message", "reason", "details", "code"];
+
+    fn field(key: &str) -> Option<usize> {
+        Self::FIELDS.iter().position(|field| *field == key)
+    }
+
+    fn read_field<'de, A: MapAccess<'de>>(&mut self, index: usize, map: &mut A) -> Result<(), A::Error> {
+        match index {
+            0 => de::read(map, &mut self.metadata),
+            1 => de::read(map, &mut self.status),
+            2 => de::read(map, &mut self.message),
+            3 => de::read(map, &mut self.reason),
+            4 => de::read(map, &mut self.details),
+            _ => de::read(map, &mut self.code),
+        }
+    }
+}
+
+impl Serialize for StatusDetails {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut object = serializer.serialize_map(None)?;
+        ser::optional(&mut object, "name", &self.name)?;
+        ser::optional(&mut object, "group", &self.group)?;
+        ser::optional(&mut object, "kind", &self.kind)?;
+        ser::optional(&mut object, "uid", &self.uid)?;
+        if !self.causes.is_empty() {
+            ser::field(&mut object, "causes", &self.causes)?;
+        }
+        ser::optional(&mut object, "retryAfterSeconds", &self.retry_after_seconds)?;
+        ser::end(object)
+    }
+}
+
+impl de::Object for StatusDetails {
+    const NAME: &'static str = "StatusDetails";
+    const FIELDS: &'static [&'static str] = &["name", "group", "kind", "uid", "causes", "retryAfterSeconds"];
+
+    fn field(key: &str) -> Option<usize> {
+        Self::FIELDS.iter().position(|field| *field == key)
+    }
+
+    fn read_field<'de, A: MapAccess<'de>>(&mut self, index: usize, map: &mut A) -> Result<(), A::Error> {
+        match index {
+            0 => de::read(map, &mut self.name),
+            1 => de::read(map, &mut self.group),
+            2 => de::read(map, &mut self.kind),
+            3 => de::read(map, &mut self.uid),
+            4 => de::read(map, &mut self.causes),
+            _ => de::read(map, &mut self.retry_after_seconds),
+        }
+    }
+}
+
+impl Serialize for StatusCause {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut object = serializer.serialize_map(None)?;
+        ser::optional(&mut object, "reason", &self.reason)?;
+        ser::optional(&mut object, "message", &self.message)?;
+        ser::optional(&mut object, "field", &self.field)?;
+        ser::end(object)
+    }
+}
+
+impl de::Object for StatusCause {
+    const NAME: &'static str = "StatusCause";
+    const FIELDS: &'static [&'static str] = &["reason", "message", "field"];
+
+    fn field(key: &str) -> Option<usize> {
+        Self::FIELDS.iter().position(|field| *field == key)
+    }
+
+    fn read_field<'de, A: MapAccess<'de>>(&mut self, index: usize, map: &mut A) -> Result<(), A::Error> {
+        match index {
+            0 => de::read(map, &mut self.reason),
+            1 => de::read(map, &mut self.message),
+            _ => de::read(map, &mut self.field),
+        }
+    }
+}
+
+macro_rules! deserialize_objects {
+    ($($name:ty),*) => {$(
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                de::object(deserializer)
+            }
+        }
+    )*};
+}
+
+deserialize_objects!(ListMeta, StatusDetails, StatusCause);
 
 impl From<&FieldError> for StatusCause {
     /// The cause Kubernetes reports for a field error: its reason, its message without the

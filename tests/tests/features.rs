@@ -21,6 +21,9 @@ const COMBINATIONS: &[(&str, &[&str])] = &[
 /// Crates of the HTTP and async stack, which only `server` may bring in.
 const SERVER_STACK: &[&str] = &["axum", "hyper", "tokio", "tower"];
 
+/// Proc macros and their parser, which models do without (their serde impls are written out).
+const PROC_MACROS: &[&str] = &["serde_derive", "syn"];
+
 /// Crates only validation needs.
 const VALIDATION_ONLY: &[&str] = &["cel", "regex"];
 
@@ -79,6 +82,7 @@ fn models_only_need_neither_validation_nor_the_server_stack() {
     let models = dependencies("generated", &["--no-default-features"]);
     assert_eq!(present(&models, SERVER_STACK), Vec::<&str>::new(), "models only");
     assert_eq!(present(&models, VALIDATION_ONLY), Vec::<&str>::new(), "models only");
+    assert_eq!(present(&models, PROC_MACROS), Vec::<&str>::new(), "models only");
     assert!(present(&models, &["serde", "jiff", "prost"]).len() == 3, "models need serde, jiff and prost: {models:?}");
 
     let validation = dependencies("generated", &["--no-default-features", "--features", "validation"]);

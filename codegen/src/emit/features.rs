@@ -39,8 +39,8 @@ impl Feature {
     fn enables(self) -> &'static [&'static str] {
         match self {
             Feature::Validation => &["support/validation"],
-            // Handlers validate what they receive.
-            Feature::Server => &["validation", "support/server"],
+            // Handlers validate what they receive; parameter types derive their serde impls.
+            Feature::Server => &["validation", "support/server", "serde/derive"],
             Feature::Dynamic => &["server"],
         }
     }

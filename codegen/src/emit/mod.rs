@@ -268,7 +268,7 @@ edition = \"2024\"
 publish = false
 
 [dependencies]
-serde = {{ version = \"{SERDE_VERSION}\", features = [\"derive\"] }}
+serde = \"{SERDE_VERSION}\"
 serde_json = \"{SERDE_JSON_VERSION}\"
 support = {{ path = \"{support}\" }}
 

@@ -37,16 +37,15 @@ fn structure(scope: &mut Scope, name: &proc_macro2::Ident, s: &Struct) -> TokenS
         let map = scope.rust_type(&Ty::Map(Box::new(crate::ir::FieldType::plain(Ty::Value))));
         quote! {
             /// Fields the schema does not declare, kept as sent (`x-kubernetes-preserve-unknown-fields`).
-            #[serde(flatten)]
             pub #field: #map,
         }
     });
-    let serialize = scope.import("serde::Serialize");
     let derive_default = (!s.has_defaults()).then(|| quote!(Default,));
     let defaults = s.has_defaults().then(|| default_impls(scope, name, s));
+    let serialize = serialize_impl(scope, name, s);
     let deserialize = deserialize_impls(scope, name, s);
     quote! {
-        #[derive(Clone, Debug, #derive_default PartialEq, #serialize)]
+        #[derive(Clone, Debug, #derive_default PartialEq)]
         pub struct #name {
             #(#fields)*
             #unknown_fields
@@ -54,7 +53,36 @@ fn structure(scope: &mut Scope, name: &proc_macro2::Ident, s: &Struct) -> TokenS
 
         #defaults
 
+        #serialize
+
         #deserialize
+    }
+}
+
+/// `Serialize` as an object of the fields in declaration order, optional ones when set,
+/// then the fields kept without being declared. Written out, as decoding is.
+fn serialize_impl(scope: &mut Scope, name: &proc_macro2::Ident, s: &Struct) -> TokenStream {
+    let (serialize, serializer) = (scope.import("serde::Serialize"), scope.import("serde::Serializer"));
+    let ser = scope.import("support::ser");
+    let writes = s.fields.iter().map(|field| {
+        let (rust, wire) = (format_ident!("{}", field.rust_name), &field.wire_name);
+        let write = if field.presence.is_option() { quote!(optional) } else { quote!(field) };
+        quote!(#ser::#write(&mut object, #wire, &self.#rust)?;)
+    });
+    let unknown_fields = s.unknown_fields.as_ref().map(|rust_name| {
+        let field = format_ident!("{}", rust_name);
+        quote!(#ser::unknown_fields(&mut object, &self.#field)?;)
+    });
+    let object = if s.fields.is_empty() && s.unknown_fields.is_none() { quote!(object) } else { quote!(mut object) };
+    quote! {
+        impl #serialize for #name {
+            fn serialize<S: #serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                let #object = serializer.serialize_map(None)?;
+                #(#writes)*
+                #unknown_fields
+                #ser::end(object)
+            }
+        }
     }
 }
 
@@ -212,18 +240,8 @@ fn struct_field(scope: &mut Scope, field: &Field) -> TokenStream {
     let doc = doc_attrs(field.doc.as_deref());
     let name = format_ident!("{}", field.rust_name);
     let ty = declared_type(scope, field);
-    let mut attributes = Vec::new();
-    if field.rust_name != field.wire_name {
-        let wire = &field.wire_name;
-        attributes.push(quote!(rename = #wire));
-    }
-    if field.presence.is_option() {
-        attributes.push(quote!(skip_serializing_if = "Option::is_none"));
-    }
-    let attributes = (!attributes.is_empty()).then(|| quote!(#[serde(#(#attributes),*)]));
     quote! {
         #doc
-        #attributes
         pub #name: #ty,
     }
 }

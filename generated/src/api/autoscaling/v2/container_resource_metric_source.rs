@@ -2,8 +2,8 @@
 
 use super::MetricTarget;
 use serde::de::MapAccess;
-use serde::{Deserialize, Deserializer, Serialize};
-use support::{de, protobuf};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use support::{de, protobuf, ser};
 
 #[cfg(feature = "validation")]
 use support::{Validate, rules};
@@ -12,7 +12,7 @@ use support::{Validate, rules};
 use support::validation::{ErrorList, Path};
 
 /// Scales on CPU, memory or another resource from requests and limits, measured for one named container in every pod of the target.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ContainerResourceMetricSource {
     /// Which container of the target pods to measure.
     pub container: String,
@@ -20,6 +20,16 @@ pub struct ContainerResourceMetricSource {
     pub name: String,
     /// Target value of the metric.
     pub target: MetricTarget,
+}
+
+impl Serialize for ContainerResourceMetricSource {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut object = serializer.serialize_map(None)?;
+        ser::field(&mut object, "container", &self.container)?;
+        ser::field(&mut object, "name", &self.name)?;
+        ser::field(&mut object, "target", &self.target)?;
+        ser::end(object)
+    }
 }
 
 impl<'de> Deserialize<'de> for ContainerResourceMetricSource {

@@ -2,8 +2,8 @@
 
 use super::{MetricIdentifier, MetricTarget};
 use serde::de::MapAccess;
-use serde::{Deserialize, Deserializer, Serialize};
-use support::{de, protobuf};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use support::{de, protobuf, ser};
 
 #[cfg(feature = "validation")]
 use support::Validate;
@@ -12,12 +12,21 @@ use support::Validate;
 use support::validation::{ErrorList, Path};
 
 /// Scale on a metric that belongs to no Kubernetes object, such as the length of a queue outside the cluster.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ExternalMetricSource {
     /// Name and selector of the metric.
     pub metric: MetricIdentifier,
     /// Target value of the metric.
     pub target: MetricTarget,
+}
+
+impl Serialize for ExternalMetricSource {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut object = serializer.serialize_map(None)?;
+        ser::field(&mut object, "metric", &self.metric)?;
+        ser::field(&mut object, "target", &self.target)?;
+        ser::end(object)
+    }
 }
 
 impl<'de> Deserialize<'de> for ExternalMetricSource {

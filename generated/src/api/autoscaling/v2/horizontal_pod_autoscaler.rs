@@ -3,9 +3,9 @@
 use super::{HorizontalPodAutoscalerSpec, HorizontalPodAutoscalerStatus};
 use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::de::MapAccess;
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use support::resource::{Column, SubresourceInfo};
-use support::{Resource, ResourceInfo, Scope, de, protobuf};
+use support::{Resource, ResourceInfo, Scope, de, protobuf, ser};
 
 #[cfg(feature = "validation")]
 use support::{Validate, meta};
@@ -14,22 +14,30 @@ use support::{Validate, meta};
 use support::validation::{ErrorList, Path};
 
 /// Autoscaler that adjusts the replicas of a workload exposing the scale subresource, driven by the listed metrics.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct HorizontalPodAutoscaler {
     /// Versioned schema this object is encoded in; servers convert known versions and may reject unknown ones.
-    #[serde(rename = "apiVersion", skip_serializing_if = "Option::is_none")]
     pub api_version: Option<String>,
     /// Object kind in CamelCase; servers may infer it from the endpoint, and it cannot be changed.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
     /// Standard object metadata.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub metadata: Option<ObjectMeta>,
     /// Desired behavior of the autoscaler.
     pub spec: HorizontalPodAutoscalerSpec,
     /// Last observed state of the autoscaler.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<HorizontalPodAutoscalerStatus>,
+}
+
+impl Serialize for HorizontalPodAutoscaler {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut object = serializer.serialize_map(None)?;
+        ser::optional(&mut object, "apiVersion", &self.api_version)?;
+        ser::optional(&mut object, "kind", &self.kind)?;
+        ser::optional(&mut object, "metadata", &self.metadata)?;
+        ser::field(&mut object, "spec", &self.spec)?;
+        ser::optional(&mut object, "status", &self.status)?;
+        ser::end(object)
+    }
 }
 
 impl<'de> Deserialize<'de> for HorizontalPodAutoscaler {

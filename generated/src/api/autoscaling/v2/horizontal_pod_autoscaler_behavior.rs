@@ -2,8 +2,8 @@
 
 use super::HPAScalingRules;
 use serde::de::MapAccess;
-use serde::{Deserialize, Deserializer, Serialize};
-use support::{de, protobuf};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use support::{de, protobuf, ser};
 
 #[cfg(feature = "validation")]
 use support::Validate;
@@ -12,14 +12,21 @@ use support::Validate;
 use support::validation::{ErrorList, Path};
 
 /// Scaling rules for the up and down directions.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct HorizontalPodAutoscalerBehavior {
     /// Rules for scaling down; by default pods may go down to minReplicas, using a 300s stabilization window.
-    #[serde(rename = "scaleDown", skip_serializing_if = "Option::is_none")]
     pub scale_down: Option<HPAScalingRules>,
     /// Rules for scaling up; by default +4 pods or +100% per 60s, whichever is more, with no stabilization.
-    #[serde(rename = "scaleUp", skip_serializing_if = "Option::is_none")]
     pub scale_up: Option<HPAScalingRules>,
+}
+
+impl Serialize for HorizontalPodAutoscalerBehavior {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut object = serializer.serialize_map(None)?;
+        ser::optional(&mut object, "scaleDown", &self.scale_down)?;
+        ser::optional(&mut object, "scaleUp", &self.scale_up)?;
+        ser::end(object)
+    }
 }
 
 impl<'de> Deserialize<'de> for HorizontalPodAutoscalerBehavior {

@@ -3,7 +3,7 @@
 use serde::de::MapAccess;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
-use support::{Time, de, protobuf};
+use support::{Time, de, protobuf, ser};
 
 #[cfg(feature = "validation")]
 use support::{Validate, rules};
@@ -12,25 +12,33 @@ use support::{Validate, rules};
 use support::validation::{ErrorList, Path};
 
 /// One observed condition of a HorizontalPodAutoscaler.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct HorizontalPodAutoscalerCondition {
     /// When the status of the condition last changed.
-    #[serde(rename = "lastTransitionTime", skip_serializing_if = "Option::is_none")]
     pub last_transition_time: Option<Time>,
     /// Human-readable details about the last transition.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
     /// The metadata.generation the condition was computed for; older than the current generation means stale.
-    #[serde(rename = "observedGeneration", skip_serializing_if = "Option::is_none")]
     pub observed_generation: Option<i64>,
     /// Machine-readable reason for the last transition.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// Status of the condition.
     pub status: HorizontalPodAutoscalerConditionStatus,
     /// Condition type: ScalingActive, AbleToScale or ScalingLimited.
-    #[serde(rename = "type")]
     pub type_: HorizontalPodAutoscalerConditionType,
+}
+
+impl Serialize for HorizontalPodAutoscalerCondition {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut object = serializer.serialize_map(None)?;
+        ser::optional(&mut object, "lastTransitionTime", &self.last_transition_time)?;
+        ser::optional(&mut object, "message", &self.message)?;
+        ser::optional(&mut object, "observedGeneration", &self.observed_generation)?;
+        ser::optional(&mut object, "reason", &self.reason)?;
+        ser::field(&mut object, "status", &self.status)?;
+        ser::field(&mut object, "type", &self.type_)?;
+        ser::end(object)
+    }
 }
 
 impl<'de> Deserialize<'de> for HorizontalPodAutoscalerCondition {

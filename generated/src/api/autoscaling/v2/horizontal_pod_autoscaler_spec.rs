@@ -2,8 +2,8 @@
 
 use super::{CrossVersionObjectReference, HorizontalPodAutoscalerBehavior, MetricSpec};
 use serde::de::MapAccess;
-use serde::{Deserialize, Deserializer, Serialize};
-use support::{de, protobuf};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use support::{de, protobuf, ser};
 
 #[cfg(feature = "validation")]
 use support::{Validate, rules};
@@ -15,23 +15,30 @@ use support::cel::{CelRuleSpec, LazyRule, Node};
 use support::validation::{ErrorList, Path};
 
 /// Desired behavior of a HorizontalPodAutoscaler.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct HorizontalPodAutoscalerSpec {
     /// Scaling behavior for scaling up and down; the default rules apply when unset.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub behavior: Option<HorizontalPodAutoscalerBehavior>,
     /// Largest replica count the autoscaler may set; not less than minReplicas.
-    #[serde(rename = "maxReplicas")]
     pub max_replicas: i32,
     /// Metrics the desired replica count is computed from, the largest result winning; 80% average CPU utilization when unset.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub metrics: Option<Vec<MetricSpec>>,
     /// Smallest replica count the autoscaler may set; defaults to 1.
-    #[serde(rename = "minReplicas", skip_serializing_if = "Option::is_none")]
     pub min_replicas: Option<i32>,
     /// The resource to scale; its pods are the ones metrics are collected for.
-    #[serde(rename = "scaleTargetRef")]
     pub scale_target_ref: CrossVersionObjectReference,
+}
+
+impl Serialize for HorizontalPodAutoscalerSpec {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut object = serializer.serialize_map(None)?;
+        ser::optional(&mut object, "behavior", &self.behavior)?;
+        ser::field(&mut object, "maxReplicas", &self.max_replicas)?;
+        ser::optional(&mut object, "metrics", &self.metrics)?;
+        ser::optional(&mut object, "minReplicas", &self.min_replicas)?;
+        ser::field(&mut object, "scaleTargetRef", &self.scale_target_ref)?;
+        ser::end(object)
+    }
 }
 
 impl<'de> Deserialize<'de> for HorizontalPodAutoscalerSpec {

@@ -2,8 +2,8 @@
 
 use super::{HorizontalPodAutoscalerCondition, MetricStatus};
 use serde::de::MapAccess;
-use serde::{Deserialize, Deserializer, Serialize};
-use support::{Time, de, protobuf};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use support::{Time, de, protobuf, ser};
 
 #[cfg(feature = "validation")]
 use support::{Validate, rules};
@@ -12,26 +12,33 @@ use support::{Validate, rules};
 use support::validation::{ErrorList, Path};
 
 /// Observed state of a HorizontalPodAutoscaler.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct HorizontalPodAutoscalerStatus {
     /// Conditions the autoscaler needs to scale its target, and whether they hold.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub conditions: Option<Vec<HorizontalPodAutoscalerCondition>>,
     /// Last read values of the metrics this autoscaler uses.
-    #[serde(rename = "currentMetrics", skip_serializing_if = "Option::is_none")]
     pub current_metrics: Option<Vec<MetricStatus>>,
     /// Replica count of the target when the autoscaler last looked.
-    #[serde(rename = "currentReplicas", skip_serializing_if = "Option::is_none")]
     pub current_replicas: Option<i32>,
     /// Replica count as last computed by the autoscaler.
-    #[serde(rename = "desiredReplicas")]
     pub desired_replicas: i32,
     /// When the autoscaler last changed the replica count.
-    #[serde(rename = "lastScaleTime", skip_serializing_if = "Option::is_none")]
     pub last_scale_time: Option<Time>,
     /// Most recent generation the autoscaler has observed.
-    #[serde(rename = "observedGeneration", skip_serializing_if = "Option::is_none")]
     pub observed_generation: Option<i64>,
+}
+
+impl Serialize for HorizontalPodAutoscalerStatus {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut object = serializer.serialize_map(None)?;
+        ser::optional(&mut object, "conditions", &self.conditions)?;
+        ser::optional(&mut object, "currentMetrics", &self.current_metrics)?;
+        ser::optional(&mut object, "currentReplicas", &self.current_replicas)?;
+        ser::field(&mut object, "desiredReplicas", &self.desired_replicas)?;
+        ser::optional(&mut object, "lastScaleTime", &self.last_scale_time)?;
+        ser::optional(&mut object, "observedGeneration", &self.observed_generation)?;
+        ser::end(object)
+    }
 }
 
 impl<'de> Deserialize<'de> for HorizontalPodAutoscalerStatus {

@@ -3,7 +3,7 @@
 use serde::de::MapAccess;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
-use support::{de, protobuf};
+use support::{de, protobuf, ser};
 
 #[cfg(feature = "validation")]
 use support::{Validate, rules};
@@ -12,16 +12,24 @@ use support::{Validate, rules};
 use support::validation::{ErrorList, Path};
 
 /// One policy bounding how much the replica count may change within a time window.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct HPAScalingPolicy {
     /// Length in seconds of the window the policy applies to, from 1 to 1800.
-    #[serde(rename = "periodSeconds")]
     pub period_seconds: i32,
     /// Unit of value: Pods for a number of pods, Percent for a percentage of the current replicas.
-    #[serde(rename = "type")]
     pub type_: HPAScalingPolicyType,
     /// Amount of change the policy allows; must be greater than zero.
     pub value: i32,
+}
+
+impl Serialize for HPAScalingPolicy {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut object = serializer.serialize_map(None)?;
+        ser::field(&mut object, "periodSeconds", &self.period_seconds)?;
+        ser::field(&mut object, "type", &self.type_)?;
+        ser::field(&mut object, "value", &self.value)?;
+        ser::end(object)
+    }
 }
 
 impl<'de> Deserialize<'de> for HPAScalingPolicy {

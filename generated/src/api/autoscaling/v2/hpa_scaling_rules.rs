@@ -4,7 +4,7 @@ use super::HPAScalingPolicy;
 use serde::de::MapAccess;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
-use support::{Quantity, de, protobuf};
+use support::{Quantity, de, protobuf, ser};
 
 #[cfg(feature = "validation")]
 use support::{Validate, rules};
@@ -16,20 +16,27 @@ use support::cel::{CelRuleSpec, LazyRule, Node};
 use support::validation::{ErrorList, Path};
 
 /// Scaling behavior in one direction: policies limiting the rate of change, a stabilization window against flapping, and a tolerance for small metric changes.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct HPAScalingRules {
     /// Policies that may be applied while scaling; direction-specific defaults apply when unset.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub policies: Option<Vec<HPAScalingPolicy>>,
     /// Which policy applies: Max (the default) allows the largest change, Min the smallest, Disabled turns scaling off in this direction.
-    #[serde(rename = "selectPolicy", skip_serializing_if = "Option::is_none")]
     pub select_policy: Option<HPAScalingRulesSelectPolicy>,
     /// Seconds of past recommendations to consider, from 0 to 3600; defaults to 0 for scaling up and 300 for scaling down.
-    #[serde(rename = "stabilizationWindowSeconds", skip_serializing_if = "Option::is_none")]
     pub stabilization_window_seconds: Option<i32>,
     /// Ratio between current and desired metric values under which the replica count is left alone, 0.05 meaning 5%; not negative, the cluster default when unset.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub tolerance: Option<Quantity>,
+}
+
+impl Serialize for HPAScalingRules {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut object = serializer.serialize_map(None)?;
+        ser::optional(&mut object, "policies", &self.policies)?;
+        ser::optional(&mut object, "selectPolicy", &self.select_policy)?;
+        ser::optional(&mut object, "stabilizationWindowSeconds", &self.stabilization_window_seconds)?;
+        ser::optional(&mut object, "tolerance", &self.tolerance)?;
+        ser::end(object)
+    }
 }
 
 impl<'de> Deserialize<'de> for HPAScalingRules {

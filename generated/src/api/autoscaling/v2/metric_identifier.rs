@@ -2,8 +2,8 @@
 
 use crate::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use serde::de::MapAccess;
-use serde::{Deserialize, Deserializer, Serialize};
-use support::{de, protobuf};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use support::{de, protobuf, ser};
 
 #[cfg(feature = "validation")]
 use support::{Validate, rules};
@@ -12,13 +12,21 @@ use support::{Validate, rules};
 use support::validation::{ErrorList, Path};
 
 /// Name and optional label selector of a metric.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct MetricIdentifier {
     /// Name of the metric.
     pub name: String,
     /// Label selector passed to the metrics server to narrow the metric; only the name is used when unset.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub selector: Option<LabelSelector>,
+}
+
+impl Serialize for MetricIdentifier {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut object = serializer.serialize_map(None)?;
+        ser::field(&mut object, "name", &self.name)?;
+        ser::optional(&mut object, "selector", &self.selector)?;
+        ser::end(object)
+    }
 }
 
 impl<'de> Deserialize<'de> for MetricIdentifier {

@@ -6,7 +6,7 @@ use super::{
 use serde::de::MapAccess;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
-use support::{de, protobuf};
+use support::{de, protobuf, ser};
 
 #[cfg(feature = "validation")]
 use support::{Validate, rules};
@@ -18,26 +18,33 @@ use support::cel::{CelRuleSpec, LazyRule, Node};
 use support::validation::{ErrorList, Path};
 
 /// One metric to scale on: a type and the one source field that type names.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct MetricSpec {
     /// Resource metric of one named container across the target pods.
-    #[serde(rename = "containerResource", skip_serializing_if = "Option::is_none")]
     pub container_resource: Option<ContainerResourceMetricSource>,
     /// Metric from outside the cluster, not tied to any Kubernetes object.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub external: Option<ExternalMetricSource>,
     /// Metric of one Kubernetes object, e.g. an Ingress.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub object: Option<ObjectMetricSource>,
     /// Metric describing each pod of the target, averaged before comparison.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub pods: Option<PodsMetricSource>,
     /// Resource metric of each pod of the target, such as CPU or memory.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub resource: Option<ResourceMetricSource>,
     /// Type of metric source; names the one source field that must be set.
-    #[serde(rename = "type")]
     pub type_: MetricSpecType,
+}
+
+impl Serialize for MetricSpec {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut object = serializer.serialize_map(None)?;
+        ser::optional(&mut object, "containerResource", &self.container_resource)?;
+        ser::optional(&mut object, "external", &self.external)?;
+        ser::optional(&mut object, "object", &self.object)?;
+        ser::optional(&mut object, "pods", &self.pods)?;
+        ser::optional(&mut object, "resource", &self.resource)?;
+        ser::field(&mut object, "type", &self.type_)?;
+        ser::end(object)
+    }
 }
 
 impl<'de> Deserialize<'de> for MetricSpec {

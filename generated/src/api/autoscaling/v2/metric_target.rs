@@ -3,7 +3,7 @@
 use serde::de::MapAccess;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
-use support::{Quantity, de, protobuf};
+use support::{Quantity, de, protobuf, ser};
 
 #[cfg(feature = "validation")]
 use support::{Validate, rules};
@@ -15,20 +15,27 @@ use support::cel::{CelRuleSpec, LazyRule, Node};
 use support::validation::{ErrorList, Path};
 
 /// Target of a metric: a value, an average value or an average utilization.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct MetricTarget {
     /// Target average over the relevant pods, as a percentage of the resource request; only for resource metrics.
-    #[serde(rename = "averageUtilization", skip_serializing_if = "Option::is_none")]
     pub average_utilization: Option<i32>,
     /// Target average of the metric over the relevant pods.
-    #[serde(rename = "averageValue", skip_serializing_if = "Option::is_none")]
     pub average_value: Option<Quantity>,
     /// Which target is used: Utilization, Value or AverageValue.
-    #[serde(rename = "type")]
     pub type_: MetricTargetType,
     /// Target value of the metric.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub value: Option<Quantity>,
+}
+
+impl Serialize for MetricTarget {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut object = serializer.serialize_map(None)?;
+        ser::optional(&mut object, "averageUtilization", &self.average_utilization)?;
+        ser::optional(&mut object, "averageValue", &self.average_value)?;
+        ser::field(&mut object, "type", &self.type_)?;
+        ser::optional(&mut object, "value", &self.value)?;
+        ser::end(object)
+    }
 }
 
 impl<'de> Deserialize<'de> for MetricTarget {

@@ -2,8 +2,8 @@
 
 use super::{CrossVersionObjectReference, MetricIdentifier, MetricTarget};
 use serde::de::MapAccess;
-use serde::{Deserialize, Deserializer, Serialize};
-use support::{de, protobuf};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use support::{de, protobuf, ser};
 
 #[cfg(feature = "validation")]
 use support::Validate;
@@ -12,15 +12,24 @@ use support::Validate;
 use support::validation::{ErrorList, Path};
 
 /// Scales on a metric of one Kubernetes object, e.g. the request rate of an Ingress.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ObjectMetricSource {
     /// The object the metric describes, by kind, name and API version.
-    #[serde(rename = "describedObject")]
     pub described_object: CrossVersionObjectReference,
     /// Name and selector of the metric.
     pub metric: MetricIdentifier,
     /// Target value of the metric.
     pub target: MetricTarget,
+}
+
+impl Serialize for ObjectMetricSource {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut object = serializer.serialize_map(None)?;
+        ser::field(&mut object, "describedObject", &self.described_object)?;
+        ser::field(&mut object, "metric", &self.metric)?;
+        ser::field(&mut object, "target", &self.target)?;
+        ser::end(object)
+    }
 }
 
 impl<'de> Deserialize<'de> for ObjectMetricSource {

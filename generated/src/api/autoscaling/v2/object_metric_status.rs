@@ -2,8 +2,8 @@
 
 use super::{CrossVersionObjectReference, MetricIdentifier, MetricValueStatus};
 use serde::de::MapAccess;
-use serde::{Deserialize, Deserializer, Serialize};
-use support::{de, protobuf};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use support::{de, protobuf, ser};
 
 #[cfg(feature = "validation")]
 use support::Validate;
@@ -12,15 +12,24 @@ use support::Validate;
 use support::validation::{ErrorList, Path};
 
 /// Current value of a metric describing one Kubernetes object.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ObjectMetricStatus {
     /// Current value of the metric.
     pub current: MetricValueStatus,
     /// The object the metric describes, by kind, name and API version.
-    #[serde(rename = "describedObject")]
     pub described_object: CrossVersionObjectReference,
     /// Name and selector of the metric.
     pub metric: MetricIdentifier,
+}
+
+impl Serialize for ObjectMetricStatus {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut object = serializer.serialize_map(None)?;
+        ser::field(&mut object, "current", &self.current)?;
+        ser::field(&mut object, "describedObject", &self.described_object)?;
+        ser::field(&mut object, "metric", &self.metric)?;
+        ser::end(object)
+    }
 }
 
 impl<'de> Deserialize<'de> for ObjectMetricStatus {

@@ -2,8 +2,8 @@
 
 use super::{MetricIdentifier, MetricValueStatus};
 use serde::de::MapAccess;
-use serde::{Deserialize, Deserializer, Serialize};
-use support::{de, protobuf};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use support::{de, protobuf, ser};
 
 #[cfg(feature = "validation")]
 use support::Validate;
@@ -12,12 +12,21 @@ use support::Validate;
 use support::validation::{ErrorList, Path};
 
 /// Current value of a per-pod metric of the target.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct PodsMetricStatus {
     /// Current value of the metric.
     pub current: MetricValueStatus,
     /// Name and selector of the metric.
     pub metric: MetricIdentifier,
+}
+
+impl Serialize for PodsMetricStatus {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut object = serializer.serialize_map(None)?;
+        ser::field(&mut object, "current", &self.current)?;
+        ser::field(&mut object, "metric", &self.metric)?;
+        ser::end(object)
+    }
 }
 
 impl<'de> Deserialize<'de> for PodsMetricStatus {

@@ -2,8 +2,8 @@
 
 use super::MetricTarget;
 use serde::de::MapAccess;
-use serde::{Deserialize, Deserializer, Serialize};
-use support::{de, protobuf};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use support::{de, protobuf, ser};
 
 #[cfg(feature = "validation")]
 use support::{Validate, rules};
@@ -12,12 +12,21 @@ use support::{Validate, rules};
 use support::validation::{ErrorList, Path};
 
 /// Scales on CPU, memory or another resource from requests and limits, averaged over the target pods; set only one kind of target.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ResourceMetricSource {
     /// Name of the resource.
     pub name: String,
     /// Target value of the metric.
     pub target: MetricTarget,
+}
+
+impl Serialize for ResourceMetricSource {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut object = serializer.serialize_map(None)?;
+        ser::field(&mut object, "name", &self.name)?;
+        ser::field(&mut object, "target", &self.target)?;
+        ser::end(object)
+    }
 }
 
 impl<'de> Deserialize<'de> for ResourceMetricSource {

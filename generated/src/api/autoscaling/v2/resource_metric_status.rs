@@ -2,8 +2,8 @@
 
 use super::MetricValueStatus;
 use serde::de::MapAccess;
-use serde::{Deserialize, Deserializer, Serialize};
-use support::{de, protobuf};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use support::{de, protobuf, ser};
 
 #[cfg(feature = "validation")]
 use support::{Validate, rules};
@@ -12,12 +12,21 @@ use support::{Validate, rules};
 use support::validation::{ErrorList, Path};
 
 /// Current value of a resource metric averaged over the pods of the target.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ResourceMetricStatus {
     /// Current value of the metric.
     pub current: MetricValueStatus,
     /// Name of the resource.
     pub name: String,
+}
+
+impl Serialize for ResourceMetricStatus {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut object = serializer.serialize_map(None)?;
+        ser::field(&mut object, "current", &self.current)?;
+        ser::field(&mut object, "name", &self.name)?;
+        ser::end(object)
+    }
 }
 
 impl<'de> Deserialize<'de> for ResourceMetricStatus {

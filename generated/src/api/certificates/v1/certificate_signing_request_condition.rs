@@ -3,7 +3,7 @@
 use serde::de::MapAccess;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
-use support::{Time, de, protobuf};
+use support::{Time, de, protobuf, ser};
 
 #[cfg(feature = "validation")]
 use support::{Validate, rules};
@@ -15,25 +15,33 @@ use support::cel::{CelRuleSpec, LazyRule, Node};
 use support::validation::{ErrorList, Path};
 
 /// One condition of a CertificateSigningRequest.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct CertificateSigningRequestCondition {
     /// When the status of the condition last changed; the server sets it to now when left empty.
-    #[serde(rename = "lastTransitionTime", skip_serializing_if = "Option::is_none")]
     pub last_transition_time: Option<Time>,
     /// When the condition was last updated.
-    #[serde(rename = "lastUpdateTime", skip_serializing_if = "Option::is_none")]
     pub last_update_time: Option<Time>,
     /// Human-readable details about the state of the request.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
     /// Short reason for the state of the request.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// Status of the condition; Approved, Denied and Failed conditions must be True.
     pub status: CertificateSigningRequestConditionStatus,
     /// Condition type: Approved or Denied, added through /approval, or Failed, added through /status by the signer. Once added they cannot be removed.
-    #[serde(rename = "type")]
     pub type_: CertificateSigningRequestConditionType,
+}
+
+impl Serialize for CertificateSigningRequestCondition {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut object = serializer.serialize_map(None)?;
+        ser::optional(&mut object, "lastTransitionTime", &self.last_transition_time)?;
+        ser::optional(&mut object, "lastUpdateTime", &self.last_update_time)?;
+        ser::optional(&mut object, "message", &self.message)?;
+        ser::optional(&mut object, "reason", &self.reason)?;
+        ser::field(&mut object, "status", &self.status)?;
+        ser::field(&mut object, "type", &self.type_)?;
+        ser::end(object)
+    }
 }
 
 impl<'de> Deserialize<'de> for CertificateSigningRequestCondition {

@@ -2,8 +2,8 @@
 
 use super::CertificateSigningRequest;
 use serde::de::MapAccess;
-use serde::{Deserialize, Deserializer, Serialize};
-use support::{ListMeta, de, protobuf};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use support::{ListMeta, de, protobuf, ser};
 
 #[cfg(feature = "validation")]
 use support::Validate;
@@ -12,19 +12,27 @@ use support::Validate;
 use support::validation::{ErrorList, Path};
 
 /// A list of CertificateSigningRequests.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct CertificateSigningRequestList {
     /// Versioned schema this object is encoded in; servers convert known versions and may reject unknown ones.
-    #[serde(rename = "apiVersion", skip_serializing_if = "Option::is_none")]
     pub api_version: Option<String>,
     /// The CertificateSigningRequests.
     pub items: Vec<CertificateSigningRequest>,
     /// Object kind in CamelCase; servers may infer it from the endpoint, and it cannot be changed.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
     /// Standard list metadata.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub metadata: Option<ListMeta>,
+}
+
+impl Serialize for CertificateSigningRequestList {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut object = serializer.serialize_map(None)?;
+        ser::optional(&mut object, "apiVersion", &self.api_version)?;
+        ser::field(&mut object, "items", &self.items)?;
+        ser::optional(&mut object, "kind", &self.kind)?;
+        ser::optional(&mut object, "metadata", &self.metadata)?;
+        ser::end(object)
+    }
 }
 
 impl<'de> Deserialize<'de> for CertificateSigningRequestList {

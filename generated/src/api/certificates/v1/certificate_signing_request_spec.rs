@@ -4,7 +4,7 @@ use serde::de::MapAccess;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::BTreeMap;
 use std::fmt;
-use support::{Bytes, de, protobuf};
+use support::{Bytes, de, protobuf, ser};
 
 #[cfg(feature = "validation")]
 use support::{Validate, rules};
@@ -13,31 +13,39 @@ use support::{Validate, rules};
 use support::validation::{ErrorList, Path};
 
 /// The certificate request and who made it.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct CertificateSigningRequestSpec {
     /// Requested validity of the certificate in seconds, at least 600; a signer may issue a different duration.
-    #[serde(rename = "expirationSeconds", skip_serializing_if = "Option::is_none")]
     pub expiration_seconds: Option<i32>,
     /// Extra attributes of the requesting user; set by the API server on creation, immutable.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub extra: Option<BTreeMap<String, Vec<String>>>,
     /// Groups of the requesting user; set by the API server on creation, immutable.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub groups: Option<Vec<String>>,
     /// The x509 certificate signing request as a PEM CERTIFICATE REQUEST block; base64-encoded again in JSON and YAML.
     pub request: Bytes,
     /// Qualified name of the signer asked to issue the certificate, e.g. kubernetes.io/kube-apiserver-client; usable as a spec.signerName field selector.
-    #[serde(rename = "signerName")]
     pub signer_name: String,
     /// UID of the requesting user; set by the API server on creation, immutable.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub uid: Option<String>,
     /// Key usages and extended key usages requested for the certificate.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub usages: Option<Vec<CertificateSigningRequestSpecUsagesItem>>,
     /// Name of the requesting user; set by the API server on creation, immutable.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub username: Option<String>,
+}
+
+impl Serialize for CertificateSigningRequestSpec {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut object = serializer.serialize_map(None)?;
+        ser::optional(&mut object, "expirationSeconds", &self.expiration_seconds)?;
+        ser::optional(&mut object, "extra", &self.extra)?;
+        ser::optional(&mut object, "groups", &self.groups)?;
+        ser::field(&mut object, "request", &self.request)?;
+        ser::field(&mut object, "signerName", &self.signer_name)?;
+        ser::optional(&mut object, "uid", &self.uid)?;
+        ser::optional(&mut object, "usages", &self.usages)?;
+        ser::optional(&mut object, "username", &self.username)?;
+        ser::end(object)
+    }
 }
 
 impl<'de> Deserialize<'de> for CertificateSigningRequestSpec {

@@ -2,8 +2,8 @@
 
 use super::CertificateSigningRequestCondition;
 use serde::de::MapAccess;
-use serde::{Deserialize, Deserializer, Serialize};
-use support::{Bytes, de, protobuf};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use support::{Bytes, de, protobuf, ser};
 
 #[cfg(feature = "validation")]
 use support::{Validate, rules};
@@ -15,14 +15,21 @@ use support::cel::{CelRuleSpec, LazyRule, Node};
 use support::validation::{ErrorList, Path};
 
 /// Whether the request was approved, denied or failed, and the issued certificate.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct CertificateSigningRequestStatus {
     /// PEM CERTIFICATE block(s) issued by the signer after approval, the first being the certificate and the rest intermediates; set through /status, immutable once set, base64-encoded again in JSON and YAML.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub certificate: Option<Bytes>,
     /// Conditions of the request: Approved, Denied or Failed, at most one of each type.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub conditions: Option<Vec<CertificateSigningRequestCondition>>,
+}
+
+impl Serialize for CertificateSigningRequestStatus {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut object = serializer.serialize_map(None)?;
+        ser::optional(&mut object, "certificate", &self.certificate)?;
+        ser::optional(&mut object, "conditions", &self.conditions)?;
+        ser::end(object)
+    }
 }
 
 impl<'de> Deserialize<'de> for CertificateSigningRequestStatus {

@@ -3,9 +3,9 @@
 use super::ProbeSpec;
 use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::de::MapAccess;
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use support::resource::Column;
-use support::{Resource, ResourceInfo, Scope, de, protobuf};
+use support::{Resource, ResourceInfo, Scope, de, protobuf, ser};
 
 #[cfg(feature = "validation")]
 use support::{Validate, meta, rules};
@@ -14,20 +14,27 @@ use support::{Validate, meta, rules};
 use support::validation::{ErrorList, Path};
 
 /// A Probe tells Prometheus to check a set of addresses, listed statically or taken from Ingress objects, through a prober such as the blackbox exporter.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Probe {
     /// Versioned schema of this representation of the object.
-    #[serde(rename = "apiVersion", skip_serializing_if = "Option::is_none")]
     pub api_version: Option<String>,
     /// REST resource this object represents.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
     /// Standard object metadata: name, namespace, labels, annotations and the fields the server maintains.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub metadata: Option<ObjectMeta>,
     /// Desired probing setup: which prober to use, which targets to check and how their metrics are scraped.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub spec: Option<ProbeSpec>,
+}
+
+impl Serialize for Probe {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut object = serializer.serialize_map(None)?;
+        ser::optional(&mut object, "apiVersion", &self.api_version)?;
+        ser::optional(&mut object, "kind", &self.kind)?;
+        ser::optional(&mut object, "metadata", &self.metadata)?;
+        ser::optional(&mut object, "spec", &self.spec)?;
+        ser::end(object)
+    }
 }
 
 impl<'de> Deserialize<'de> for Probe {

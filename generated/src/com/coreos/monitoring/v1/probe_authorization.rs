@@ -2,8 +2,8 @@
 
 use super::ProbeCredentials;
 use serde::de::MapAccess;
-use serde::{Deserialize, Deserializer, Serialize};
-use support::de;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use support::{de, ser};
 
 #[cfg(feature = "validation")]
 use support::Validate;
@@ -11,14 +11,21 @@ use support::Validate;
 #[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ProbeAuthorization {
     /// Secret key holding the credentials placed in the Authorization header.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub credentials: Option<ProbeCredentials>,
     /// Authentication scheme, compared case-insensitively. Bearer when unset; Basic is not allowed.
-    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
     pub type_: Option<String>,
+}
+
+impl Serialize for ProbeAuthorization {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut object = serializer.serialize_map(None)?;
+        ser::optional(&mut object, "credentials", &self.credentials)?;
+        ser::optional(&mut object, "type", &self.type_)?;
+        ser::end(object)
+    }
 }
 
 impl<'de> Deserialize<'de> for ProbeAuthorization {

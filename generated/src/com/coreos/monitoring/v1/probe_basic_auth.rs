@@ -2,8 +2,8 @@
 
 use super::{ProbePassword, ProbeUsername};
 use serde::de::MapAccess;
-use serde::{Deserialize, Deserializer, Serialize};
-use support::de;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use support::{de, ser};
 
 #[cfg(feature = "validation")]
 use support::Validate;
@@ -11,14 +11,21 @@ use support::Validate;
 #[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ProbeBasicAuth {
     /// Secret key holding the basic-auth password.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub password: Option<ProbePassword>,
     /// Secret key holding the basic-auth username.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub username: Option<ProbeUsername>,
+}
+
+impl Serialize for ProbeBasicAuth {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut object = serializer.serialize_map(None)?;
+        ser::optional(&mut object, "password", &self.password)?;
+        ser::optional(&mut object, "username", &self.username)?;
+        ser::end(object)
+    }
 }
 
 impl<'de> Deserialize<'de> for ProbeBasicAuth {

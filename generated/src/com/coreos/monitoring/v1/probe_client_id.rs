@@ -2,8 +2,8 @@
 
 use super::{ProbeConfigMap, ProbeSecret};
 use serde::de::MapAccess;
-use serde::{Deserialize, Deserializer, Serialize};
-use support::de;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use support::{de, ser};
 
 #[cfg(feature = "validation")]
 use support::Validate;
@@ -14,14 +14,21 @@ use support::cel::{CelRuleSpec, LazyRule, Node};
 #[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ProbeClientId {
     /// ConfigMap key that holds the data.
-    #[serde(rename = "configMap", skip_serializing_if = "Option::is_none")]
     pub config_map: Option<ProbeConfigMap>,
     /// Secret key that holds the data.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub secret: Option<ProbeSecret>,
+}
+
+impl Serialize for ProbeClientId {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut object = serializer.serialize_map(None)?;
+        ser::optional(&mut object, "configMap", &self.config_map)?;
+        ser::optional(&mut object, "secret", &self.secret)?;
+        ser::end(object)
+    }
 }
 
 impl<'de> Deserialize<'de> for ProbeClientId {

@@ -2,8 +2,8 @@
 
 use super::{ProbeNamespaceSelector, ProbeRelabelingConfig, ProbeSelector};
 use serde::de::MapAccess;
-use serde::{Deserialize, Deserializer, Serialize};
-use support::de;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use support::{de, ser};
 
 #[cfg(feature = "validation")]
 use support::Validate;
@@ -11,17 +11,24 @@ use support::Validate;
 #[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ProbeIngress {
     /// Namespaces in which Ingress objects are looked up.
-    #[serde(rename = "namespaceSelector", skip_serializing_if = "Option::is_none")]
     pub namespace_selector: Option<ProbeNamespaceSelector>,
     /// Relabeling steps applied to each discovered target before it is probed. The Ingress address is in __tmp_prometheus_ingress_address, the job name in __tmp_prometheus_job_name.
-    #[serde(rename = "relabelingConfigs", skip_serializing_if = "Option::is_none")]
     pub relabeling_configs: Option<Vec<ProbeRelabelingConfig>>,
     /// Label selector that picks the Ingress objects.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub selector: Option<ProbeSelector>,
+}
+
+impl Serialize for ProbeIngress {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut object = serializer.serialize_map(None)?;
+        ser::optional(&mut object, "namespaceSelector", &self.namespace_selector)?;
+        ser::optional(&mut object, "relabelingConfigs", &self.relabeling_configs)?;
+        ser::optional(&mut object, "selector", &self.selector)?;
+        ser::end(object)
+    }
 }
 
 impl<'de> Deserialize<'de> for ProbeIngress {

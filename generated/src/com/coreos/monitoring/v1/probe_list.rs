@@ -2,8 +2,8 @@
 
 use super::Probe;
 use serde::de::MapAccess;
-use serde::{Deserialize, Deserializer, Serialize};
-use support::{ListMeta, de, protobuf};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use support::{ListMeta, de, protobuf, ser};
 
 #[cfg(feature = "validation")]
 use support::{Validate, rules};
@@ -12,20 +12,27 @@ use support::{Validate, rules};
 use support::validation::{ErrorList, Path};
 
 /// A list of probes.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ProbeList {
     /// Versioned schema of this representation of the object.
-    #[serde(rename = "apiVersion", skip_serializing_if = "Option::is_none")]
     pub api_version: Option<String>,
     /// The probes.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub items: Option<Vec<Probe>>,
     /// REST resource this object represents.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
     /// Standard list metadata.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub metadata: Option<ListMeta>,
+}
+
+impl Serialize for ProbeList {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut object = serializer.serialize_map(None)?;
+        ser::optional(&mut object, "apiVersion", &self.api_version)?;
+        ser::optional(&mut object, "items", &self.items)?;
+        ser::optional(&mut object, "kind", &self.kind)?;
+        ser::optional(&mut object, "metadata", &self.metadata)?;
+        ser::end(object)
+    }
 }
 
 impl<'de> Deserialize<'de> for ProbeList {

@@ -3,7 +3,7 @@
 use serde::de::MapAccess;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
-use support::de;
+use support::{de, ser};
 
 #[cfg(feature = "validation")]
 use support::{Validate, rules};
@@ -11,28 +11,21 @@ use support::{Validate, rules};
 #[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ProbeMetricRelabeling {
     /// What to do when the regex matches; replace when unset. Lowercase and Uppercase need Prometheus v2.36.0+, KeepEqual and DropEqual v2.41.0+.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub action: Option<ProbeMetricRelabelingAction>,
     /// Number the hashed source label values are taken modulo; used only by the HashMod action.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub modulus: Option<i64>,
     /// Regular expression that the joined source label values are matched against.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub regex: Option<String>,
     /// Value the Replace action writes when the regex matches; capture groups may be used.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub replacement: Option<String>,
     /// String put between source label values when they are joined.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub separator: Option<String>,
     /// Labels whose values are joined with the separator and then matched against the regex.
-    #[serde(rename = "sourceLabels", skip_serializing_if = "Option::is_none")]
     pub source_labels: Option<Vec<String>>,
     /// Label that receives the result. Replace, HashMod, Lowercase, Uppercase, KeepEqual and DropEqual need it; capture groups may be used.
-    #[serde(rename = "targetLabel", skip_serializing_if = "Option::is_none")]
     pub target_label: Option<String>,
 }
 
@@ -55,6 +48,20 @@ impl Default for ProbeMetricRelabeling {
             source_labels: None,
             target_label: None,
         }
+    }
+}
+
+impl Serialize for ProbeMetricRelabeling {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut object = serializer.serialize_map(None)?;
+        ser::optional(&mut object, "action", &self.action)?;
+        ser::optional(&mut object, "modulus", &self.modulus)?;
+        ser::optional(&mut object, "regex", &self.regex)?;
+        ser::optional(&mut object, "replacement", &self.replacement)?;
+        ser::optional(&mut object, "separator", &self.separator)?;
+        ser::optional(&mut object, "sourceLabels", &self.source_labels)?;
+        ser::optional(&mut object, "targetLabel", &self.target_label)?;
+        ser::end(object)
     }
 }
 

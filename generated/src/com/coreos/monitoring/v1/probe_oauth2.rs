@@ -2,9 +2,9 @@
 
 use super::{ProbeClientId, ProbeClientSecret};
 use serde::de::MapAccess;
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::BTreeMap;
-use support::de;
+use support::{de, ser};
 
 #[cfg(feature = "validation")]
 use support::{Validate, rules};
@@ -12,23 +12,30 @@ use support::{Validate, rules};
 #[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ProbeOauth2 {
     /// Secret or ConfigMap key holding the OAuth2 client ID.
-    #[serde(rename = "clientId", skip_serializing_if = "Option::is_none")]
     pub client_id: Option<ProbeClientId>,
     /// Secret key holding the OAuth2 client secret.
-    #[serde(rename = "clientSecret", skip_serializing_if = "Option::is_none")]
     pub client_secret: Option<ProbeClientSecret>,
     /// Extra HTTP parameters appended to the token URL.
-    #[serde(rename = "endpointParams", skip_serializing_if = "Option::is_none")]
     pub endpoint_params: Option<BTreeMap<String, String>>,
     /// OAuth2 scopes asked for in the token request.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub scopes: Option<Vec<String>>,
     /// URL the OAuth2 token is fetched from.
-    #[serde(rename = "tokenUrl", skip_serializing_if = "Option::is_none")]
     pub token_url: Option<String>,
+}
+
+impl Serialize for ProbeOauth2 {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut object = serializer.serialize_map(None)?;
+        ser::optional(&mut object, "clientId", &self.client_id)?;
+        ser::optional(&mut object, "clientSecret", &self.client_secret)?;
+        ser::optional(&mut object, "endpointParams", &self.endpoint_params)?;
+        ser::optional(&mut object, "scopes", &self.scopes)?;
+        ser::optional(&mut object, "tokenUrl", &self.token_url)?;
+        ser::end(object)
+    }
 }
 
 impl<'de> Deserialize<'de> for ProbeOauth2 {

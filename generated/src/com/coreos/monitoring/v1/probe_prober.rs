@@ -3,7 +3,7 @@
 use serde::de::MapAccess;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
-use support::de;
+use support::{de, ser};
 
 #[cfg(feature = "validation")]
 use support::{Validate, rules};
@@ -11,19 +11,15 @@ use support::{Validate, rules};
 #[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ProbeProber {
     /// HTTP path of the prober's probe endpoint; /probe when unset.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
     /// Proxy URL used to reach the prober, if any.
-    #[serde(rename = "proxyUrl", skip_serializing_if = "Option::is_none")]
     pub proxy_url: Option<String>,
     /// Protocol used to reach the prober. Prometheus uses http when unset, unless relabeling rewrites __scheme__.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub scheme: Option<ProbeProberScheme>,
     /// Address of the prober, as host or host:port.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
 }
 
@@ -38,6 +34,17 @@ impl Default for ProbeProber {
     /// Every field's default: what decoding `{}` gives.
     fn default() -> Self {
         Self { path: Self::default_path(), proxy_url: None, scheme: None, url: None }
+    }
+}
+
+impl Serialize for ProbeProber {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut object = serializer.serialize_map(None)?;
+        ser::optional(&mut object, "path", &self.path)?;
+        ser::optional(&mut object, "proxyUrl", &self.proxy_url)?;
+        ser::optional(&mut object, "scheme", &self.scheme)?;
+        ser::optional(&mut object, "url", &self.url)?;
+        ser::end(object)
     }
 }
 

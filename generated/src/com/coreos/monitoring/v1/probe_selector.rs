@@ -2,9 +2,9 @@
 
 use super::ProbeMatchExpression;
 use serde::de::MapAccess;
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::BTreeMap;
-use support::de;
+use support::{de, ser};
 
 #[cfg(feature = "validation")]
 use support::Validate;
@@ -12,14 +12,21 @@ use support::Validate;
 #[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ProbeSelector {
     /// Requirements on labels; all of them must hold.
-    #[serde(rename = "matchExpressions", skip_serializing_if = "Option::is_none")]
     pub match_expressions: Option<Vec<ProbeMatchExpression>>,
     /// Label key/value pairs that must all be present.
-    #[serde(rename = "matchLabels", skip_serializing_if = "Option::is_none")]
     pub match_labels: Option<BTreeMap<String, String>>,
+}
+
+impl Serialize for ProbeSelector {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut object = serializer.serialize_map(None)?;
+        ser::optional(&mut object, "matchExpressions", &self.match_expressions)?;
+        ser::optional(&mut object, "matchLabels", &self.match_labels)?;
+        ser::end(object)
+    }
 }
 
 impl<'de> Deserialize<'de> for ProbeSelector {

@@ -7,7 +7,7 @@ use super::{
 use serde::de::MapAccess;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
-use support::de;
+use support::{de, ser};
 
 #[cfg(feature = "validation")]
 use support::{Validate, rules};
@@ -18,68 +18,75 @@ use support::cel::{CelRuleSpec, LazyRule, Node};
 #[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ProbeSpec {
     /// Authorization header to send when scraping the prober.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub authorization: Option<ProbeAuthorization>,
     /// Basic authentication for scraping the prober, with both values read from Secrets.
-    #[serde(rename = "basicAuth", skip_serializing_if = "Option::is_none")]
     pub basic_auth: Option<ProbeBasicAuth>,
     /// Secret key holding a bearer token for scraping the prober. The Secret must be in the Probe's namespace and readable by the operator.
-    #[serde(rename = "bearerTokenSecret", skip_serializing_if = "Option::is_none")]
     pub bearer_token_secret: Option<ProbeBearerTokenSecret>,
     /// How often the targets are probed. Prometheus' global scrape interval applies when unset.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub interval: Option<String>,
     /// Default value of the job label on scraped metrics.
-    #[serde(rename = "jobName", skip_serializing_if = "Option::is_none")]
     pub job_name: Option<String>,
     /// How many targets dropped by relabeling are kept in memory per scrape; 0 means no limit. Needs Prometheus v2.47.0 or later.
-    #[serde(rename = "keepDroppedTargets", skip_serializing_if = "Option::is_none")]
     pub keep_dropped_targets: Option<i64>,
     /// Most labels a sample may carry in one scrape. Needs Prometheus v2.27.0 or later.
-    #[serde(rename = "labelLimit", skip_serializing_if = "Option::is_none")]
     pub label_limit: Option<i64>,
     /// Longest label name accepted in one scrape. Needs Prometheus v2.27.0 or later.
-    #[serde(rename = "labelNameLengthLimit", skip_serializing_if = "Option::is_none")]
     pub label_name_length_limit: Option<i64>,
     /// Longest label value accepted in one scrape. Needs Prometheus v2.27.0 or later.
-    #[serde(rename = "labelValueLengthLimit", skip_serializing_if = "Option::is_none")]
     pub label_value_length_limit: Option<i64>,
     /// Relabeling steps applied to scraped samples before they are stored.
-    #[serde(rename = "metricRelabelings", skip_serializing_if = "Option::is_none")]
     pub metric_relabelings: Option<Vec<ProbeMetricRelabeling>>,
     /// Prober module that decides how targets are checked, such as http_2xx in the blackbox exporter.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub module: Option<String>,
     /// OAuth2 client credentials for scraping the prober. Needs Prometheus v2.27.0 or later.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub oauth2: Option<ProbeOauth2>,
     /// The prober that checks the targets and how Prometheus reaches it. Nothing is probed without its url.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub prober: Option<ProbeProber>,
     /// Most samples accepted from one scrape.
-    #[serde(rename = "sampleLimit", skip_serializing_if = "Option::is_none")]
     pub sample_limit: Option<i64>,
     /// Name of the scrape class applied to this Probe.
-    #[serde(rename = "scrapeClass", skip_serializing_if = "Option::is_none")]
     pub scrape_class: Option<String>,
     /// Protocols Prometheus offers when scraping, most preferred first; Prometheus' default applies when unset. Needs Prometheus v2.49.0 or later.
-    #[serde(rename = "scrapeProtocols", skip_serializing_if = "Option::is_none")]
     pub scrape_protocols: Option<Vec<ProbeSpecScrapeProtocolsItem>>,
     /// How long one scrape may take. Prometheus' global scrape timeout applies when unset.
-    #[serde(rename = "scrapeTimeout", skip_serializing_if = "Option::is_none")]
     pub scrape_timeout: Option<String>,
     /// Most targets accepted for this Probe.
-    #[serde(rename = "targetLimit", skip_serializing_if = "Option::is_none")]
     pub target_limit: Option<i64>,
     /// The addresses to probe, listed statically or discovered from Ingress objects.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub targets: Option<ProbeTargets>,
     /// TLS settings for the connection to the prober.
-    #[serde(rename = "tlsConfig", skip_serializing_if = "Option::is_none")]
     pub tls_config: Option<ProbeTlsConfig>,
+}
+
+impl Serialize for ProbeSpec {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut object = serializer.serialize_map(None)?;
+        ser::optional(&mut object, "authorization", &self.authorization)?;
+        ser::optional(&mut object, "basicAuth", &self.basic_auth)?;
+        ser::optional(&mut object, "bearerTokenSecret", &self.bearer_token_secret)?;
+        ser::optional(&mut object, "interval", &self.interval)?;
+        ser::optional(&mut object, "jobName", &self.job_name)?;
+        ser::optional(&mut object, "keepDroppedTargets", &self.keep_dropped_targets)?;
+        ser::optional(&mut object, "labelLimit", &self.label_limit)?;
+        ser::optional(&mut object, "labelNameLengthLimit", &self.label_name_length_limit)?;
+        ser::optional(&mut object, "labelValueLengthLimit", &self.label_value_length_limit)?;
+        ser::optional(&mut object, "metricRelabelings", &self.metric_relabelings)?;
+        ser::optional(&mut object, "module", &self.module)?;
+        ser::optional(&mut object, "oauth2", &self.oauth2)?;
+        ser::optional(&mut object, "prober", &self.prober)?;
+        ser::optional(&mut object, "sampleLimit", &self.sample_limit)?;
+        ser::optional(&mut object, "scrapeClass", &self.scrape_class)?;
+        ser::optional(&mut object, "scrapeProtocols", &self.scrape_protocols)?;
+        ser::optional(&mut object, "scrapeTimeout", &self.scrape_timeout)?;
+        ser::optional(&mut object, "targetLimit", &self.target_limit)?;
+        ser::optional(&mut object, "targets", &self.targets)?;
+        ser::optional(&mut object, "tlsConfig", &self.tls_config)?;
+        ser::end(object)
+    }
 }
 
 impl<'de> Deserialize<'de> for ProbeSpec {

@@ -2,9 +2,9 @@
 
 use super::ProbeRelabelingConfig;
 use serde::de::MapAccess;
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::BTreeMap;
-use support::de;
+use support::{de, ser};
 
 #[cfg(feature = "validation")]
 use support::Validate;
@@ -12,17 +12,24 @@ use support::Validate;
 #[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ProbeStaticConfig {
     /// Labels added to every metric scraped from these targets.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub labels: Option<BTreeMap<String, String>>,
     /// Relabeling steps applied to the targets' labels before they are probed.
-    #[serde(rename = "relabelingConfigs", skip_serializing_if = "Option::is_none")]
     pub relabeling_configs: Option<Vec<ProbeRelabelingConfig>>,
     /// Addresses to probe.
-    #[serde(rename = "static", skip_serializing_if = "Option::is_none")]
     pub static_: Option<Vec<String>>,
+}
+
+impl Serialize for ProbeStaticConfig {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut object = serializer.serialize_map(None)?;
+        ser::optional(&mut object, "labels", &self.labels)?;
+        ser::optional(&mut object, "relabelingConfigs", &self.relabeling_configs)?;
+        ser::optional(&mut object, "static", &self.static_)?;
+        ser::end(object)
+    }
 }
 
 impl<'de> Deserialize<'de> for ProbeStaticConfig {

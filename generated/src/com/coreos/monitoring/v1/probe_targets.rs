@@ -2,8 +2,8 @@
 
 use super::{ProbeIngress, ProbeStaticConfig};
 use serde::de::MapAccess;
-use serde::{Deserialize, Deserializer, Serialize};
-use support::de;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use support::{de, ser};
 
 #[cfg(feature = "validation")]
 use support::Validate;
@@ -11,14 +11,21 @@ use support::Validate;
 #[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ProbeTargets {
     /// Ingress objects whose hosts and paths become targets. Ignored when staticConfig is also set.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub ingress: Option<ProbeIngress>,
     /// A fixed list of addresses to probe, with their labels and relabeling. Takes precedence over ingress when both are set.
-    #[serde(rename = "staticConfig", skip_serializing_if = "Option::is_none")]
     pub static_config: Option<ProbeStaticConfig>,
+}
+
+impl Serialize for ProbeTargets {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut object = serializer.serialize_map(None)?;
+        ser::optional(&mut object, "ingress", &self.ingress)?;
+        ser::optional(&mut object, "staticConfig", &self.static_config)?;
+        ser::end(object)
+    }
 }
 
 impl<'de> Deserialize<'de> for ProbeTargets {

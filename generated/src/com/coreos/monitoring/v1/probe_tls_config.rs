@@ -2,8 +2,8 @@
 
 use super::{ProbeCa, ProbeCert, ProbeKeySecret};
 use serde::de::MapAccess;
-use serde::{Deserialize, Deserializer, Serialize};
-use support::de;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use support::{de, ser};
 
 #[cfg(feature = "validation")]
 use support::Validate;
@@ -14,23 +14,30 @@ use support::cel::{CelRuleSpec, LazyRule, Node};
 #[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ProbeTlsConfig {
     /// CA certificate used to verify the server's certificate.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub ca: Option<ProbeCa>,
     /// Client certificate presented to the server.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub cert: Option<ProbeCert>,
     /// If true, the server's certificate is not verified.
-    #[serde(rename = "insecureSkipVerify", skip_serializing_if = "Option::is_none")]
     pub insecure_skip_verify: Option<bool>,
     /// Secret key holding the client's private key.
-    #[serde(rename = "keySecret", skip_serializing_if = "Option::is_none")]
     pub key_secret: Option<ProbeKeySecret>,
     /// Host name expected in the server's certificate.
-    #[serde(rename = "serverName", skip_serializing_if = "Option::is_none")]
     pub server_name: Option<String>,
+}
+
+impl Serialize for ProbeTlsConfig {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut object = serializer.serialize_map(None)?;
+        ser::optional(&mut object, "ca", &self.ca)?;
+        ser::optional(&mut object, "cert", &self.cert)?;
+        ser::optional(&mut object, "insecureSkipVerify", &self.insecure_skip_verify)?;
+        ser::optional(&mut object, "keySecret", &self.key_secret)?;
+        ser::optional(&mut object, "serverName", &self.server_name)?;
+        ser::end(object)
+    }
 }
 
 impl<'de> Deserialize<'de> for ProbeTlsConfig {

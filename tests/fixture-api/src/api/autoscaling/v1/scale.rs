@@ -3,8 +3,8 @@
 use super::{ScaleSpec, ScaleStatus};
 use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::de::MapAccess;
-use serde::{Deserialize, Deserializer, Serialize};
-use support::{de, protobuf};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use support::{de, protobuf, ser};
 
 #[cfg(feature = "validation")]
 use support::Validate;
@@ -13,23 +13,30 @@ use support::Validate;
 use support::validation::{ErrorList, Path};
 
 /// The scale of a resource: how many replicas it asks for and how many it has; served by the `scale` subresource.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Scale {
     /// Versioned schema of this representation of the object.
-    #[serde(rename = "apiVersion", skip_serializing_if = "Option::is_none")]
     pub api_version: Option<String>,
     /// REST resource this object represents.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
     /// Metadata of the scaled object.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub metadata: Option<ObjectMeta>,
     /// The wanted scale.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub spec: Option<ScaleSpec>,
     /// The observed scale; read-only.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<ScaleStatus>,
+}
+
+impl Serialize for Scale {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut object = serializer.serialize_map(None)?;
+        ser::optional(&mut object, "apiVersion", &self.api_version)?;
+        ser::optional(&mut object, "kind", &self.kind)?;
+        ser::optional(&mut object, "metadata", &self.metadata)?;
+        ser::optional(&mut object, "spec", &self.spec)?;
+        ser::optional(&mut object, "status", &self.status)?;
+        ser::end(object)
+    }
 }
 
 impl<'de> Deserialize<'de> for Scale {

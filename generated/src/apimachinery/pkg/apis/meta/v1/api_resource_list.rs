@@ -2,8 +2,8 @@
 
 use super::APIResource;
 use serde::de::MapAccess;
-use serde::{Deserialize, Deserializer, Serialize};
-use support::{de, protobuf};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use support::{de, protobuf, ser};
 
 #[cfg(feature = "validation")]
 use support::{Validate, rules};
@@ -12,19 +12,27 @@ use support::{Validate, rules};
 use support::validation::{ErrorList, Path};
 
 /// The resources served in one group version.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct APIResourceList {
     /// Versioned schema this object is encoded in; servers convert known versions and may reject unknown ones.
-    #[serde(rename = "apiVersion", skip_serializing_if = "Option::is_none")]
     pub api_version: Option<String>,
     /// Group and version the resources belong to, e.g. autoscaling/v2.
-    #[serde(rename = "groupVersion")]
     pub group_version: String,
     /// Object kind in CamelCase; servers may infer it from the endpoint, and it cannot be changed.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
     /// The resources served in this group version.
     pub resources: Vec<APIResource>,
+}
+
+impl Serialize for APIResourceList {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut object = serializer.serialize_map(None)?;
+        ser::optional(&mut object, "apiVersion", &self.api_version)?;
+        ser::field(&mut object, "groupVersion", &self.group_version)?;
+        ser::optional(&mut object, "kind", &self.kind)?;
+        ser::field(&mut object, "resources", &self.resources)?;
+        ser::end(object)
+    }
 }
 
 impl<'de> Deserialize<'de> for APIResourceList {

@@ -4,7 +4,7 @@ use super::Preconditions;
 use serde::de::MapAccess;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
-use support::{de, protobuf};
+use support::{de, protobuf, ser};
 
 #[cfg(feature = "validation")]
 use support::{Validate, rules};
@@ -16,32 +16,43 @@ use support::cel::{CelRuleSpec, LazyRule, Node};
 use support::validation::{ErrorList, Path};
 
 /// Options that control a delete request.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeleteOptions {
     /// Versioned schema this object is encoded in; servers convert known versions and may reject unknown ones.
-    #[serde(rename = "apiVersion", skip_serializing_if = "Option::is_none")]
     pub api_version: Option<String>,
     /// When set, the deletion is checked but not persisted; the only valid value is All.
-    #[serde(rename = "dryRun", skip_serializing_if = "Option::is_none")]
     pub dry_run: Option<Vec<DeleteOptionsDryRunItem>>,
     /// Seconds to wait before the object is deleted; 0 deletes immediately, unset uses the default of the type.
-    #[serde(rename = "gracePeriodSeconds", skip_serializing_if = "Option::is_none")]
     pub grace_period_seconds: Option<i64>,
     /// Remove the object even if it cannot be read from storage, skipping finalizers and preconditions; may break the cluster.
-    #[serde(rename = "ignoreStoreReadErrorWithClusterBreakingPotential", skip_serializing_if = "Option::is_none")]
     pub ignore_store_read_error_with_cluster_breaking_potential: Option<bool>,
     /// Object kind in CamelCase; servers may infer it from the endpoint, and it cannot be changed.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
     /// Deprecated: use propagationPolicy. Whether dependents are orphaned; cannot be combined with propagationPolicy.
-    #[serde(rename = "orphanDependents", skip_serializing_if = "Option::is_none")]
     pub orphan_dependents: Option<bool>,
     /// Conditions the object must meet for the deletion to proceed.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub preconditions: Option<Preconditions>,
     /// How dependents are garbage collected: Orphan, Background or Foreground; cannot be combined with orphanDependents.
-    #[serde(rename = "propagationPolicy", skip_serializing_if = "Option::is_none")]
     pub propagation_policy: Option<DeleteOptionsPropagationPolicy>,
+}
+
+impl Serialize for DeleteOptions {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut object = serializer.serialize_map(None)?;
+        ser::optional(&mut object, "apiVersion", &self.api_version)?;
+        ser::optional(&mut object, "dryRun", &self.dry_run)?;
+        ser::optional(&mut object, "gracePeriodSeconds", &self.grace_period_seconds)?;
+        ser::optional(
+            &mut object,
+            "ignoreStoreReadErrorWithClusterBreakingPotential",
+            &self.ignore_store_read_error_with_cluster_breaking_potential,
+        )?;
+        ser::optional(&mut object, "kind", &self.kind)?;
+        ser::optional(&mut object, "orphanDependents", &self.orphan_dependents)?;
+        ser::optional(&mut object, "preconditions", &self.preconditions)?;
+        ser::optional(&mut object, "propagationPolicy", &self.propagation_policy)?;
+        ser::end(object)
+    }
 }
 
 impl<'de> Deserialize<'de> for DeleteOptions {

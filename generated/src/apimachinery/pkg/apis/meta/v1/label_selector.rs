@@ -2,9 +2,9 @@
 
 use super::LabelSelectorRequirement;
 use serde::de::MapAccess;
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::BTreeMap;
-use support::{de, protobuf};
+use support::{de, protobuf, ser};
 
 #[cfg(feature = "validation")]
 use support::Validate;
@@ -13,14 +13,21 @@ use support::Validate;
 use support::validation::{ErrorList, Path};
 
 /// Selects objects by their labels; all requirements must hold. An empty selector matches everything, a null one nothing.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct LabelSelector {
     /// Label requirements, all of which must hold.
-    #[serde(rename = "matchExpressions", skip_serializing_if = "Option::is_none")]
     pub match_expressions: Option<Vec<LabelSelectorRequirement>>,
     /// Labels that must be present with exactly these values.
-    #[serde(rename = "matchLabels", skip_serializing_if = "Option::is_none")]
     pub match_labels: Option<BTreeMap<String, String>>,
+}
+
+impl Serialize for LabelSelector {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut object = serializer.serialize_map(None)?;
+        ser::optional(&mut object, "matchExpressions", &self.match_expressions)?;
+        ser::optional(&mut object, "matchLabels", &self.match_labels)?;
+        ser::end(object)
+    }
 }
 
 impl<'de> Deserialize<'de> for LabelSelector {

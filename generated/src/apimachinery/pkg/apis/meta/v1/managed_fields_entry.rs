@@ -2,8 +2,8 @@
 
 use super::FieldsV1;
 use serde::de::MapAccess;
-use serde::{Deserialize, Deserializer, Serialize};
-use support::{Time, de, protobuf};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use support::{Time, de, protobuf, ser};
 
 #[cfg(feature = "validation")]
 use support::Validate;
@@ -12,29 +12,36 @@ use support::Validate;
 use support::validation::{ErrorList, Path};
 
 /// The fields one manager owns through one kind of operation.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ManagedFieldsEntry {
     /// API version the field set is expressed in.
-    #[serde(rename = "apiVersion", skip_serializing_if = "Option::is_none")]
     pub api_version: Option<String>,
     /// Format of the field set; the only known value is FieldsV1.
-    #[serde(rename = "fieldsType", skip_serializing_if = "Option::is_none")]
     pub fields_type: Option<String>,
     /// The owned fields, when fieldsType is FieldsV1.
-    #[serde(rename = "fieldsV1", skip_serializing_if = "Option::is_none")]
     pub fields_v1: Option<FieldsV1>,
     /// Name of the manager that owns the fields.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub manager: Option<String>,
     /// Operation that produced this entry: Apply or Update.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub operation: Option<String>,
     /// Subresource the fields were written through; empty for the main resource.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub subresource: Option<String>,
     /// When this entry last changed.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub time: Option<Time>,
+}
+
+impl Serialize for ManagedFieldsEntry {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut object = serializer.serialize_map(None)?;
+        ser::optional(&mut object, "apiVersion", &self.api_version)?;
+        ser::optional(&mut object, "fieldsType", &self.fields_type)?;
+        ser::optional(&mut object, "fieldsV1", &self.fields_v1)?;
+        ser::optional(&mut object, "manager", &self.manager)?;
+        ser::optional(&mut object, "operation", &self.operation)?;
+        ser::optional(&mut object, "subresource", &self.subresource)?;
+        ser::optional(&mut object, "time", &self.time)?;
+        ser::end(object)
+    }
 }
 
 impl<'de> Deserialize<'de> for ManagedFieldsEntry {

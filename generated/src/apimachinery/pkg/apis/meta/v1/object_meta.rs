@@ -2,9 +2,9 @@
 
 use super::{ManagedFieldsEntry, OwnerReference};
 use serde::de::MapAccess;
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::BTreeMap;
-use support::{Time, de, protobuf};
+use support::{Time, de, protobuf, ser};
 
 #[cfg(feature = "validation")]
 use support::{Validate, rules};
@@ -13,53 +13,60 @@ use support::{Validate, rules};
 use support::validation::{ErrorList, Path};
 
 /// Metadata every persisted resource carries.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ObjectMeta {
     /// Free-form key-value data for tools; not used to select objects.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub annotations: Option<BTreeMap<String, String>>,
     /// When the object was created; set by the server, read-only.
-    #[serde(rename = "creationTimestamp", skip_serializing_if = "Option::is_none")]
     pub creation_timestamp: Option<Time>,
     /// Seconds the object is given to terminate before removal; set with deletionTimestamp, read-only.
-    #[serde(rename = "deletionGracePeriodSeconds", skip_serializing_if = "Option::is_none")]
     pub deletion_grace_period_seconds: Option<i64>,
     /// When the object is due to be removed; set by the server once deletion is requested, read-only.
-    #[serde(rename = "deletionTimestamp", skip_serializing_if = "Option::is_none")]
     pub deletion_timestamp: Option<Time>,
     /// Markers that must be cleared before the object is removed from storage.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub finalizers: Option<Vec<String>>,
     /// Prefix from which the server builds a unique name when name is empty.
-    #[serde(rename = "generateName", skip_serializing_if = "Option::is_none")]
     pub generate_name: Option<String>,
     /// Sequence number of the desired state; set by the server, read-only.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub generation: Option<i64>,
     /// Key-value pairs used to organize and select objects.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub labels: Option<BTreeMap<String, String>>,
     /// Which manager owns which fields; maintained by the server.
-    #[serde(rename = "managedFields", skip_serializing_if = "Option::is_none")]
     pub managed_fields: Option<Vec<ManagedFieldsEntry>>,
     /// Name, unique within the namespace and kind; cannot be changed.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// Namespace the object belongs to; empty for cluster-scoped objects.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub namespace: Option<String>,
     /// Objects this one depends on; it is garbage collected once they are all gone.
-    #[serde(rename = "ownerReferences", skip_serializing_if = "Option::is_none")]
     pub owner_references: Option<Vec<OwnerReference>>,
     /// Opaque version of the object, used for optimistic concurrency and watches; set by the server.
-    #[serde(rename = "resourceVersion", skip_serializing_if = "Option::is_none")]
     pub resource_version: Option<String>,
     /// Deprecated; no longer set by servers.
-    #[serde(rename = "selfLink", skip_serializing_if = "Option::is_none")]
     pub self_link: Option<String>,
     /// Unique identifier of the object over time; set by the server, read-only.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub uid: Option<String>,
+}
+
+impl Serialize for ObjectMeta {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut object = serializer.serialize_map(None)?;
+        ser::optional(&mut object, "annotations", &self.annotations)?;
+        ser::optional(&mut object, "creationTimestamp", &self.creation_timestamp)?;
+        ser::optional(&mut object, "deletionGracePeriodSeconds", &self.deletion_grace_period_seconds)?;
+        ser::optional(&mut object, "deletionTimestamp", &self.deletion_timestamp)?;
+        ser::optional(&mut object, "finalizers", &self.finalizers)?;
+        ser::optional(&mut object, "generateName", &self.generate_name)?;
+        ser::optional(&mut object, "generation", &self.generation)?;
+        ser::optional(&mut object, "labels", &self.labels)?;
+        ser::optional(&mut object, "managedFields", &self.managed_fields)?;
+        ser::optional(&mut object, "name", &self.name)?;
+        ser::optional(&mut object, "namespace", &self.namespace)?;
+        ser::optional(&mut object, "ownerReferences", &self.owner_references)?;
+        ser::optional(&mut object, "resourceVersion", &self.resource_version)?;
+        ser::optional(&mut object, "selfLink", &self.self_link)?;
+        ser::optional(&mut object, "uid", &self.uid)?;
+        ser::end(object)
+    }
 }
 
 impl<'de> Deserialize<'de> for ObjectMeta {

@@ -2,8 +2,8 @@
 
 use crate::apimachinery::pkg::runtime::RawExtension;
 use serde::de::MapAccess;
-use serde::{Deserialize, Deserializer, Serialize};
-use support::{de, protobuf};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use support::{de, protobuf, ser};
 
 #[cfg(feature = "validation")]
 use support::{Validate, rules};
@@ -12,13 +12,21 @@ use support::{Validate, rules};
 use support::validation::{ErrorList, Path};
 
 /// One event of a watch stream.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct WatchEvent {
     /// The object after the change; the last state for DELETED, a Status for ERROR, an object carrying only a resourceVersion for BOOKMARK.
     pub object: RawExtension,
     /// ADDED, MODIFIED, DELETED, BOOKMARK or ERROR.
-    #[serde(rename = "type")]
     pub type_: String,
+}
+
+impl Serialize for WatchEvent {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut object = serializer.serialize_map(None)?;
+        ser::field(&mut object, "object", &self.object)?;
+        ser::field(&mut object, "type", &self.type_)?;
+        ser::end(object)
+    }
 }
 
 impl<'de> Deserialize<'de> for WatchEvent {

@@ -3,7 +3,7 @@
 use serde::de::MapAccess;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
-use support::de;
+use support::{de, ser};
 
 #[cfg(feature = "validation")]
 use support::{Validate, rules};
@@ -11,12 +11,19 @@ use support::{Validate, rules};
 #[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct GizmoCondition {
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<GizmoConditionStatus>,
-    #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
     pub type_: Option<String>,
+}
+
+impl Serialize for GizmoCondition {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut object = serializer.serialize_map(None)?;
+        ser::optional(&mut object, "status", &self.status)?;
+        ser::optional(&mut object, "type", &self.type_)?;
+        ser::end(object)
+    }
 }
 
 impl<'de> Deserialize<'de> for GizmoCondition {

@@ -6,7 +6,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fmt;
-use support::{IntOrString, de};
+use support::{IntOrString, de, ser};
 
 #[cfg(feature = "validation")]
 use support::{Validate, rules};
@@ -17,56 +17,38 @@ use support::cel::{CelRuleSpec, LazyRule, Node};
 #[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
 
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct GizmoSpec {
     /// Address the gizmo listens on.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub address: Option<String>,
     /// Backends by name.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub backends: Option<BTreeMap<String, GizmoBackend>>,
     /// Where the gizmo reports to.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub endpoint: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub labels: Option<BTreeMap<String, String>>,
-    #[serde(rename = "maxReplicas", skip_serializing_if = "Option::is_none")]
     pub max_replicas: Option<i32>,
     /// How the gizmo runs.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub mode: Option<GizmoSpecMode>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
     /// Anything the tool understands.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub options: Option<Value>,
     /// Plugin settings; the fields besides `name` are the plugin's own.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub plugin: Option<GizmoPlugin>,
     /// Ports by name and protocol.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub ports: Option<Vec<GizmoPort>>,
     /// Wanted number of replicas.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub replicas: Option<i32>,
     /// Retry policy; defaulted as a whole.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub retry: Option<GizmoRetry>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub schedule: Option<String>,
     /// Decimal digits only.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub serial: Option<String>,
     /// Integer or percentage.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub size: Option<IntOrString>,
     /// When the gizmo started, kept as sent.
-    #[serde(rename = "startedAt", skip_serializing_if = "Option::is_none")]
     pub started_at: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub tags: Option<Vec<String>>,
     /// An embedded object.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub template: Option<Value>,
 }
 
@@ -108,6 +90,31 @@ impl Default for GizmoSpec {
             tags: None,
             template: None,
         }
+    }
+}
+
+impl Serialize for GizmoSpec {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut object = serializer.serialize_map(None)?;
+        ser::optional(&mut object, "address", &self.address)?;
+        ser::optional(&mut object, "backends", &self.backends)?;
+        ser::optional(&mut object, "endpoint", &self.endpoint)?;
+        ser::optional(&mut object, "labels", &self.labels)?;
+        ser::optional(&mut object, "maxReplicas", &self.max_replicas)?;
+        ser::optional(&mut object, "mode", &self.mode)?;
+        ser::optional(&mut object, "note", &self.note)?;
+        ser::optional(&mut object, "options", &self.options)?;
+        ser::optional(&mut object, "plugin", &self.plugin)?;
+        ser::optional(&mut object, "ports", &self.ports)?;
+        ser::optional(&mut object, "replicas", &self.replicas)?;
+        ser::optional(&mut object, "retry", &self.retry)?;
+        ser::optional(&mut object, "schedule", &self.schedule)?;
+        ser::optional(&mut object, "serial", &self.serial)?;
+        ser::optional(&mut object, "size", &self.size)?;
+        ser::optional(&mut object, "startedAt", &self.started_at)?;
+        ser::optional(&mut object, "tags", &self.tags)?;
+        ser::optional(&mut object, "template", &self.template)?;
+        ser::end(object)
     }
 }
 

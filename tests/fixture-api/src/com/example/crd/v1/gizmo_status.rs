@@ -2,8 +2,8 @@
 
 use super::GizmoCondition;
 use serde::de::MapAccess;
-use serde::{Deserialize, Deserializer, Serialize};
-use support::de;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use support::{de, ser};
 
 #[cfg(feature = "validation")]
 use support::{Validate, rules};
@@ -11,14 +11,21 @@ use support::{Validate, rules};
 #[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct GizmoStatus {
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub conditions: Option<Vec<GizmoCondition>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub replicas: Option<i32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub selector: Option<String>,
+}
+
+impl Serialize for GizmoStatus {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut object = serializer.serialize_map(None)?;
+        ser::optional(&mut object, "conditions", &self.conditions)?;
+        ser::optional(&mut object, "replicas", &self.replicas)?;
+        ser::optional(&mut object, "selector", &self.selector)?;
+        ser::end(object)
+    }
 }
 
 impl<'de> Deserialize<'de> for GizmoStatus {

@@ -2,8 +2,8 @@
 
 use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::de::MapAccess;
-use serde::{Deserialize, Deserializer, Serialize};
-use support::{Resource, ResourceInfo, Scope, de, protobuf};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use support::{Resource, ResourceInfo, Scope, de, protobuf, ser};
 
 #[cfg(feature = "validation")]
 use support::{Validate, meta, rules};
@@ -14,19 +14,26 @@ use support::cel::{CelRuleSpec, LazyRule, Node};
 #[cfg(feature = "validation")]
 use support::validation::{ErrorList, Path};
 
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Knob {
     /// Versioned schema of this representation of the object.
-    #[serde(rename = "apiVersion", skip_serializing_if = "Option::is_none")]
     pub api_version: Option<String>,
     /// REST resource this object represents.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
     /// Standard object metadata: name, namespace, labels, annotations and the fields the server maintains.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub metadata: Option<ObjectMeta>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub setting: Option<i64>,
+}
+
+impl Serialize for Knob {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut object = serializer.serialize_map(None)?;
+        ser::optional(&mut object, "apiVersion", &self.api_version)?;
+        ser::optional(&mut object, "kind", &self.kind)?;
+        ser::optional(&mut object, "metadata", &self.metadata)?;
+        ser::optional(&mut object, "setting", &self.setting)?;
+        ser::end(object)
+    }
 }
 
 impl<'de> Deserialize<'de> for Knob {
