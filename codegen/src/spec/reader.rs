@@ -51,9 +51,10 @@ pub struct Reader<'d> {
     documents: &'d [Document],
     /// The names of the schemas references may name.
     names: BTreeSet<&'d str>,
-    /// Patterns that compiled already, and CEL rules compiled already. Specs repeat them
-    /// (a query parameter in every operation, each rule of a CRD serving one schema in
-    /// several versions), and compiling is the costliest part of reading a schema.
+    /// Patterns known to compile (the built-in document's, and those compiled already),
+    /// and CEL rules compiled already. Specs repeat them (a query parameter in every
+    /// operation, each rule of a CRD serving one schema in several versions), and
+    /// compiling is the costliest part of reading a schema.
     patterns: RefCell<HashSet<String>>,
     rules: RefCell<HashMap<RuleText, Arc<support::cel::CelRule>>>,
 }
@@ -143,7 +144,8 @@ impl<'v> Members<'v, '_> {
 
 impl<'d> Reader<'d> {
     pub fn new(documents: &'d [Document], names: BTreeSet<&'d str>) -> Reader<'d> {
-        Reader { documents, names, patterns: RefCell::default(), rules: RefCell::default() }
+        let patterns = super::crd::BUILTIN_PATTERNS.iter().map(|&pattern| pattern.to_owned()).collect();
+        Reader { documents, names, patterns: RefCell::new(patterns), rules: RefCell::default() }
     }
 
     fn error(&self, loc: &Loc, message: impl Into<String>) -> Error {
