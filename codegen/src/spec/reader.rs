@@ -10,7 +10,7 @@ use support::schema::{ListType, MapType, PatchStrategy};
 use super::k8s::{self, Extensions, Gvk, Release, ResourceExtensions, RuleText, ValidationRule};
 use super::operation::{Action, HttpMethod, Operation, Parameter, ParameterLocation, RequestBody};
 use super::schema::{AdditionalProperties, Bound, Keywords, Reference, Schema, SchemaType};
-use super::{DocId, Document, Loc};
+use super::{DocId, Document, Loc, Origin};
 use crate::error::{Error, Result};
 
 /// String formats Kubernetes accepts in schemas, besides the ones with their own type
@@ -144,7 +144,13 @@ impl<'v> Members<'v, '_> {
 
 impl<'d> Reader<'d> {
     pub fn new(documents: &'d [Document], names: BTreeSet<&'d str>) -> Reader<'d> {
-        let patterns = super::crd::BUILTIN_PATTERNS.iter().map(|&pattern| pattern.to_owned()).collect();
+        // Only specs with custom resources include the built-in document; the others need
+        // not parse it for its patterns.
+        let patterns = if documents.iter().any(|document| document.origin == Origin::BuiltIn) {
+            super::crd::BUILTIN_PATTERNS.iter().map(|&pattern| pattern.to_owned()).collect()
+        } else {
+            HashSet::new()
+        };
         Reader { documents, names, patterns: RefCell::new(patterns), rules: RefCell::default() }
     }
 

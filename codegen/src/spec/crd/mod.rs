@@ -89,7 +89,8 @@ static BUILTIN: LazyLock<load::Document> = LazyLock::new(|| {
 });
 
 /// The `pattern` keywords of the built-in document. The document is part of the generator
-/// and a test compiles each of them, so reading specs need not compile them again.
+/// and a test compiles each of them, so reading specs that include it need not compile
+/// them again.
 pub static BUILTIN_PATTERNS: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
     fn collect(value: &'static Value, patterns: &mut Vec<&'static str>) {
         match value {
