@@ -60,5 +60,38 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Escapes one JSON-pointer segment (RFC 6901).
 pub fn escape_pointer_segment(segment: &str) -> String {
-    segment.replace('~', "~0").replace('/', "~1")
+    let mut escaped = String::with_capacity(segment.len());
+    push_pointer_segment(&mut escaped, segment);
+    escaped
+}
+
+/// Appends one JSON-pointer segment, escaped, to `pointer`.
+pub fn push_pointer_segment(pointer: &mut String, segment: &str) {
+    if !segment.contains(['~', '/']) {
+        pointer.push_str(segment);
+        return;
+    }
+    for c in segment.chars() {
+        match c {
+            '~' => pointer.push_str("~0"),
+            '/' => pointer.push_str("~1"),
+            c => pointer.push(c),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pointer_segments_escape_tilde_then_slash() {
+        assert_eq!(escape_pointer_segment("spec"), "spec");
+        assert_eq!(escape_pointer_segment("a/b~c"), "a~1b~0c");
+        // `~1` in a name is not a slash: the tilde is escaped, the `1` kept.
+        assert_eq!(escape_pointer_segment("~1"), "~01");
+        let mut pointer = "/paths".to_owned();
+        push_pointer_segment(&mut pointer, "/apis/{name}");
+        assert_eq!(pointer, "/paths~1apis~1{name}");
+    }
 }

@@ -107,8 +107,11 @@ pub fn generate(options: &Options) -> Result<Summary> {
         None => None,
     };
     let files = format::format_crate(sources, reuse.as_ref())?;
-    let changes =
-        if options.check { write::compare(&options.out, &files)? } else { write::write(&options.out, &files)? };
+    let changes = if options.check {
+        write::compare(&options.out, &files.texts, &files.reused)?
+    } else {
+        write::write(&options.out, &files.texts, &files.reused)?
+    };
     Ok(Summary {
         documents: document_count,
         schemas: api.types.iter().filter(|t| matches!(t.origin, ir::Origin::Schema(_))).count(),

@@ -24,6 +24,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+/// The generator runs in the processes of this crate with the allocator `cargo xtask`
+/// runs it with, so the benchmarks measure it as it runs there.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// The environment variable naming the `specs-upstream` folder.
 pub const UPSTREAM_ENV: &str = "KUBE_APIGEN_UPSTREAM";
 

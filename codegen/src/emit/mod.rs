@@ -45,7 +45,7 @@ const SERDE_JSON_VERSION: &str = "1";
 
 /// Every file of the output crate, by path relative to its root, with its final text.
 pub fn emit_crate(api: &Api, options: &CrateOptions) -> Result<BTreeMap<PathBuf, String>> {
-    crate::format::format_crate(emit_sources(api, options)?, None)
+    Ok(crate::format::format_crate(emit_sources(api, options)?, None)?.texts)
 }
 
 /// Every file of the output crate, by path relative to its root, before formatting.

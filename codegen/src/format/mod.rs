@@ -59,23 +59,35 @@ impl RustSource {
     }
 }
 
+/// The final text of every file of a crate.
+pub struct Formatted {
+    pub texts: BTreeMap<PathBuf, String>,
+    /// The files whose text was read from the output folder (reused), which therefore holds
+    /// them as they are.
+    pub reused: BTreeSet<PathBuf>,
+}
+
 /// The final text of every file: Rust sources formatted (or reused from `reuse`'s output
 /// folder where nothing they depend on changed), other files as they are.
-pub fn format_crate(sources: BTreeMap<PathBuf, Source>, reuse: Option<&Reuse>) -> Result<BTreeMap<PathBuf, String>> {
+pub fn format_crate(sources: BTreeMap<PathBuf, Source>, reuse: Option<&Reuse>) -> Result<Formatted> {
     let mut texts = BTreeMap::new();
     let mut pending = BTreeSet::new();
+    let mut reused = BTreeSet::new();
     let mut keys = BTreeMap::new();
     for (path, source) in sources {
         let text = match source {
             Source::Text(text) => text,
             Source::Rust(rust) => {
-                let reused = reuse.and_then(|reuse| {
+                let reused_text = reuse.and_then(|reuse| {
                     let key = reuse.key(&rust);
                     keys.insert(path.clone(), key);
                     reuse.formatted(&path, key)
                 });
-                match reused {
-                    Some(text) => text,
+                match reused_text {
+                    Some(text) => {
+                        reused.insert(path.clone());
+                        text
+                    }
                     None => {
                         pending.insert(path.clone());
                         rust.unparse()?
@@ -92,9 +104,9 @@ pub fn format_crate(sources: BTreeMap<PathBuf, Source>, reuse: Option<&Reuse>) -
         .collect();
     rustfmt::format(&mut pending)?;
     if let Some(reuse) = reuse {
-        reuse.save(&keys, &texts);
+        reuse.save(&keys, &texts, &reused);
     }
-    Ok(texts)
+    Ok(Formatted { texts, reused })
 }
 
 /// The formatting policy, which generated crates carry as their own `rustfmt.toml` so

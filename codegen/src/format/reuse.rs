@@ -11,7 +11,7 @@
 //! The keys are `std`'s hasher, which is stable within one build of the generator; a new
 //! build changes the key of every file, so nothing is carried over between builds.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::{Path, PathBuf};
 
@@ -61,9 +61,21 @@ impl Reuse {
 
     /// Records the key and formatted text of every file. The cache only saves time, so a
     /// cache that cannot be written is left behind without failing the generation.
-    pub(super) fn save(&self, keys: &BTreeMap<PathBuf, u64>, texts: &BTreeMap<PathBuf, String>) {
-        let entries: BTreeMap<PathBuf, (u64, u64)> =
-            keys.iter().filter_map(|(path, &key)| Some((path.clone(), (key, text_hash(texts.get(path)?))))).collect();
+    pub(super) fn save(
+        &self,
+        keys: &BTreeMap<PathBuf, u64>,
+        texts: &BTreeMap<PathBuf, String>,
+        reused: &BTreeSet<PathBuf>,
+    ) {
+        let entry = |path: &PathBuf, key: u64| {
+            // A reused file is the text its entry describes: `formatted` checked its hash.
+            let text = match self.entries.get(path) {
+                Some(&(_, text)) if reused.contains(path) => text,
+                _ => text_hash(texts.get(path)?),
+            };
+            Some((path.clone(), (key, text)))
+        };
+        let entries: BTreeMap<PathBuf, (u64, u64)> = keys.iter().filter_map(|(path, &key)| entry(path, key)).collect();
         if entries == self.entries {
             return;
         }

@@ -21,7 +21,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
-use crate::error::{Error, Result, escape_pointer_segment};
+use crate::error::{Error, Result, escape_pointer_segment, push_pointer_segment};
 use crate::load;
 
 pub use k8s::{Gvk, PrinterColumn, Release, ResourceExtensions, RuleText, ScalePaths, ValidationRule};
@@ -61,7 +61,12 @@ impl Loc {
 
     /// The location of a member or item of the value here.
     pub fn join(&self, segment: &str) -> Loc {
-        Loc { doc: self.doc, pointer: format!("{}/{}", self.pointer, escape_pointer_segment(segment)) }
+        // Locations are joined for every value read: one allocation each.
+        let mut pointer = String::with_capacity(self.pointer.len() + 1 + segment.len());
+        pointer.push_str(&self.pointer);
+        pointer.push('/');
+        push_pointer_segment(&mut pointer, segment);
+        Loc { doc: self.doc, pointer }
     }
 }
 

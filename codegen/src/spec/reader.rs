@@ -10,7 +10,7 @@ use support::schema::{ListType, MapType, PatchStrategy};
 use super::k8s::{self, Extensions, Gvk, Release, ResourceExtensions, RuleText, ValidationRule};
 use super::operation::{Action, HttpMethod, Operation, Parameter, ParameterLocation, RequestBody};
 use super::schema::{AdditionalProperties, Bound, Keywords, Reference, Schema, SchemaType};
-use super::{DocId, Document, Loc};
+use super::{DocId, Document, Loc, Origin};
 use crate::error::{Error, Result};
 
 /// String formats Kubernetes accepts in schemas, besides the ones with their own type
@@ -51,9 +51,10 @@ pub struct Reader<'d> {
     documents: &'d [Document],
     /// The names of the schemas references may name.
     names: BTreeSet<&'d str>,
-    /// Patterns that compiled already, and CEL rules compiled already. Specs repeat them
-    /// (a query parameter in every operation, each rule of a CRD serving one schema in
-    /// several versions), and compiling is the costliest part of reading a schema.
+    /// Patterns known to compile (the built-in document's, and those compiled already),
+    /// and CEL rules compiled already. Specs repeat them (a query parameter in every
+    /// operation, each rule of a CRD serving one schema in several versions), and
+    /// compiling is the costliest part of reading a schema.
     patterns: RefCell<HashSet<String>>,
     rules: RefCell<HashMap<RuleText, Arc<support::cel::CelRule>>>,
 }
@@ -143,7 +144,14 @@ impl<'v> Members<'v, '_> {
 
 impl<'d> Reader<'d> {
     pub fn new(documents: &'d [Document], names: BTreeSet<&'d str>) -> Reader<'d> {
-        Reader { documents, names, patterns: RefCell::default(), rules: RefCell::default() }
+        // Only specs with custom resources include the built-in document; the others need
+        // not parse it for its patterns.
+        let patterns = if documents.iter().any(|document| document.origin == Origin::BuiltIn) {
+            super::crd::BUILTIN_PATTERNS.iter().map(|&pattern| pattern.to_owned()).collect()
+        } else {
+            HashSet::new()
+        };
+        Reader { documents, names, patterns: RefCell::new(patterns), rules: RefCell::default() }
     }
 
     fn error(&self, loc: &Loc, message: impl Into<String>) -> Error {

@@ -51,7 +51,7 @@ fn emit_both(name: &str, specs: &Path, root: &Path, support: &Path) -> [(String,
             translate_cel: variant == "fast",
         };
         let files = codegen::emit::emit_crate(&api, &options).unwrap_or_else(|e| panic!("{e}"));
-        codegen::write::write(&out, &files).unwrap_or_else(|e| panic!("{e}"));
+        codegen::write::write(&out, &files, &Default::default()).unwrap_or_else(|e| panic!("{e}"));
         (package, out)
     })
 }

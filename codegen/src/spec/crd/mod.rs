@@ -88,6 +88,29 @@ static BUILTIN: LazyLock<load::Document> = LazyLock::new(|| {
     documents.remove(0)
 });
 
+/// The `pattern` keywords of the built-in document. The document is part of the generator
+/// and a test compiles each of them, so reading specs that include it need not compile
+/// them again.
+pub static BUILTIN_PATTERNS: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
+    fn collect(value: &'static Value, patterns: &mut Vec<&'static str>) {
+        match value {
+            Value::Object(members) => {
+                for (key, member) in members {
+                    match (key.as_str(), member) {
+                        ("pattern", Value::String(pattern)) => patterns.push(pattern),
+                        _ => collect(member, patterns),
+                    }
+                }
+            }
+            Value::Array(items) => items.iter().for_each(|item| collect(item, patterns)),
+            _ => {}
+        }
+    }
+    let mut patterns = Vec::new();
+    collect(&BUILTIN.value, &mut patterns);
+    patterns
+});
+
 /// Whether the document is a CustomResourceDefinition manifest.
 fn is_crd(document: &load::Document) -> bool {
     document.value.get("kind").and_then(Value::as_str) == Some("CustomResourceDefinition")
@@ -564,4 +587,17 @@ fn identity_property(name: &str) -> Value {
 fn lower_first(text: &str) -> String {
     let mut chars = text.chars();
     chars.next().map(|c| c.to_ascii_lowercase().to_string() + chars.as_str()).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_builtin_patterns_compile() {
+        assert!(BUILTIN_PATTERNS.contains(&r"^[\p{L}\p{M}\p{N}\p{P}\p{S} ]*$"), "{:?}", *BUILTIN_PATTERNS);
+        for pattern in BUILTIN_PATTERNS.iter() {
+            support::go::regexp::compile(pattern).unwrap_or_else(|e| panic!("{pattern}: {e}"));
+        }
+    }
 }
