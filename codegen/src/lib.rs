@@ -100,13 +100,13 @@ pub fn generate(options: &Options) -> Result<Summary> {
     let started = Instant::now();
     let (api, document_count) = read_api(&options.specs)?;
     let crate_options = crate_options(options)?;
-    let sources = emit::emit_sources(&api, &crate_options)?;
+    let emitter = emit::Emitter::new(&api, &crate_options);
     let out = absolute(&options.out)?;
     let reuse = match &options.format_cache {
         Some(folder) => format::Reuse::load(&out, folder, &format::policy()?),
         None => None,
     };
-    let files = format::format_crate(sources, reuse.as_ref())?;
+    let files = format::format_crate(emitter.files()?, |file| emitter.emit(file), reuse.as_ref())?;
     let changes = if options.check {
         write::compare(&options.out, &files.texts, &files.reused)?
     } else {

@@ -22,7 +22,7 @@ use self::features::Feature;
 use self::scope::Scope;
 use crate::error::Result;
 use crate::format::{RustSource, Source};
-use crate::ir::{Api, TypeId, TypeKind};
+use crate::ir::{Api, GroupVersion, Resource, TypeId, TypeKind};
 
 /// How the output crate is named and linked.
 #[derive(Debug, Clone)]
@@ -45,133 +45,202 @@ const SERDE_JSON_VERSION: &str = "1";
 
 /// Every file of the output crate, by path relative to its root, with its final text.
 pub fn emit_crate(api: &Api, options: &CrateOptions) -> Result<BTreeMap<PathBuf, String>> {
-    Ok(crate::format::format_crate(emit_sources(api, options)?, None)?.texts)
+    let emitter = Emitter::new(api, options);
+    Ok(crate::format::format_crate(emitter.files()?, |file| emitter.emit(file), None)?.texts)
 }
 
-/// Every file of the output crate, by path relative to its root, before formatting.
-pub fn emit_sources(api: &Api, options: &CrateOptions) -> Result<BTreeMap<PathBuf, Source>> {
-    let mut files = BTreeMap::new();
-    files.insert(PathBuf::from("Cargo.toml"), Source::Text(cargo_toml(options)));
-    let crate_header = header(&options.specs_label);
+/// Emits the files of one output crate. [`Emitter::files`] lays the crate out;
+/// [`Emitter::emit`] then prints one file, on whichever thread asks, so that files are
+/// emitted and formatted side by side.
+pub struct Emitter<'a> {
+    api: &'a Api,
+    options: &'a CrateOptions,
+    analysis: validation::Analysis,
+}
 
-    // Group types by module and file; BTreeMaps keep the output order stable.
-    let mut modules: BTreeMap<&[String], BTreeMap<&str, Vec<TypeId>>> = BTreeMap::new();
-    let mut submodules: BTreeMap<&[String], BTreeSet<&str>> = BTreeMap::new();
-    for id in api.type_ids() {
-        let ty = api.ty(id);
-        modules.entry(&ty.module).or_default().entry(&ty.file).or_default().push(id);
-        for depth in 0..ty.module.len() {
-            modules.entry(&ty.module[..depth]).or_default();
-            submodules.entry(&ty.module[..depth]).or_default().insert(&ty.module[depth]);
-        }
-    }
-    modules.entry(&[]).or_default();
-    let analysis = validation::Analysis::new(api);
+/// A file of the output crate, by what it is emitted from.
+pub enum File<'a> {
+    /// Written as it is.
+    Text(String),
+    /// A group/version's served OpenAPI document.
+    OpenApi(&'a GroupVersion),
+    /// A resource's handler trait and routes.
+    Resource(&'a Resource),
+    /// A group/version's router.
+    Routes(&'a GroupVersion),
+    Params,
+    Responses,
+    Server,
+    /// The test that decoding `{}` gives each of these models' `Default`.
+    SpecDefaults(Vec<TypeId>),
+    /// A module's `lib.rs` or `mod.rs`.
+    Module(Module<'a>),
+    /// Models of one module that share a file, with their validation and protobuf codecs.
+    Models {
+        module: &'a [String],
+        types: Vec<TypeId>,
+    },
+}
 
-    // Handler files: per resource its trait and routes, per group/version its router; they
-    // and the files after them are the `server` feature's.
-    let mut extra_items: BTreeMap<&[String], Vec<TokenStream>> = BTreeMap::new();
-    for resource in &api.resources {
-        let ty = api.ty(resource.type_id);
-        let folder = module_folder(&ty.module);
-        let handlers = resource.methods.iter().flat_map(|m| &m.routes).map(|r| r.handler.as_str());
-        let own = [resource.trait_name.as_str(), "routes"].into_iter().chain(handlers);
-        let mut scope = Scope::new(api, &ty.module, own);
-        let tokens = resource_api::resource_file(&mut scope, resource);
-        let source = source_label(&api.sources[ty.source]);
-        files.insert(folder.join(format!("{}.rs", resource.file)), rust_file(&scope, tokens, &header(&source)));
-        let (file, name) = (format_ident!("{}", resource.file), format_ident!("{}", resource.trait_name));
-        extra_items
-            .entry(&ty.module)
-            .or_default()
-            .push(Feature::Server.gate([quote!(mod #file;), quote!(pub use self::#file::#name;)]));
-    }
-    for gv in &api.group_versions {
-        let folder = module_folder(&gv.module);
-        let mut scope = Scope::new(api, &gv.module, ["router", "GROUP_VERSION"]);
-        let tokens = routes::group_version_file(&mut scope, gv);
-        files.insert(folder.join("routes.rs"), rust_file(&scope, tokens, &crate_header));
-        files.insert(folder.join("openapi.json"), Source::Text(gv.openapi.to_string()));
-        extra_items.entry(&gv.module).or_default().push(Feature::Server.gate([quote!(
-            pub mod routes;
-        )]));
-    }
-    let set_names = api.param_sets.iter().map(|s| s.name.as_str()).chain(api.path_sets.iter().map(|s| s.name.as_str()));
-    let mut scope = Scope::new(api, &[], set_names);
-    let tokens = params::params_file(&mut scope);
-    files.insert(PathBuf::from("src/params.rs"), rust_file(&scope, tokens, &crate_header));
-    let mut scope = Scope::new(api, &[], api.response_sets.iter().map(|s| s.name.as_str()));
-    let tokens = params::responses_file(&mut scope);
-    files.insert(PathBuf::from("src/responses.rs"), rust_file(&scope, tokens, &crate_header));
-    let mut scope = Scope::new(api, &[], ["Server", "CATALOG", "TYPED_CHECKS", "router"]);
-    let tokens = server::server_file(&mut scope);
-    files.insert(PathBuf::from("src/server.rs"), rust_file(&scope, tokens, &crate_header));
-    let server_modules = ["params", "responses", "server"].map(|module| {
-        let module = format_ident!("{module}");
-        quote!(pub mod #module;)
-    });
-    extra_items.entry(&[]).or_default().push(Feature::Server.gate(server_modules));
-    let mut scope = Scope::new(api, &[], ["check", "default_is_what_decoding_an_empty_object_gives"]);
-    if let Some(tokens) = spec_defaults_test(&mut scope) {
-        files.insert(PathBuf::from("src/spec_defaults.rs"), rust_file(&scope, tokens, &crate_header));
-        extra_items.entry(&[]).or_default().push(quote! {
-            #[cfg(test)]
-            mod spec_defaults;
-        });
+/// What a module file declares.
+pub struct Module<'a> {
+    path: &'a [String],
+    children: BTreeSet<&'a str>,
+    /// The module's model files, with every type each holds (support types included, which
+    /// the module re-exports from `support`).
+    files: BTreeMap<&'a str, Vec<TypeId>>,
+    /// Files of the module behind a feature, in the order they are declared.
+    gated: Vec<Gated<'a>>,
+}
+
+/// A module declaration behind a feature.
+enum Gated<'a> {
+    /// A resource's file and its trait.
+    Resource(&'a Resource),
+    /// A group/version's `routes`.
+    Routes,
+    /// The crate's `params`, `responses` and `server`.
+    ServerModules,
+    /// The `spec_defaults` test.
+    SpecDefaults,
+}
+
+impl<'a> Emitter<'a> {
+    pub fn new(api: &'a Api, options: &'a CrateOptions) -> Self {
+        Emitter { api, options, analysis: validation::Analysis::new(api) }
     }
 
-    for (module, module_files) in &modules {
-        let folder = module_folder(module);
-        let children = submodules.get(module).cloned().unwrap_or_default();
-        let module_file = if module.is_empty() { "lib.rs" } else { "mod.rs" };
-        let extra = extra_items.remove(module).unwrap_or_default();
-        let tokens = module_items(api, module.is_empty(), &children, module_files, &extra);
-        let source = RustSource::new(crate_header.clone(), TokenStream::new(), tokens);
-        files.insert(folder.join(module_file), Source::Rust(source));
-        for (file, ids) in module_files {
-            let real: Vec<TypeId> =
-                ids.iter().copied().filter(|&id| !matches!(api.ty(id).kind, TypeKind::Support(_))).collect();
-            if real.is_empty() {
-                continue;
+    /// Every file of the output crate, by path relative to its root, not yet emitted.
+    pub fn files(&self) -> Result<Vec<(PathBuf, File<'a>)>> {
+        let api = self.api;
+        let mut files = vec![(PathBuf::from("Cargo.toml"), File::Text(cargo_toml(self.options)))];
+
+        // Group types by module and file; BTreeMaps keep the output order stable.
+        let mut modules: BTreeMap<&[String], Module> = BTreeMap::new();
+        module(&mut modules, &[]);
+        for id in api.type_ids() {
+            let ty = api.ty(id);
+            module(&mut modules, &ty.module).files.entry(&ty.file).or_default().push(id);
+            for depth in 0..ty.module.len() {
+                module(&mut modules, &ty.module[..depth]).children.insert(&ty.module[depth]);
             }
-            let infos = real.iter().filter_map(|&id| match &api.ty(id).kind {
-                TypeKind::Struct(crate::ir::Struct { resource: Some(resource), .. }) => {
-                    Some(api.resource(*resource).info_static.as_str())
+        }
+
+        // Handler files: per resource its trait and routes, per group/version its router; they
+        // and the files after them are the `server` feature's.
+        for resource in &api.resources {
+            let ty = api.ty(resource.type_id);
+            files.push((module_folder(&ty.module).join(format!("{}.rs", resource.file)), File::Resource(resource)));
+            module(&mut modules, &ty.module).gated.push(Gated::Resource(resource));
+        }
+        for gv in &api.group_versions {
+            let folder = module_folder(&gv.module);
+            files.push((folder.join("routes.rs"), File::Routes(gv)));
+            files.push((folder.join("openapi.json"), File::OpenApi(gv)));
+            module(&mut modules, &gv.module).gated.push(Gated::Routes);
+        }
+        files.push((PathBuf::from("src/params.rs"), File::Params));
+        files.push((PathBuf::from("src/responses.rs"), File::Responses));
+        files.push((PathBuf::from("src/server.rs"), File::Server));
+        module(&mut modules, &[]).gated.push(Gated::ServerModules);
+        let defaulted: Vec<TypeId> =
+            api.type_ids().filter(|&id| matches!(&api.ty(id).kind, TypeKind::Struct(s) if s.has_defaults())).collect();
+        if !defaulted.is_empty() {
+            files.push((PathBuf::from("src/spec_defaults.rs"), File::SpecDefaults(defaulted)));
+            module(&mut modules, &[]).gated.push(Gated::SpecDefaults);
+        }
+
+        for (path, module) in modules {
+            let folder = module_folder(path);
+            for (file, ids) in &module.files {
+                let types: Vec<TypeId> =
+                    ids.iter().copied().filter(|&id| !matches!(api.ty(id).kind, TypeKind::Support(_))).collect();
+                if !types.is_empty() {
+                    files.push((folder.join(format!("{file}.rs")), File::Models { module: path, types }));
                 }
-                _ => None,
-            });
-            let own = real.iter().map(|&id| api.ty(id).name.as_str()).chain(infos);
-            let mut scope = Scope::new(api, module, own);
-            let tokens: TokenStream = real
-                .iter()
-                .flat_map(|&id| {
-                    let model = models::emit(&mut scope, id);
-                    let validation = scope.gated(Feature::Validation, |scope| {
-                        validation::emit(scope, &analysis, id, options.translate_cel)
-                    });
-                    [model, validation, protobuf::emit(&mut scope, id)]
-                })
-                .collect();
-            let source = source_label(&api.sources[api.ty(real[0]).source]);
-            files.insert(folder.join(format!("{file}.rs")), rust_file(&scope, tokens, &header(&source)));
+            }
+            let module_file = if path.is_empty() { "lib.rs" } else { "mod.rs" };
+            files.push((folder.join(module_file), File::Module(module)));
+        }
+        files.push((PathBuf::from("rustfmt.toml"), File::Text(crate::format::policy()?)));
+        Ok(files)
+    }
+
+    /// The source of one file.
+    pub fn emit(&self, file: File<'a>) -> Source {
+        let api = self.api;
+        let crate_header = || header(&self.options.specs_label);
+        match file {
+            File::Text(text) => Source::Text(text),
+            File::OpenApi(gv) => Source::Text(gv.openapi.to_string()),
+            File::Resource(resource) => {
+                let ty = api.ty(resource.type_id);
+                let handlers = resource.methods.iter().flat_map(|m| &m.routes).map(|r| r.handler.as_str());
+                let own = [resource.trait_name.as_str(), "routes"].into_iter().chain(handlers);
+                let mut scope = Scope::new(api, &ty.module, own);
+                let tokens = resource_api::resource_file(&mut scope, resource);
+                rust_file(&scope, tokens, &header(&source_label(&api.sources[ty.source])))
+            }
+            File::Routes(gv) => {
+                let mut scope = Scope::new(api, &gv.module, ["router", "GROUP_VERSION"]);
+                let tokens = routes::group_version_file(&mut scope, gv);
+                rust_file(&scope, tokens, &crate_header())
+            }
+            File::Params => {
+                let set_names =
+                    api.param_sets.iter().map(|s| s.name.as_str()).chain(api.path_sets.iter().map(|s| s.name.as_str()));
+                let mut scope = Scope::new(api, &[], set_names);
+                let tokens = params::params_file(&mut scope);
+                rust_file(&scope, tokens, &crate_header())
+            }
+            File::Responses => {
+                let mut scope = Scope::new(api, &[], api.response_sets.iter().map(|s| s.name.as_str()));
+                let tokens = params::responses_file(&mut scope);
+                rust_file(&scope, tokens, &crate_header())
+            }
+            File::Server => {
+                let mut scope = Scope::new(api, &[], ["Server", "CATALOG", "TYPED_CHECKS", "router"]);
+                let tokens = server::server_file(&mut scope);
+                rust_file(&scope, tokens, &crate_header())
+            }
+            File::SpecDefaults(types) => {
+                let mut scope = Scope::new(api, &[], ["check", "default_is_what_decoding_an_empty_object_gives"]);
+                let tokens = spec_defaults_test(&mut scope, &types);
+                rust_file(&scope, tokens, &crate_header())
+            }
+            File::Module(module) => {
+                Source::Rust(RustSource::new(crate_header(), TokenStream::new(), module_items(api, &module)))
+            }
+            File::Models { module, types } => {
+                let infos = types.iter().filter_map(|&id| match &api.ty(id).kind {
+                    TypeKind::Struct(crate::ir::Struct { resource: Some(resource), .. }) => {
+                        Some(api.resource(*resource).info_static.as_str())
+                    }
+                    _ => None,
+                });
+                let own = types.iter().map(|&id| api.ty(id).name.as_str()).chain(infos);
+                let mut scope = Scope::new(api, module, own);
+                let tokens: TokenStream = types
+                    .iter()
+                    .flat_map(|&id| {
+                        let model = models::emit(&mut scope, id);
+                        let validation = scope.gated(Feature::Validation, |scope| {
+                            validation::emit(scope, &self.analysis, id, self.options.translate_cel)
+                        });
+                        [model, validation, protobuf::emit(&mut scope, id)]
+                    })
+                    .collect();
+                rust_file(&scope, tokens, &header(&source_label(&api.sources[api.ty(types[0]).source])))
+            }
         }
     }
-    files.insert(PathBuf::from("rustfmt.toml"), Source::Text(crate::format::policy()?));
-    Ok(files)
 }
 
-/// `src/spec_defaults.rs`, when some model has spec defaults: a test that each one's
-/// `Default` is what decoding `{}` gives.
-fn spec_defaults_test(scope: &mut Scope) -> Option<TokenStream> {
-    let api = scope.api;
-    let defaulted: Vec<TypeId> =
-        api.type_ids().filter(|&id| matches!(&api.ty(id).kind, TypeKind::Struct(s) if s.has_defaults())).collect();
-    if defaulted.is_empty() {
-        return None;
-    }
-    let types: Vec<TokenStream> = defaulted.into_iter().map(|id| scope.named(id)).collect();
+/// `src/spec_defaults.rs`: a test that each model's `Default` is what decoding `{}` gives.
+fn spec_defaults_test(scope: &mut Scope, defaulted: &[TypeId]) -> TokenStream {
+    let types: Vec<TokenStream> = defaulted.iter().map(|&id| scope.named(id)).collect();
     let (deserialize, debug) = (scope.import("serde::de::DeserializeOwned"), scope.import("std::fmt::Debug"));
-    Some(quote! {
+    quote! {
         //! Models with spec defaults: `Default` is what decoding `{}` gives.
 
         fn check<T: Default + PartialEq + #debug + #deserialize>() {
@@ -183,6 +252,16 @@ fn spec_defaults_test(scope: &mut Scope) -> Option<TokenStream> {
         fn default_is_what_decoding_an_empty_object_gives() {
             #(check::<#types>();)*
         }
+    }
+}
+
+/// The entry of module `path`, new if it has none yet.
+fn module<'m, 'a>(modules: &'m mut BTreeMap<&'a [String], Module<'a>>, path: &'a [String]) -> &'m mut Module<'a> {
+    modules.entry(path).or_insert_with(|| Module {
+        path,
+        children: BTreeSet::new(),
+        files: BTreeMap::new(),
+        gated: Vec::new(),
     })
 }
 
@@ -197,14 +276,8 @@ fn rust_file(scope: &Scope, items: TokenStream, header: &str) -> Source {
 }
 
 /// `mod` declarations and re-exports of one module.
-fn module_items(
-    api: &Api,
-    is_root: bool,
-    children: &BTreeSet<&str>,
-    files: &BTreeMap<&str, Vec<TypeId>>,
-    extra: &[TokenStream],
-) -> TokenStream {
-    let crate_doc = is_root.then(|| {
+fn module_items(api: &Api, module: &Module) -> TokenStream {
+    let crate_doc = module.path.is_empty().then(|| {
         quote! {
             //! Kubernetes API types, validation and axum handlers generated from OpenAPI specs.
             //!
@@ -218,13 +291,13 @@ fn module_items(
             #![allow(clippy::doc_lazy_continuation, clippy::doc_overindented_list_items, clippy::nonminimal_bool)]
         }
     });
-    let children = children.iter().map(|child| {
+    let children = module.children.iter().map(|child| {
         let child = format_ident!("{}", child);
         quote! { pub mod #child; }
     });
     let mut file_items = Vec::new();
     let mut support_items = Vec::new();
-    for (file, ids) in files {
+    for (file, ids) in &module.files {
         let mut exported = Vec::new();
         for &id in ids {
             let ty = api.ty(id);
@@ -248,12 +321,29 @@ fn module_items(
             });
         }
     }
+    let gated = module.gated.iter().map(|gated| match gated {
+        Gated::Resource(resource) => {
+            let (file, name) = (format_ident!("{}", resource.file), format_ident!("{}", resource.trait_name));
+            Feature::Server.gate([quote!(mod #file;), quote!(pub use self::#file::#name;)])
+        }
+        Gated::Routes => Feature::Server.gate([quote!(
+            pub mod routes;
+        )]),
+        Gated::ServerModules => Feature::Server.gate(["params", "responses", "server"].map(|module| {
+            let module = format_ident!("{module}");
+            quote!(pub mod #module;)
+        })),
+        Gated::SpecDefaults => quote! {
+            #[cfg(test)]
+            mod spec_defaults;
+        },
+    });
     quote! {
         #crate_doc
         #(#children)*
         #(#file_items)*
         #(#support_items)*
-        #(#extra)*
+        #(#gated)*
     }
 }
 
