@@ -57,8 +57,11 @@ pub trait Object: Default {
     /// The fields' wire names.
     const FIELDS: &'static [&'static str];
 
-    /// The index in [`FIELDS`](Self::FIELDS) of the field named `key`.
-    fn field(key: &str) -> Option<usize>;
+    /// The index in [`FIELDS`](Self::FIELDS) of the field named `key`. Generated models
+    /// answer with a `match`, which compiles to fewer comparisons than this search.
+    fn field(key: &str) -> Option<usize> {
+        Self::FIELDS.iter().position(|field| *field == key)
+    }
 
     /// Decodes the value of field `index` from `map` into `self`, with one of this
     /// module's `read` functions.
@@ -331,10 +334,6 @@ mod tests {
     impl Object for Spec {
         const NAME: &'static str = "Spec";
         const FIELDS: &'static [&'static str] = &["name", "replicas", "policy", "scopes", "labels"];
-
-        fn field(key: &str) -> Option<usize> {
-            Self::FIELDS.iter().position(|field| *field == key)
-        }
 
         fn read_field<'de, A: MapAccess<'de>>(&mut self, index: usize, map: &mut A) -> Result<(), A::Error> {
             match index {

@@ -127,10 +127,6 @@ impl de::Object for ListMeta {
     const NAME: &'static str = "ListMeta";
     const FIELDS: &'static [&'static str] = &["selfLink", "resourceVersion", "continue", "remainingItemCount"];
 
-    fn field(key: &str) -> Option<usize> {
-        Self::FIELDS.iter().position(|field| *field == key)
-    }
-
     fn read_field<'de, A: MapAccess<'de>>(&mut self, index: usize, map: &mut A) -> Result<(), A::Error> {
         match index {
             0 => de::read(map, &mut self.self_link),
@@ -150,10 +146,6 @@ impl<'de> Deserialize<'de> for Status {
 impl de::Object for StatusFields {
     const NAME: &'static str = "StatusFields";
     const FIELDS: &'static [&'static str] = &["metadata", "status", "message", "reason", "details", "code"];
-
-    fn field(key: &str) -> Option<usize> {
-        Self::FIELDS.iter().position(|field| *field == key)
-    }
 
     fn read_field<'de, A: MapAccess<'de>>(&mut self, index: usize, map: &mut A) -> Result<(), A::Error> {
         match index {
@@ -186,10 +178,6 @@ impl de::Object for StatusDetails {
     const NAME: &'static str = "StatusDetails";
     const FIELDS: &'static [&'static str] = &["name", "group", "kind", "uid", "causes", "retryAfterSeconds"];
 
-    fn field(key: &str) -> Option<usize> {
-        Self::FIELDS.iter().position(|field| *field == key)
-    }
-
     fn read_field<'de, A: MapAccess<'de>>(&mut self, index: usize, map: &mut A) -> Result<(), A::Error> {
         match index {
             0 => de::read(map, &mut self.name),
@@ -215,10 +203,6 @@ impl Serialize for StatusCause {
 impl de::Object for StatusCause {
     const NAME: &'static str = "StatusCause";
     const FIELDS: &'static [&'static str] = &["reason", "message", "field"];
-
-    fn field(key: &str) -> Option<usize> {
-        Self::FIELDS.iter().position(|field| *field == key)
-    }
 
     fn read_field<'de, A: MapAccess<'de>>(&mut self, index: usize, map: &mut A) -> Result<(), A::Error> {
         match index {
