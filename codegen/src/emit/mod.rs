@@ -89,11 +89,12 @@ pub struct Module<'a> {
     /// The module's model files, with every type each holds (support types included, which
     /// the module re-exports from `support`).
     files: BTreeMap<&'a str, Vec<TypeId>>,
-    /// Files of the module behind a feature, in the order they are declared.
+    /// Files of the module behind a `cfg`, in the order they are declared.
     gated: Vec<Gated<'a>>,
 }
 
-/// A module declaration behind a feature.
+/// A module declaration behind a feature (the `server` feature's files), or behind
+/// `cfg(test)` (the spec defaults test).
 enum Gated<'a> {
     /// A resource's file and its trait.
     Resource(&'a Resource),
@@ -126,8 +127,8 @@ impl<'a> Emitter<'a> {
             }
         }
 
-        // Handler files: per resource its trait and routes, per group/version its router; they
-        // and the files after them are the `server` feature's.
+        // Handler files: per resource its trait and routes, per group/version its router; they,
+        // the parameter and response types and `server.rs` are the `server` feature's.
         for resource in &api.resources {
             let ty = api.ty(resource.type_id);
             files.push((module_folder(&ty.module).join(format!("{}.rs", resource.file)), File::Resource(resource)));
