@@ -151,6 +151,7 @@ pub enum TypeKind {
 
 #[derive(Debug, Clone)]
 pub struct Struct {
+    /// Never empty: a schema becomes a struct only when it has properties.
     pub fields: Vec<Field>,
     /// CEL rules (`x-kubernetes-validations`) on the object itself.
     pub rules: Vec<CelRule>,

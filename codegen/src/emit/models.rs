@@ -73,11 +73,10 @@ fn serialize_impl(scope: &mut Scope, name: &proc_macro2::Ident, s: &Struct) -> T
         let field = format_ident!("{}", rust_name);
         quote!(#ser::unknown_fields(&mut object, &self.#field)?;)
     });
-    let object = if s.fields.is_empty() && s.unknown_fields.is_none() { quote!(object) } else { quote!(mut object) };
     quote! {
         impl #serialize for #name {
             fn serialize<S: #serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                let #object = serializer.serialize_map(None)?;
+                let mut object = serializer.serialize_map(None)?;
                 #(#writes)*
                 #unknown_fields
                 #ser::end(object)
@@ -95,40 +94,7 @@ fn deserialize_impls(scope: &mut Scope, name: &proc_macro2::Ident, s: &Struct) -
     let type_name = name.to_string();
     let wire_names: Vec<&str> = s.fields.iter().map(|field| field.wire_name.as_str()).collect();
     let indices: Vec<_> = (0..s.fields.len()).map(proc_macro2::Literal::usize_unsuffixed).collect();
-    let (field, read_field) = if s.fields.is_empty() {
-        (
-            quote!(
-                fn field(_key: &str) -> Option<usize> {
-                    None
-                }
-            ),
-            quote! {
-                fn read_field<'de, A: #map_access<'de>>(&mut self, _index: usize, _map: &mut A) -> Result<(), A::Error> {
-                    Ok(())
-                }
-            },
-        )
-    } else {
-        let reads = s.fields.iter().map(|field| read_field(&de, field));
-        (
-            quote! {
-                fn field(key: &str) -> Option<usize> {
-                    match key {
-                        #(#wire_names => Some(#indices),)*
-                        _ => None,
-                    }
-                }
-            },
-            quote! {
-                fn read_field<'de, A: #map_access<'de>>(&mut self, index: usize, map: &mut A) -> Result<(), A::Error> {
-                    match index {
-                        #(#indices => #reads,)*
-                        _ => Ok(()),
-                    }
-                }
-            },
-        )
-    };
+    let reads = s.fields.iter().map(|field| read_field(&de, field));
     let unknown_fields = s.unknown_fields.as_ref().map(|rust_name| {
         let field = format_ident!("{}", rust_name);
         let map = scope.rust_type(&Ty::Map(Box::new(crate::ir::FieldType::plain(Ty::Value))));
@@ -149,9 +115,19 @@ fn deserialize_impls(scope: &mut Scope, name: &proc_macro2::Ident, s: &Struct) -
             const NAME: &'static str = #type_name;
             const FIELDS: &'static [&'static str] = &[#(#wire_names),*];
 
-            #field
+            fn field(key: &str) -> Option<usize> {
+                match key {
+                    #(#wire_names => Some(#indices),)*
+                    _ => None,
+                }
+            }
 
-            #read_field
+            fn read_field<'de, A: #map_access<'de>>(&mut self, index: usize, map: &mut A) -> Result<(), A::Error> {
+                match index {
+                    #(#indices => #reads,)*
+                    _ => Ok(()),
+                }
+            }
 
             #unknown_fields
         }
