@@ -358,10 +358,6 @@ mod tests {
         const NAME: &'static str = "Strict";
         const FIELDS: &'static [&'static str] = Spec::FIELDS;
 
-        fn field(key: &str) -> Option<usize> {
-            Spec::field(key)
-        }
-
         fn read_field<'de, A: MapAccess<'de>>(&mut self, index: usize, map: &mut A) -> Result<(), A::Error> {
             self.0.read_field(index, map)
         }
