@@ -12,10 +12,9 @@ use serde::de::MapAccess;
 use serde::ser::{SerializeStruct, Serializer};
 use serde::{Deserialize, Deserializer, Serialize};
 
-use crate::{de, ser};
-
 use crate::go::fmt as gofmt;
 use crate::validation::FieldError;
+use crate::{de, ser};
 
 /// `metadata` of list responses and of `Status`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
