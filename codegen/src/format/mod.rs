@@ -14,11 +14,10 @@ mod rustfmt;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::hash::Hasher;
-use std::panic::resume_unwind;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, PoisonError};
 
 use proc_macro2::TokenStream;
+use rayon::iter::{IntoParallelIterator, ParallelIterator};
 
 pub use self::reuse::Reuse;
 use crate::error::{Error, Result};
@@ -72,17 +71,20 @@ pub struct Formatted {
 
 /// The final text of every file: Rust sources formatted (or reused from `reuse`'s output
 /// folder where nothing they depend on changed), other files as they are. Each file is
-/// emitted by `emit` and made ready for rustfmt on one of as many threads as the machine
-/// has cores: token streams are not `Send`, so a file's stay on the thread that emits it.
+/// emitted by `emit` and made ready for rustfmt on one of rayon's worker threads, one per
+/// core: token streams are not `Send`, so a file's stay on the thread that emits it.
 pub fn format_crate<F: Send>(
     files: Vec<(PathBuf, F)>,
     emit: impl Fn(F) -> Source + Sync,
     reuse: Option<&Reuse>,
 ) -> Result<Formatted> {
-    let prepared = map_in_parallel(files, |(path, file)| {
-        let prepared = prepare(&path, emit(file), reuse);
-        (path, prepared)
-    });
+    let prepared: Vec<_> = files
+        .into_par_iter()
+        .map(|(path, file)| {
+            let prepared = prepare(&path, emit(file), reuse);
+            (path, prepared)
+        })
+        .collect();
     let mut texts = BTreeMap::new();
     let mut pending = BTreeSet::new();
     let mut reused = BTreeSet::new();
@@ -142,35 +144,6 @@ fn prepare(path: &Path, source: Source, reuse: Option<&Reuse>) -> Result<Prepare
         return Ok(Prepared { text, key, state: State::Reused });
     }
     Ok(Prepared { text: rust.unparse()?, key, state: State::Unformatted })
-}
-
-/// `f` applied to every item, on as many threads as the machine has cores (the calling
-/// thread among them), the results in the items' order. Threads take the next item as
-/// they finish one, so files of very different sizes still share the work.
-fn map_in_parallel<T: Send, R: Send>(items: Vec<T>, f: impl Fn(T) -> R + Sync) -> Vec<R> {
-    let threads = std::thread::available_parallelism().map_or(1, usize::from).min(items.len());
-    if threads <= 1 {
-        return items.into_iter().map(f).collect();
-    }
-    let queue = Mutex::new(items.into_iter().enumerate());
-    let work = || {
-        let mut done = Vec::new();
-        loop {
-            // The lock is held only to take an item, never while `f` runs, so a poisoned
-            // lock still guards a whole iterator.
-            let next = queue.lock().unwrap_or_else(PoisonError::into_inner).next();
-            let Some((index, item)) = next else { return done };
-            done.push((index, f(item)));
-        }
-    };
-    let mut results: Vec<(usize, R)> = std::thread::scope(|scope| {
-        let helpers: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
-        let mine = work();
-        let theirs = helpers.into_iter().flat_map(|helper| helper.join().unwrap_or_else(|panic| resume_unwind(panic)));
-        mine.into_iter().chain(theirs).collect()
-    });
-    results.sort_unstable_by_key(|&(index, _)| index);
-    results.into_iter().map(|(_, result)| result).collect()
 }
 
 /// The formatting policy, which generated crates carry as their own `rustfmt.toml` so
@@ -267,17 +240,6 @@ fn starts_item(line: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn parallel_results_keep_the_items_order() {
-        // Early items take longest, so threads finish them out of order.
-        let items: Vec<u64> = (0..64).collect();
-        let doubled = map_in_parallel(items, |n| {
-            std::thread::sleep(std::time::Duration::from_micros(64 - n));
-            n * 2
-        });
-        assert_eq!(doubled, (0..64).map(|n| n * 2).collect::<Vec<_>>());
-    }
 
     #[test]
     fn items_are_separated_and_statements_are_not() {
