@@ -11,11 +11,11 @@
 
 use std::time::Duration;
 
-use support::axum::Router;
-use support::axum::extract::{Path, RawQuery, State};
-use support::axum::http::{StatusCode, header};
-use support::axum::response::{IntoResponse, Response};
-use support::axum::routing::get;
+use kube_apigen::axum::Router;
+use kube_apigen::axum::extract::{Path, RawQuery, State};
+use kube_apigen::axum::http::{StatusCode, header};
+use kube_apigen::axum::response::{IntoResponse, Response};
+use kube_apigen::axum::routing::get;
 
 use crate::Store;
 

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-pub use support::dynamic::{Checked, TypedCheck, typed};
+pub use kube_apigen::dynamic::{Checked, TypedCheck, typed};
 
 /// Typed checks by (group, version, kind).
 pub type Validators = BTreeMap<(&'static str, &'static str, &'static str), TypedCheck>;

@@ -1,7 +1,7 @@
 //! A reference API server for every resource of the generated crate.
 //!
-//! [`Store`] implements [`support::dynamic::DynamicApi`] once, at the JSON level, generic
-//! over [`support::http::ResourceInfo`]; wrapped in [`support::dynamic::Dynamic`] it
+//! [`Store`] implements [`kube_apigen::dynamic::DynamicApi`] once, at the JSON level, generic
+//! over [`kube_apigen::http::ResourceInfo`]; wrapped in [`kube_apigen::dynamic::Dynamic`] it
 //! implements every generated resource trait, so [`server::router`] serves every resource
 //! of `specs/`, including ones added later, without code per resource. What a kind needs
 //! beyond the generic behaviour is in three small tables: typed validation

@@ -14,7 +14,7 @@ use apiserver::storage::etcd::EtcdStorage;
 use apiserver::storage::{self, MemoryStorage, Storage};
 use apiserver::{Store, StoreConfig, hooks, server, tls};
 use clap::Parser;
-use support::http::{Authenticator, DEFAULT_MAX_BODY_BYTES};
+use kube_apigen::http::{Authenticator, DEFAULT_MAX_BODY_BYTES};
 
 /// A Kubernetes-style API server for every resource of specs/.
 #[derive(Parser, Debug)]

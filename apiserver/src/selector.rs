@@ -19,9 +19,9 @@
 
 use std::collections::BTreeSet;
 
+use kube_apigen::field::{FieldError, Path};
+use kube_apigen::meta::{is_qualified_name, is_valid_label_value};
 use serde_json::Value;
-use support::meta::{is_qualified_name, is_valid_label_value};
-use support::validation::{FieldError, Path};
 
 // ---------------------------------------------------------------------------------------
 // Label selectors.

@@ -7,18 +7,18 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
+use kube_apigen::Status;
+use kube_apigen::axum::Router;
+use kube_apigen::axum::body::Body;
+use kube_apigen::axum::extract::{Request, State};
+use kube_apigen::axum::http::{HeaderValue, Method, StatusCode, Version, header};
+use kube_apigen::axum::middleware::{Next, from_fn_with_state};
+use kube_apigen::axum::response::{IntoResponse, Response};
+use kube_apigen::axum::routing::get;
+use kube_apigen::dynamic::Dynamic;
+use kube_apigen::http::{Anonymous, Authenticator, Config};
+use kube_apigen::status::reason;
 use prometheus_client::metrics::gauge::Gauge;
-use support::Status;
-use support::axum::Router;
-use support::axum::body::Body;
-use support::axum::extract::{Request, State};
-use support::axum::http::{HeaderValue, Method, StatusCode, Version, header};
-use support::axum::middleware::{Next, from_fn_with_state};
-use support::axum::response::{IntoResponse, Response};
-use support::axum::routing::get;
-use support::dynamic::Dynamic;
-use support::http::{Anonymous, Authenticator, Config};
-use support::status::reason;
 use tokio::sync::Semaphore;
 
 use crate::Store;
@@ -200,7 +200,7 @@ fn answered(
 /// 429 `TooManyRequests` with `Retry-After: 1`, as the API server's in-flight limit answers.
 fn too_many_requests() -> Response {
     let mut status = Status::failure(429, reason::TOO_MANY_REQUESTS, "Too many requests, please try again later.");
-    status.details = Some(support::StatusDetails { retry_after_seconds: Some(1), ..Default::default() });
+    status.details = Some(kube_apigen::StatusDetails { retry_after_seconds: Some(1), ..Default::default() });
     let mut response = status_response(&status);
     response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
     response
@@ -224,7 +224,7 @@ pub async fn serve<L>(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()>
 where
-    L: support::axum::serve::Listener,
+    L: kube_apigen::axum::serve::Listener,
     L::Addr: std::fmt::Debug,
 {
     serve_router(listener, router(store.clone(), config), store, shutdown).await
@@ -239,10 +239,10 @@ pub async fn serve_router<L>(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()>
 where
-    L: support::axum::serve::Listener,
+    L: kube_apigen::axum::serve::Listener,
     L::Addr: std::fmt::Debug,
 {
-    support::axum::serve(listener, app)
+    kube_apigen::axum::serve(listener, app)
         .with_graceful_shutdown(async move {
             shutdown.await;
             store.shutdown();

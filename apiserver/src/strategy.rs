@@ -18,10 +18,10 @@
 //!   `lastTransitionTime` the stored one of the same type and status, else the current
 //!   time.
 
+use kube_apigen::ResourceInfo;
+use kube_apigen::field::{FieldError, Path};
+use kube_apigen::http::UserInfo;
 use serde_json::{Map, Value, json};
-use support::ResourceInfo;
-use support::http::UserInfo;
-use support::validation::{FieldError, Path};
 
 const CSR: (&str, &str) = ("certificates.k8s.io", "certificatesigningrequests");
 

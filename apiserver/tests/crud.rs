@@ -5,8 +5,8 @@
 mod harness;
 
 use harness::{Api, CSRS, HPAS, csr, hpa, names, rv};
+use kube_apigen::axum::http::StatusCode;
 use serde_json::{Value, json};
-use support::axum::http::StatusCode;
 fn condition(kind: &str) -> Value {
     json!({"type": kind, "status": "True", "reason": "Test", "message": "by the test"})
 }
@@ -344,7 +344,7 @@ harness::backend_tests! {
         let uri = format!("{HPAS}/web?fieldManager=ssa");
         let applied = hpa("web", json!({"app": "web"}));
         let (status, created) =
-            api.call(support::axum::http::Method::PATCH, &uri, "application/apply-patch+yaml", Some(&applied)).await;
+            api.call(kube_apigen::axum::http::Method::PATCH, &uri, "application/apply-patch+yaml", Some(&applied)).await;
         assert_eq!(status, StatusCode::CREATED, "{created}");
         assert_eq!(created["metadata"]["namespace"], "default");
         assert_eq!(created["metadata"]["generation"], 1);
@@ -354,7 +354,7 @@ harness::backend_tests! {
         let mut changed = applied.clone();
         changed["spec"]["maxReplicas"] = json!(6);
         let (status, updated) =
-            api.call(support::axum::http::Method::PATCH, &uri, "application/apply-patch+yaml", Some(&changed)).await;
+            api.call(kube_apigen::axum::http::Method::PATCH, &uri, "application/apply-patch+yaml", Some(&changed)).await;
         assert_eq!(status, StatusCode::OK, "{updated}");
         assert_eq!(updated["spec"]["maxReplicas"], 6);
         assert_eq!(updated["metadata"]["generation"], 2);
@@ -362,7 +362,7 @@ harness::backend_tests! {
         // Apply needs a field manager.
         let (status, body) = api
             .call(
-                support::axum::http::Method::PATCH,
+                kube_apigen::axum::http::Method::PATCH,
                 &format!("{HPAS}/web"),
                 "application/apply-patch+yaml",
                 Some(&changed),
@@ -487,7 +487,7 @@ harness::backend_tests! {
     }
 
     async fn server_side_apply_conflicts_and_force() {
-        use support::axum::http::Method;
+        use kube_apigen::axum::http::Method;
         let api = Api::new();
         let apply = "application/apply-patch+yaml";
         let alice = hpa("web", json!({}));
@@ -541,7 +541,7 @@ harness::backend_tests! {
     }
 
     async fn strategic_merge_patch() {
-        use support::axum::http::Method;
+        use kube_apigen::axum::http::Method;
         let api = Api::new();
         api.create(HPAS, &hpa("web", json!({"a": "1"}))).await;
         let (status, body) = api

@@ -6,8 +6,8 @@
 mod harness;
 
 use harness::{Api, names, rv};
+use kube_apigen::axum::http::StatusCode;
 use serde_json::json;
-use support::axum::http::StatusCode;
 
 const V1: &str = "/apis/crd.example.com/v1/namespaces/default/gizmos";
 const V1BETA1: &str = "/apis/crd.example.com/v1beta1/namespaces/default/gizmos";

@@ -32,11 +32,11 @@ use generated::api::autoscaling::v2::HorizontalPodAutoscaler;
 use generated::api::certificates::v1::CertificateSigningRequest;
 use harness::Backend;
 use harness::process::ServerProcess;
+use kube_apigen::protobuf;
 use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
 use rand::{Rng, SeedableRng};
 use serde_json::{Value, json};
-use support::protobuf;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 const DEFAULT_SEED: u64 = 0x6b75_6265_2d66_757a;
@@ -273,7 +273,7 @@ fn status_json(answer: &Answer) -> Option<Value> {
     if (envelope.api_version.as_str(), envelope.kind.as_str()) != ("v1", "Status") {
         return None;
     }
-    let status: support::Status = protobuf::decode_message(envelope.raw).ok()?;
+    let status: kube_apigen::Status = protobuf::decode_message(envelope.raw).ok()?;
     let mut json = serde_json::to_value(status).ok()?;
     // The envelope carries the kind; the message itself has none.
     json["kind"] = "Status".into();

@@ -9,9 +9,9 @@ use std::sync::Arc;
 
 use apiserver::auth::TokenFile;
 use harness::{Api, CSRS, HPAS, csr, hpa, names};
+use kube_apigen::axum::body::Body;
+use kube_apigen::axum::http::{Method, Request, StatusCode, header};
 use serde_json::json;
-use support::axum::body::Body;
-use support::axum::http::{Method, Request, StatusCode, header};
 
 #[tokio::test]
 async fn base64_with_trailing_bits_is_accepted_and_stored_canonical() {

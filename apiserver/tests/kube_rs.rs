@@ -754,7 +754,7 @@ harness::backend_tests! {
         assert_eq!(statics.as_deref(), Some(&["https://example.com", "https://example.org/healthz"].map(String::from)[..]));
         let relabeling = &spec.metric_relabelings.as_deref().expect("relabelings")[0];
         assert_eq!(relabeling.action.as_ref().map(|a| a.as_str()), Some("drop"));
-        assert!(support::Validate::validate(&model).is_empty(), "the stored Probe passes the generated validation");
+        assert!(kube_apigen::Validate::validate(&model).is_empty(), "the stored Probe passes the generated validation");
 
         let got = api.get("blackbox-http").await.expect("get");
         assert_eq!(got, created, "get returns what create returned");
@@ -895,7 +895,7 @@ harness::backend_tests! {
         };
 
         let valid = model("typed", "1m30s", static_targets);
-        assert!(support::Validate::validate(&valid).is_empty());
+        assert!(kube_apigen::Validate::validate(&valid).is_empty());
         let written = as_dynamic(&valid);
         // `Default` is what decoding `{}` gives: the spec's defaults included.
         assert_eq!(written.data["spec"]["prober"]["path"], "/probe", "the model's default is the spec's");
@@ -905,11 +905,11 @@ harness::backend_tests! {
 
         // Both rules broken: the generated validation and the server agree.
         let invalid = model("typed-invalid", "30sec", ProbeTargets::default());
-        let errors = support::Validate::validate(&invalid);
-        let predicted = support::Status::invalid("Probe", "monitoring.coreos.com", "typed-invalid", &errors);
+        let errors = kube_apigen::Validate::validate(&invalid);
+        let predicted = kube_apigen::Status::invalid("Probe", "monitoring.coreos.com", "typed-invalid", &errors);
         let status = api_error(api.create(&PostParams::default(), &as_dynamic(&invalid)).await);
         let predicted: Status = serde_json::from_value(serde_json::to_value(&predicted).expect("serialize"))
-            .expect("support's Status is kube's");
+            .expect("the runtime's Status is kube's");
         assert_eq!(status, predicted, "the server's 422 is the generated validation's");
         assert_eq!(status.code, 422, "{status:?}");
         assert_eq!(status.details.map(|d| d.causes.len()), Some(2));

@@ -1460,8 +1460,8 @@ struct InProcessServer {
 impl InProcessServer {
     fn start_fixture() -> InProcessServer {
         use apiserver::{Store, StoreConfig, hooks, server};
-        use support::axum::extract::Request;
-        use support::axum::middleware::{Next, from_fn};
+        use kube_apigen::axum::extract::Request;
+        use kube_apigen::axum::middleware::{Next, from_fn};
 
         let requests = Arc::new(Mutex::new(Vec::new()));
         let request_log = Arc::clone(&requests);
@@ -1477,8 +1477,8 @@ impl InProcessServer {
                     hooks::validators(fixture_api::server::TYPED_CHECKS),
                 ));
                 let app = fixture_api::server::router(
-                    support::dynamic::Dynamic(store.clone()),
-                    server::config(support::http::DEFAULT_MAX_BODY_BYTES, None),
+                    kube_apigen::dynamic::Dynamic(store.clone()),
+                    server::config(kube_apigen::http::DEFAULT_MAX_BODY_BYTES, None),
                 )
                 .layer(from_fn(move |request: Request, next: Next| {
                     let log = Arc::clone(&request_log);

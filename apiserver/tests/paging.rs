@@ -4,8 +4,8 @@
 mod harness;
 
 use harness::{Api, HPAS, hpa, names, q, rv};
+use kube_apigen::axum::http::StatusCode;
 use serde_json::{Value, json};
-use support::axum::http::StatusCode;
 
 async fn seeded(count: usize) -> Api {
     let api = Api::new();

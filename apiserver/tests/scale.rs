@@ -7,9 +7,9 @@ mod harness;
 use std::time::Duration;
 
 use harness::{Api, rv};
+use kube_apigen::axum::http::{Method, StatusCode};
+use kube_apigen::dynamic::{DynamicApi, Request, Response, Verb};
 use serde_json::{Value, json};
-use support::axum::http::{Method, StatusCode};
-use support::dynamic::{DynamicApi, Request, Response, Verb};
 
 const GIZMOS: &str = "/apis/crd.example.com/v1/namespaces/default/gizmos";
 

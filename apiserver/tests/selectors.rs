@@ -4,8 +4,8 @@
 mod harness;
 
 use harness::{Api, CSRS, HPAS, HPAS_ALL, csr, hpa, names, q};
+use kube_apigen::axum::http::StatusCode;
 use serde_json::json;
-use support::axum::http::StatusCode;
 
 async fn seeded() -> Api {
     let api = Api::new();

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use harness::{Api, CSRS, HPAS, csr, hpa, q, rv};
+use kube_apigen::axum::http::StatusCode;
 use serde_json::json;
-use support::axum::http::StatusCode;
 
 fn event_names(events: &[serde_json::Value]) -> Vec<(String, String)> {
     events

@@ -10,7 +10,7 @@ use all::api::policy::v1::PodDisruptionBudget;
 use all::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
 use all::apiextensions_apiserver::pkg::apis::apiextensions::v1::{CustomResourceDefinition, JSONSchemaProps};
 use all::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use support::{Resource, Scope};
+use kube_apigen::{Resource, Scope};
 
 /// String equality in constant evaluation.
 const fn same(a: &str, b: &str) -> bool {
@@ -28,7 +28,7 @@ const fn same(a: &str, b: &str) -> bool {
     true
 }
 
-/// For each resource of each document: its `support::Resource` description (checked at
+/// For each resource of each document: its `kube_apigen::Resource` description (checked at
 /// compile time) and a `metadata` field of the one shared `ObjectMeta` type.
 macro_rules! resources {
     ($($resource:path => $group:literal, $version:literal, $kind:literal, $plural:literal, $scope:ident;)*) => {

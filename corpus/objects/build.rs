@@ -19,9 +19,9 @@ use std::path::PathBuf;
 use crds::com::coreos::monitoring::v1::{Probe, ServiceMonitor};
 use crds::io::cert_manager::v1::Certificate;
 use serde_json::{Value, json};
-use support::serde::Serialize;
-use support::serde::de::DeserializeOwned;
-use support::{Resource, Validate, serde_json};
+use kube_apigen::serde::Serialize;
+use kube_apigen::serde::de::DeserializeOwned;
+use kube_apigen::{Resource, Validate, serde_json};
 
 fn main() {
     let checks = [

@@ -45,7 +45,7 @@ pub const CRDS: &str = "crds";
 /// Where the `.proto` files are inside the `specs-upstream` folder, by import path.
 pub const PROTOS: &str = "proto";
 
-pub use codegen::workspace_root;
+pub use kube_apigen_codegen::workspace_root;
 
 /// The `specs-upstream` folder named by [`UPSTREAM_ENV`], if it is set. A relative path is
 /// taken relative to the repository root (`../shared/specs-upstream`).
@@ -117,11 +117,15 @@ impl Scratch {
     }
 
     /// Generates the crate for a specs folder as member `name`.
-    pub fn generate(&mut self, name: &str, specs: &Path) -> Result<codegen::Summary, String> {
+    pub fn generate(&mut self, name: &str, specs: &Path) -> Result<kube_apigen_codegen::Summary, String> {
         let out = self.member_dir(name);
-        let options =
-            codegen::Options { specs: specs.to_path_buf(), out: out.clone(), check: false, format_cache: None };
-        let summary = codegen::generate(&options).map_err(|e| format!("{}: {e}", specs.display()))?;
+        let options = kube_apigen_codegen::Options {
+            specs: specs.to_path_buf(),
+            out: out.clone(),
+            check: false,
+            format_cache: None,
+        };
+        let summary = kube_apigen_codegen::generate(&options).map_err(|e| format!("{}: {e}", specs.display()))?;
         detach_from_own_workspace(&out.join("Cargo.toml")).map_err(|e| format!("{}: {e}", out.display()))?;
         self.members.push(name.to_owned());
         Ok(summary)
@@ -130,13 +134,18 @@ impl Scratch {
     /// Generates one spec file alone, as member `name`. The file is copied, unmodified, into
     /// a temporary spec folder named after it, so generated headers stay the same from run
     /// to run (`from apis__policy__v1/`).
-    pub fn generate_alone(&mut self, name: &str, spec: &Path) -> Result<codegen::Summary, String> {
+    pub fn generate_alone(&mut self, name: &str, spec: &Path) -> Result<kube_apigen_codegen::Summary, String> {
         self.generate_copies(name, &document_stem(spec), &[spec])
     }
 
     /// Generates some spec files together, as member `name`, from copies of them, unmodified,
     /// in a temporary spec folder named `folder` (for files of several upstream folders).
-    pub fn generate_copies(&mut self, name: &str, folder: &str, specs: &[&Path]) -> Result<codegen::Summary, String> {
+    pub fn generate_copies(
+        &mut self,
+        name: &str,
+        folder: &str,
+        specs: &[&Path],
+    ) -> Result<kube_apigen_codegen::Summary, String> {
         self.generate_copies_with_protos(name, folder, specs, None)
     }
 
@@ -148,7 +157,7 @@ impl Scratch {
         folder: &str,
         specs: &[&Path],
         protos: Option<&Path>,
-    ) -> Result<codegen::Summary, String> {
+    ) -> Result<kube_apigen_codegen::Summary, String> {
         let temp = tempfile::tempdir().map_err(|e| format!("cannot create a temporary folder: {e}"))?;
         let dir = temp.path().join(folder);
         fs::create_dir(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
@@ -374,14 +383,15 @@ pub fn rust_files(dir: &Path) -> io::Result<Vec<(PathBuf, String)>> {
     Ok(files)
 }
 
-/// The types a generated crate implements `support::Resource` for, sorted.
+/// The types a generated crate implements `kube_apigen::Resource` for, sorted.
 pub fn resource_impls(crate_dir: &Path) -> io::Result<Vec<String>> {
     let mut types = Vec::new();
     for (_, text) in rust_files(&crate_dir.join("src"))? {
         for line in text.lines() {
             let line = line.trim_start();
-            let implemented =
-                line.strip_prefix("impl Resource for ").or_else(|| line.strip_prefix("impl support::Resource for "));
+            let implemented = line
+                .strip_prefix("impl Resource for ")
+                .or_else(|| line.strip_prefix("impl kube_apigen::Resource for "));
             if let Some(rest) = implemented {
                 types.push(rest.trim_end_matches(|c: char| c == '{' || c.is_whitespace()).to_owned());
             }

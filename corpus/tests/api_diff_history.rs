@@ -48,8 +48,8 @@
 
 use std::path::Path;
 
-use codegen::diff::{Api, Report};
 use corpus::{HISTORY, UPSTREAM_ENV};
+use kube_apigen_codegen::diff::{Api, Report};
 
 /// The pairs: the API's folder, the older release, the newer one.
 const PAIRS: &[(&str, &str, &str)] = &[

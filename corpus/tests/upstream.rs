@@ -68,11 +68,11 @@ struct Output {
     /// The document stem (`apis__policy__v1`), or [`ALL`], [`ALL_CRDS`], [`MIXED`]; also the
     /// member folder.
     name: String,
-    summary: Result<codegen::Summary, String>,
+    summary: Result<kube_apigen_codegen::Summary, String>,
 }
 
 impl Output {
-    fn summary(&self) -> Result<&codegen::Summary, String> {
+    fn summary(&self) -> Result<&kube_apigen_codegen::Summary, String> {
         self.summary.as_ref().map_err(|e| format!("{}: generation failed: {e}", self.name))
     }
 }
@@ -128,14 +128,14 @@ fn upstream_corpus() {
             "ObjectMeta is one type; JSONSchemaProps holds itself through a Box",
             object_meta_is_one_type_and_props_are_boxed,
         ),
-        ("every resource of every document gets a support::Resource impl", every_resource_gets_a_resource_impl),
+        ("every resource of every document gets a kube_apigen::Resource impl", every_resource_gets_a_resource_impl),
         ("every CRD alone generates and builds clippy-clean", every_crd_alone_builds_clippy_clean),
         ("all CRDs together generate and build clippy-clean", all_crds_together_build_clippy_clean),
         ("all CRDs and all documents together generate and build clippy-clean", mixed_builds_clippy_clean),
         ("CRDs add no merge notes, alone, together or beside the documents", crds_add_no_merge_notes),
         ("Kubernetes' proto files give every built-in resource a codec", upstream_protos_match_their_schemas),
         (
-            "every CRD's resource gets a support::Resource impl, alone and together",
+            "every CRD's resource gets a kube_apigen::Resource impl, alone and together",
             every_crd_resource_gets_a_resource_impl,
         ),
         ("realistic objects round-trip and validate as expected (objects/)", objects_round_trip_and_validate),
@@ -183,14 +183,14 @@ fn run(v3: &Path, crds: &Path, protos: &Path) -> Corpus {
     let everything: Vec<&Path> = documents.iter().chain(&crd_files).map(PathBuf::as_path).collect();
     let mixed = Output { name: MIXED.to_owned(), summary: scratch.generate_copies(MIXED, MIXED, &everything) };
 
-    let support = corpus::workspace_root().join("support");
-    let support = format!("support = {{ path = {:?} }}", support.to_string_lossy().replace('\\', "/"));
+    let runtime = corpus::workspace_root().join("kube-apigen");
+    let runtime = format!("kube-apigen = {{ path = {:?} }}", runtime.to_string_lossy().replace('\\', "/"));
     let facts_manifest = format!(
         "[package]\nname = \"{FACTS}\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
-         [dependencies]\n{ALL} = {{ path = \"../{ALL}\" }}\n{support}\n"
+         [dependencies]\n{ALL} = {{ path = \"../{ALL}\" }}\n{runtime}\n"
     );
     scratch.add_crate(FACTS, &facts_manifest, include_str!("../facts/lib.rs")).expect("cannot write the facts crate");
-    let objects = write_objects_crate(&mut scratch, &support);
+    let objects = write_objects_crate(&mut scratch, &runtime);
     scratch.finish().expect("cannot write the scratch workspace");
     let generated = started.elapsed();
     let build = scratch.clippy(&root.join("target")).expect("cannot run cargo clippy");
@@ -205,10 +205,10 @@ fn run(v3: &Path, crds: &Path, protos: &Path) -> Corpus {
 /// Writes the [`OBJECTS`] member: `objects/build.rs` and `objects/lib.rs`, and beside them
 /// every object file of `objects/`, whose names it returns. The generated crate is a
 /// build dependency: the build script runs the objects through it.
-fn write_objects_crate(scratch: &mut Scratch, support: &str) -> Vec<String> {
+fn write_objects_crate(scratch: &mut Scratch, runtime: &str) -> Vec<String> {
     let manifest = format!(
         "[package]\nname = \"{OBJECTS}\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
-         [build-dependencies]\n{ALL_CRDS} = {{ path = \"../{ALL_CRDS}\" }}\n{support}\nserde-saphyr = \"2\"\n"
+         [build-dependencies]\n{ALL_CRDS} = {{ path = \"../{ALL_CRDS}\" }}\n{runtime}\nserde-saphyr = \"2\"\n"
     );
     scratch.add_crate(OBJECTS, &manifest, include_str!("../objects/lib.rs")).expect("cannot write the objects crate");
     scratch.add_file(OBJECTS, "build.rs", OBJECTS_BUILD).expect("cannot write the objects crate");
@@ -242,7 +242,7 @@ fn all_documents_together_build_clippy_clean(corpus: &Corpus) -> Vec<String> {
 
 /// `facts/lib.rs` compiles only if `ObjectMeta` is one type in the resources of every
 /// document, `JSONSchemaProps` is recursive through a `Box`, and every resource's
-/// `support::Resource` constants are right (checked in constant evaluation).
+/// `kube_apigen::Resource` constants are right (checked in constant evaluation).
 fn compile_time_facts_hold(corpus: &Corpus) -> Vec<String> {
     corpus.build.problems(FACTS).map(|p| format!("{FACTS}: {p}")).into_iter().collect()
 }
@@ -398,7 +398,7 @@ fn every_resource_gets_a_resource_impl(corpus: &Corpus) -> Vec<String> {
     resource_impls_match(corpus, &corpus.alone, ALL, EXPECTED_RESOURCES, expected_total)
 }
 
-/// Each output generated alone has the `support::Resource` impls `expected` names for it
+/// Each output generated alone has the `kube_apigen::Resource` impls `expected` names for it
 /// (at least one, for a file `expected` does not name), and the output of them all together
 /// (`combined`) has as many as they have together (and `expected_total`, if given).
 fn resource_impls_match(

@@ -5,9 +5,9 @@
 use crate::api::autoscaling::v2::HorizontalPodAutoscalerApi;
 use crate::api::certificates::v1::CertificateSigningRequestApi;
 use crate::com::coreos::monitoring::v1::ProbeApi;
+use kube_apigen::axum::Router;
+use kube_apigen::{discovery, http};
 use std::sync::Arc;
-use support::axum::Router;
-use support::{discovery, http};
 
 #[cfg(feature = "dynamic")]
 use crate::api::autoscaling::v2::HorizontalPodAutoscaler;
@@ -19,7 +19,7 @@ use crate::api::certificates::v1::CertificateSigningRequest;
 use crate::com::coreos::monitoring::v1::Probe;
 
 #[cfg(feature = "dynamic")]
-use support::dynamic;
+use kube_apigen::dynamic;
 
 /// Implemented by a server for every resource of these specs.
 pub trait Server: HorizontalPodAutoscalerApi + CertificateSigningRequestApi + ProbeApi {}
@@ -36,7 +36,7 @@ pub static CATALOG: discovery::ApiCatalog = discovery::ApiCatalog {
 
 #[cfg(feature = "dynamic")]
 /// The typed check (decode and validate) of every resource, by group, version and
-/// kind, for servers that work with JSON (`support::dynamic`).
+/// kind, for servers that work with JSON (`kube_apigen::dynamic`).
 pub static TYPED_CHECKS: &[(&str, &str, &str, dynamic::TypedCheck)] = &[
     ("autoscaling", "v2", "HorizontalPodAutoscaler", dynamic::typed::<HorizontalPodAutoscaler>),
     ("certificates.k8s.io", "v1", "CertificateSigningRequest", dynamic::typed::<CertificateSigningRequest>),

@@ -18,7 +18,7 @@
 //!    body read in full, on one current-thread runtime: nanoseconds and heap allocations
 //!    (counted by the global allocator below) per request, the cost of the handler layer
 //!    without sockets. A third router, the hand-written one wrapped in
-//!    `support::http::status_errors` (which `generated::server::router` applies to every
+//!    `kube_apigen::http::status_errors` (which `generated::server::router` applies to every
 //!    route), sets the cost of that middleware apart; and the same comparison with a
 //!    minimal HPA (name and namespace only) shows the fixed cost per request, which the
 //!    clone and encoding of a real object otherwise hide. Last, the sizes of every heap
@@ -48,12 +48,12 @@ use std::time::{Duration, Instant};
 use common::{OneHpa, PATH};
 use generated::api::autoscaling::v2::HorizontalPodAutoscaler;
 use generated::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use support::axum::Router;
-use support::axum::body::Body;
-use support::axum::extract::{Path, State};
-use support::axum::http::{HeaderValue, Request, StatusCode, header};
-use support::axum::response::{IntoResponse, Response};
-use support::http::Config;
+use kube_apigen::axum::Router;
+use kube_apigen::axum::body::Body;
+use kube_apigen::axum::extract::{Path, State};
+use kube_apigen::axum::http::{HeaderValue, Request, StatusCode, header};
+use kube_apigen::axum::response::{IntoResponse, Response};
+use kube_apigen::http::Config;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
 use tower::ServiceExt;
@@ -146,7 +146,7 @@ fn serve(name: &str, router: Router) -> SocketAddr {
             runtime.block_on(async move {
                 let listener = TcpListener::bind("127.0.0.1:0").await.expect("a free port");
                 sender.send(listener.local_addr().expect("an address")).expect("the bench waits");
-                support::axum::serve(listener, router).await.expect("the server runs");
+                kube_apigen::axum::serve(listener, router).await.expect("the server runs");
             });
         })
         .expect("a server thread");
@@ -294,7 +294,7 @@ fn profile(which: &str, object: &Arc<HorizontalPodAutoscaler>) {
     let router = if which.starts_with("generated") {
         generated::server::router(OneHpa(object), Config::default())
     } else {
-        Router::new().route(ROUTE, support::axum::routing::get(hand_written)).with_state(object)
+        Router::new().route(ROUTE, kube_apigen::axum::routing::get(hand_written)).with_state(object)
     };
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
     runtime.block_on(async {
@@ -339,7 +339,7 @@ fn main() {
     }
     let generated_router = generated::server::router(OneHpa(Arc::clone(&object)), Config::default());
     let hand_router =
-        Router::new().route(ROUTE, support::axum::routing::get(hand_written)).with_state(Arc::clone(&object));
+        Router::new().route(ROUTE, kube_apigen::axum::routing::get(hand_written)).with_state(Arc::clone(&object));
     let client = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("a runtime");
 
     // 1. In memory: the cost of one request through each router, without sockets; also
@@ -349,23 +349,23 @@ fn main() {
         let expected = serde_json::to_vec(&*object).expect("the HPA encodes");
         println!("GET {PATH} ({} bytes of JSON)", expected.len());
         println!("in memory (tower oneshot), {rounds} rounds of {batch} requests each:");
-        let layered = |router: &Router| support::http::status_errors(router.clone());
+        let layered = |router: &Router| kube_apigen::http::status_errors(router.clone());
         let hand_with_errors = layered(&hand_router);
         let routers = [
             ("hand-written", &hand_router),
-            ("hand-written + support::http::status_errors", &hand_with_errors),
+            ("hand-written + kube_apigen::http::status_errors", &hand_with_errors),
             ("generated", &generated_router),
         ];
         compare_in_memory("fixture HPA", &routers, rounds, batch).await;
         let small = Arc::new(minimal(&object));
         let small_generated = generated::server::router(OneHpa(Arc::clone(&small)), Config::default());
         let small_hand =
-            Router::new().route(ROUTE, support::axum::routing::get(hand_written)).with_state(Arc::clone(&small));
+            Router::new().route(ROUTE, kube_apigen::axum::routing::get(hand_written)).with_state(Arc::clone(&small));
         let small_hand_with_errors = layered(&small_hand);
         let bytes = serde_json::to_vec(&*small).expect("the HPA encodes").len();
         let routers = [
             ("hand-written", &small_hand),
-            ("hand-written + support::http::status_errors", &small_hand_with_errors),
+            ("hand-written + kube_apigen::http::status_errors", &small_hand_with_errors),
             ("generated", &small_generated),
         ];
         compare_in_memory(&format!("minimal HPA, {bytes} bytes of JSON"), &routers, rounds, batch).await;

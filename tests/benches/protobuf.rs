@@ -28,13 +28,13 @@ use std::time::Instant;
 use common::{OneHpa, PATH};
 use generated::api::autoscaling::v2::HorizontalPodAutoscaler;
 use generated::api::certificates::v1::CertificateSigningRequest;
+use kube_apigen::axum::Router;
+use kube_apigen::axum::body::Body;
+use kube_apigen::axum::http::{Request, StatusCode, header};
+use kube_apigen::http::Config;
+use kube_apigen::protobuf::{self, Payload};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use support::axum::Router;
-use support::axum::body::Body;
-use support::axum::http::{Request, StatusCode, header};
-use support::http::Config;
-use support::protobuf::{self, Payload};
 use tower::ServiceExt;
 
 struct Counting;

@@ -11,11 +11,11 @@
 //!   object-meta conventions alone.
 //!
 //! - `hpa CEL interpreted`: the CEL rules of the HPA's 13 rule-bearing nodes checked by the
-//!   interpreter (`support::cel`), as generated code checks the rules it does not translate
+//!   interpreter (`kube_apigen::cel`), as generated code checks the rules it does not translate
 //!   to Rust; all of this object's rules translate, so `hpa validate` never runs them.
-//!   `hpa CEL interp. Node` is the same through `support::cel::Node`.
+//!   `hpa CEL interp. Node` is the same through `kube_apigen::cel::Node`.
 //! - `rule true/false inline/Node`: the spec's rule translated to Rust, on the spec and on
-//!   a copy that breaks it, checked the way generated code did before `support::cel::Node`
+//!   a copy that breaks it, checked the way generated code did before `kube_apigen::cel::Node`
 //!   (inline) and through it.
 //!
 //! Method: every measurement is a batch of calls timed with `Instant`; the batches of all
@@ -37,10 +37,10 @@ use fixture_api::api::fixture::v1::Autoscaler;
 use generated::api::autoscaling::v2::{
     HPAScalingRules, HorizontalPodAutoscaler, HorizontalPodAutoscalerSpec, MetricSpec, MetricTarget,
 };
+use kube_apigen::Validate;
+use kube_apigen::cel::{CelRule, CelRuleSpec, LazyRule, Node, check_rules_typed, to_json};
+use kube_apigen::field::{ErrorList, FieldError, Path};
 use serde::de::DeserializeOwned;
-use support::Validate;
-use support::cel::{CelRule, CelRuleSpec, LazyRule, Node, check_rules_typed, to_json};
-use support::validation::{ErrorList, FieldError, Path};
 
 /// The system allocator, counting allocations (and reallocations) and their bytes.
 struct Counting;
@@ -332,7 +332,7 @@ fn main() {
         // What the CEL path pays before any rule runs: the JSON copy of one node (here the
         // spec, the largest; the generated code makes one per CEL-bearing node).
         Workload::new("hpa spec to_json", || {
-            black_box(support::cel::to_json(black_box(&hpa.spec)));
+            black_box(kube_apigen::cel::to_json(black_box(&hpa.spec)));
         }),
         // The same 13 nodes' rules as the interpreter checks them, for rules the generator
         // does not translate.

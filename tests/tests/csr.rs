@@ -10,7 +10,7 @@ use generated::api::certificates::v1::{
     CertificateSigningRequest, CertificateSigningRequestConditionStatus, CertificateSigningRequestConditionType,
     CertificateSigningRequestList, CertificateSigningRequestSpecUsagesItem as Usage,
 };
-use support::{Resource, Scope};
+use kube_apigen::{Resource, Scope};
 
 /// The DER body of a PEM file with one block of the given label.
 fn pem_body(pem: &[u8], label: &str) -> Vec<u8> {

@@ -4,9 +4,9 @@
 //! paths, storage version, deprecation warnings).
 
 use fixture_api::com::example::crd::{v1, v1alpha1, v1beta1};
+use kube_apigen::field::ErrorType;
+use kube_apigen::{Resource, Validate};
 use serde_json::{Value, json};
-use support::validation::ErrorType;
-use support::{Resource, Validate};
 
 fn gizmo(spec: Value) -> Value {
     json!({
@@ -215,7 +215,7 @@ fn identity_and_http_facts_come_from_the_manifest() {
         (v1::Gizmo::INFO.api_version().as_str(), v1::Gizmo::INFO.plural, v1::Gizmo::INFO.list_kind),
         ("crd.example.com/v1", "gizmos", "GizmoList")
     );
-    assert_eq!(v1alpha1::Knob::INFO.scope, support::Scope::Cluster);
+    assert_eq!(v1alpha1::Knob::INFO.scope, kube_apigen::Scope::Cluster);
 
     let gizmos = &v1::GIZMO;
     assert_eq!(
@@ -226,7 +226,7 @@ fn identity_and_http_facts_come_from_the_manifest() {
     assert_eq!(gizmos.deprecation_warning, None);
     assert_eq!(
         gizmos.scale,
-        Some(support::resource::ScalePaths {
+        Some(kube_apigen::resource::ScalePaths {
             spec_replicas: ".spec.replicas",
             status_replicas: ".status.replicas",
             label_selector: Some(".status.selector"),

@@ -50,7 +50,7 @@ fn base64_decoding() {
         5000,
     );
     go.agree("base64", &inputs, Errors::Presence, |args| {
-        support::go::base64::decode(&args[0]).map(|bytes| json!(hex(&bytes))).map_err(|e| e.to_string())
+        kube_apigen::go::base64::decode(&args[0]).map(|bytes| json!(hex(&bytes))).map_err(|e| e.to_string())
     });
 }
 
@@ -118,7 +118,7 @@ fn time_and_micro_time_layouts() {
     let (inputs, offsets_before_1_20): (Vec<_>, Vec<_>) =
         inputs.into_iter().partition(|args| !older || !read_differently_before_go_1_20(&args[0]));
     for args in &offsets_before_1_20 {
-        assert!(args[0].parse::<support::Time>().is_err(), "{args:?}");
+        assert!(args[0].parse::<kube_apigen::Time>().is_err(), "{args:?}");
     }
 
     // Go answers seconds since the epoch and the nanoseconds within that second.
@@ -136,13 +136,13 @@ fn time_and_micro_time_layouts() {
     };
     let go::Split { kept: inputs, others: late } = go.partition("time.rfc3339", inputs, |answer| !beyond_jiff(answer));
     for (args, _) in &late {
-        assert!(args[0].parse::<support::Time>().is_err(), "{args:?}");
+        assert!(args[0].parse::<kube_apigen::Time>().is_err(), "{args:?}");
     }
     go.agree("time.rfc3339", &inputs, errors, |args| {
-        args[0].parse::<support::Time>().map(|t| instant(t.0)).map_err(|e| e.to_string())
+        args[0].parse::<kube_apigen::Time>().map(|t| instant(t.0)).map_err(|e| e.to_string())
     });
     go.agree("time.micro", &inputs, errors, |args| {
-        args[0].parse::<support::MicroTime>().map(|t| instant(t.0)).map_err(|e| e.to_string())
+        args[0].parse::<kube_apigen::MicroTime>().map(|t| instant(t.0)).map_err(|e| e.to_string())
     });
 }
 
@@ -179,7 +179,7 @@ fn time_and_micro_time_written_in_utc() {
     let inputs: Vec<Vec<String>> = instants.iter().map(|(s, n)| vec![s.to_string(), n.to_string()]).collect();
     go.agree("time.format", &inputs, Errors::Exact, |args| {
         let t = jiff::Timestamp::new(args[0].parse().unwrap(), args[1].parse().unwrap()).unwrap();
-        Ok(json!([support::Time(t).to_string(), support::MicroTime(t).to_string()]))
+        Ok(json!([kube_apigen::Time(t).to_string(), kube_apigen::MicroTime(t).to_string()]))
     });
 }
 
@@ -228,11 +228,11 @@ fn query_strings() {
     let go::Split { kept: inputs, others: not_utf8 } = go.partition("url.ParseQuery", inputs, utf8);
     assert!(!not_utf8.is_empty());
     for (args, _) in &not_utf8 {
-        let (pairs, _) = support::go::url::parse_query(&args[0]);
+        let (pairs, _) = kube_apigen::go::url::parse_query(&args[0]);
         assert!(pairs.iter().any(|(k, v)| k.contains('\u{fffd}') || v.contains('\u{fffd}')), "{args:?}");
     }
     go.agree("url.ParseQuery", &inputs, Errors::Exact, |args| {
-        let (pairs, error) = support::go::url::parse_query(&args[0]);
+        let (pairs, error) = kube_apigen::go::url::parse_query(&args[0]);
         let mut values = serde_json::Map::new();
         for (key, value) in pairs {
             let list = values.entry(hex(key.as_bytes())).or_insert_with(|| json!([]));
@@ -273,7 +273,7 @@ fn csv_records_of_the_token_file() {
         "ab,\"\r\n é",
         5000,
     );
-    go.agree("csv", &inputs, Errors::Exact, |args| support::go::csv::read_all(&args[0]).map(|r| json!(r)));
+    go.agree("csv", &inputs, Errors::Exact, |args| kube_apigen::go::csv::read_all(&args[0]).map(|r| json!(r)));
 }
 
 /// Subjects every pattern is matched against.
@@ -433,10 +433,10 @@ fn regular_expressions_compile_and_match() {
     let older = go_minor(&go) < 22;
     let inputs: Vec<_> = inputs.into_iter().filter(|args| !older || !uses_newer_regexp_syntax(&args[0])).collect();
     if older {
-        assert!(support::go::regexp::compile(r"(?<name>a)\p{Kawi}").is_ok());
+        assert!(kube_apigen::go::regexp::compile(r"(?<name>a)\p{Kawi}").is_ok());
     }
     go.agree("regexp", &inputs, Errors::Exact, |args| {
-        let regex = support::go::regexp::compile(&args[0]).map_err(|e| e.to_string())?;
+        let regex = kube_apigen::go::regexp::compile(&args[0]).map_err(|e| e.to_string())?;
         Ok(json!(args[1..].iter().map(|s| regex.is_match(s)).collect::<Vec<_>>()))
     });
 }
@@ -454,25 +454,25 @@ fn unicode_class_names_are_gos() {
     let names = go.ask("unicode.classes", &[vec![]]).remove(0).unwrap();
     for name in names.as_array().unwrap() {
         let pattern = format!(r"\p{{{}}}", name.as_str().unwrap());
-        assert!(support::go::regexp::compile(&pattern).is_ok(), "{pattern}");
+        assert!(kube_apigen::go::regexp::compile(&pattern).is_ok(), "{pattern}");
     }
 }
 
-/// The `pattern` keyword as generated `validate()` checks it (`support::rules::Pattern`,
+/// The `pattern` keyword as generated `validate()` checks it (`kube_apigen::rules::Pattern`,
 /// both wordings): RE2's ASCII classes, whatever the crate's defaults.
 #[test]
 fn pattern_keyword_checks_with_go_regexp() {
-    use support::validation::Path;
-    static DIGITS: support::rules::Pattern = support::rules::Pattern::new(r"^\d+$");
-    static BRACKETS: support::rules::Pattern = support::rules::Pattern::new(r"^[[a]+$");
-    static BROKEN: support::rules::Pattern = support::rules::Pattern::new(r"^\d+(");
+    use kube_apigen::field::Path;
+    static DIGITS: kube_apigen::rules::Pattern = kube_apigen::rules::Pattern::new(r"^\d+$");
+    static BRACKETS: kube_apigen::rules::Pattern = kube_apigen::rules::Pattern::new(r"^[[a]+$");
+    static BROKEN: kube_apigen::rules::Pattern = kube_apigen::rules::Pattern::new(r"^\d+(");
     let path = Path::ROOT;
     let spec = path.field("spec");
     let code = spec.field("code");
-    let check = |pattern: &support::rules::Pattern, value: &str| {
+    let check = |pattern: &kube_apigen::rules::Pattern, value: &str| {
         let mut errors = Vec::new();
         pattern.check(&code, value, &mut errors);
-        support::rules::schema::pattern(pattern, &code, value, &mut errors);
+        kube_apigen::rules::schema::pattern(pattern, &code, value, &mut errors);
         errors.into_iter().map(|e| e.detail).collect::<Vec<_>>()
     };
     assert!(check(&DIGITS, "123").is_empty());
@@ -539,7 +539,7 @@ fn long_ipv6_group(text: &str) -> bool {
 
 #[test]
 fn ip_addresses_and_cidrs() {
-    use support::go::net::{Strictness, ip_string, parse_cidr, parse_ip};
+    use kube_apigen::go::net::{Strictness, ip_string, parse_cidr, parse_ip};
     let Some(mut go) = Go::start("ip_addresses_and_cidrs") else { return };
     let inputs = ip_inputs();
     let older = go_minor(&go) < 22;
@@ -586,7 +586,7 @@ fn mac_addresses() {
         3000,
     );
     go.agree("net.ParseMAC", &inputs, Errors::Presence, |args| {
-        let mac = support::go::net::parse_mac(&args[0]).ok_or_else(String::new)?;
+        let mac = kube_apigen::go::net::parse_mac(&args[0]).ok_or_else(String::new)?;
         Ok(json!(mac.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(":")))
     });
 }
@@ -621,7 +621,7 @@ fn durations_and_dates() {
         4000,
     );
     go.agree("time.ParseDuration", &inputs, Errors::Presence, |args| {
-        support::go::time::parse_duration(&args[0]).map(|n| json!(n.to_string())).ok_or_else(String::new)
+        kube_apigen::go::time::parse_duration(&args[0]).map(|n| json!(n.to_string())).ok_or_else(String::new)
     });
 
     let dates = cases(
@@ -631,21 +631,21 @@ fn durations_and_dates() {
         3000,
     );
     go.agree("time.date", &dates, Errors::Presence, |args| {
-        if support::format::check("date", &args[0]) == Some(true) { Ok(go::ANY) } else { Err(String::new()) }
+        if kube_apigen::format::check("date", &args[0]) == Some(true) { Ok(go::ANY) } else { Err(String::new()) }
     });
 }
 
 /// `format` on a custom resource's string, as generated `validate()` will check it
-/// (`support::rules::schema::format`): the API server's formats and message.
+/// (`kube_apigen::rules::schema::format`): the API server's formats and message.
 #[test]
 fn custom_resource_formats_as_the_api_server_checks_them() {
-    use support::validation::Path;
+    use kube_apigen::field::Path;
     let root = Path::ROOT;
     let spec = root.field("spec");
     let addr = spec.field("addr");
     let check = |format: &str, value: &str| {
         let mut errors = Vec::new();
-        support::rules::schema::format(&addr, format, value, &mut errors);
+        kube_apigen::rules::schema::format(&addr, format, value, &mut errors);
         errors.into_iter().map(|e| (e.field, e.detail)).collect::<Vec<_>>()
     };
     assert_eq!(
@@ -711,10 +711,10 @@ fn integers_with_base_prefixes_and_decimal_floats() {
         5000,
     );
     go.agree("strconv.ParseInt0", &inputs, Errors::Presence, |args| {
-        support::go::strconv::parse_int0(&args[0]).map(|n| json!(n.to_string())).ok_or_else(String::new)
+        kube_apigen::go::strconv::parse_int0(&args[0]).map(|n| json!(n.to_string())).ok_or_else(String::new)
     });
     go.agree("strconv.ParseUint0", &inputs, Errors::Presence, |args| {
-        support::go::strconv::parse_uint0(&args[0]).map(|n| json!(n.to_string())).ok_or_else(String::new)
+        kube_apigen::go::strconv::parse_uint0(&args[0]).map(|n| json!(n.to_string())).ok_or_else(String::new)
     });
     // Decimal text only (what YAML 1.1 resolution hands to ParseFloat): no hex floats,
     // no inf or nan words, no underscores.
@@ -723,7 +723,7 @@ fn integers_with_base_prefixes_and_decimal_floats() {
         .filter(|args| args[0].bytes().all(|b| b.is_ascii_digit() || b".+-eE".contains(&b)))
         .collect();
     go.agree("strconv.ParseFloat", &decimal, Errors::Presence, |args| {
-        support::go::strconv::parse_decimal_float(&args[0]).map(|f| json!(go_g(f))).ok_or_else(String::new)
+        kube_apigen::go::strconv::parse_decimal_float(&args[0]).map(|f| json!(go_g(f))).ok_or_else(String::new)
     });
 }
 
@@ -749,7 +749,7 @@ fn go_g(f: f64) -> String {
 #[test]
 fn cel_ip_cidr_and_url_libraries() {
     let Some(mut go) = Go::start("cel_ip_cidr_and_url_libraries") else { return };
-    let rule = |source: &str| support::cel::CelRuleSpec::new(source).compile().unwrap();
+    let rule = |source: &str| kube_apigen::cel::CelRuleSpec::new(source).compile().unwrap();
     let (is_ip, is_cidr, is_url) = (rule("isIP(self)"), rule("isCIDR(self)"), rule("isURL(self)"));
     // Go's valid answers that Kubernetes refuses (a zone, an IPv4-mapped address) are
     // checked on their own; so are the groups of more than four digits Go 1.19 read.
@@ -763,7 +763,7 @@ fn cel_ip_cidr_and_url_libraries() {
     };
     let older = go_minor(&go) < 22;
     let inputs: Vec<_> = ip_inputs().into_iter().filter(|args| !older || !long_ipv6_group(&args[0])).collect();
-    let cel = |rule: &support::cel::CelRule, text: &str| rule.evaluate(&json!(text), None) == Ok(true);
+    let cel = |rule: &kube_apigen::cel::CelRule, text: &str| rule.evaluate(&json!(text), None) == Ok(true);
     // Go 1.19's ParsePrefix also read prefix lengths with leading zeros (`/08`), which
     // later Go and Kubernetes refuse.
     let bits_with_leading_zero = |text: &str| {
@@ -835,7 +835,7 @@ fn strings_quoted_as_go_quotes_them() {
         let len = rng.usize(0..12);
         vec![(0..len).map(|_| alphabet[rng.usize(..alphabet.len())]).collect()]
     }));
-    go.agree("fmt.q", &inputs, Errors::Exact, |args| Ok(json!(support::go::fmt::quote(&args[0]))));
+    go.agree("fmt.q", &inputs, Errors::Exact, |args| Ok(json!(kube_apigen::go::fmt::quote(&args[0]))));
 }
 
 /// Values as Go's `%v` prints them, and as its `encoding/json` writes them: floats around
@@ -880,6 +880,6 @@ fn values_printed_as_go_prints_them() {
         vec![serde_json::Value::from(value).to_string()]
     }));
     let value = |text: &str| serde_json::from_str::<serde_json::Value>(text).expect("JSON input");
-    go.agree("fmt.v", &inputs, Errors::Exact, |args| Ok(json!(support::go::fmt::v(&value(&args[0])))));
-    go.agree("json.Marshal", &inputs, Errors::Exact, |args| Ok(json!(support::go::fmt::json(&value(&args[0])))));
+    go.agree("fmt.v", &inputs, Errors::Exact, |args| Ok(json!(kube_apigen::go::fmt::v(&value(&args[0])))));
+    go.agree("json.Marshal", &inputs, Errors::Exact, |args| Ok(json!(kube_apigen::go::fmt::json(&value(&args[0])))));
 }

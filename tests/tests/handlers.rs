@@ -32,15 +32,15 @@ use generated::params::{
 };
 use generated::responses::{OkCreatedOrAccepted, OkOrAccepted, OkOrCreated};
 use http_body_util::BodyExt;
+use kube_apigen::axum::Router;
+use kube_apigen::axum::body::{Body, Bytes, HttpBody};
+use kube_apigen::axum::http::{HeaderMap, Request, StatusCode, header};
+use kube_apigen::http::watch::{Event, WatchStream};
+use kube_apigen::http::{Authenticator, Config, Context, Patch, UserInfo};
+use kube_apigen::{ListMeta, Resource, Status, Time, protobuf};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
-use support::axum::Router;
-use support::axum::body::{Body, Bytes, HttpBody};
-use support::axum::http::{HeaderMap, Request, StatusCode, header};
-use support::http::watch::{Event, WatchStream};
-use support::http::{Authenticator, Config, Context, Patch, UserInfo};
-use support::{ListMeta, Resource, Status, Time, protobuf};
 use tower::ServiceExt;
 
 // ---------------------------------------------------------------------------------------
@@ -604,7 +604,7 @@ impl Answer {
     }
 }
 
-fn request(method: &str, uri: &str) -> support::axum::http::request::Builder {
+fn request(method: &str, uri: &str) -> kube_apigen::axum::http::request::Builder {
     Request::builder().method(method).uri(uri)
 }
 
@@ -1300,7 +1300,7 @@ impl Authenticator for BearerToken {
     fn authenticate(&self, headers: &HeaderMap) -> Result<Option<UserInfo>, Status> {
         match headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()) {
             Some("Bearer good") => Ok(Some(UserInfo { username: "alice".to_owned(), ..UserInfo::default() })),
-            _ => Err(support::http::authentication_failed()),
+            _ => Err(kube_apigen::http::authentication_failed()),
         }
     }
 }
@@ -1535,7 +1535,7 @@ async fn a_watch_is_chunked_on_the_wire() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a free port");
     let address = listener.local_addr().expect("an address");
     let router = server.router.clone();
-    let serving = tokio::spawn(async move { support::axum::serve(listener, router).await });
+    let serving = tokio::spawn(async move { kube_apigen::axum::serve(listener, router).await });
 
     let mut stream = tokio::net::TcpStream::connect(address).await.expect("a connection");
     let request = format!("GET {HPAS}?watch=true HTTP/1.1\r\nHost: {address}\r\nConnection: close\r\n\r\n");
@@ -1599,7 +1599,7 @@ async fn discovery_lists_the_resources_and_their_verbs() {
                     "verbs": ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"],
                     "shortNames": ["hpa"],
                     "categories": ["all"],
-                    "storageVersionHash": support::discovery::storage_version_hash("autoscaling", "v2", "HorizontalPodAutoscaler")
+                    "storageVersionHash": kube_apigen::discovery::storage_version_hash("autoscaling", "v2", "HorizontalPodAutoscaler")
                 },
                 {
                     "name": "horizontalpodautoscalers/status",
@@ -1650,15 +1650,15 @@ async fn version_and_openapi() {
 /// The generator's output for `tests/fixtures/handlers-spec/`, file by file.
 fn emitted() -> BTreeMap<std::path::PathBuf, String> {
     let specs = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/handlers-spec");
-    let (api, _) = codegen::read_api(&specs).expect("the fixture builds");
-    let options = codegen::emit::CrateOptions {
+    let (api, _) = kube_apigen_codegen::read_api(&specs).expect("the fixture builds");
+    let options = kube_apigen_codegen::emit::CrateOptions {
         package_name: "handlers-spec".to_owned(),
-        support_path: "../support".to_owned(),
+        runtime_path: "../kube-apigen".to_owned(),
         standalone: true,
         specs_label: "handlers-spec/".to_owned(),
         translate_cel: true,
     };
-    codegen::emit::emit_crate(&api, &options).expect("the fixture emits")
+    kube_apigen_codegen::emit::emit_crate(&api, &options).expect("the fixture emits")
 }
 
 fn snapshot(name: &str, text: &str) {
@@ -1697,17 +1697,17 @@ fn emitted_variant_with_notes(
     let dir = std::env::temp_dir().join(format!("handlers-spec-{label}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a scratch folder");
     std::fs::write(dir.join("demo.example.com_v1.yaml"), edit(text)).expect("the edited spec is written");
-    let api = codegen::read_api(&dir).map(|(api, _)| api);
+    let api = kube_apigen_codegen::read_api(&dir).map(|(api, _)| api);
     let _ = std::fs::remove_dir_all(&dir);
     let api = api.expect("the edited fixture builds");
-    let options = codegen::emit::CrateOptions {
+    let options = kube_apigen_codegen::emit::CrateOptions {
         package_name: "handlers-spec".to_owned(),
-        support_path: "../support".to_owned(),
+        runtime_path: "../kube-apigen".to_owned(),
         standalone: true,
         specs_label: "handlers-spec/".to_owned(),
         translate_cel: true,
     };
-    (codegen::emit::emit_crate(&api, &options).expect("the edited fixture emits"), api.notes)
+    (kube_apigen_codegen::emit::emit_crate(&api, &options).expect("the edited fixture emits"), api.notes)
 }
 
 /// The bodies of the `validate` functions of `params.rs`.
@@ -1871,7 +1871,7 @@ struct WatchFrame {
 
 #[derive(Debug, Default)]
 struct RawObject {
-    raw: support::Bytes,
+    raw: kube_apigen::Bytes,
 }
 
 impl protobuf::Message for WatchFrame {

@@ -9,7 +9,7 @@ use generated::api::autoscaling::v2::{
     HorizontalPodAutoscalerConditionStatus as CondStatus, HorizontalPodAutoscalerConditionType as CondType,
     HorizontalPodAutoscalerList, MetricSpec, MetricSpecType, MetricStatus, MetricStatusType, MetricTargetType,
 };
-use support::{Quantity, Resource, Scope};
+use kube_apigen::{Quantity, Resource, Scope};
 
 fn q(text: &str) -> Option<Quantity> {
     Some(Quantity::from(text))

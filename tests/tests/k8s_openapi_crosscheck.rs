@@ -7,12 +7,12 @@
 //! - k8s-openapi always writes `apiVersion`, `kind` and `metadata` of a resource (they are
 //!   constants or non-optional there); the generated types write them only when set.
 //!   Visible for list items, which the API server sends without `apiVersion`/`kind`.
-//! - k8s-openapi keeps `ListMeta.shardInfo` (alpha in 1.37); `support::ListMeta` has no such
+//! - k8s-openapi keeps `ListMeta.shardInfo` (alpha in 1.37); `kube_apigen::ListMeta` has no such
 //!   field and drops it.
-//! - `support::Quantity` trims surrounding whitespace as the API server does; k8s-openapi
+//! - `kube_apigen::Quantity` trims surrounding whitespace as the API server does; k8s-openapi
 //!   keeps the text as sent.
-//! - `support::Bytes` skips line breaks in base64 as Go does; k8s-openapi rejects them.
-//! - `support::Time` writes Go's zero time as `null`, as Go does; k8s-openapi writes
+//! - `kube_apigen::Bytes` skips line breaks in base64 as Go does; k8s-openapi rejects them.
+//! - `kube_apigen::Time` writes Go's zero time as `null`, as Go does; k8s-openapi writes
 //!   `0001-01-01T00:00:00Z`.
 //! - k8s-openapi keeps enums as plain strings; the generated enums keep unknown values in
 //!   `Other`, so both carry every value through.
@@ -106,12 +106,12 @@ fn hpa_fixture_agrees_with_k8s_openapi() {
     // Identity constants agree.
     type Ours = ours_hpa::HorizontalPodAutoscaler;
     type Theirs = theirs_hpa::HorizontalPodAutoscaler;
-    assert_eq!(<Ours as support::Resource>::INFO.api_version(), <Theirs as k8s_openapi::Resource>::API_VERSION);
-    assert_eq!(<Ours as support::Resource>::INFO.group, <Theirs as k8s_openapi::Resource>::GROUP);
-    assert_eq!(<Ours as support::Resource>::INFO.version, <Theirs as k8s_openapi::Resource>::VERSION);
-    assert_eq!(<Ours as support::Resource>::INFO.kind, <Theirs as k8s_openapi::Resource>::KIND);
-    assert_eq!(<Ours as support::Resource>::INFO.plural, <Theirs as k8s_openapi::Resource>::URL_PATH_SEGMENT);
-    assert_eq!(<Ours as support::Resource>::INFO.list_kind, <Theirs as k8s_openapi::ListableResource>::LIST_KIND);
+    assert_eq!(<Ours as kube_apigen::Resource>::INFO.api_version(), <Theirs as k8s_openapi::Resource>::API_VERSION);
+    assert_eq!(<Ours as kube_apigen::Resource>::INFO.group, <Theirs as k8s_openapi::Resource>::GROUP);
+    assert_eq!(<Ours as kube_apigen::Resource>::INFO.version, <Theirs as k8s_openapi::Resource>::VERSION);
+    assert_eq!(<Ours as kube_apigen::Resource>::INFO.kind, <Theirs as k8s_openapi::Resource>::KIND);
+    assert_eq!(<Ours as kube_apigen::Resource>::INFO.plural, <Theirs as k8s_openapi::Resource>::URL_PATH_SEGMENT);
+    assert_eq!(<Ours as kube_apigen::Resource>::INFO.list_kind, <Theirs as k8s_openapi::ListableResource>::LIST_KIND);
 }
 
 #[test]
@@ -131,9 +131,9 @@ fn csr_fixture_agrees_with_k8s_openapi() {
 
     type Ours = ours_csr::CertificateSigningRequest;
     type Theirs = theirs_csr::CertificateSigningRequest;
-    assert_eq!(<Ours as support::Resource>::INFO.api_version(), <Theirs as k8s_openapi::Resource>::API_VERSION);
-    assert_eq!(<Ours as support::Resource>::INFO.plural, <Theirs as k8s_openapi::Resource>::URL_PATH_SEGMENT);
-    assert_eq!(<Ours as support::Resource>::INFO.list_kind, <Theirs as k8s_openapi::ListableResource>::LIST_KIND);
+    assert_eq!(<Ours as kube_apigen::Resource>::INFO.api_version(), <Theirs as k8s_openapi::Resource>::API_VERSION);
+    assert_eq!(<Ours as kube_apigen::Resource>::INFO.plural, <Theirs as k8s_openapi::Resource>::URL_PATH_SEGMENT);
+    assert_eq!(<Ours as kube_apigen::Resource>::INFO.list_kind, <Theirs as k8s_openapi::ListableResource>::LIST_KIND);
 }
 
 #[test]
@@ -171,7 +171,7 @@ fn list_items_gain_api_version_and_kind_through_k8s_openapi() {
 fn status_fixtures_agree_with_k8s_openapi() {
     for name in ["status-invalid.json", "status-gone.json"] {
         let input = fixture(name);
-        let (ours, theirs) = cross_check_same::<support::Status, theirs_meta::Status>(name, &input);
+        let (ours, theirs) = cross_check_same::<kube_apigen::Status, theirs_meta::Status>(name, &input);
         assert_eq!(theirs.code, ours.code);
         assert_eq!(theirs.reason, ours.reason);
         assert_eq!(theirs.metadata.continue_, ours.metadata.continue_);
@@ -181,7 +181,7 @@ fn status_fixtures_agree_with_k8s_openapi() {
 #[test]
 fn list_meta_shard_info_is_dropped_by_support_list_meta() {
     // Difference: Kubernetes 1.37 adds `metadata.shardInfo` to lists (alpha, feature gate
-    // ShardedListAndWatch). k8s-openapi `latest` has it; `support::ListMeta` does not and
+    // ShardedListAndWatch). k8s-openapi `latest` has it; `kube_apigen::ListMeta` does not and
     // drops it, so a sharded list response loses its shard selector through our types.
     let mut input = fixture("hpa-list.json");
     input["metadata"]["shardInfo"] = json!({"selector": "shard-range(object.metadata.uid, 0, 8000)"});
@@ -314,7 +314,7 @@ fn quantity_numbers_decode_alike() {
 #[test]
 fn quantity_whitespace_is_trimmed_only_by_support() {
     // Difference: the API server trims a quantity (`" 250 "` is 250); so does
-    // support::Quantity. k8s-openapi keeps the text untouched.
+    // kube_apigen::Quantity. k8s-openapi keeps the text untouched.
     let input = json!({"type": "AverageValue", "averageValue": " 250 "});
     let ours: ours_hpa::MetricTarget = decode_value("ours", &input);
     let theirs: theirs_hpa::MetricTarget = decode_value("theirs", &input);
@@ -343,9 +343,9 @@ fn time_precision_agrees() {
     assert_eq!(ours_time.subsec_nanosecond(), 987_654_321);
 
     // MicroTime (used by neither API here): both write six digits. (k8s-openapi also reads
-    // other numbers of digits, which Go's layout and support::MicroTime refuse.)
+    // other numbers of digits, which Go's layout and kube_apigen::MicroTime refuse.)
     for text in ["2026-11-29T19:05:49.123456Z", "2026-11-29T19:05:49.000000Z", "2026-11-29T21:05:49.500000+02:00"] {
-        let ours: support::MicroTime = decode_value(text, &json!(text));
+        let ours: kube_apigen::MicroTime = decode_value(text, &json!(text));
         let theirs: theirs_meta::MicroTime = decode_value(text, &json!(text));
         assert_eq!(encode("ours", &ours), encode("theirs", &theirs), "{text}");
     }
@@ -353,7 +353,7 @@ fn time_precision_agrees() {
 
 #[test]
 fn go_zero_time_is_null_only_in_support() {
-    // Difference: Go (and support::Time) write the zero time 0001-01-01T00:00:00Z as
+    // Difference: Go (and kube_apigen::Time) write the zero time 0001-01-01T00:00:00Z as
     // `null`; k8s-openapi writes the timestamp itself.
     let input = json!({"type": "AbleToScale", "status": "True", "lastTransitionTime": "0001-01-01T00:00:00Z"});
     let (_, ours_out) = round_trip::<ours_hpa::HorizontalPodAutoscalerCondition>("ours", &input);
@@ -365,7 +365,7 @@ fn go_zero_time_is_null_only_in_support() {
 #[test]
 fn int_or_string_agrees() {
     let input = json!([8080, "http", "25%", "80", 0, -1]);
-    let (ours, ours_out) = round_trip::<Vec<support::IntOrString>>("ours", &input);
+    let (ours, ours_out) = round_trip::<Vec<kube_apigen::IntOrString>>("ours", &input);
     let (theirs, theirs_out) =
         round_trip::<Vec<k8s_openapi::apimachinery::pkg::util::intstr::IntOrString>>("theirs", &input);
     assert_json_eq("int-or-string via generated", &input, &ours_out);
@@ -373,8 +373,8 @@ fn int_or_string_agrees() {
     use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString as Theirs;
     for (o, t) in ours.iter().zip(&theirs) {
         match (o, t) {
-            (support::IntOrString::Int(a), Theirs::Int(b)) => assert_eq!(a, b),
-            (support::IntOrString::String(a), Theirs::String(b)) => assert_eq!(a, b),
+            (kube_apigen::IntOrString::Int(a), Theirs::Int(b)) => assert_eq!(a, b),
+            (kube_apigen::IntOrString::String(a), Theirs::String(b)) => assert_eq!(a, b),
             _ => panic!("{o:?} decoded as {t:?}"),
         }
     }
@@ -382,7 +382,7 @@ fn int_or_string_agrees() {
 
 #[test]
 fn base64_line_breaks_are_accepted_only_by_support() {
-    // Difference: Go's base64 decoder (and support::Bytes) skips \r and \n; k8s-openapi's
+    // Difference: Go's base64 decoder (and kube_apigen::Bytes) skips \r and \n; k8s-openapi's
     // ByteString uses a strict decoder and rejects them.
     let mut input = fixture("csr.json");
     let plain = input["spec"]["request"].as_str().unwrap().to_owned();

@@ -19,9 +19,9 @@ use std::process::{Command, Stdio};
 use common::{assert_json_eq, encode, fixture};
 use generated::api::autoscaling::v2::{HorizontalPodAutoscaler, HorizontalPodAutoscalerList};
 use generated::api::certificates::v1::{CertificateSigningRequest, CertificateSigningRequestList};
+use kube_apigen::protobuf::{self, Payload};
+use kube_apigen::{Status, Time};
 use serde::de::DeserializeOwned;
-use support::protobuf::{self, Payload};
-use support::{Status, Time};
 
 const CSR: (&str, &str) = ("k8s.io/api/certificates/v1/generated.proto", "k8s.io.api.certificates.v1");
 const HPA: (&str, &str) = ("k8s.io/api/autoscaling/v2/generated.proto", "k8s.io.api.autoscaling.v2");
@@ -265,14 +265,14 @@ async fn protoc_reads_the_openapi_v2_document() {
         eprintln!("SKIPPED: the gnostic .proto file is only in the upstream corpus");
         return;
     };
-    let request = support::axum::http::Request::get("/openapi/v2")
+    let request = kube_apigen::axum::http::Request::get("/openapi/v2")
         .header("accept", "application/com.github.proto-openapi.spec.v2@v1.0+protobuf")
-        .body(support::axum::body::Body::empty())
+        .body(kube_apigen::axum::body::Body::empty())
         .unwrap();
     let response =
-        support::discovery::routes::<()>(&generated::server::CATALOG).oneshot(request).await.expect("an answer");
-    assert_eq!(response.headers()["content-type"], support::discovery::OPENAPI_V2_PROTOBUF);
-    let bytes = support::axum::body::to_bytes(response.into_body(), usize::MAX).await.unwrap();
+        kube_apigen::discovery::routes::<()>(&generated::server::CATALOG).oneshot(request).await.expect("an answer");
+    assert_eq!(response.headers()["content-type"], kube_apigen::discovery::OPENAPI_V2_PROTOBUF);
+    let bytes = kube_apigen::axum::body::to_bytes(response.into_body(), usize::MAX).await.unwrap();
     let text = protoc_agrees(&gnostic, ("openapiv2/OpenAPIv2.proto", "openapi.v2"), "Document", &bytes);
     assert!(text.starts_with("swagger: \"2.0\"\ninfo {\n  title: \"Kubernetes\""), "{}", &text[..200]);
     for expected in [

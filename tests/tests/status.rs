@@ -1,11 +1,11 @@
-//! `meta.k8s.io/v1` Status error bodies: decoded into `support::Status` and re-encoded to
+//! `meta.k8s.io/v1` Status error bodies: decoded into `kube_apigen::Status` and re-encoded to
 //! equal JSON.
 
 mod common;
 
 use common::{assert_json_eq, fixture, round_trip};
+use kube_apigen::{Status, StatusCause};
 use serde_json::json;
-use support::{Status, StatusCause};
 
 #[test]
 fn invalid_status_round_trips_to_equal_json() {

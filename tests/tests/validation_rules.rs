@@ -9,9 +9,9 @@ mod common;
 
 use common::{put, remove};
 use fixture_api::api::fixture::v1::Widget;
+use kube_apigen::field::{ErrorList, ErrorType, FieldError};
+use kube_apigen::{Resource, Status, Validate};
 use serde_json::{Value, json};
-use support::validation::{ErrorList, ErrorType, FieldError};
-use support::{Resource, Status, Validate};
 
 use ErrorType::{Duplicate, Forbidden, Invalid, NotSupported, Required, TooLong, TooMany};
 
@@ -818,7 +818,7 @@ fn formats_are_enforced_by_decoding() {
         ("/spec/replicas", json!(10)),
     ]);
     assert_eq!(w.spec.payload.0, vec![0, 1, 2]);
-    assert_eq!(w.spec.port, Some(support::IntOrString::Int(8080)));
+    assert_eq!(w.spec.port, Some(kube_apigen::IntOrString::Int(8080)));
     assert_errors("valid formats", &w.validate(), &[]);
 }
 
@@ -882,7 +882,7 @@ fn causes_of_every_error_type() {
 
 #[test]
 fn repeated_errors_appear_once_in_the_message_but_each_is_a_cause() {
-    let path = support::validation::Path::ROOT;
+    let path = kube_apigen::field::Path::ROOT;
     let spec = path.field("spec");
     let owner = spec.field("owner");
     let errors = vec![FieldError::required(&owner, ""), FieldError::required(&owner, "")];

@@ -9,10 +9,10 @@ use common::put;
 use generated::api::autoscaling::v2::HorizontalPodAutoscaler;
 use generated::api::certificates::v1::CertificateSigningRequest;
 use generated::apimachinery::pkg::apis::meta::v1::DeleteOptions;
+use kube_apigen::field::{ErrorList, ErrorType};
+use kube_apigen::{Resource, Status, Validate};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
-use support::validation::{ErrorList, ErrorType};
-use support::{Resource, Status, Validate};
 
 use ErrorType::{Forbidden, Invalid, NotSupported, Required};
 

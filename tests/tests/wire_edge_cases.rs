@@ -15,8 +15,8 @@ use generated::api::autoscaling::v2::{
 use generated::api::certificates::v1::{
     CertificateSigningRequest, CertificateSigningRequestConditionType, CertificateSigningRequestSpecUsagesItem as Usage,
 };
+use kube_apigen::{Bytes, IntOrString, MicroTime, Quantity, Time};
 use serde_json::{Value, json};
-use support::{Bytes, IntOrString, MicroTime, Quantity, Time};
 
 // ---------------------------------------------------------------------------------------
 // Enum values this version does not know
@@ -382,7 +382,7 @@ fn quantity_accepts_json_numbers() {
     assert_eq!(target.average_value, Some(Quantity::from("500")));
     assert_eq!(target.value, Some(Quantity::from("0.25")));
     // Output is always a string. Kubernetes would also canonicalize 0.25 to "250m"; this
-    // type keeps the decimal text (documented in support::Quantity).
+    // type keeps the decimal text (documented in kube_apigen::Quantity).
     assert_json_eq(
         "numbers re-encoded",
         &json!({"type": "AverageValue", "averageValue": "500", "value": "0.25"}),
@@ -459,7 +459,7 @@ fn time_is_written_with_second_precision_in_utc() {
 #[test]
 fn go_zero_time_is_written_as_null() {
     // Go writes the zero metav1.Time (0001-01-01T00:00:00Z) as `null`, even where the field
-    // is set, and so does support::Time. A controller that never set lastTransitionTime
+    // is set, and so does kube_apigen::Time. A controller that never set lastTransitionTime
     // produces exactly this.
     let input = json!({"type": "AbleToScale", "status": "True", "lastTransitionTime": "0001-01-01T00:00:00Z"});
     let (condition, output) =
@@ -494,7 +494,7 @@ fn invalid_time_is_rejected() {
 #[test]
 fn micro_time_is_written_with_six_fractional_digits() {
     // Neither autoscaling/v2 nor certificates/v1 has a MicroTime field (it appears in
-    // events and leases); the support type is checked on its own.
+    // events and leases); the runtime type is checked on its own.
     for (input, written) in [
         ("2026-11-29T19:05:49.123456Z", "2026-11-29T19:05:49.123456Z"),
         ("2026-11-29T19:05:49,000000Z", "2026-11-29T19:05:49.000000Z"),

@@ -96,7 +96,7 @@ fn repository_path(path: &str) -> PathBuf {
         .unwrap_or(absolute)
 }
 
-fn parse_codegen(args: &[String]) -> Result<Vec<codegen::Options>, String> {
+fn parse_codegen(args: &[String]) -> Result<Vec<kube_apigen_codegen::Options>, String> {
     let (mut check, mut specs, mut out) = (false, None, None);
     let mut flags = Flags::new(args);
     while let Some(flag) = flags.next() {
@@ -119,13 +119,13 @@ fn parse_codegen(args: &[String]) -> Result<Vec<codegen::Options>, String> {
 
 /// Formatting results are remembered in the target folder, which cargo already keeps out of
 /// version control and `cargo clean` empties.
-fn codegen_options(specs: PathBuf, out: PathBuf, check: bool) -> codegen::Options {
+fn codegen_options(specs: PathBuf, out: PathBuf, check: bool) -> kube_apigen_codegen::Options {
     let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| repository_path("target"), PathBuf::from);
-    codegen::Options { specs, out, check, format_cache: Some(target.join("codegen-format")) }
+    kube_apigen_codegen::Options { specs, out, check, format_cache: Some(target.join("codegen-format")) }
 }
 
-fn codegen(options: &codegen::Options) -> ExitCode {
-    let summary = match codegen::generate(options) {
+fn codegen(options: &kube_apigen_codegen::Options) -> ExitCode {
+    let summary = match kube_apigen_codegen::generate(options) {
         Ok(summary) => summary,
         Err(error) => {
             eprintln!("error: {error}");
@@ -208,11 +208,11 @@ fn parse_api_diff(args: &[String]) -> Result<ApiDiff, String> {
 }
 
 fn api_diff(options: &ApiDiff) -> ExitCode {
-    let spec_error = |side: &str, error: codegen::Error| {
+    let spec_error = |side: &str, error: kube_apigen_codegen::Error| {
         eprintln!("error: {side}: {error}");
         ExitCode::from(2)
     };
-    let allow = match options.allow.as_deref().map(codegen::diff::AllowList::read).transpose() {
+    let allow = match options.allow.as_deref().map(kube_apigen_codegen::diff::AllowList::read).transpose() {
         Ok(allow) => allow,
         Err(error) => return spec_error("allow-list", error),
     };
@@ -221,21 +221,21 @@ fn api_diff(options: &ApiDiff) -> ExitCode {
     let revision = if base_folder.is_dir() {
         None
     } else {
-        match codegen::diff::Revision::read(&options.specs, &options.base) {
+        match kube_apigen_codegen::diff::Revision::read(&options.specs, &options.base) {
             Ok(revision) => Some(revision),
             Err(error) => return spec_error(&format!("base {}", options.base), error),
         }
     };
-    let base = match codegen::diff::Api::read(revision.as_ref().map_or(base_folder, |r| r.specs())) {
+    let base = match kube_apigen_codegen::diff::Api::read(revision.as_ref().map_or(base_folder, |r| r.specs())) {
         Ok(api) => api,
         Err(error) => return spec_error(&format!("base {}", options.base), error),
     };
-    let specs = match codegen::diff::Api::read(&options.specs) {
+    let specs = match kube_apigen_codegen::diff::Api::read(&options.specs) {
         Ok(api) => api,
         Err(error) => return spec_error(&options.specs.display().to_string(), error),
     };
     let specs_label = options.specs.display().to_string();
-    let report = codegen::diff::Report::new(&options.base, &specs_label, &base, &specs, allow.as_ref());
+    let report = kube_apigen_codegen::diff::Report::new(&options.base, &specs_label, &base, &specs, allow.as_ref());
     print!(
         "{}",
         match options.format {

@@ -11,7 +11,7 @@
 //! index into the document's node table, so recursive schemas (`JSONSchemaProps`) cost
 //! nothing.
 //!
-//! The extension values are read into `support::schema`'s types with its parsers, the
+//! The extension values are read into `kube_apigen::schema`'s types with its parsers, the
 //! ones the generator checked the specs with, so a served document holds no unknown
 //! value; were one there, it would count as the default (atomic list, granular map, no
 //! strategy).
@@ -19,9 +19,9 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
+use kube_apigen::discovery::ApiCatalog;
+pub use kube_apigen::schema::{ListType, MapType, PatchStrategy};
 use serde_json::Value;
-use support::discovery::ApiCatalog;
-pub use support::schema::{ListType, MapType, PatchStrategy};
 
 /// Every kind of every group-version of a catalog, by `(group, version, kind)`.
 #[derive(Clone, Debug, Default)]

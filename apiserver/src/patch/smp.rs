@@ -32,8 +32,8 @@
 //!   answers 400, the API server passes the error on as a 500: a bad request here never
 //!   gets a server error.
 
+use kube_apigen::go::fmt as gofmt;
 use serde_json::{Map, Value};
-use support::go::fmt as gofmt;
 
 use super::PatchError;
 use super::schema::{ListType, ObjectSchema, PatchStrategy, SchemaKind};

@@ -26,7 +26,7 @@ fn at(schema: &ObjectSchema, path: &[&str]) -> ObjectSchema {
     node
 }
 
-fn status_json(status: &support::Status) -> Value {
+fn status_json(status: &kube_apigen::Status) -> Value {
     serde_json::to_value(status).unwrap()
 }
 

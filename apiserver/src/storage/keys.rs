@@ -5,7 +5,7 @@
 //! has no segment. Every prefix the store ranges over ends with `/`, so that the
 //! namespace `a` does not take in the namespace `ab`.
 
-use support::ResourceInfo;
+use kube_apigen::ResourceInfo;
 
 /// The keys of a store under one prefix (`--etcd-prefix`, `/registry` by default).
 #[derive(Clone, Debug)]

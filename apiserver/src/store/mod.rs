@@ -25,12 +25,12 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
+use kube_apigen::ResourceInfo;
+use kube_apigen::Status;
+use kube_apigen::discovery::ApiCatalog;
+use kube_apigen::dynamic::{DynamicApi, Request, Response, Verb};
+use kube_apigen::http::Context;
 use serde_json::Value;
-use support::ResourceInfo;
-use support::Status;
-use support::discovery::ApiCatalog;
-use support::dynamic::{DynamicApi, Request, Response, Verb};
-use support::http::Context;
 
 use crate::hooks::Validators;
 use crate::patch::SchemaCatalog;
@@ -268,11 +268,11 @@ pub(crate) fn storage_status(error: StorageError) -> Status {
         StorageError::Compacted { requested, oldest } => Status::too_old_resource_version(requested, oldest),
         StorageError::FutureRevision { requested, current } => read::too_large(requested, current),
         StorageError::Timeout(message) => {
-            Status::failure(504, support::status::reason::TIMEOUT, format!("storage timeout: {message}"))
+            Status::failure(504, kube_apigen::status::reason::TIMEOUT, format!("storage timeout: {message}"))
         }
         StorageError::Unavailable(message) => Status::failure(
             503,
-            support::status::reason::SERVICE_UNAVAILABLE,
+            kube_apigen::status::reason::SERVICE_UNAVAILABLE,
             format!("storage unavailable: {message}"),
         ),
     }

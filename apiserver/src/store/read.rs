@@ -4,11 +4,11 @@ use std::time::Instant;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use kube_apigen::ResourceInfo;
+use kube_apigen::dynamic::{Request, Response};
+use kube_apigen::{ListMeta, Status, StatusCause, StatusDetails};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use support::ResourceInfo;
-use support::dynamic::{Request, Response};
-use support::{ListMeta, Status, StatusCause, StatusDetails};
 
 use super::object;
 use super::{Inner, reply, storage_status};
@@ -101,7 +101,7 @@ const CONTINUE_TOO_OLD: &str = "The provided continue parameter is too old to di
 pub(crate) fn too_large(requested: u64, current: u64) -> Status {
     let mut status = Status::failure(
         504,
-        support::status::reason::TIMEOUT,
+        kube_apigen::status::reason::TIMEOUT,
         format!("Timeout: Too large resource version: {requested}, current: {current}"),
     );
     status.details = Some(StatusDetails {
@@ -120,7 +120,7 @@ pub(crate) fn too_large(requested: u64, current: u64) -> Status {
 pub(crate) fn parse_rv(value: &str) -> Result<u64, Status> {
     value
         .parse::<u64>()
-        .map_err(|_| Status::bad_request(format!("invalid resource version: {}", support::go::fmt::quote(value))))
+        .map_err(|_| Status::bad_request(format!("invalid resource version: {}", kube_apigen::go::fmt::quote(value))))
 }
 
 impl Inner {

@@ -23,14 +23,14 @@
 //! - `spec.replicas` must be a non-negative int32: 422 `Scale.autoscaling "<name>" is
 //!   invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0`.
 
+use kube_apigen::ResourceInfo;
+use kube_apigen::Status;
+use kube_apigen::dynamic::{Request, Response, Verb};
+use kube_apigen::field::{FieldError, Path};
+use kube_apigen::go::fmt as gofmt;
+use kube_apigen::http::{Context, FieldValidation, Patch};
+use kube_apigen::resource::ScalePaths;
 use serde_json::{Map, Value, json};
-use support::ResourceInfo;
-use support::Status;
-use support::dynamic::{Request, Response, Verb};
-use support::go::fmt as gofmt;
-use support::http::{Context, FieldValidation, Patch};
-use support::resource::ScalePaths;
-use support::validation::{FieldError, Path};
 
 use super::object::{meta_str, now, set_meta};
 use super::write::{

@@ -13,11 +13,11 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
+use kube_apigen::ResourceInfo;
+use kube_apigen::Status;
+use kube_apigen::dynamic::{Request, Response};
+use kube_apigen::http::watch::Event;
 use serde_json::{Value, json};
-use support::ResourceInfo;
-use support::Status;
-use support::dynamic::{Request, Response};
-use support::http::watch::Event;
 use tokio::time::{Instant, Interval, MissedTickBehavior};
 
 use super::object::set_meta;

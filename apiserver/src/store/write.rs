@@ -1,11 +1,11 @@
 //! Create, update (replace, subresources), patch and delete.
 
+use kube_apigen::ResourceInfo;
+use kube_apigen::Status;
+use kube_apigen::dynamic::{Request, Response};
+use kube_apigen::field::{FieldError, Path};
+use kube_apigen::http::{Context, FieldValidation, Patch};
 use serde_json::{Value, json};
-use support::ResourceInfo;
-use support::Status;
-use support::dynamic::{Request, Response};
-use support::http::{Context, FieldValidation, Patch};
-use support::validation::{FieldError, Path};
 
 use super::object::{self, meta_str, now, set_meta};
 use super::read::Filter;
@@ -56,8 +56,11 @@ impl Inner {
         {
             return manager.to_owned();
         }
-        let agent =
-            context.headers.get(support::axum::http::header::USER_AGENT).and_then(|v| v.to_str().ok()).unwrap_or("");
+        let agent = context
+            .headers
+            .get(kube_apigen::axum::http::header::USER_AGENT)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("");
         patch::manager_from_user_agent(agent)
     }
 
@@ -653,7 +656,7 @@ pub(super) fn strict_unknown_fields(patched: &Value, unknown: &[String]) -> Resu
     }
     let detail = unknown
         .iter()
-        .map(|path| format!("unknown field {}", support::go::fmt::quote(path)))
+        .map(|path| format!("unknown field {}", kube_apigen::go::fmt::quote(path)))
         .collect::<Vec<_>>()
         .join(", ");
     Err(Status::invalid(

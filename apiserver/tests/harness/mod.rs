@@ -15,11 +15,11 @@ use apiserver::storage::MemoryStorage;
 use apiserver::storage::etcd::EtcdStorage;
 use apiserver::{Store, StoreConfig, server};
 use http_body_util::BodyExt;
+use kube_apigen::axum::Router;
+use kube_apigen::axum::body::Body;
+use kube_apigen::axum::http::{Method, Request, StatusCode, header};
+use kube_apigen::http::Authenticator;
 use serde_json::{Value, json};
-use support::axum::Router;
-use support::axum::body::Body;
-use support::axum::http::{Method, Request, StatusCode, header};
-use support::http::Authenticator;
 use tower::ServiceExt;
 
 pub const HPAS: &str = "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers";
@@ -161,7 +161,7 @@ impl Api {
         configure(&mut config);
         let (store, held) = Backend::current().store(config);
         let router =
-            fixture_api::server::router(support::dynamic::Dynamic(store.clone()), server::config(3 << 20, None));
+            fixture_api::server::router(kube_apigen::dynamic::Dynamic(store.clone()), server::config(3 << 20, None));
         Api { store, router, _held: held }
     }
 

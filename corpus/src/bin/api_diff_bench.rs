@@ -9,7 +9,7 @@
 //! The change: `minReplicas` removed from the autoscaling/v2 HorizontalPodAutoscalerSpec.
 //! Each round, in this (release) process: the report (read both folders as generation
 //! does, compare, apply no allow-list, render text, Markdown and JSON), then
-//! `codegen::generate` in check mode for the changed specs (read, build, emit and format
+//! `kube_apigen_codegen::generate` in check mode for the changed specs (read, build, emit and format
 //! every file, compare with an empty output folder, write nothing). One warm-up round,
 //! then the median of `--runs` rounds.
 
@@ -18,8 +18,8 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use codegen::diff::{Api, Report, Rule, Severity};
 use corpus::{CRDS, KUBERNETES_V3, median, spec_files};
+use kube_apigen_codegen::diff::{Api, Report, Rule, Severity};
 use serde_json::Value;
 
 const SPEC: &str = "io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerSpec";
@@ -92,12 +92,17 @@ fn run() -> Result<(), String> {
     if found != [(Severity::Breaking, Rule::FieldRemoved, "spec.minReplicas")] {
         return Err(format!("the report should hold the one change made, not {found:?}"));
     }
-    let check = codegen::Options { specs: specs.clone(), out: tmp.path().join("out"), check: true, format_cache: None };
+    let check = kube_apigen_codegen::Options {
+        specs: specs.clone(),
+        out: tmp.path().join("out"),
+        check: true,
+        format_cache: None,
+    };
     let mut times: [Vec<Duration>; 5] = Default::default();
     for round in 0..=runs {
         let (_, [read, compare, render]) = timed_report(&base, &specs)?;
         let started = Instant::now();
-        let summary = codegen::generate(&check).map_err(|e| e.to_string())?;
+        let summary = kube_apigen_codegen::generate(&check).map_err(|e| e.to_string())?;
         let generate = started.elapsed();
         assert!(!summary.changes.changed.is_empty());
         if round > 0 {

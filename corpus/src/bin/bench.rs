@@ -4,7 +4,7 @@
 //! KUBE_APIGEN_UPSTREAM=../shared/specs-upstream cargo run --release -p corpus --bin bench [-- --runs N] [--no-from-scratch]
 //! ```
 //!
-//! - codegen: `codegen::generate` in this (release) process, for `specs/` and for all
+//! - codegen: `kube_apigen_codegen::generate` in this (release) process, for `specs/` and for all
 //!   upstream Kubernetes documents together, each run into a fresh output folder (so every
 //!   file is formatted and written); one warm-up run, then the median of `--runs` runs.
 //! - build, crate only: `cargo build --offline` (dev profile) of the crate generated from
@@ -167,16 +167,23 @@ fn main() -> ExitCode {
 }
 
 /// Runs the generator `runs` times (after one warm-up) into fresh folders.
-fn codegen_times(specs: &Path, runs: usize) -> Result<(codegen::Summary, usize, usize, Vec<Duration>), String> {
+fn codegen_times(
+    specs: &Path,
+    runs: usize,
+) -> Result<(kube_apigen_codegen::Summary, usize, usize, Vec<Duration>), String> {
     let temp = tempfile::tempdir().map_err(|e| e.to_string())?;
     let mut times = Vec::with_capacity(runs);
     let mut last = None;
     for run in 0..=runs {
         let out = temp.path().join(format!("run-{run}"));
-        let options =
-            codegen::Options { specs: specs.to_path_buf(), out: out.clone(), check: false, format_cache: None };
+        let options = kube_apigen_codegen::Options {
+            specs: specs.to_path_buf(),
+            out: out.clone(),
+            check: false,
+            format_cache: None,
+        };
         let started = Instant::now();
-        let summary = codegen::generate(&options).map_err(|e| e.to_string())?;
+        let summary = kube_apigen_codegen::generate(&options).map_err(|e| e.to_string())?;
         let elapsed = started.elapsed();
         if run > 0 {
             times.push(elapsed);

@@ -8,7 +8,7 @@
 //! Cases: each CRD of `specs-upstream/crds/` alone, then all of them together.
 //!
 //! - generation: interleaved rounds (one warm-up, then `--rounds`, default 11); in each
-//!   round every case runs both tools, which go first in turn. Ours is `codegen::generate`
+//!   round every case runs both tools, which go first in turn. Ours is `kube_apigen_codegen::generate`
 //!   in this (release) process, as the `bench` binary measures it, on a folder of copies of
 //!   the case's CRDs, into a fresh output folder per run. Kopium is a process per CRD,
 //!   `kopium -f FILE` (plus any `--kopium-arg`), its standard output written to a file; it
@@ -158,7 +158,7 @@ fn run() -> Result<(), String> {
     }
     println!("- load average (1 / 5 / 15 min) at end: {}\n", load());
     println!(
-        "Wall time, 1 warm-up + {} interleaved rounds. Ours: `codegen::generate` in process. Kopium: one process per CRD \
+        "Wall time, 1 warm-up + {} interleaved rounds. Ours: `kube_apigen_codegen::generate` in process. Kopium: one process per CRD \
          (\"all\" is the sum of one run per CRD).\n",
         args.rounds
     );
@@ -211,14 +211,14 @@ fn record(times: &mut Times, round: usize, f: impl FnOnce() -> Result<Duration, 
 
 /// Our generator, in process.
 fn generate(specs: &Path, out: &Path, format_cache: Option<&Path>) -> Result<Duration, String> {
-    let options = codegen::Options {
+    let options = kube_apigen_codegen::Options {
         specs: specs.to_path_buf(),
         out: out.to_path_buf(),
         check: false,
         format_cache: format_cache.map(Path::to_path_buf),
     };
     let started = Instant::now();
-    match codegen::generate(&options) {
+    match kube_apigen_codegen::generate(&options) {
         Ok(_) => Ok(started.elapsed()),
         Err(e) => {
             // The temporary folder says nothing: name the file only.

@@ -6,8 +6,8 @@ use std::sync::Arc;
 use generated::api::autoscaling::v2::{HorizontalPodAutoscaler, HorizontalPodAutoscalerApi};
 use generated::api::certificates::v1::CertificateSigningRequestApi;
 use generated::params::{NamespaceNamePath, ReadParams};
-use support::Status;
-use support::http::Context;
+use kube_apigen::Status;
+use kube_apigen::http::Context;
 
 /// The path of the HPA the benchmarks GET.
 pub const PATH: &str = "/apis/autoscaling/v2/namespaces/shop/horizontalpodautoscalers/keda-hpa-checkout";

@@ -2,11 +2,11 @@
 
 //! Query- and path-parameter types, one per distinct set of parameters in the specs.
 
+use kube_apigen::dynamic::Options;
+use kube_apigen::field::{ErrorList, Path};
+use kube_apigen::http::Query;
+use kube_apigen::{Status, rules};
 use serde::{Deserialize, Serialize};
-use support::dynamic::Options;
-use support::http::Query;
-use support::validation::{ErrorList, Path};
-use support::{Status, rules};
 
 /// Query parameters, decoded with Kubernetes' rules: unknown names are ignored, the
 /// first of repeated values counts (all of them for list parameters), an empty value
@@ -60,7 +60,7 @@ impl ListParams {
         for (name, value) in query.iter() {
             match name {
                 "allowWatchBookmarks" if params.allow_watch_bookmarks.is_none() => {
-                    params.allow_watch_bookmarks = Some(support::http::parse_bool(value));
+                    params.allow_watch_bookmarks = Some(kube_apigen::http::parse_bool(value));
                 }
                 "continue" if params.continue_.is_none() && !value.is_empty() => {
                     params.continue_ = Some(value.to_owned());
@@ -72,7 +72,7 @@ impl ListParams {
                     params.label_selector = Some(value.to_owned());
                 }
                 "limit" if params.limit.is_none() && !value.is_empty() => {
-                    params.limit = Some(support::http::parse_int("limit", value)?);
+                    params.limit = Some(kube_apigen::http::parse_int("limit", value)?);
                 }
                 "pretty" if params.pretty.is_none() && !value.is_empty() => {
                     params.pretty = Some(value.to_owned());
@@ -84,16 +84,16 @@ impl ListParams {
                     params.resource_version_match = Some(value.to_owned());
                 }
                 "sendInitialEvents" if params.send_initial_events.is_none() => {
-                    params.send_initial_events = Some(support::http::parse_bool(value));
+                    params.send_initial_events = Some(kube_apigen::http::parse_bool(value));
                 }
                 "shardSelector" if params.shard_selector.is_none() && !value.is_empty() => {
                     params.shard_selector = Some(value.to_owned());
                 }
                 "timeoutSeconds" if params.timeout_seconds.is_none() && !value.is_empty() => {
-                    params.timeout_seconds = Some(support::http::parse_int("timeoutSeconds", value)?);
+                    params.timeout_seconds = Some(kube_apigen::http::parse_int("timeoutSeconds", value)?);
                 }
                 "watch" if params.watch.is_none() => {
-                    params.watch = Some(support::http::parse_bool(value));
+                    params.watch = Some(kube_apigen::http::parse_bool(value));
                 }
                 _ => {}
             }
@@ -294,22 +294,22 @@ impl DeleteCollectionParams {
                     params.field_selector = Some(value.to_owned());
                 }
                 "gracePeriodSeconds" if params.grace_period_seconds.is_none() && !value.is_empty() => {
-                    params.grace_period_seconds = Some(support::http::parse_int("gracePeriodSeconds", value)?);
+                    params.grace_period_seconds = Some(kube_apigen::http::parse_int("gracePeriodSeconds", value)?);
                 }
                 "ignoreStoreReadErrorWithClusterBreakingPotential"
                     if params.ignore_store_read_error_with_cluster_breaking_potential.is_none() =>
                 {
                     params.ignore_store_read_error_with_cluster_breaking_potential =
-                        Some(support::http::parse_bool(value));
+                        Some(kube_apigen::http::parse_bool(value));
                 }
                 "labelSelector" if params.label_selector.is_none() && !value.is_empty() => {
                     params.label_selector = Some(value.to_owned());
                 }
                 "limit" if params.limit.is_none() && !value.is_empty() => {
-                    params.limit = Some(support::http::parse_int("limit", value)?);
+                    params.limit = Some(kube_apigen::http::parse_int("limit", value)?);
                 }
                 "orphanDependents" if params.orphan_dependents.is_none() => {
-                    params.orphan_dependents = Some(support::http::parse_bool(value));
+                    params.orphan_dependents = Some(kube_apigen::http::parse_bool(value));
                 }
                 "pretty" if params.pretty.is_none() && !value.is_empty() => {
                     params.pretty = Some(value.to_owned());
@@ -324,13 +324,13 @@ impl DeleteCollectionParams {
                     params.resource_version_match = Some(value.to_owned());
                 }
                 "sendInitialEvents" if params.send_initial_events.is_none() => {
-                    params.send_initial_events = Some(support::http::parse_bool(value));
+                    params.send_initial_events = Some(kube_apigen::http::parse_bool(value));
                 }
                 "shardSelector" if params.shard_selector.is_none() && !value.is_empty() => {
                     params.shard_selector = Some(value.to_owned());
                 }
                 "timeoutSeconds" if params.timeout_seconds.is_none() && !value.is_empty() => {
-                    params.timeout_seconds = Some(support::http::parse_int("timeoutSeconds", value)?);
+                    params.timeout_seconds = Some(kube_apigen::http::parse_int("timeoutSeconds", value)?);
                 }
                 _ => {}
             }
@@ -464,16 +464,16 @@ impl DeleteParams {
                     params.dry_run = Some(value.to_owned());
                 }
                 "gracePeriodSeconds" if params.grace_period_seconds.is_none() && !value.is_empty() => {
-                    params.grace_period_seconds = Some(support::http::parse_int("gracePeriodSeconds", value)?);
+                    params.grace_period_seconds = Some(kube_apigen::http::parse_int("gracePeriodSeconds", value)?);
                 }
                 "ignoreStoreReadErrorWithClusterBreakingPotential"
                     if params.ignore_store_read_error_with_cluster_breaking_potential.is_none() =>
                 {
                     params.ignore_store_read_error_with_cluster_breaking_potential =
-                        Some(support::http::parse_bool(value));
+                        Some(kube_apigen::http::parse_bool(value));
                 }
                 "orphanDependents" if params.orphan_dependents.is_none() => {
-                    params.orphan_dependents = Some(support::http::parse_bool(value));
+                    params.orphan_dependents = Some(kube_apigen::http::parse_bool(value));
                 }
                 "pretty" if params.pretty.is_none() && !value.is_empty() => {
                     params.pretty = Some(value.to_owned());
@@ -563,7 +563,7 @@ impl PatchParams {
                     params.field_validation = Some(value.to_owned());
                 }
                 "force" if params.force.is_none() => {
-                    params.force = Some(support::http::parse_bool(value));
+                    params.force = Some(kube_apigen::http::parse_bool(value));
                 }
                 "pretty" if params.pretty.is_none() && !value.is_empty() => {
                     params.pretty = Some(value.to_owned());

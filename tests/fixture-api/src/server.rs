@@ -5,9 +5,9 @@
 use crate::api::fixture::v1::{AutoscalerApi, WidgetApi};
 use crate::com::example::crd::v1::GizmoApi;
 use crate::com::example::crd::v1alpha1::KnobApi;
+use kube_apigen::axum::Router;
+use kube_apigen::{discovery, http};
 use std::sync::Arc;
-use support::axum::Router;
-use support::{discovery, http};
 
 #[cfg(feature = "dynamic")]
 use crate::api::fixture::v1::{Autoscaler, Widget};
@@ -19,7 +19,7 @@ use crate::com::example::crd::v1::Gizmo;
 use crate::com::example::crd::v1alpha1::Knob;
 
 #[cfg(feature = "dynamic")]
-use support::dynamic;
+use kube_apigen::dynamic;
 
 /// Implemented by a server for every resource of these specs.
 pub trait Server: GizmoApi + KnobApi + crate::com::example::crd::v1beta1::GizmoApi + AutoscalerApi + WidgetApi {}
@@ -37,7 +37,7 @@ pub static CATALOG: discovery::ApiCatalog = discovery::ApiCatalog {
 
 #[cfg(feature = "dynamic")]
 /// The typed check (decode and validate) of every resource, by group, version and
-/// kind, for servers that work with JSON (`support::dynamic`).
+/// kind, for servers that work with JSON (`kube_apigen::dynamic`).
 pub static TYPED_CHECKS: &[(&str, &str, &str, dynamic::TypedCheck)] = &[
     ("crd.example.com", "v1", "Gizmo", dynamic::typed::<Gizmo>),
     ("crd.example.com", "v1alpha1", "Knob", dynamic::typed::<Knob>),

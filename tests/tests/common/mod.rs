@@ -148,7 +148,7 @@ pub fn remove(doc: &mut Value, pointer: &str) -> Value {
     object.remove(key).unwrap_or_else(|| panic!("no member {key} at {parent}"))
 }
 
-/// Parses an RFC 3339 timestamp as `support::Time`.
-pub fn time(text: &str) -> support::Time {
+/// Parses an RFC 3339 timestamp as `kube_apigen::Time`.
+pub fn time(text: &str) -> kube_apigen::Time {
     text.parse().unwrap_or_else(|e| panic!("{text}: {e}"))
 }

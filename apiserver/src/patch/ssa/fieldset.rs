@@ -20,8 +20,8 @@
 
 use std::collections::{BTreeMap, HashSet};
 
+use kube_apigen::go::fmt as gofmt;
 use serde_json::{Map, Value};
-use support::go::fmt as gofmt;
 
 use crate::patch::fieldpath::{self, Pe, Set};
 use crate::patch::schema::{ListType, ObjectSchema};

@@ -7,8 +7,8 @@
 //! request must be valid (an operation of `Apply` or `Update`, an API version,
 //! `fieldsType: FieldsV1`); `[]` and `[{}]` reset them ([`is_reset`]).
 
+use kube_apigen::go::fmt as gofmt;
 use serde_json::{Map, Value, json};
-use support::go::fmt as gofmt;
 
 use crate::patch::fieldpath::Set;
 

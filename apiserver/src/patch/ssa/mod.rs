@@ -49,8 +49,8 @@
 //! `last-applied-configuration` annotation upgrade path, unions, `i:` index elements
 //! (read, never produced), and defaulting the merged object (the server's job).
 
+use kube_apigen::go::fmt as gofmt;
 use serde_json::{Map, Value};
-use support::go::fmt as gofmt;
 
 use super::fieldpath::{self, Set};
 use super::schema::ObjectSchema;

@@ -2,16 +2,16 @@
 
 use super::{HorizontalPodAutoscalerSpec, HorizontalPodAutoscalerStatus};
 use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use kube_apigen::resource::{Column, SubresourceInfo};
+use kube_apigen::{Resource, ResourceInfo, Scope, de, protobuf, ser};
 use serde::de::MapAccess;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use support::resource::{Column, SubresourceInfo};
-use support::{Resource, ResourceInfo, Scope, de, protobuf, ser};
 
 #[cfg(feature = "validation")]
-use support::{Validate, meta};
+use kube_apigen::{Validate, meta};
 
 #[cfg(feature = "validation")]
-use support::validation::{ErrorList, Path};
+use kube_apigen::field::{ErrorList, Path};
 
 /// Autoscaler that adjusts the replicas of a workload exposing the scale subresource, driven by the listed metrics.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -7,16 +7,16 @@ use crate::params::{
     PatchParams, ReadParams,
 };
 use crate::responses::{OkCreatedOrAccepted, OkOrAccepted, OkOrCreated};
+use kube_apigen::axum::Router;
+use kube_apigen::axum::extract::{Request, State};
+use kube_apigen::axum::http::StatusCode;
+use kube_apigen::axum::response::Response;
+use kube_apigen::axum::routing::{get, post};
+use kube_apigen::http::watch::WatchStream;
+use kube_apigen::http::{ApiState, Context, Patch, PatchType, PathParams};
+use kube_apigen::{Status, dynamic};
 use std::collections::BTreeMap;
 use std::future::Future;
-use support::axum::Router;
-use support::axum::extract::{Request, State};
-use support::axum::http::StatusCode;
-use support::axum::response::Response;
-use support::axum::routing::{get, post};
-use support::http::watch::WatchStream;
-use support::http::{ApiState, Context, Patch, PatchType, PathParams};
-use support::{Status, dynamic};
 
 /// The operations on HorizontalPodAutoscaler. Every method answers 405 `MethodNotAllowed` unless implemented, so a server implements only what it supports.
 pub trait HorizontalPodAutoscalerApi: Send + Sync + 'static {
@@ -28,7 +28,7 @@ pub trait HorizontalPodAutoscalerApi: Send + Sync + 'static {
         _params: CreateOrReplaceParams,
         _body: HorizontalPodAutoscaler,
     ) -> impl Future<Output = Result<OkCreatedOrAccepted<HorizontalPodAutoscaler>, Status>> + Send {
-        std::future::ready(Err(support::http::not_implemented(&HORIZONTAL_POD_AUTOSCALER, "create")))
+        std::future::ready(Err(kube_apigen::http::not_implemented(&HORIZONTAL_POD_AUTOSCALER, "create")))
     }
 
     /// Return the named HorizontalPodAutoscaler.
@@ -38,7 +38,7 @@ pub trait HorizontalPodAutoscalerApi: Send + Sync + 'static {
         _path: NamespaceNamePath,
         _params: ReadParams,
     ) -> impl Future<Output = Result<HorizontalPodAutoscaler, Status>> + Send {
-        std::future::ready(Err(support::http::not_implemented(&HORIZONTAL_POD_AUTOSCALER, "get")))
+        std::future::ready(Err(kube_apigen::http::not_implemented(&HORIZONTAL_POD_AUTOSCALER, "get")))
     }
 
     /// Return the named HorizontalPodAutoscaler, for its status.
@@ -48,7 +48,7 @@ pub trait HorizontalPodAutoscalerApi: Send + Sync + 'static {
         _path: NamespaceNamePath,
         _params: ReadParams,
     ) -> impl Future<Output = Result<HorizontalPodAutoscaler, Status>> + Send {
-        std::future::ready(Err(support::http::not_implemented(&HORIZONTAL_POD_AUTOSCALER, "get")))
+        std::future::ready(Err(kube_apigen::http::not_implemented(&HORIZONTAL_POD_AUTOSCALER, "get")))
     }
 
     /// Replace the named HorizontalPodAutoscaler.
@@ -59,7 +59,7 @@ pub trait HorizontalPodAutoscalerApi: Send + Sync + 'static {
         _params: CreateOrReplaceParams,
         _body: HorizontalPodAutoscaler,
     ) -> impl Future<Output = Result<OkOrCreated<HorizontalPodAutoscaler>, Status>> + Send {
-        std::future::ready(Err(support::http::not_implemented(&HORIZONTAL_POD_AUTOSCALER, "update")))
+        std::future::ready(Err(kube_apigen::http::not_implemented(&HORIZONTAL_POD_AUTOSCALER, "update")))
     }
 
     /// Replace the status of the named HorizontalPodAutoscaler.
@@ -70,7 +70,7 @@ pub trait HorizontalPodAutoscalerApi: Send + Sync + 'static {
         _params: CreateOrReplaceParams,
         _body: HorizontalPodAutoscaler,
     ) -> impl Future<Output = Result<OkOrCreated<HorizontalPodAutoscaler>, Status>> + Send {
-        std::future::ready(Err(support::http::not_implemented(&HORIZONTAL_POD_AUTOSCALER, "update")))
+        std::future::ready(Err(kube_apigen::http::not_implemented(&HORIZONTAL_POD_AUTOSCALER, "update")))
     }
 
     /// Apply a patch to the named HorizontalPodAutoscaler.
@@ -81,7 +81,7 @@ pub trait HorizontalPodAutoscalerApi: Send + Sync + 'static {
         _params: PatchParams,
         _body: Patch,
     ) -> impl Future<Output = Result<OkOrCreated<HorizontalPodAutoscaler>, Status>> + Send {
-        std::future::ready(Err(support::http::not_implemented(&HORIZONTAL_POD_AUTOSCALER, "patch")))
+        std::future::ready(Err(kube_apigen::http::not_implemented(&HORIZONTAL_POD_AUTOSCALER, "patch")))
     }
 
     /// Apply a patch to the status of the named HorizontalPodAutoscaler.
@@ -92,7 +92,7 @@ pub trait HorizontalPodAutoscalerApi: Send + Sync + 'static {
         _params: PatchParams,
         _body: Patch,
     ) -> impl Future<Output = Result<OkOrCreated<HorizontalPodAutoscaler>, Status>> + Send {
-        std::future::ready(Err(support::http::not_implemented(&HORIZONTAL_POD_AUTOSCALER, "patch")))
+        std::future::ready(Err(kube_apigen::http::not_implemented(&HORIZONTAL_POD_AUTOSCALER, "patch")))
     }
 
     /// Delete the named HorizontalPodAutoscaler.
@@ -103,7 +103,7 @@ pub trait HorizontalPodAutoscalerApi: Send + Sync + 'static {
         _params: DeleteParams,
         _body: Option<DeleteOptions>,
     ) -> impl Future<Output = Result<OkOrAccepted<Status>, Status>> + Send {
-        std::future::ready(Err(support::http::not_implemented(&HORIZONTAL_POD_AUTOSCALER, "delete")))
+        std::future::ready(Err(kube_apigen::http::not_implemented(&HORIZONTAL_POD_AUTOSCALER, "delete")))
     }
 
     /// Return the HorizontalPodAutoscalers of the namespace, or stream their changes when watch is set.
@@ -113,7 +113,7 @@ pub trait HorizontalPodAutoscalerApi: Send + Sync + 'static {
         _path: NamespacePath,
         _params: ListParams,
     ) -> impl Future<Output = Result<HorizontalPodAutoscalerList, Status>> + Send {
-        std::future::ready(Err(support::http::not_implemented(&HORIZONTAL_POD_AUTOSCALER, "list")))
+        std::future::ready(Err(kube_apigen::http::not_implemented(&HORIZONTAL_POD_AUTOSCALER, "list")))
     }
 
     /// Return the HorizontalPodAutoscalers of all namespaces, or stream their changes when watch is set.
@@ -122,7 +122,7 @@ pub trait HorizontalPodAutoscalerApi: Send + Sync + 'static {
         _context: Context,
         _params: ListParams,
     ) -> impl Future<Output = Result<HorizontalPodAutoscalerList, Status>> + Send {
-        std::future::ready(Err(support::http::not_implemented(&HORIZONTAL_POD_AUTOSCALER, "list")))
+        std::future::ready(Err(kube_apigen::http::not_implemented(&HORIZONTAL_POD_AUTOSCALER, "list")))
     }
 
     /// Delete every HorizontalPodAutoscaler of the namespace matched by the selectors.
@@ -133,7 +133,7 @@ pub trait HorizontalPodAutoscalerApi: Send + Sync + 'static {
         _params: DeleteCollectionParams,
         _body: Option<DeleteOptions>,
     ) -> impl Future<Output = Result<Status, Status>> + Send {
-        std::future::ready(Err(support::http::not_implemented(&HORIZONTAL_POD_AUTOSCALER, "deletecollection")))
+        std::future::ready(Err(kube_apigen::http::not_implemented(&HORIZONTAL_POD_AUTOSCALER, "deletecollection")))
     }
 
     /// Streams changes to the objects a list would return.
@@ -143,7 +143,7 @@ pub trait HorizontalPodAutoscalerApi: Send + Sync + 'static {
         _namespace: Option<String>,
         _params: ListParams,
     ) -> impl Future<Output = Result<WatchStream<HorizontalPodAutoscaler>, Status>> + Send {
-        std::future::ready(Err(support::http::not_implemented(&HORIZONTAL_POD_AUTOSCALER, "watch")))
+        std::future::ready(Err(kube_apigen::http::not_implemented(&HORIZONTAL_POD_AUTOSCALER, "watch")))
     }
 }
 
@@ -449,7 +449,7 @@ fn handle_create<S: HorizontalPodAutoscalerApi>(
     PathParams(path): PathParams<NamespacePath>,
     request: Request,
 ) -> impl Future<Output = Response> + Send {
-    support::http::serve(request, &state.config, &HORIZONTAL_POD_AUTOSCALER, async move |mut call| {
+    kube_apigen::http::serve(request, &state.config, &HORIZONTAL_POD_AUTOSCALER, async move |mut call| {
         let params = CreateOrReplaceParams::from_query(call.query())?;
         call.check_options("CreateOptions", params.validate())?;
         let body: HorizontalPodAutoscaler = call.body()?;
@@ -465,7 +465,7 @@ fn handle_read<S: HorizontalPodAutoscalerApi>(
     PathParams(path): PathParams<NamespaceNamePath>,
     request: Request,
 ) -> impl Future<Output = Response> + Send {
-    support::http::serve(request, &state.config, &HORIZONTAL_POD_AUTOSCALER, async move |call| {
+    kube_apigen::http::serve(request, &state.config, &HORIZONTAL_POD_AUTOSCALER, async move |call| {
         let params = ReadParams::from_query(call.query())?;
         call.check_options("GetOptions", params.validate())?;
         let value = state.api.read(call.context(), path, params).await?;
@@ -478,7 +478,7 @@ fn handle_read_status<S: HorizontalPodAutoscalerApi>(
     PathParams(path): PathParams<NamespaceNamePath>,
     request: Request,
 ) -> impl Future<Output = Response> + Send {
-    support::http::serve(request, &state.config, &HORIZONTAL_POD_AUTOSCALER, async move |call| {
+    kube_apigen::http::serve(request, &state.config, &HORIZONTAL_POD_AUTOSCALER, async move |call| {
         let params = ReadParams::from_query(call.query())?;
         call.check_options("GetOptions", params.validate())?;
         let value = state.api.read_status(call.context(), path, params).await?;
@@ -491,7 +491,7 @@ fn handle_replace<S: HorizontalPodAutoscalerApi>(
     PathParams(path): PathParams<NamespaceNamePath>,
     request: Request,
 ) -> impl Future<Output = Response> + Send {
-    support::http::serve(request, &state.config, &HORIZONTAL_POD_AUTOSCALER, async move |mut call| {
+    kube_apigen::http::serve(request, &state.config, &HORIZONTAL_POD_AUTOSCALER, async move |mut call| {
         let params = CreateOrReplaceParams::from_query(call.query())?;
         call.check_options("UpdateOptions", params.validate())?;
         let body: HorizontalPodAutoscaler = call.body()?;
@@ -507,7 +507,7 @@ fn handle_replace_status<S: HorizontalPodAutoscalerApi>(
     PathParams(path): PathParams<NamespaceNamePath>,
     request: Request,
 ) -> impl Future<Output = Response> + Send {
-    support::http::serve(request, &state.config, &HORIZONTAL_POD_AUTOSCALER, async move |mut call| {
+    kube_apigen::http::serve(request, &state.config, &HORIZONTAL_POD_AUTOSCALER, async move |mut call| {
         let params = CreateOrReplaceParams::from_query(call.query())?;
         call.check_options("UpdateOptions", params.validate())?;
         let body: HorizontalPodAutoscaler = call.body()?;
@@ -523,11 +523,11 @@ fn handle_patch<S: HorizontalPodAutoscalerApi>(
     PathParams(path): PathParams<NamespaceNamePath>,
     request: Request,
 ) -> impl Future<Output = Response> + Send {
-    support::http::serve(request, &state.config, &HORIZONTAL_POD_AUTOSCALER, async move |mut call| {
+    kube_apigen::http::serve(request, &state.config, &HORIZONTAL_POD_AUTOSCALER, async move |mut call| {
         let params = PatchParams::from_query(call.query())?;
         let mut errors = params.validate();
         let is_apply = call.patch_type() == Some(PatchType::Apply);
-        support::rules::patch_options(params.force, params.field_manager.as_deref(), is_apply, &mut errors);
+        kube_apigen::rules::patch_options(params.force, params.field_manager.as_deref(), is_apply, &mut errors);
         call.check_options("PatchOptions", errors)?;
         let body = call.patch(&[PatchType::Json, PatchType::Merge, PatchType::StrategicMerge, PatchType::Apply])?;
         let value = state.api.patch(call.context(), path, params, body).await?;
@@ -541,11 +541,11 @@ fn handle_patch_status<S: HorizontalPodAutoscalerApi>(
     PathParams(path): PathParams<NamespaceNamePath>,
     request: Request,
 ) -> impl Future<Output = Response> + Send {
-    support::http::serve(request, &state.config, &HORIZONTAL_POD_AUTOSCALER, async move |mut call| {
+    kube_apigen::http::serve(request, &state.config, &HORIZONTAL_POD_AUTOSCALER, async move |mut call| {
         let params = PatchParams::from_query(call.query())?;
         let mut errors = params.validate();
         let is_apply = call.patch_type() == Some(PatchType::Apply);
-        support::rules::patch_options(params.force, params.field_manager.as_deref(), is_apply, &mut errors);
+        kube_apigen::rules::patch_options(params.force, params.field_manager.as_deref(), is_apply, &mut errors);
         call.check_options("PatchOptions", errors)?;
         let body = call.patch(&[PatchType::Json, PatchType::Merge, PatchType::StrategicMerge, PatchType::Apply])?;
         let value = state.api.patch_status(call.context(), path, params, body).await?;
@@ -559,12 +559,12 @@ fn handle_delete<S: HorizontalPodAutoscalerApi>(
     PathParams(path): PathParams<NamespaceNamePath>,
     request: Request,
 ) -> impl Future<Output = Response> + Send {
-    support::http::serve(request, &state.config, &HORIZONTAL_POD_AUTOSCALER, async move |mut call| {
+    kube_apigen::http::serve(request, &state.config, &HORIZONTAL_POD_AUTOSCALER, async move |mut call| {
         let params = DeleteParams::from_query(call.query())?;
         call.check_options("DeleteOptions", params.validate())?;
         let body: Option<DeleteOptions> = call.optional_body()?;
         if let Some(options) = &body {
-            call.check_options("DeleteOptions", support::Validate::validate(options))?;
+            call.check_options("DeleteOptions", kube_apigen::Validate::validate(options))?;
         }
         let value = state.api.delete(call.context(), path, params, body).await?;
         let (code, value) = value.into_parts();
@@ -577,7 +577,7 @@ fn handle_list<S: HorizontalPodAutoscalerApi>(
     PathParams(path): PathParams<NamespacePath>,
     request: Request,
 ) -> impl Future<Output = Response> + Send {
-    support::http::serve(request, &state.config, &HORIZONTAL_POD_AUTOSCALER, async move |call| {
+    kube_apigen::http::serve(request, &state.config, &HORIZONTAL_POD_AUTOSCALER, async move |call| {
         let params = ListParams::from_query(call.query())?;
         call.check_options("ListOptions", params.validate())?;
         if params.watch == Some(true) {
@@ -594,7 +594,7 @@ fn handle_list_all_namespaces<S: HorizontalPodAutoscalerApi>(
     State(state): State<ApiState<S>>,
     request: Request,
 ) -> impl Future<Output = Response> + Send {
-    support::http::serve(request, &state.config, &HORIZONTAL_POD_AUTOSCALER, async move |call| {
+    kube_apigen::http::serve(request, &state.config, &HORIZONTAL_POD_AUTOSCALER, async move |call| {
         let params = ListParams::from_query(call.query())?;
         call.check_options("ListOptions", params.validate())?;
         if params.watch == Some(true) {
@@ -612,12 +612,12 @@ fn handle_delete_collection<S: HorizontalPodAutoscalerApi>(
     PathParams(path): PathParams<NamespacePath>,
     request: Request,
 ) -> impl Future<Output = Response> + Send {
-    support::http::serve(request, &state.config, &HORIZONTAL_POD_AUTOSCALER, async move |mut call| {
+    kube_apigen::http::serve(request, &state.config, &HORIZONTAL_POD_AUTOSCALER, async move |mut call| {
         let params = DeleteCollectionParams::from_query(call.query())?;
         call.check_options("ListOptions", params.validate())?;
         let body: Option<DeleteOptions> = call.optional_body()?;
         if let Some(options) = &body {
-            call.check_options("DeleteOptions", support::Validate::validate(options))?;
+            call.check_options("DeleteOptions", kube_apigen::Validate::validate(options))?;
         }
         let value = state.api.delete_collection(call.context(), path, params, body).await?;
         call.reply(StatusCode::OK, &value)
@@ -628,7 +628,7 @@ fn handle_watch_all<S: HorizontalPodAutoscalerApi>(
     State(state): State<ApiState<S>>,
     request: Request,
 ) -> impl Future<Output = Response> + Send {
-    support::http::serve(request, &state.config, &HORIZONTAL_POD_AUTOSCALER, async move |call| {
+    kube_apigen::http::serve(request, &state.config, &HORIZONTAL_POD_AUTOSCALER, async move |call| {
         let params = ListParams::from_query(call.query())?;
         call.check_options("ListOptions", params.validate())?;
         let timeout = params.timeout_seconds;
@@ -642,11 +642,11 @@ fn handle_watch<S: HorizontalPodAutoscalerApi>(
     PathParams(path): PathParams<BTreeMap<String, String>>,
     request: Request,
 ) -> impl Future<Output = Response> + Send {
-    support::http::serve(request, &state.config, &HORIZONTAL_POD_AUTOSCALER, async move |call| {
+    kube_apigen::http::serve(request, &state.config, &HORIZONTAL_POD_AUTOSCALER, async move |call| {
         let mut params = ListParams::from_query(call.query())?;
         if let Some(name) = path.get("name") {
             params.field_selector =
-                Some(support::http::watch::one_object_selector(params.field_selector.take(), name)?);
+                Some(kube_apigen::http::watch::one_object_selector(params.field_selector.take(), name)?);
         }
         call.check_options("ListOptions", params.validate())?;
         let timeout = params.timeout_seconds;

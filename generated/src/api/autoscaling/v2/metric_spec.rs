@@ -3,19 +3,19 @@
 use super::{
     ContainerResourceMetricSource, ExternalMetricSource, ObjectMetricSource, PodsMetricSource, ResourceMetricSource,
 };
+use kube_apigen::{de, protobuf, ser};
 use serde::de::MapAccess;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
-use support::{de, protobuf, ser};
 
 #[cfg(feature = "validation")]
-use support::{Validate, rules};
+use kube_apigen::{Validate, rules};
 
 #[cfg(feature = "validation")]
-use support::cel::{CelRuleSpec, LazyRule, Node};
+use kube_apigen::cel::{CelRuleSpec, LazyRule, Node};
 
 #[cfg(feature = "validation")]
-use support::validation::{ErrorList, Path};
+use kube_apigen::field::{ErrorList, Path};
 
 /// One metric to scale on: a type and the one source field that type names.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -285,7 +285,7 @@ impl Serialize for MetricSpecType {
 
 impl<'de> Deserialize<'de> for MetricSpecType {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        support::de::string_enum(deserializer)
+        kube_apigen::de::string_enum(deserializer)
     }
 }
 

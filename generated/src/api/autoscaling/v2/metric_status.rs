@@ -3,16 +3,16 @@
 use super::{
     ContainerResourceMetricStatus, ExternalMetricStatus, ObjectMetricStatus, PodsMetricStatus, ResourceMetricStatus,
 };
+use kube_apigen::{de, protobuf, ser};
 use serde::de::MapAccess;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
-use support::{de, protobuf, ser};
 
 #[cfg(feature = "validation")]
-use support::{Validate, rules};
+use kube_apigen::{Validate, rules};
 
 #[cfg(feature = "validation")]
-use support::validation::{ErrorList, Path};
+use kube_apigen::field::{ErrorList, Path};
 
 /// Last read state of one metric.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -231,7 +231,7 @@ impl Serialize for MetricStatusType {
 
 impl<'de> Deserialize<'de> for MetricStatusType {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        support::de::string_enum(deserializer)
+        kube_apigen::de::string_enum(deserializer)
     }
 }
 

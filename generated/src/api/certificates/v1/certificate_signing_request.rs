@@ -2,16 +2,16 @@
 
 use super::{CertificateSigningRequestSpec, CertificateSigningRequestStatus};
 use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use kube_apigen::resource::{Column, SubresourceInfo};
+use kube_apigen::{Resource, ResourceInfo, Scope, de, protobuf, ser};
 use serde::de::MapAccess;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use support::resource::{Column, SubresourceInfo};
-use support::{Resource, ResourceInfo, Scope, de, protobuf, ser};
 
 #[cfg(feature = "validation")]
-use support::{Validate, meta};
+use kube_apigen::{Validate, meta};
 
 #[cfg(feature = "validation")]
-use support::validation::{ErrorList, Path};
+use kube_apigen::field::{ErrorList, Path};
 
 /// A request for an x509 certificate: a client submits a CSR, it is approved or denied, and a signer issues the certificate.
 #[derive(Clone, Debug, Default, PartialEq)]

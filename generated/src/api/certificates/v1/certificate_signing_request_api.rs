@@ -6,16 +6,16 @@ use crate::params::{
     CreateOrReplaceParams, DeleteCollectionParams, DeleteParams, ListParams, NamePath, PatchParams, ReadParams,
 };
 use crate::responses::{OkCreatedOrAccepted, OkOrAccepted, OkOrCreated};
+use kube_apigen::axum::Router;
+use kube_apigen::axum::extract::{Request, State};
+use kube_apigen::axum::http::StatusCode;
+use kube_apigen::axum::response::Response;
+use kube_apigen::axum::routing::{get, post};
+use kube_apigen::http::watch::WatchStream;
+use kube_apigen::http::{ApiState, Context, Patch, PatchType, PathParams};
+use kube_apigen::{Status, dynamic};
 use std::collections::BTreeMap;
 use std::future::Future;
-use support::axum::Router;
-use support::axum::extract::{Request, State};
-use support::axum::http::StatusCode;
-use support::axum::response::Response;
-use support::axum::routing::{get, post};
-use support::http::watch::WatchStream;
-use support::http::{ApiState, Context, Patch, PatchType, PathParams};
-use support::{Status, dynamic};
 
 /// The operations on CertificateSigningRequest. Every method answers 405 `MethodNotAllowed` unless implemented, so a server implements only what it supports.
 pub trait CertificateSigningRequestApi: Send + Sync + 'static {
@@ -26,7 +26,7 @@ pub trait CertificateSigningRequestApi: Send + Sync + 'static {
         _params: CreateOrReplaceParams,
         _body: CertificateSigningRequest,
     ) -> impl Future<Output = Result<OkCreatedOrAccepted<CertificateSigningRequest>, Status>> + Send {
-        std::future::ready(Err(support::http::not_implemented(&CERTIFICATE_SIGNING_REQUEST, "create")))
+        std::future::ready(Err(kube_apigen::http::not_implemented(&CERTIFICATE_SIGNING_REQUEST, "create")))
     }
 
     /// Return the named CertificateSigningRequest.
@@ -36,7 +36,7 @@ pub trait CertificateSigningRequestApi: Send + Sync + 'static {
         _path: NamePath,
         _params: ReadParams,
     ) -> impl Future<Output = Result<CertificateSigningRequest, Status>> + Send {
-        std::future::ready(Err(support::http::not_implemented(&CERTIFICATE_SIGNING_REQUEST, "get")))
+        std::future::ready(Err(kube_apigen::http::not_implemented(&CERTIFICATE_SIGNING_REQUEST, "get")))
     }
 
     /// Return the named CertificateSigningRequest, for its approval conditions.
@@ -46,7 +46,7 @@ pub trait CertificateSigningRequestApi: Send + Sync + 'static {
         _path: NamePath,
         _params: ReadParams,
     ) -> impl Future<Output = Result<CertificateSigningRequest, Status>> + Send {
-        std::future::ready(Err(support::http::not_implemented(&CERTIFICATE_SIGNING_REQUEST, "get")))
+        std::future::ready(Err(kube_apigen::http::not_implemented(&CERTIFICATE_SIGNING_REQUEST, "get")))
     }
 
     /// Return the named CertificateSigningRequest, for its status.
@@ -56,7 +56,7 @@ pub trait CertificateSigningRequestApi: Send + Sync + 'static {
         _path: NamePath,
         _params: ReadParams,
     ) -> impl Future<Output = Result<CertificateSigningRequest, Status>> + Send {
-        std::future::ready(Err(support::http::not_implemented(&CERTIFICATE_SIGNING_REQUEST, "get")))
+        std::future::ready(Err(kube_apigen::http::not_implemented(&CERTIFICATE_SIGNING_REQUEST, "get")))
     }
 
     /// Replace the named CertificateSigningRequest.
@@ -67,7 +67,7 @@ pub trait CertificateSigningRequestApi: Send + Sync + 'static {
         _params: CreateOrReplaceParams,
         _body: CertificateSigningRequest,
     ) -> impl Future<Output = Result<OkOrCreated<CertificateSigningRequest>, Status>> + Send {
-        std::future::ready(Err(support::http::not_implemented(&CERTIFICATE_SIGNING_REQUEST, "update")))
+        std::future::ready(Err(kube_apigen::http::not_implemented(&CERTIFICATE_SIGNING_REQUEST, "update")))
     }
 
     /// Replace the approval conditions (Approved or Denied) of the named CertificateSigningRequest.
@@ -78,7 +78,7 @@ pub trait CertificateSigningRequestApi: Send + Sync + 'static {
         _params: CreateOrReplaceParams,
         _body: CertificateSigningRequest,
     ) -> impl Future<Output = Result<OkOrCreated<CertificateSigningRequest>, Status>> + Send {
-        std::future::ready(Err(support::http::not_implemented(&CERTIFICATE_SIGNING_REQUEST, "update")))
+        std::future::ready(Err(kube_apigen::http::not_implemented(&CERTIFICATE_SIGNING_REQUEST, "update")))
     }
 
     /// Replace the status of the named CertificateSigningRequest.
@@ -89,7 +89,7 @@ pub trait CertificateSigningRequestApi: Send + Sync + 'static {
         _params: CreateOrReplaceParams,
         _body: CertificateSigningRequest,
     ) -> impl Future<Output = Result<OkOrCreated<CertificateSigningRequest>, Status>> + Send {
-        std::future::ready(Err(support::http::not_implemented(&CERTIFICATE_SIGNING_REQUEST, "update")))
+        std::future::ready(Err(kube_apigen::http::not_implemented(&CERTIFICATE_SIGNING_REQUEST, "update")))
     }
 
     /// Apply a patch to the named CertificateSigningRequest.
@@ -100,7 +100,7 @@ pub trait CertificateSigningRequestApi: Send + Sync + 'static {
         _params: PatchParams,
         _body: Patch,
     ) -> impl Future<Output = Result<OkOrCreated<CertificateSigningRequest>, Status>> + Send {
-        std::future::ready(Err(support::http::not_implemented(&CERTIFICATE_SIGNING_REQUEST, "patch")))
+        std::future::ready(Err(kube_apigen::http::not_implemented(&CERTIFICATE_SIGNING_REQUEST, "patch")))
     }
 
     /// Apply a patch to the approval conditions of the named CertificateSigningRequest.
@@ -111,7 +111,7 @@ pub trait CertificateSigningRequestApi: Send + Sync + 'static {
         _params: PatchParams,
         _body: Patch,
     ) -> impl Future<Output = Result<OkOrCreated<CertificateSigningRequest>, Status>> + Send {
-        std::future::ready(Err(support::http::not_implemented(&CERTIFICATE_SIGNING_REQUEST, "patch")))
+        std::future::ready(Err(kube_apigen::http::not_implemented(&CERTIFICATE_SIGNING_REQUEST, "patch")))
     }
 
     /// Apply a patch to the status of the named CertificateSigningRequest.
@@ -122,7 +122,7 @@ pub trait CertificateSigningRequestApi: Send + Sync + 'static {
         _params: PatchParams,
         _body: Patch,
     ) -> impl Future<Output = Result<OkOrCreated<CertificateSigningRequest>, Status>> + Send {
-        std::future::ready(Err(support::http::not_implemented(&CERTIFICATE_SIGNING_REQUEST, "patch")))
+        std::future::ready(Err(kube_apigen::http::not_implemented(&CERTIFICATE_SIGNING_REQUEST, "patch")))
     }
 
     /// Delete the named CertificateSigningRequest.
@@ -133,7 +133,7 @@ pub trait CertificateSigningRequestApi: Send + Sync + 'static {
         _params: DeleteParams,
         _body: Option<DeleteOptions>,
     ) -> impl Future<Output = Result<OkOrAccepted<Status>, Status>> + Send {
-        std::future::ready(Err(support::http::not_implemented(&CERTIFICATE_SIGNING_REQUEST, "delete")))
+        std::future::ready(Err(kube_apigen::http::not_implemented(&CERTIFICATE_SIGNING_REQUEST, "delete")))
     }
 
     /// Return the CertificateSigningRequests, or stream their changes when watch is set.
@@ -142,7 +142,7 @@ pub trait CertificateSigningRequestApi: Send + Sync + 'static {
         _context: Context,
         _params: ListParams,
     ) -> impl Future<Output = Result<CertificateSigningRequestList, Status>> + Send {
-        std::future::ready(Err(support::http::not_implemented(&CERTIFICATE_SIGNING_REQUEST, "list")))
+        std::future::ready(Err(kube_apigen::http::not_implemented(&CERTIFICATE_SIGNING_REQUEST, "list")))
     }
 
     /// Delete every CertificateSigningRequest matched by the selectors.
@@ -152,7 +152,7 @@ pub trait CertificateSigningRequestApi: Send + Sync + 'static {
         _params: DeleteCollectionParams,
         _body: Option<DeleteOptions>,
     ) -> impl Future<Output = Result<Status, Status>> + Send {
-        std::future::ready(Err(support::http::not_implemented(&CERTIFICATE_SIGNING_REQUEST, "deletecollection")))
+        std::future::ready(Err(kube_apigen::http::not_implemented(&CERTIFICATE_SIGNING_REQUEST, "deletecollection")))
     }
 
     /// Streams changes to the objects a list would return.
@@ -162,7 +162,7 @@ pub trait CertificateSigningRequestApi: Send + Sync + 'static {
         _namespace: Option<String>,
         _params: ListParams,
     ) -> impl Future<Output = Result<WatchStream<CertificateSigningRequest>, Status>> + Send {
-        std::future::ready(Err(support::http::not_implemented(&CERTIFICATE_SIGNING_REQUEST, "watch")))
+        std::future::ready(Err(kube_apigen::http::not_implemented(&CERTIFICATE_SIGNING_REQUEST, "watch")))
     }
 }
 
@@ -510,7 +510,7 @@ fn handle_create<S: CertificateSigningRequestApi>(
     State(state): State<ApiState<S>>,
     request: Request,
 ) -> impl Future<Output = Response> + Send {
-    support::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |mut call| {
+    kube_apigen::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |mut call| {
         let params = CreateOrReplaceParams::from_query(call.query())?;
         call.check_options("CreateOptions", params.validate())?;
         let body: CertificateSigningRequest = call.body()?;
@@ -526,7 +526,7 @@ fn handle_read<S: CertificateSigningRequestApi>(
     PathParams(path): PathParams<NamePath>,
     request: Request,
 ) -> impl Future<Output = Response> + Send {
-    support::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |call| {
+    kube_apigen::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |call| {
         let params = ReadParams::from_query(call.query())?;
         call.check_options("GetOptions", params.validate())?;
         let value = state.api.read(call.context(), path, params).await?;
@@ -539,7 +539,7 @@ fn handle_read_approval<S: CertificateSigningRequestApi>(
     PathParams(path): PathParams<NamePath>,
     request: Request,
 ) -> impl Future<Output = Response> + Send {
-    support::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |call| {
+    kube_apigen::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |call| {
         let params = ReadParams::from_query(call.query())?;
         call.check_options("GetOptions", params.validate())?;
         let value = state.api.read_approval(call.context(), path, params).await?;
@@ -552,7 +552,7 @@ fn handle_read_status<S: CertificateSigningRequestApi>(
     PathParams(path): PathParams<NamePath>,
     request: Request,
 ) -> impl Future<Output = Response> + Send {
-    support::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |call| {
+    kube_apigen::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |call| {
         let params = ReadParams::from_query(call.query())?;
         call.check_options("GetOptions", params.validate())?;
         let value = state.api.read_status(call.context(), path, params).await?;
@@ -565,7 +565,7 @@ fn handle_replace<S: CertificateSigningRequestApi>(
     PathParams(path): PathParams<NamePath>,
     request: Request,
 ) -> impl Future<Output = Response> + Send {
-    support::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |mut call| {
+    kube_apigen::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |mut call| {
         let params = CreateOrReplaceParams::from_query(call.query())?;
         call.check_options("UpdateOptions", params.validate())?;
         let body: CertificateSigningRequest = call.body()?;
@@ -581,7 +581,7 @@ fn handle_replace_approval<S: CertificateSigningRequestApi>(
     PathParams(path): PathParams<NamePath>,
     request: Request,
 ) -> impl Future<Output = Response> + Send {
-    support::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |mut call| {
+    kube_apigen::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |mut call| {
         let params = CreateOrReplaceParams::from_query(call.query())?;
         call.check_options("UpdateOptions", params.validate())?;
         let body: CertificateSigningRequest = call.body()?;
@@ -597,7 +597,7 @@ fn handle_replace_status<S: CertificateSigningRequestApi>(
     PathParams(path): PathParams<NamePath>,
     request: Request,
 ) -> impl Future<Output = Response> + Send {
-    support::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |mut call| {
+    kube_apigen::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |mut call| {
         let params = CreateOrReplaceParams::from_query(call.query())?;
         call.check_options("UpdateOptions", params.validate())?;
         let body: CertificateSigningRequest = call.body()?;
@@ -613,11 +613,11 @@ fn handle_patch<S: CertificateSigningRequestApi>(
     PathParams(path): PathParams<NamePath>,
     request: Request,
 ) -> impl Future<Output = Response> + Send {
-    support::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |mut call| {
+    kube_apigen::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |mut call| {
         let params = PatchParams::from_query(call.query())?;
         let mut errors = params.validate();
         let is_apply = call.patch_type() == Some(PatchType::Apply);
-        support::rules::patch_options(params.force, params.field_manager.as_deref(), is_apply, &mut errors);
+        kube_apigen::rules::patch_options(params.force, params.field_manager.as_deref(), is_apply, &mut errors);
         call.check_options("PatchOptions", errors)?;
         let body = call.patch(&[PatchType::Json, PatchType::Merge, PatchType::StrategicMerge, PatchType::Apply])?;
         let value = state.api.patch(call.context(), path, params, body).await?;
@@ -631,11 +631,11 @@ fn handle_patch_approval<S: CertificateSigningRequestApi>(
     PathParams(path): PathParams<NamePath>,
     request: Request,
 ) -> impl Future<Output = Response> + Send {
-    support::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |mut call| {
+    kube_apigen::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |mut call| {
         let params = PatchParams::from_query(call.query())?;
         let mut errors = params.validate();
         let is_apply = call.patch_type() == Some(PatchType::Apply);
-        support::rules::patch_options(params.force, params.field_manager.as_deref(), is_apply, &mut errors);
+        kube_apigen::rules::patch_options(params.force, params.field_manager.as_deref(), is_apply, &mut errors);
         call.check_options("PatchOptions", errors)?;
         let body = call.patch(&[PatchType::Json, PatchType::Merge, PatchType::StrategicMerge, PatchType::Apply])?;
         let value = state.api.patch_approval(call.context(), path, params, body).await?;
@@ -649,11 +649,11 @@ fn handle_patch_status<S: CertificateSigningRequestApi>(
     PathParams(path): PathParams<NamePath>,
     request: Request,
 ) -> impl Future<Output = Response> + Send {
-    support::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |mut call| {
+    kube_apigen::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |mut call| {
         let params = PatchParams::from_query(call.query())?;
         let mut errors = params.validate();
         let is_apply = call.patch_type() == Some(PatchType::Apply);
-        support::rules::patch_options(params.force, params.field_manager.as_deref(), is_apply, &mut errors);
+        kube_apigen::rules::patch_options(params.force, params.field_manager.as_deref(), is_apply, &mut errors);
         call.check_options("PatchOptions", errors)?;
         let body = call.patch(&[PatchType::Json, PatchType::Merge, PatchType::StrategicMerge, PatchType::Apply])?;
         let value = state.api.patch_status(call.context(), path, params, body).await?;
@@ -667,12 +667,12 @@ fn handle_delete<S: CertificateSigningRequestApi>(
     PathParams(path): PathParams<NamePath>,
     request: Request,
 ) -> impl Future<Output = Response> + Send {
-    support::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |mut call| {
+    kube_apigen::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |mut call| {
         let params = DeleteParams::from_query(call.query())?;
         call.check_options("DeleteOptions", params.validate())?;
         let body: Option<DeleteOptions> = call.optional_body()?;
         if let Some(options) = &body {
-            call.check_options("DeleteOptions", support::Validate::validate(options))?;
+            call.check_options("DeleteOptions", kube_apigen::Validate::validate(options))?;
         }
         let value = state.api.delete(call.context(), path, params, body).await?;
         let (code, value) = value.into_parts();
@@ -684,7 +684,7 @@ fn handle_list<S: CertificateSigningRequestApi>(
     State(state): State<ApiState<S>>,
     request: Request,
 ) -> impl Future<Output = Response> + Send {
-    support::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |call| {
+    kube_apigen::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |call| {
         let params = ListParams::from_query(call.query())?;
         call.check_options("ListOptions", params.validate())?;
         if params.watch == Some(true) {
@@ -701,12 +701,12 @@ fn handle_delete_collection<S: CertificateSigningRequestApi>(
     State(state): State<ApiState<S>>,
     request: Request,
 ) -> impl Future<Output = Response> + Send {
-    support::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |mut call| {
+    kube_apigen::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |mut call| {
         let params = DeleteCollectionParams::from_query(call.query())?;
         call.check_options("ListOptions", params.validate())?;
         let body: Option<DeleteOptions> = call.optional_body()?;
         if let Some(options) = &body {
-            call.check_options("DeleteOptions", support::Validate::validate(options))?;
+            call.check_options("DeleteOptions", kube_apigen::Validate::validate(options))?;
         }
         let value = state.api.delete_collection(call.context(), params, body).await?;
         call.reply(StatusCode::OK, &value)
@@ -717,7 +717,7 @@ fn handle_watch_all<S: CertificateSigningRequestApi>(
     State(state): State<ApiState<S>>,
     request: Request,
 ) -> impl Future<Output = Response> + Send {
-    support::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |call| {
+    kube_apigen::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |call| {
         let params = ListParams::from_query(call.query())?;
         call.check_options("ListOptions", params.validate())?;
         let timeout = params.timeout_seconds;
@@ -731,11 +731,11 @@ fn handle_watch<S: CertificateSigningRequestApi>(
     PathParams(path): PathParams<BTreeMap<String, String>>,
     request: Request,
 ) -> impl Future<Output = Response> + Send {
-    support::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |call| {
+    kube_apigen::http::serve(request, &state.config, &CERTIFICATE_SIGNING_REQUEST, async move |call| {
         let mut params = ListParams::from_query(call.query())?;
         if let Some(name) = path.get("name") {
             params.field_selector =
-                Some(support::http::watch::one_object_selector(params.field_selector.take(), name)?);
+                Some(kube_apigen::http::watch::one_object_selector(params.field_selector.take(), name)?);
         }
         call.check_options("ListOptions", params.validate())?;
         let timeout = params.timeout_seconds;

@@ -2,16 +2,16 @@
 
 use super::ProbeSpec;
 use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use kube_apigen::resource::Column;
+use kube_apigen::{Resource, ResourceInfo, Scope, de, protobuf, ser};
 use serde::de::MapAccess;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use support::resource::Column;
-use support::{Resource, ResourceInfo, Scope, de, protobuf, ser};
 
 #[cfg(feature = "validation")]
-use support::{Validate, meta, rules};
+use kube_apigen::{Validate, meta, rules};
 
 #[cfg(feature = "validation")]
-use support::validation::{ErrorList, Path};
+use kube_apigen::field::{ErrorList, Path};
 
 /// A Probe tells Prometheus to check a set of addresses, listed statically or taken from Ingress objects, through a prober such as the blackbox exporter.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -4,19 +4,19 @@ use super::{
     ProbeAuthorization, ProbeBasicAuth, ProbeBearerTokenSecret, ProbeMetricRelabeling, ProbeOauth2, ProbeProber,
     ProbeTargets, ProbeTlsConfig,
 };
+use kube_apigen::{de, ser};
 use serde::de::MapAccess;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
-use support::{de, ser};
 
 #[cfg(feature = "validation")]
-use support::{Validate, rules};
+use kube_apigen::{Validate, rules};
 
 #[cfg(feature = "validation")]
-use support::cel::{CelRuleSpec, LazyRule, Node};
+use kube_apigen::cel::{CelRuleSpec, LazyRule, Node};
 
 #[cfg(feature = "validation")]
-use support::validation::{ErrorList, Path};
+use kube_apigen::field::{ErrorList, Path};
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ProbeSpec {
@@ -381,6 +381,6 @@ impl Serialize for ProbeSpecScrapeProtocolsItem {
 
 impl<'de> Deserialize<'de> for ProbeSpecScrapeProtocolsItem {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        support::de::string_enum(deserializer)
+        kube_apigen::de::string_enum(deserializer)
     }
 }

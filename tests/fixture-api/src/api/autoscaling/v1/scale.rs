@@ -2,15 +2,15 @@
 
 use super::{ScaleSpec, ScaleStatus};
 use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use kube_apigen::{de, protobuf, ser};
 use serde::de::MapAccess;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use support::{de, protobuf, ser};
 
 #[cfg(feature = "validation")]
-use support::Validate;
+use kube_apigen::Validate;
 
 #[cfg(feature = "validation")]
-use support::validation::{ErrorList, Path};
+use kube_apigen::field::{ErrorList, Path};
 
 /// The scale of a resource: how many replicas it asks for and how many it has; served by the `scale` subresource.
 #[derive(Clone, Debug, Default, PartialEq)]

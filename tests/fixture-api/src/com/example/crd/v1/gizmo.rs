@@ -2,16 +2,16 @@
 
 use super::{GizmoSpec, GizmoStatus};
 use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use kube_apigen::resource::{Column, KindInfo, ScalePaths, SubresourceInfo};
+use kube_apigen::{Resource, ResourceInfo, Scope, de, protobuf, ser};
 use serde::de::MapAccess;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use support::resource::{Column, KindInfo, ScalePaths, SubresourceInfo};
-use support::{Resource, ResourceInfo, Scope, de, protobuf, ser};
 
 #[cfg(feature = "validation")]
-use support::{Validate, meta};
+use kube_apigen::{Validate, meta};
 
 #[cfg(feature = "validation")]
-use support::validation::{ErrorList, Path};
+use kube_apigen::field::{ErrorList, Path};
 
 /// A gizmo runs replicas of a small tool.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -6,15 +6,15 @@ use crate::params::{
     CreateOrReplaceParams, DeleteCollectionParams, DeleteParams, ListParams, NamePath, PatchParams, ReadParams,
 };
 use crate::responses::{OkCreatedOrAccepted, OkOrAccepted, OkOrCreated};
+use kube_apigen::axum::Router;
+use kube_apigen::axum::extract::{Request, State};
+use kube_apigen::axum::http::StatusCode;
+use kube_apigen::axum::response::Response;
+use kube_apigen::axum::routing::{get, post};
+use kube_apigen::http::watch::WatchStream;
+use kube_apigen::http::{ApiState, Context, Patch, PatchType, PathParams};
+use kube_apigen::{Status, dynamic};
 use std::future::Future;
-use support::axum::Router;
-use support::axum::extract::{Request, State};
-use support::axum::http::StatusCode;
-use support::axum::response::Response;
-use support::axum::routing::{get, post};
-use support::http::watch::WatchStream;
-use support::http::{ApiState, Context, Patch, PatchType, PathParams};
-use support::{Status, dynamic};
 
 /// The operations on Knob. Every method answers 405 `MethodNotAllowed` unless implemented, so a server implements only what it supports.
 pub trait KnobApi: Send + Sync + 'static {
@@ -25,7 +25,7 @@ pub trait KnobApi: Send + Sync + 'static {
         _params: CreateOrReplaceParams,
         _body: Knob,
     ) -> impl Future<Output = Result<OkCreatedOrAccepted<Knob>, Status>> + Send {
-        std::future::ready(Err(support::http::not_implemented(&KNOB, "create")))
+        std::future::ready(Err(kube_apigen::http::not_implemented(&KNOB, "create")))
     }
 
     /// Read Knob.
@@ -35,7 +35,7 @@ pub trait KnobApi: Send + Sync + 'static {
         _path: NamePath,
         _params: ReadParams,
     ) -> impl Future<Output = Result<Knob, Status>> + Send {
-        std::future::ready(Err(support::http::not_implemented(&KNOB, "get")))
+        std::future::ready(Err(kube_apigen::http::not_implemented(&KNOB, "get")))
     }
 
     /// Replace Knob.
@@ -46,7 +46,7 @@ pub trait KnobApi: Send + Sync + 'static {
         _params: CreateOrReplaceParams,
         _body: Knob,
     ) -> impl Future<Output = Result<OkOrCreated<Knob>, Status>> + Send {
-        std::future::ready(Err(support::http::not_implemented(&KNOB, "update")))
+        std::future::ready(Err(kube_apigen::http::not_implemented(&KNOB, "update")))
     }
 
     /// Partially update Knob.
@@ -57,7 +57,7 @@ pub trait KnobApi: Send + Sync + 'static {
         _params: PatchParams,
         _body: Patch,
     ) -> impl Future<Output = Result<OkOrCreated<Knob>, Status>> + Send {
-        std::future::ready(Err(support::http::not_implemented(&KNOB, "patch")))
+        std::future::ready(Err(kube_apigen::http::not_implemented(&KNOB, "patch")))
     }
 
     /// Delete a Knob.
@@ -68,12 +68,12 @@ pub trait KnobApi: Send + Sync + 'static {
         _params: DeleteParams,
         _body: Option<DeleteOptions>,
     ) -> impl Future<Output = Result<OkOrAccepted<Status>, Status>> + Send {
-        std::future::ready(Err(support::http::not_implemented(&KNOB, "delete")))
+        std::future::ready(Err(kube_apigen::http::not_implemented(&KNOB, "delete")))
     }
 
     /// List or watch Knob objects.
     fn list(&self, _context: Context, _params: ListParams) -> impl Future<Output = Result<KnobList, Status>> + Send {
-        std::future::ready(Err(support::http::not_implemented(&KNOB, "list")))
+        std::future::ready(Err(kube_apigen::http::not_implemented(&KNOB, "list")))
     }
 
     /// Delete a collection of Knob objects.
@@ -83,7 +83,7 @@ pub trait KnobApi: Send + Sync + 'static {
         _params: DeleteCollectionParams,
         _body: Option<DeleteOptions>,
     ) -> impl Future<Output = Result<Status, Status>> + Send {
-        std::future::ready(Err(support::http::not_implemented(&KNOB, "deletecollection")))
+        std::future::ready(Err(kube_apigen::http::not_implemented(&KNOB, "deletecollection")))
     }
 
     /// Streams changes to the objects a list would return.
@@ -93,7 +93,7 @@ pub trait KnobApi: Send + Sync + 'static {
         _namespace: Option<String>,
         _params: ListParams,
     ) -> impl Future<Output = Result<WatchStream<Knob>, Status>> + Send {
-        std::future::ready(Err(support::http::not_implemented(&KNOB, "watch")))
+        std::future::ready(Err(kube_apigen::http::not_implemented(&KNOB, "watch")))
     }
 }
 
@@ -286,7 +286,7 @@ fn handle_create<S: KnobApi>(
     State(state): State<ApiState<S>>,
     request: Request,
 ) -> impl Future<Output = Response> + Send {
-    support::http::serve(request, &state.config, &KNOB, async move |mut call| {
+    kube_apigen::http::serve(request, &state.config, &KNOB, async move |mut call| {
         let params = CreateOrReplaceParams::from_query(call.query())?;
         call.check_options("CreateOptions", params.validate())?;
         let body: Knob = call.body()?;
@@ -302,7 +302,7 @@ fn handle_read<S: KnobApi>(
     PathParams(path): PathParams<NamePath>,
     request: Request,
 ) -> impl Future<Output = Response> + Send {
-    support::http::serve(request, &state.config, &KNOB, async move |call| {
+    kube_apigen::http::serve(request, &state.config, &KNOB, async move |call| {
         let params = ReadParams::from_query(call.query())?;
         call.check_options("GetOptions", params.validate())?;
         let value = state.api.read(call.context(), path, params).await?;
@@ -315,7 +315,7 @@ fn handle_replace<S: KnobApi>(
     PathParams(path): PathParams<NamePath>,
     request: Request,
 ) -> impl Future<Output = Response> + Send {
-    support::http::serve(request, &state.config, &KNOB, async move |mut call| {
+    kube_apigen::http::serve(request, &state.config, &KNOB, async move |mut call| {
         let params = CreateOrReplaceParams::from_query(call.query())?;
         call.check_options("UpdateOptions", params.validate())?;
         let body: Knob = call.body()?;
@@ -331,11 +331,11 @@ fn handle_patch<S: KnobApi>(
     PathParams(path): PathParams<NamePath>,
     request: Request,
 ) -> impl Future<Output = Response> + Send {
-    support::http::serve(request, &state.config, &KNOB, async move |mut call| {
+    kube_apigen::http::serve(request, &state.config, &KNOB, async move |mut call| {
         let params = PatchParams::from_query(call.query())?;
         let mut errors = params.validate();
         let is_apply = call.patch_type() == Some(PatchType::Apply);
-        support::rules::patch_options(params.force, params.field_manager.as_deref(), is_apply, &mut errors);
+        kube_apigen::rules::patch_options(params.force, params.field_manager.as_deref(), is_apply, &mut errors);
         call.check_options("PatchOptions", errors)?;
         let body = call.patch(&[PatchType::Json, PatchType::Merge, PatchType::Apply])?;
         let value = state.api.patch(call.context(), path, params, body).await?;
@@ -349,12 +349,12 @@ fn handle_delete<S: KnobApi>(
     PathParams(path): PathParams<NamePath>,
     request: Request,
 ) -> impl Future<Output = Response> + Send {
-    support::http::serve(request, &state.config, &KNOB, async move |mut call| {
+    kube_apigen::http::serve(request, &state.config, &KNOB, async move |mut call| {
         let params = DeleteParams::from_query(call.query())?;
         call.check_options("DeleteOptions", params.validate())?;
         let body: Option<DeleteOptions> = call.optional_body()?;
         if let Some(options) = &body {
-            call.check_options("DeleteOptions", support::Validate::validate(options))?;
+            call.check_options("DeleteOptions", kube_apigen::Validate::validate(options))?;
         }
         let value = state.api.delete(call.context(), path, params, body).await?;
         let (code, value) = value.into_parts();
@@ -366,7 +366,7 @@ fn handle_list<S: KnobApi>(
     State(state): State<ApiState<S>>,
     request: Request,
 ) -> impl Future<Output = Response> + Send {
-    support::http::serve(request, &state.config, &KNOB, async move |call| {
+    kube_apigen::http::serve(request, &state.config, &KNOB, async move |call| {
         let params = ListParams::from_query(call.query())?;
         call.check_options("ListOptions", params.validate())?;
         if params.watch == Some(true) {
@@ -383,12 +383,12 @@ fn handle_delete_collection<S: KnobApi>(
     State(state): State<ApiState<S>>,
     request: Request,
 ) -> impl Future<Output = Response> + Send {
-    support::http::serve(request, &state.config, &KNOB, async move |mut call| {
+    kube_apigen::http::serve(request, &state.config, &KNOB, async move |mut call| {
         let params = DeleteCollectionParams::from_query(call.query())?;
         call.check_options("ListOptions", params.validate())?;
         let body: Option<DeleteOptions> = call.optional_body()?;
         if let Some(options) = &body {
-            call.check_options("DeleteOptions", support::Validate::validate(options))?;
+            call.check_options("DeleteOptions", kube_apigen::Validate::validate(options))?;
         }
         let value = state.api.delete_collection(call.context(), params, body).await?;
         call.reply(StatusCode::OK, &value)

@@ -2,15 +2,15 @@
 
 use super::GizmoSpec;
 use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use kube_apigen::{Resource, ResourceInfo, Scope, de, protobuf, ser};
 use serde::de::MapAccess;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use support::{Resource, ResourceInfo, Scope, de, protobuf, ser};
 
 #[cfg(feature = "validation")]
-use support::{Validate, meta};
+use kube_apigen::{Validate, meta};
 
 #[cfg(feature = "validation")]
-use support::validation::{ErrorList, Path};
+use kube_apigen::field::{ErrorList, Path};
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Gizmo {

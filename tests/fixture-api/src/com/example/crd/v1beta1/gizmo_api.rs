@@ -7,15 +7,15 @@ use crate::params::{
     PatchParams, ReadParams,
 };
 use crate::responses::{OkCreatedOrAccepted, OkOrAccepted, OkOrCreated};
+use kube_apigen::axum::Router;
+use kube_apigen::axum::extract::{Request, State};
+use kube_apigen::axum::http::StatusCode;
+use kube_apigen::axum::response::Response;
+use kube_apigen::axum::routing::{get, post};
+use kube_apigen::http::watch::WatchStream;
+use kube_apigen::http::{ApiState, Context, Patch, PatchType, PathParams};
+use kube_apigen::{Status, dynamic};
 use std::future::Future;
-use support::axum::Router;
-use support::axum::extract::{Request, State};
-use support::axum::http::StatusCode;
-use support::axum::response::Response;
-use support::axum::routing::{get, post};
-use support::http::watch::WatchStream;
-use support::http::{ApiState, Context, Patch, PatchType, PathParams};
-use support::{Status, dynamic};
 
 /// The operations on Gizmo. Every method answers 405 `MethodNotAllowed` unless implemented, so a server implements only what it supports.
 pub trait GizmoApi: Send + Sync + 'static {
@@ -27,7 +27,7 @@ pub trait GizmoApi: Send + Sync + 'static {
         _params: CreateOrReplaceParams,
         _body: Gizmo,
     ) -> impl Future<Output = Result<OkCreatedOrAccepted<Gizmo>, Status>> + Send {
-        std::future::ready(Err(support::http::not_implemented(&GIZMO, "create")))
+        std::future::ready(Err(kube_apigen::http::not_implemented(&GIZMO, "create")))
     }
 
     /// Read Gizmo.
@@ -37,7 +37,7 @@ pub trait GizmoApi: Send + Sync + 'static {
         _path: NamespaceNamePath,
         _params: ReadParams,
     ) -> impl Future<Output = Result<Gizmo, Status>> + Send {
-        std::future::ready(Err(support::http::not_implemented(&GIZMO, "get")))
+        std::future::ready(Err(kube_apigen::http::not_implemented(&GIZMO, "get")))
     }
 
     /// Replace Gizmo.
@@ -48,7 +48,7 @@ pub trait GizmoApi: Send + Sync + 'static {
         _params: CreateOrReplaceParams,
         _body: Gizmo,
     ) -> impl Future<Output = Result<OkOrCreated<Gizmo>, Status>> + Send {
-        std::future::ready(Err(support::http::not_implemented(&GIZMO, "update")))
+        std::future::ready(Err(kube_apigen::http::not_implemented(&GIZMO, "update")))
     }
 
     /// Partially update Gizmo.
@@ -59,7 +59,7 @@ pub trait GizmoApi: Send + Sync + 'static {
         _params: PatchParams,
         _body: Patch,
     ) -> impl Future<Output = Result<OkOrCreated<Gizmo>, Status>> + Send {
-        std::future::ready(Err(support::http::not_implemented(&GIZMO, "patch")))
+        std::future::ready(Err(kube_apigen::http::not_implemented(&GIZMO, "patch")))
     }
 
     /// Delete a Gizmo.
@@ -70,7 +70,7 @@ pub trait GizmoApi: Send + Sync + 'static {
         _params: DeleteParams,
         _body: Option<DeleteOptions>,
     ) -> impl Future<Output = Result<OkOrAccepted<Status>, Status>> + Send {
-        std::future::ready(Err(support::http::not_implemented(&GIZMO, "delete")))
+        std::future::ready(Err(kube_apigen::http::not_implemented(&GIZMO, "delete")))
     }
 
     /// List or watch Gizmo objects.
@@ -80,7 +80,7 @@ pub trait GizmoApi: Send + Sync + 'static {
         _path: NamespacePath,
         _params: ListParams,
     ) -> impl Future<Output = Result<GizmoList, Status>> + Send {
-        std::future::ready(Err(support::http::not_implemented(&GIZMO, "list")))
+        std::future::ready(Err(kube_apigen::http::not_implemented(&GIZMO, "list")))
     }
 
     /// List or watch Gizmo objects.
@@ -89,7 +89,7 @@ pub trait GizmoApi: Send + Sync + 'static {
         _context: Context,
         _params: ListParams,
     ) -> impl Future<Output = Result<GizmoList, Status>> + Send {
-        std::future::ready(Err(support::http::not_implemented(&GIZMO, "list")))
+        std::future::ready(Err(kube_apigen::http::not_implemented(&GIZMO, "list")))
     }
 
     /// Delete a collection of Gizmo objects.
@@ -100,7 +100,7 @@ pub trait GizmoApi: Send + Sync + 'static {
         _params: DeleteCollectionParams,
         _body: Option<DeleteOptions>,
     ) -> impl Future<Output = Result<Status, Status>> + Send {
-        std::future::ready(Err(support::http::not_implemented(&GIZMO, "deletecollection")))
+        std::future::ready(Err(kube_apigen::http::not_implemented(&GIZMO, "deletecollection")))
     }
 
     /// Streams changes to the objects a list would return.
@@ -110,7 +110,7 @@ pub trait GizmoApi: Send + Sync + 'static {
         _namespace: Option<String>,
         _params: ListParams,
     ) -> impl Future<Output = Result<WatchStream<Gizmo>, Status>> + Send {
-        std::future::ready(Err(support::http::not_implemented(&GIZMO, "watch")))
+        std::future::ready(Err(kube_apigen::http::not_implemented(&GIZMO, "watch")))
     }
 }
 
@@ -322,7 +322,7 @@ fn handle_create<S: GizmoApi>(
     PathParams(path): PathParams<NamespacePath>,
     request: Request,
 ) -> impl Future<Output = Response> + Send {
-    support::http::serve(request, &state.config, &GIZMO, async move |mut call| {
+    kube_apigen::http::serve(request, &state.config, &GIZMO, async move |mut call| {
         let params = CreateOrReplaceParams::from_query(call.query())?;
         call.check_options("CreateOptions", params.validate())?;
         let body: Gizmo = call.body()?;
@@ -338,7 +338,7 @@ fn handle_read<S: GizmoApi>(
     PathParams(path): PathParams<NamespaceNamePath>,
     request: Request,
 ) -> impl Future<Output = Response> + Send {
-    support::http::serve(request, &state.config, &GIZMO, async move |call| {
+    kube_apigen::http::serve(request, &state.config, &GIZMO, async move |call| {
         let params = ReadParams::from_query(call.query())?;
         call.check_options("GetOptions", params.validate())?;
         let value = state.api.read(call.context(), path, params).await?;
@@ -351,7 +351,7 @@ fn handle_replace<S: GizmoApi>(
     PathParams(path): PathParams<NamespaceNamePath>,
     request: Request,
 ) -> impl Future<Output = Response> + Send {
-    support::http::serve(request, &state.config, &GIZMO, async move |mut call| {
+    kube_apigen::http::serve(request, &state.config, &GIZMO, async move |mut call| {
         let params = CreateOrReplaceParams::from_query(call.query())?;
         call.check_options("UpdateOptions", params.validate())?;
         let body: Gizmo = call.body()?;
@@ -367,11 +367,11 @@ fn handle_patch<S: GizmoApi>(
     PathParams(path): PathParams<NamespaceNamePath>,
     request: Request,
 ) -> impl Future<Output = Response> + Send {
-    support::http::serve(request, &state.config, &GIZMO, async move |mut call| {
+    kube_apigen::http::serve(request, &state.config, &GIZMO, async move |mut call| {
         let params = PatchParams::from_query(call.query())?;
         let mut errors = params.validate();
         let is_apply = call.patch_type() == Some(PatchType::Apply);
-        support::rules::patch_options(params.force, params.field_manager.as_deref(), is_apply, &mut errors);
+        kube_apigen::rules::patch_options(params.force, params.field_manager.as_deref(), is_apply, &mut errors);
         call.check_options("PatchOptions", errors)?;
         let body = call.patch(&[PatchType::Json, PatchType::Merge, PatchType::Apply])?;
         let value = state.api.patch(call.context(), path, params, body).await?;
@@ -385,12 +385,12 @@ fn handle_delete<S: GizmoApi>(
     PathParams(path): PathParams<NamespaceNamePath>,
     request: Request,
 ) -> impl Future<Output = Response> + Send {
-    support::http::serve(request, &state.config, &GIZMO, async move |mut call| {
+    kube_apigen::http::serve(request, &state.config, &GIZMO, async move |mut call| {
         let params = DeleteParams::from_query(call.query())?;
         call.check_options("DeleteOptions", params.validate())?;
         let body: Option<DeleteOptions> = call.optional_body()?;
         if let Some(options) = &body {
-            call.check_options("DeleteOptions", support::Validate::validate(options))?;
+            call.check_options("DeleteOptions", kube_apigen::Validate::validate(options))?;
         }
         let value = state.api.delete(call.context(), path, params, body).await?;
         let (code, value) = value.into_parts();
@@ -403,7 +403,7 @@ fn handle_list<S: GizmoApi>(
     PathParams(path): PathParams<NamespacePath>,
     request: Request,
 ) -> impl Future<Output = Response> + Send {
-    support::http::serve(request, &state.config, &GIZMO, async move |call| {
+    kube_apigen::http::serve(request, &state.config, &GIZMO, async move |call| {
         let params = ListParams::from_query(call.query())?;
         call.check_options("ListOptions", params.validate())?;
         if params.watch == Some(true) {
@@ -420,7 +420,7 @@ fn handle_list_all_namespaces<S: GizmoApi>(
     State(state): State<ApiState<S>>,
     request: Request,
 ) -> impl Future<Output = Response> + Send {
-    support::http::serve(request, &state.config, &GIZMO, async move |call| {
+    kube_apigen::http::serve(request, &state.config, &GIZMO, async move |call| {
         let params = ListParams::from_query(call.query())?;
         call.check_options("ListOptions", params.validate())?;
         if params.watch == Some(true) {
@@ -438,12 +438,12 @@ fn handle_delete_collection<S: GizmoApi>(
     PathParams(path): PathParams<NamespacePath>,
     request: Request,
 ) -> impl Future<Output = Response> + Send {
-    support::http::serve(request, &state.config, &GIZMO, async move |mut call| {
+    kube_apigen::http::serve(request, &state.config, &GIZMO, async move |mut call| {
         let params = DeleteCollectionParams::from_query(call.query())?;
         call.check_options("ListOptions", params.validate())?;
         let body: Option<DeleteOptions> = call.optional_body()?;
         if let Some(options) = &body {
-            call.check_options("DeleteOptions", support::Validate::validate(options))?;
+            call.check_options("DeleteOptions", kube_apigen::Validate::validate(options))?;
         }
         let value = state.api.delete_collection(call.context(), path, params, body).await?;
         call.reply(StatusCode::OK, &value)

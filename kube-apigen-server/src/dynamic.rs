@@ -1,0 +1,155 @@
+//! A generic, JSON-level implementation path for generated resource traits.
+//!
+//! Every generated resource trait is implemented for [`Dynamic<S>`] whenever `S`
+//! implements [`DynamicApi`]: the typed call is turned into one [`Request`] (verb,
+//! resource, namespace, name, options, JSON body) and the JSON answer decoded back into
+//! the typed result. A server written against [`DynamicApi`] — such as a storage-backed
+//! reference server — serves every resource of the specs, including ones added later,
+//! without code per resource.
+
+use std::future::Future;
+
+use futures::StreamExt;
+use serde::{Deserialize, Serialize, de::DeserializeOwned};
+use serde_json::Value;
+
+use crate::http::watch::{Event, WatchStream};
+use crate::http::{Context, Patch};
+use kube_apigen_core::ResourceInfo;
+use kube_apigen_core::Status;
+
+/// What a request does, in the terms of Kubernetes authorization verbs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Verb {
+    Create,
+    Get,
+    Update,
+    Patch,
+    Delete,
+    List,
+    DeleteCollection,
+    Watch,
+}
+
+/// The query options a JSON-level server reads ([`kube_apigen_core::schema::DYNAMIC_OPTIONS`]); an
+/// operation sets the ones its spec lists (generated parameter types convert into it).
+/// `dryRun`, `fieldManager` and `fieldValidation` are in the request's [`Context`], decoded
+/// once.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Options {
+    pub label_selector: Option<String>,
+    pub field_selector: Option<String>,
+    pub limit: Option<i64>,
+    #[serde(rename = "continue")]
+    pub continue_: Option<String>,
+    pub resource_version: Option<String>,
+    pub resource_version_match: Option<String>,
+    pub watch: Option<bool>,
+    pub allow_watch_bookmarks: Option<bool>,
+    pub send_initial_events: Option<bool>,
+    pub timeout_seconds: Option<i64>,
+    pub force: Option<bool>,
+    pub grace_period_seconds: Option<i64>,
+    pub propagation_policy: Option<String>,
+    pub orphan_dependents: Option<bool>,
+}
+
+/// One operation on one resource, at the JSON level.
+#[derive(Debug)]
+pub struct Request {
+    pub verb: Verb,
+    pub resource: &'static ResourceInfo,
+    /// `status`, `approval`, `scale`, ...
+    pub subresource: Option<&'static str>,
+    /// `None` for cluster-scoped resources and for lists and watches across namespaces.
+    pub namespace: Option<String>,
+    pub name: Option<String>,
+    pub options: Options,
+    /// The object for create and update, the `DeleteOptions` for deletes.
+    pub body: Option<Value>,
+    pub patch: Option<Patch>,
+}
+
+/// The answer to a [`Request`].
+pub enum Response {
+    /// A status code and a JSON body: an object, a list or a `Status`.
+    Object {
+        code: u16,
+        body: Value,
+    },
+    Watch(WatchStream<Value>),
+}
+
+/// A server that handles every operation of every resource at the JSON level.
+pub trait DynamicApi: Send + Sync + 'static {
+    fn handle(&self, context: Context, request: Request) -> impl Future<Output = Result<Response, Status>> + Send;
+}
+
+/// Implements every generated resource trait for a [`DynamicApi`].
+pub struct Dynamic<S>(pub S);
+
+/// Decodes an object answer into the typed result, with its status code.
+pub fn object<T: DeserializeOwned>(response: Response) -> Result<(u16, T), Status> {
+    match response {
+        Response::Object { code, body } => serde_json::from_value(body).map(|value| (code, value)).map_err(|e| {
+            Status::internal_error(format!("the server answered with an object that does not decode: {e}"))
+        }),
+        Response::Watch(_) => Err(Status::internal_error("the server answered a watch to a request that is not one")),
+    }
+}
+
+/// Decodes a watch answer into a stream of typed events; an event whose object does not
+/// decode becomes an `ERROR` event.
+pub fn watch<T: DeserializeOwned + Send + 'static>(response: Response) -> Result<WatchStream<T>, Status> {
+    match response {
+        Response::Watch(events) => Ok(Box::pin(events.map(|event| {
+            let decode = |value: Value| serde_json::from_value::<T>(value);
+            let failed = |e: serde_json::Error| {
+                Event::Error(Status::internal_error(format!("watch event does not decode: {e}")))
+            };
+            match event {
+                Event::Added(v) => decode(v).map(Event::Added).unwrap_or_else(failed),
+                Event::Modified(v) => decode(v).map(Event::Modified).unwrap_or_else(failed),
+                Event::Deleted(v) => decode(v).map(Event::Deleted).unwrap_or_else(failed),
+                Event::Bookmark(v) => decode(v).map(Event::Bookmark).unwrap_or_else(failed),
+                Event::Error(status) => Event::Error(status),
+            }
+        }))),
+        Response::Object { .. } => Err(Status::internal_error("the server answered an object to a watch")),
+    }
+}
+
+/// The JSON of a typed body.
+pub fn to_json(value: &impl Serialize) -> Result<Value, Status> {
+    serde_json::to_value(value).map_err(|e| Status::internal_error(format!("cannot encode the request body: {e}")))
+}
+
+/// What a [`TypedCheck`] found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Checked {
+    /// The object as its model encodes it (fields the model does not know are dropped).
+    pub object: Value,
+    /// Every field error; empty when the object is valid.
+    pub errors: Vec<kube_apigen_core::field::FieldError>,
+}
+
+/// Decodes a JSON object (and the stored one, on updates) into its generated model and
+/// validates it; `Err` is the decoder's message when the object does not decode. Generated
+/// crates list one per kind in `server::TYPED_CHECKS`, for servers working with JSON.
+pub type TypedCheck = fn(new: &Value, old: Option<&Value>) -> Result<Checked, String>;
+
+/// The [`TypedCheck`] of the generated model `T`.
+pub fn typed<T>(new: &Value, old: Option<&Value>) -> Result<Checked, String>
+where
+    T: DeserializeOwned + Serialize + kube_apigen_core::Validate,
+{
+    let decoded: T = serde_json::from_value(new.clone()).map_err(|e| e.to_string())?;
+    let old: Option<T> = old.and_then(|old| serde_json::from_value(old.clone()).ok());
+    let errors = match &old {
+        Some(old) => decoded.validate_update(old),
+        None => decoded.validate(),
+    };
+    let object = serde_json::to_value(&decoded).map_err(|e| e.to_string())?;
+    Ok(Checked { object, errors })
+}

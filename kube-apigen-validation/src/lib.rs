@@ -1,0 +1,15 @@
+//! The validation layer of kube-apigen's runtime: the rules generated `Validate` impls
+//! call, each reporting Kubernetes field errors ([`kube_apigen_core::field`]).
+//!
+//! - OpenAPI keywords and list semantics ([`rules`]) and custom resource formats
+//!   ([`format`]);
+//! - the object-meta conventions: names, namespaces, labels, annotations ([`meta`]);
+//! - CEL rules (`x-kubernetes-validations`) with Kubernetes' CEL libraries ([`cel`]);
+//! - Go's regular expressions, network address parsing and durations, as Kubernetes reads
+//!   them ([`go`]).
+
+pub mod cel;
+pub mod format;
+pub mod go;
+pub mod meta;
+pub mod rules;
