@@ -1,5 +1,5 @@
-//! `apiserver`: serves every resource of the generated crate, from memory or a data
-//! directory.
+//! `apiserver`: serves every resource of the generated crate, in memory, in a data
+//! directory or in etcd.
 
 use std::io::Write as _;
 use std::net::SocketAddr;
@@ -8,13 +8,12 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use apiserver::auth::TokenFile;
-use apiserver::metrics::Metrics;
-use apiserver::storage::etcd::EtcdStorage;
-use apiserver::storage::{self, MemoryStorage, Storage};
-use apiserver::{Store, StoreConfig, hooks, server, tls};
+use apiserver::csr::CsrStrategy;
 use clap::Parser;
-use kube_apigen::http::{Authenticator, DEFAULT_MAX_BODY_BYTES};
+use generated::api::certificates::v1::CertificateSigningRequest;
+use kube_apigen::auth::TokenFile;
+use kube_apigen::http::DEFAULT_MAX_BODY_BYTES;
+use kube_apigen_registry::{Server, shutdown_signal, tls};
 
 /// A Kubernetes-style API server for every resource of specs/.
 #[derive(Parser, Debug)]
@@ -140,8 +139,8 @@ fn init_logs(verbosity: u8) {
         Ok(filter) => filter,
         Err(_) => tracing_subscriber::EnvFilter::new(match verbosity {
             0 => "warn",
-            1 => "warn,apiserver=info",
-            _ => "info,apiserver=debug",
+            1 => "warn,apiserver=info,kube_apigen_registry=info",
+            _ => "info,apiserver=debug,kube_apigen_registry=debug",
         }),
     };
     let colors = std::io::IsTerminal::is_terminal(&std::io::stderr());
@@ -149,21 +148,28 @@ fn init_logs(verbosity: u8) {
 }
 
 fn run(args: Args) -> Result<(), String> {
-    let authenticator: Option<Arc<dyn Authenticator>> = match &args.token_file {
-        None => None,
-        Some(path) => {
-            let tokens = TokenFile::load(path)?;
-            for warning in tokens.warnings() {
-                tracing::warn!("{warning}");
-            }
-            Some(Arc::new(tokens))
+    let mut builder = Server::builder(generated::server::api())
+        .strategy::<CertificateSigningRequest>(CsrStrategy)
+        .max_body_bytes(args.max_body_bytes)
+        .request_timeout(args.request_timeout)
+        .max_requests_inflight(args.max_requests_inflight)
+        .configure_store(|store| {
+            store.history = args.watch_history;
+            store.bookmark_interval = args.bookmark_interval;
+            store.key_prefix = args.etcd_prefix.clone();
+        });
+    if let Some(path) = &args.token_file {
+        let tokens = TokenFile::load(path)?;
+        for warning in tokens.warnings() {
+            tracing::warn!("{warning}");
         }
-    };
-    let identity = match (&args.tls_cert_file, &args.tls_private_key_file) {
-        (Some(cert), Some(key)) => Some(tls::Identity::from_pem_files(cert, key)?),
-        _ if args.tls_self_signed => Some(tls::Identity::self_signed()?),
-        _ => None,
-    };
+        builder = builder.authenticator(Arc::new(tokens));
+    }
+    match (&args.tls_cert_file, &args.tls_private_key_file) {
+        (Some(cert), Some(key)) => builder = builder.tls(tls::Identity::from_pem_files(cert, key)?),
+        _ if args.tls_self_signed => builder = builder.tls(self_signed()?),
+        _ => {}
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -173,43 +179,27 @@ fn run(args: Args) -> Result<(), String> {
             .await
             .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
         let address = listener.local_addr().unwrap_or(args.listen);
-        let mut config = StoreConfig::new(&generated::server::CATALOG, hooks::generated_validators());
-        config.history = args.watch_history;
-        config.bookmark_interval = args.bookmark_interval;
-        config.key_prefix = args.etcd_prefix.clone();
-        let storage: Arc<dyn Storage> = match &args.data_dir {
-            Some(directory) => Arc::new(MemoryStorage::durable(directory, config.history, config.broadcast_capacity)?),
-            None if !args.etcd_servers.is_empty() => {
-                let etcd: Arc<dyn Storage> = Arc::new(EtcdStorage::new(&args.etcd_servers)?);
-                if !args.etcd_compaction_interval.is_zero() {
-                    tokio::spawn(storage::compact_every(Arc::clone(&etcd), args.etcd_compaction_interval));
-                }
-                etcd
-            }
-            None => Arc::new(config.memory_storage()),
-        };
-        let store = Store::with_storage(config, storage);
-        let api = server::router(store.clone(), server::config(args.max_body_bytes, authenticator.clone()));
-        let operations = server::Operations {
-            request_timeout: args.request_timeout,
-            max_requests_inflight: args.max_requests_inflight,
-            metrics: Arc::new(Metrics::new()),
-            authenticator,
-        };
-        let app = server::operable(api, store.clone(), operations);
-        let served = match identity {
-            None => {
-                ready(&format!("http://{address}"));
-                server::serve_router(listener, app, store, server::shutdown_signal()).await
-            }
-            Some(identity) => {
-                let listener = tls::TlsListener::new(listener, identity)?;
-                ready(&format!("https://{address}"));
-                server::serve_router(listener, app, store, server::shutdown_signal()).await
-            }
-        };
-        served.map_err(|e| e.to_string())
+        if let Some(directory) = &args.data_dir {
+            builder = builder.data_dir(directory);
+        } else if !args.etcd_servers.is_empty() {
+            builder = builder.etcd(&args.etcd_servers, args.etcd_compaction_interval);
+        }
+        let server = builder.build().map_err(|e| e.to_string())?;
+        let scheme = if server.is_tls() { "https" } else { "http" };
+        ready(&format!("{scheme}://{address}"));
+        server.serve(listener, shutdown_signal()).await.map_err(|e| e.to_string())
     })
+}
+
+/// A certificate for localhost made at startup (`--tls-self-signed`).
+#[cfg(feature = "tls-self-signed")]
+fn self_signed() -> Result<tls::Identity, String> {
+    tls::Identity::self_signed()
+}
+
+#[cfg(not(feature = "tls-self-signed"))]
+fn self_signed() -> Result<tls::Identity, String> {
+    Err("--tls-self-signed: this apiserver is built without its `tls-self-signed` feature".to_owned())
 }
 
 /// The line tests and scripts wait for.

@@ -7,8 +7,8 @@ mod harness;
 
 use std::sync::Arc;
 
-use apiserver::auth::TokenFile;
 use harness::{Api, CSRS, HPAS, csr, hpa, names};
+use kube_apigen::auth::TokenFile;
 use kube_apigen::axum::body::Body;
 use kube_apigen::axum::http::{Method, Request, StatusCode, header};
 use serde_json::json;

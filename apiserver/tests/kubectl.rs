@@ -924,7 +924,8 @@ fn kubectl_against_token_file_server() {
 
     report.step("kubectl spoke HTTP/2 (ALPN h2), as alice", || {
         let output = server.output_tail(100_000);
-        let kubectl = |line: &&str| line.contains("apiserver::request") && line.contains("user_agent=\"kubectl");
+        let kubectl =
+            |line: &&str| line.contains("kube_apigen_registry::request") && line.contains("user_agent=\"kubectl");
         let Some(line) = output.lines().find(kubectl) else {
             return Err(format!("no request log of kubectl in the server's output:\n{}", indent(&output)));
         };
@@ -1459,9 +1460,9 @@ struct InProcessServer {
 
 impl InProcessServer {
     fn start_fixture() -> InProcessServer {
-        use apiserver::{Store, StoreConfig, hooks, server};
         use kube_apigen::axum::extract::Request;
         use kube_apigen::axum::middleware::{Next, from_fn};
+        use kube_apigen_registry::Server;
 
         let requests = Arc::new(Mutex::new(Vec::new()));
         let request_log = Arc::clone(&requests);
@@ -1472,15 +1473,9 @@ impl InProcessServer {
             runtime.block_on(async move {
                 let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
                 let _ = ready.send(listener.local_addr()?);
-                let store = Store::new(StoreConfig::new(
-                    &fixture_api::server::CATALOG,
-                    hooks::validators(fixture_api::server::TYPED_CHECKS),
-                ));
-                let app = fixture_api::server::router(
-                    kube_apigen::dynamic::Dynamic(store.clone()),
-                    server::config(kube_apigen::http::DEFAULT_MAX_BODY_BYTES, None),
-                )
-                .layer(from_fn(move |request: Request, next: Next| {
+                let server = Server::builder(fixture_api::server::api()).build().expect("the fixture server builds");
+                let store = server.store().clone();
+                let app = server.router().layer(from_fn(move |request: Request, next: Next| {
                     let log = Arc::clone(&request_log);
                     async move {
                         let content_type = request
@@ -1495,7 +1490,7 @@ impl InProcessServer {
                         response
                     }
                 }));
-                server::serve_router(listener, app, store, async move {
+                kube_apigen_registry::server::serve_router(listener, app, store, async move {
                     let _ = stop.await;
                 })
                 .await

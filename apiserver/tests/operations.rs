@@ -144,7 +144,7 @@ async fn request_logs_name_method_path_status_user_and_agent() {
     assert_eq!(server.request("POST", HPAS, Some(&hpa("a", json!({})))).await.unwrap().status, 201);
     let line = server.stderr_line("POST");
     for part in [
-        "apiserver::request",
+        "kube_apigen_registry::request",
         "method=POST",
         &format!("path=\"{HPAS}\""),
         "version=HTTP/1.1",
@@ -159,5 +159,5 @@ async fn request_logs_name_method_path_status_user_and_agent() {
     let quiet = ServerProcess::start(&[]);
     assert_eq!(quiet.request("GET", HPAS, None).await.unwrap().status, 200);
     tokio::time::sleep(Duration::from_millis(100)).await;
-    assert!(!quiet.stderr.lock().unwrap().contains("apiserver::request"));
+    assert!(!quiet.stderr.lock().unwrap().contains("kube_apigen_registry::request"));
 }

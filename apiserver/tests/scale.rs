@@ -273,7 +273,7 @@ harness::backend_tests! {
     /// ObjectMeta is a small one), so the typed checks would drop them, and the router's
     /// answers do: this store has no typed checks, and the objects are read from the store.
     async fn scale_writes_record_managed_fields_of_the_scale_subresource() {
-        let api = Api::fixture_with(|config| config.validators.clear());
+        let api = Api::fixture_with(|config| config.typed_checks.clear());
         api.create(GIZMOS, &gizmo("web", 2, 5)).await;
         let (status, body) = api.put(&scale_uri("web"), &scale("web", 4)).await;
         assert_eq!(status, StatusCode::OK, "{body}");
@@ -292,7 +292,7 @@ harness::backend_tests! {
     }
 
     async fn apply_to_scale_owns_the_replicas() {
-        let api = Api::fixture_with(|config| config.validators.clear());
+        let api = Api::fixture_with(|config| config.typed_checks.clear());
         api.create(GIZMOS, &gizmo("web", 2, 5)).await;
         let config = json!({
             "apiVersion": "autoscaling/v1",

@@ -13,8 +13,11 @@ use futures::StreamExt;
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use serde_json::Value;
 
+use axum::Router;
+
+use crate::discovery::ApiCatalog;
 use crate::http::watch::{Event, WatchStream};
-use crate::http::{Context, Patch};
+use crate::http::{Config, Context, Patch};
 use kube_apigen_core::ResourceInfo;
 use kube_apigen_core::Status;
 
@@ -88,6 +91,33 @@ pub trait DynamicApi: Send + Sync + 'static {
 
 /// Implements every generated resource trait for a [`DynamicApi`].
 pub struct Dynamic<S>(pub S);
+
+/// A generated crate's API, as a JSON-level server `S` serves it: what is served, the
+/// typed check of each kind, and the crate's router over `S`. Generated crates make one
+/// with `server::api()` (feature `dynamic`); servers that take any generated crate, such
+/// as a registry, take this.
+pub struct ServedApi<S> {
+    /// Every group-version with its resources and OpenAPI document, and `/version`.
+    pub catalog: &'static ApiCatalog,
+    /// The typed check of every kind, by group, version and kind.
+    pub typed_checks: &'static [(&'static str, &'static str, &'static str, TypedCheck)],
+    /// Every path of every resource, discovery and the OpenAPI documents, served by `S`.
+    pub router: fn(Dynamic<S>, Config) -> Router,
+}
+
+impl<S> Clone for ServedApi<S> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<S> Copy for ServedApi<S> {}
+
+impl<S> std::fmt::Debug for ServedApi<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServedApi").field("typed_checks", &self.typed_checks.len()).finish_non_exhaustive()
+    }
+}
 
 /// Decodes an object answer into the typed result, with its status code.
 pub fn object<T: DeserializeOwned>(response: Response) -> Result<(u16, T), Status> {

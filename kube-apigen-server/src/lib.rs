@@ -8,8 +8,11 @@
 //!   `/openapi/v2`, from a catalog of the served resources;
 //! - [`dynamic`]: one JSON-level trait ([`dynamic::DynamicApi`]) that implements every
 //!   generated resource trait, for servers that hold objects as JSON;
+//! - [`auth`]: who is calling: the static token file and the identity of anonymous
+//!   requests;
 //! - [`go`]: Go's query strings, number parsing and CSV, as the API server reads them.
 
+pub mod auth;
 pub mod discovery;
 pub mod dynamic;
 pub mod go;

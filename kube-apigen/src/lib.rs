@@ -16,7 +16,7 @@ pub use kube_apigen_core::{
     StatusDetails, StatusFields, Time, Validate, de, field, protobuf, resource, schema, ser, status, wire,
 };
 #[cfg(feature = "server")]
-pub use kube_apigen_server::{axum, discovery, dynamic, http};
+pub use kube_apigen_server::{auth, axum, discovery, dynamic, http};
 #[cfg(feature = "validation")]
 pub use kube_apigen_validation::{cel, format, meta, rules};
 

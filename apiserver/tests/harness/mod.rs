@@ -10,26 +10,21 @@ pub mod process;
 use std::sync::Arc;
 use std::time::Duration;
 
-use apiserver::hooks::{self, Validators};
-use apiserver::storage::MemoryStorage;
-use apiserver::storage::etcd::EtcdStorage;
-use apiserver::{Store, StoreConfig, server};
+use apiserver::csr::CsrStrategy;
+use generated::api::certificates::v1::CertificateSigningRequest;
 use http_body_util::BodyExt;
 use kube_apigen::axum::Router;
 use kube_apigen::axum::body::Body;
 use kube_apigen::axum::http::{Method, Request, StatusCode, header};
+use kube_apigen::dynamic::ServedApi;
 use kube_apigen::http::Authenticator;
+use kube_apigen_registry::{Server, ServerBuilder, Store, StoreConfig};
 use serde_json::{Value, json};
 use tower::ServiceExt;
 
 pub const HPAS: &str = "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers";
 pub const HPAS_ALL: &str = "/apis/autoscaling/v2/horizontalpodautoscalers";
 pub const CSRS: &str = "/apis/certificates.k8s.io/v1/certificatesigningrequests";
-
-/// The typed checks of every kind, as the binary uses them.
-pub fn validators() -> Validators {
-    hooks::generated_validators()
-}
 
 /// The storage backends a test runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -62,20 +57,17 @@ impl Backend {
         BACKEND.try_with(|backend| *backend).unwrap_or(Backend::Memory)
     }
 
-    /// A store for `config` on this backend, and what must live as long as it.
-    fn store(self, config: StoreConfig) -> (Store, Option<Held>) {
+    /// `builder` storing on this backend, and what must live as long as its server.
+    fn storage(self, builder: ServerBuilder) -> (ServerBuilder, Option<Held>) {
         match self {
-            Backend::Memory => (Store::new(config), None),
+            Backend::Memory => (builder, None),
             Backend::Embedded => {
                 let directory = tempfile::tempdir().expect("a temporary data directory");
-                let storage = MemoryStorage::durable(directory.path(), config.history, config.broadcast_capacity)
-                    .expect("a data directory");
-                (Store::with_storage(config, Arc::new(storage)), Some(Held::Directory(directory)))
+                (builder.data_dir(directory.path()), Some(Held::Directory(directory)))
             }
             Backend::Etcd => {
                 let etcd = etcd::Etcd::start(1, "etcd backend").expect("an etcd binary (checked by the test)");
-                let storage = EtcdStorage::new(&etcd.urls()).expect("etcd URLs");
-                (Store::with_storage(config, Arc::new(storage)), Some(Held::Etcd(etcd)))
+                (builder.etcd(&etcd.urls(), Duration::ZERO), Some(Held::Etcd(etcd)))
             }
         }
     }
@@ -137,13 +129,25 @@ impl Api {
 
     /// A server whose store configuration `configure` adjusts, with an authenticator.
     pub fn with(configure: impl FnOnce(&mut StoreConfig), authenticator: Option<Arc<dyn Authenticator>>) -> Self {
-        let mut config = StoreConfig::new(&generated::server::CATALOG, validators());
-        config.bookmark_interval = Duration::from_millis(200);
-        config.too_large_wait = Duration::from_millis(200);
-        configure(&mut config);
-        let (store, held) = Backend::current().store(config);
-        let router = server::router(store.clone(), server::config(3 << 20, authenticator));
-        Api { store, router, _held: held }
+        let builder = Server::builder(generated::server::api()).strategy::<CertificateSigningRequest>(CsrStrategy);
+        let builder = match authenticator {
+            Some(authenticator) => builder.authenticator(authenticator),
+            None => builder,
+        };
+        Self::serve(builder, configure)
+    }
+
+    /// A server of `api` as the tests use it: quick bookmarks and waits, no limit on
+    /// requests at once.
+    fn serve(builder: ServerBuilder, configure: impl FnOnce(&mut StoreConfig)) -> Self {
+        let builder = builder.max_requests_inflight(0).configure_store(|config| {
+            config.bookmark_interval = Duration::from_millis(200);
+            config.too_large_wait = Duration::from_millis(200);
+            configure(config);
+        });
+        let (builder, held) = Backend::current().storage(builder);
+        let server = builder.build().expect("the test server builds");
+        Api { store: server.store().clone(), router: server.router(), _held: held }
     }
 
     /// A server for the fixture crate's resources (`tests/fixture-specs`: the Gizmo and
@@ -154,15 +158,8 @@ impl Api {
 
     /// [`Api::fixture`] with a store configuration `configure` adjusts.
     pub fn fixture_with(configure: impl FnOnce(&mut StoreConfig)) -> Self {
-        let mut config =
-            StoreConfig::new(&fixture_api::server::CATALOG, hooks::validators(fixture_api::server::TYPED_CHECKS));
-        config.bookmark_interval = Duration::from_millis(200);
-        config.too_large_wait = Duration::from_millis(200);
-        configure(&mut config);
-        let (store, held) = Backend::current().store(config);
-        let router =
-            fixture_api::server::router(kube_apigen::dynamic::Dynamic(store.clone()), server::config(3 << 20, None));
-        Api { store, router, _held: held }
+        let api: ServedApi<Store> = fixture_api::server::api();
+        Self::serve(Server::builder(api), configure)
     }
 
     /// Sends a request; answers the status code and the body as JSON (`Null` if empty).

@@ -201,7 +201,7 @@ impl<'a> Emitter<'a> {
                 rust_file(&scope, tokens, &crate_header())
             }
             File::Server => {
-                let mut scope = Scope::new(api, &[], ["Server", "CATALOG", "TYPED_CHECKS", "router"]);
+                let mut scope = Scope::new(api, &[], ["Server", "CATALOG", "TYPED_CHECKS", "router", "api"]);
                 let tokens = server::server_file(&mut scope);
                 rust_file(&scope, tokens, &crate_header())
             }

@@ -38,6 +38,20 @@ pub fn server_file(scope: &mut Scope) -> TokenStream {
             pub static TYPED_CHECKS: &[(&str, &str, &str, #dynamic::TypedCheck)] = &[#(#checks),*];
         }
     });
+    let served_api = scope.gated(Feature::Dynamic, |scope| {
+        let dynamic = scope.import("kube_apigen::dynamic");
+        quote! {
+            /// This crate's API as a server `S` that holds objects as JSON serves it: the
+            /// catalog, the typed checks and the router over `S` (such as a registry's store).
+            pub fn api<S: #dynamic::DynamicApi>() -> #dynamic::ServedApi<S> {
+                #dynamic::ServedApi {
+                    catalog: &CATALOG,
+                    typed_checks: TYPED_CHECKS,
+                    router: router::<#dynamic::Dynamic<S>>,
+                }
+            }
+        }
+    });
     let release = &api.release;
     let (major, minor) = (&release.major, &release.minor);
     let git_version = format!("v{major}.{minor}.0");
@@ -72,5 +86,7 @@ pub fn server_file(scope: &mut Scope) -> TokenStream {
                 .merge(#discovery::routes(&CATALOG));
             #http::status_errors(routes)
         }
+
+        #served_api
     }
 }

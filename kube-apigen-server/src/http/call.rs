@@ -24,7 +24,7 @@ use super::decode::{self, BodyFormat, DecodeError, StrictError};
 use super::negotiate::{self, ACCEPTED, ACCEPTED_STREAM, Format, Negotiated, Output, Transform};
 use super::patch::{self, Patch};
 use super::protobuf;
-use super::table::{self, IncludeObject, TableOptions};
+use super::table::{self, IncludeObject, TableConvertor, TableOptions};
 use super::warning::Warnings;
 use super::watch::{self, Encoder, WatchStream};
 use super::{Config, Context, FieldValidation, Query, UserInfo};
@@ -112,6 +112,7 @@ where
             parts,
             body: Bytes::new(),
             resource,
+            table: config.tables.get(&(resource.group, resource.plural)).cloned(),
             user,
             output,
             warnings: Arc::clone(&warnings),
@@ -218,6 +219,8 @@ struct CallState {
     headers: Arc<HeaderMap>,
     body: Bytes,
     resource: &'static ResourceInfo,
+    /// The resource's own table convertor ([`Config::tables`]).
+    table: Option<Arc<dyn TableConvertor>>,
     user: Option<UserInfo>,
     output: Output,
     warnings: Arc<Mutex<Warnings>>,
@@ -439,6 +442,7 @@ impl Call {
             encode(value, format, Some(self.0.resource))?
         } else {
             let options = TableOptions {
+                convertor: self.0.table.as_deref(),
                 include_object: self.table_options()?,
                 no_headers: false,
                 now_millis: jiff::Timestamp::now().as_millisecond(),
@@ -475,7 +479,14 @@ impl Call {
             }
             _ => Box::pin(std::future::pending()),
         };
-        let mut encoder = Encoder { format, transform, resource: self.0.resource, include_object, sent_headers: false };
+        let mut encoder = Encoder {
+            format,
+            transform,
+            resource: self.0.resource,
+            table: self.0.table.clone(),
+            include_object,
+            sent_headers: false,
+        };
         let mut failed = false;
         let lines = events
             .take_until(stop)

@@ -56,6 +56,7 @@ pub use errors::{PathParams, status_errors};
 pub use kube_apigen_core::schema::PatchType;
 pub use patch::Patch;
 pub use query::{Query, parse_bool, parse_int};
+pub use table::TableConvertor;
 
 /// The state every generated router carries: the server's implementation and the HTTP
 /// configuration. Cloning it clones two `Arc`s, whatever `S` is.
@@ -100,11 +101,14 @@ pub struct Config {
     pub max_body_bytes: usize,
     /// Who is calling. The default, [`Anonymous`], lets everyone in.
     pub authenticator: Arc<dyn Authenticator>,
+    /// Resources whose `Table`s need code, by (group, plural); the others print the
+    /// columns of their spec.
+    pub tables: BTreeMap<(&'static str, &'static str), Arc<dyn TableConvertor>>,
 }
 
 impl Default for Config {
     fn default() -> Self {
-        Config { max_body_bytes: DEFAULT_MAX_BODY_BYTES, authenticator: Arc::new(Anonymous) }
+        Config { max_body_bytes: DEFAULT_MAX_BODY_BYTES, authenticator: Arc::new(Anonymous), tables: BTreeMap::new() }
     }
 }
 

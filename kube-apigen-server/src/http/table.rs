@@ -51,9 +51,23 @@ impl IncludeObject {
     }
 }
 
+/// Prints the objects of one resource as the rows of a `Table` when its columns need
+/// code (the API server's `TableConvertor`); resources without one print the columns
+/// their spec declares ([`ResourceInfo::columns`]). Register one per resource in
+/// [`super::Config::tables`].
+pub trait TableConvertor: Send + Sync + 'static {
+    /// The columns after `Name`.
+    fn columns(&self) -> &[Column];
+
+    /// The cells of `object` for [`TableConvertor::columns`], in their order.
+    fn cells(&self, object: &Value) -> Vec<Value>;
+}
+
 /// Options of a Table conversion.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct TableOptions {
+#[derive(Clone, Copy)]
+pub(crate) struct TableOptions<'a> {
+    /// The resource's own convertor, if it has one.
+    pub(crate) convertor: Option<&'a dyn TableConvertor>,
     pub(crate) include_object: IncludeObject,
     /// Leave out `columnDefinitions` (watch events after the first).
     pub(crate) no_headers: bool,
@@ -171,12 +185,12 @@ pub(crate) enum Converted<'a> {
 }
 
 /// Converts a serialized response as `transform` asks. A `Status` passes through.
-pub(crate) fn convert(
+pub(crate) fn convert<'a>(
     value: Value,
     transform: Transform,
-    resource: &ResourceInfo,
-    options: TableOptions,
-) -> Result<Converted<'_>, Status> {
+    resource: &'a ResourceInfo,
+    options: TableOptions<'a>,
+) -> Result<Converted<'a>, Status> {
     if is_status(&value) {
         return Ok(Converted::Unchanged(value));
     }
@@ -224,8 +238,14 @@ fn columns(resource: &ResourceInfo) -> &[Column] {
     if resource.columns.is_empty() { std::slice::from_ref(&AGE) } else { resource.columns }
 }
 
-fn table<'a>(value: &Value, list: bool, version: &str, resource: &'a ResourceInfo, options: TableOptions) -> Table<'a> {
-    let columns = columns(resource);
+fn table<'a>(
+    value: &Value,
+    list: bool,
+    version: &str,
+    resource: &'a ResourceInfo,
+    options: TableOptions<'a>,
+) -> Table<'a> {
+    let columns = options.convertor.map_or_else(|| columns(resource), |convertor| convertor.columns());
     let column_definitions = (!options.no_headers).then(|| {
         let mut definitions = vec![ColumnDefinition {
             name: "Name",
@@ -249,7 +269,10 @@ fn table<'a>(value: &Value, list: bool, version: &str, resource: &'a ResourceInf
         .map(|object| {
             let mut cells = Vec::with_capacity(columns.len() + 1);
             cells.push(Value::String(meta_str(object, "name").unwrap_or_default()));
-            cells.extend(columns.iter().map(|column| cell(column, object, options.now_millis)));
+            match options.convertor {
+                Some(convertor) => cells.extend(convertor.cells(object)),
+                None => cells.extend(columns.iter().map(|column| cell(column, object, options.now_millis))),
+            }
             let object = match options.include_object {
                 IncludeObject::None => RowObject::Full(Value::Null),
                 IncludeObject::Metadata => RowObject::Partial(partial(object, version)),

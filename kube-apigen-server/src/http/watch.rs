@@ -1,6 +1,7 @@
 //! Watch streams: `application/json;stream=watch`, one `{"type":...,"object":...}` per line.
 
 use std::pin::Pin;
+use std::sync::Arc;
 
 use bytes::Bytes;
 use futures::Stream;
@@ -8,7 +9,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::negotiate::{Format, Transform};
-use super::table::{self, IncludeObject, TableOptions};
+use super::table::{self, IncludeObject, TableConvertor, TableOptions};
 use kube_apigen_core::protobuf::Payload;
 use kube_apigen_core::{ResourceInfo, Status};
 
@@ -117,6 +118,7 @@ pub(crate) struct Encoder {
     pub(crate) format: Format,
     pub(crate) transform: Transform,
     pub(crate) resource: &'static ResourceInfo,
+    pub(crate) table: Option<Arc<dyn TableConvertor>>,
     pub(crate) include_object: IncludeObject,
     pub(crate) sent_headers: bool,
 }
@@ -142,6 +144,7 @@ impl Encoder {
                     serde_json::to_vec(&WireEvent { type_, object: o })
                 } else {
                     let options = TableOptions {
+                        convertor: self.table.as_deref(),
                         include_object: self.include_object,
                         no_headers: self.sent_headers,
                         now_millis: jiff::Timestamp::now().as_millisecond(),

@@ -60,3 +60,10 @@ pub fn router<S: Server>(api: S, config: http::Config) -> Router {
         .merge(discovery::routes(&CATALOG));
     http::status_errors(routes)
 }
+
+#[cfg(feature = "dynamic")]
+/// This crate's API as a server `S` that holds objects as JSON serves it: the
+/// catalog, the typed checks and the router over `S` (such as a registry's store).
+pub fn api<S: dynamic::DynamicApi>() -> dynamic::ServedApi<S> {
+    dynamic::ServedApi { catalog: &CATALOG, typed_checks: TYPED_CHECKS, router: router::<dynamic::Dynamic<S>> }
+}

@@ -1,7 +1,7 @@
 //! Static bearer tokens, in the API server's `--token-auth-file` format.
 //!
 //! The file is read as the API server reads it: CSV records as Go's `encoding/csv` reads
-//! them ([`kube_apigen::go::csv`]), `token,user,uid[,"group1,group2"]`, at least three
+//! them ([`crate::go::csv`]), `token,user,uid[,"group1,group2"]`, at least three
 //! columns, a fourth listing groups split on `,` (quoted when there are several); fields
 //! are taken as written, without trimming. A record with an empty token is skipped with a
 //! warning, and a repeated token takes the later record, also with a warning. A request
@@ -12,9 +12,9 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use kube_apigen::Status;
-use kube_apigen::axum::http::{HeaderMap, header};
-use kube_apigen::http::{Authenticator, UserInfo, authentication_failed};
+use crate::http::{Authenticator, UserInfo, authentication_failed};
+use axum::http::{HeaderMap, header};
+use kube_apigen_core::Status;
 
 /// The group every authenticated user belongs to.
 pub const AUTHENTICATED_GROUP: &str = "system:authenticated";
@@ -41,7 +41,7 @@ impl TokenFile {
     /// Parses the CSV text of a token file; `name` names it in messages, as the API
     /// server's do (`token file 'tokens.csv' must have at least 3 columns ...`).
     pub fn parse(text: &str, name: &str) -> Result<Self, String> {
-        let records = kube_apigen::go::csv::read_all(text)?;
+        let records = crate::go::csv::read_all(text)?;
         let mut file = TokenFile::default();
         for (index, record) in records.into_iter().enumerate() {
             let number = index + 1;

@@ -5,8 +5,8 @@
 //! The router validates create and replace bodies (without the old object) before the
 //! store sees them, but patched objects and the objects the store itself changes
 //! (namespace, generated names, status kept from the stored object) are only checked
-//! here. The table comes from the generated crate ([`generated_validators`]); a kind
-//! without an entry is stored as it comes, checked only by the router.
+//! here. The table comes from the generated crate (its `server::TYPED_CHECKS`, feature
+//! `dynamic`); a kind without an entry is stored as it comes, checked only by the router.
 
 use std::collections::BTreeMap;
 
@@ -15,19 +15,13 @@ use serde_json::Value;
 pub use kube_apigen::dynamic::{Checked, TypedCheck, typed};
 
 /// Typed checks by (group, version, kind).
-pub type Validators = BTreeMap<(&'static str, &'static str, &'static str), TypedCheck>;
+pub type TypedChecks = BTreeMap<(&'static str, &'static str, &'static str), TypedCheck>;
 
-/// The typed checks of every kind the generated crate has (`generated::server::TYPED_CHECKS`).
-pub fn generated_validators() -> Validators {
-    validators(generated::server::TYPED_CHECKS)
-}
-
-/// The typed checks of a generated crate's `server::TYPED_CHECKS` table (any crate the
-/// generator wrote, e.g. `fixture_api::server::TYPED_CHECKS`). A kind served in several
-/// versions (a custom resource's `v1` and `v1beta1`) is checked with the model of the
-/// version a request uses, as the API server prunes and validates with that version's
-/// schema.
-pub fn validators(table: &[(&'static str, &'static str, &'static str, TypedCheck)]) -> Validators {
+/// The typed checks of a generated crate's `server::TYPED_CHECKS` table (e.g.
+/// `acme_api::server::TYPED_CHECKS`). A kind served in several versions (a custom
+/// resource's `v1` and `v1beta1`) is checked with the model of the version a request uses,
+/// as the API server prunes and validates with that version's schema.
+pub fn typed_checks(table: &[(&'static str, &'static str, &'static str, TypedCheck)]) -> TypedChecks {
     table.iter().map(|&(group, version, kind, check)| ((group, version, kind), check)).collect()
 }
 

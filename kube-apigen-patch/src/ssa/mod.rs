@@ -49,7 +49,7 @@
 //! `last-applied-configuration` annotation upgrade path, unions, `i:` index elements
 //! (read, never produced), and defaulting the merged object (the server's job).
 
-use kube_apigen::go::fmt as gofmt;
+use kube_apigen_core::go::fmt as gofmt;
 use serde_json::{Map, Value};
 
 use super::fieldpath::{self, Set};

@@ -4,16 +4,18 @@ use kube_apigen::ResourceInfo;
 use kube_apigen::Status;
 use kube_apigen::dynamic::{Request, Response};
 use kube_apigen::field::{FieldError, Path};
-use kube_apigen::http::{Context, FieldValidation, Patch};
+use kube_apigen::http::{Context, FieldValidation, Patch, UserInfo};
 use serde_json::{Value, json};
 
-use super::object::{self, meta_str, now, set_meta};
+use kube_apigen::auth::effective_user;
+use kube_apigen_patch as patch;
+
 use super::read::Filter;
 use super::{Inner, reply, storage_status};
-use crate::auth::effective_user;
-use crate::hooks::dropped_fields;
+use crate::checks::dropped_fields;
+use crate::object::{self, meta_str, now, set_meta};
 use crate::storage::{KeyValue, Written};
-use crate::{patch, strategy};
+use crate::strategy::{WriteContext, Written as Change};
 
 /// The API server's message for a body naming another namespace than the URL
 /// (`rest.EnsureObjectNamespaceMatchesRequestNamespace`).
@@ -75,7 +77,7 @@ impl Inner {
     ) -> Result<Value, Status> {
         let name = meta_str(&object, "name").to_owned();
         let invalid = |errors: &[FieldError]| Status::invalid(resource.kind, resource.group, &name, errors);
-        let Some(check) = self.validators.get(&(resource.group, resource.version, resource.kind)) else {
+        let Some(check) = self.typed_checks.get(&(resource.group, resource.version, resource.kind)) else {
             return if extra.is_empty() { Ok(object) } else { Err(invalid(&extra)) };
         };
         match check(&object, old) {
@@ -138,16 +140,19 @@ impl Inner {
                 patch::record_update_with_schema(None, &sent, manager, &resource.api_version(), &now, schema);
             object::copy_meta(&recorded, &mut object, "managedFields");
         }
-        let user = effective_user(context.user.as_ref());
-        strategy::prepare_create(resource, &mut object, &user);
         if self.has_status(resource) {
             object::set_top(&mut object, "status", None);
         }
+        let user = effective_user(context.user.as_ref());
+        let write = WriteContext { resource, subresource: None, user: &user, now: &now, dry_run: context.dry_run };
+        let strategy = self.strategy(resource);
+        strategy.prepare_for_create(&write, &mut object);
         let generate = meta_str(&object, "name").is_empty().then(|| meta_str(&object, "generateName").to_owned());
         if let Some(prefix) = &generate {
             set_meta(&mut object, "name", Some(json!(generate_name(prefix))));
         }
-        let mut object = self.check(resource, object, None, Vec::new())?;
+        let extra = strategy.validate(&write, &object);
+        let mut object = self.check(resource, object, None, extra)?;
         let namespace = request.namespace.as_deref();
         for _ in 0..NAME_ATTEMPTS {
             let name = meta_str(&object, "name").to_owned();
@@ -161,7 +166,10 @@ impl Inner {
                 self.storage.create(&key, object.clone()).await.map_err(storage_status)?
             };
             match (written, &generate) {
-                (Written::Done(stored), _) => return Ok(Ok(reply(201, (*stored.object).clone()))),
+                (Written::Done(stored), _) => {
+                    strategy.after_write(&write, Change::Created(&stored.object));
+                    return Ok(Ok(reply(201, (*stored.object).clone())));
+                }
                 (Written::Conflict(_), Some(prefix)) => {
                     set_meta(&mut object, "name", Some(json!(generate_name(prefix))));
                 }
@@ -203,7 +211,7 @@ impl Inner {
         let manager = Self::manager(context);
         self.write(context, &request, |current| {
             let old = self.existing(&request, current)?;
-            self.prepare_update(&request, &old.object, body.clone(), &manager, Mode::Update).map(Next::Replace)
+            self.prepare_update(context, &request, &old.object, body.clone(), &manager, Mode::Update).map(Next::Replace)
         })
         .await
     }
@@ -240,7 +248,7 @@ impl Inner {
                 }
                 Next::Replace(new) => {
                     let old = self.existing(request, current.as_ref())?;
-                    self.commit_update(context, &key, old, new).await?
+                    self.commit_update(context, request, &key, old, new).await?
                 }
             };
             if let Some(response) = committed {
@@ -254,6 +262,7 @@ impl Inner {
     async fn commit_update(
         &self,
         context: &Context,
+        request: &Request,
         key: &str,
         old: &KeyValue,
         new: Value,
@@ -268,12 +277,25 @@ impl Inner {
         let Written::Done(updated) = self.storage.update(key, new, old.revision).await.map_err(storage_status)? else {
             return Ok(None);
         };
+        let (user, now) = (effective_user(context.user.as_ref()), now());
+        let write = WriteContext {
+            resource: request.resource,
+            subresource: request.subresource,
+            user: &user,
+            now: &now,
+            dry_run: false,
+        };
+        let strategy = self.strategy(request.resource);
+        strategy.after_write(&write, Change::Updated { old: &old.object, new: &updated.object });
         if !goes {
             return Ok(Some(reply(200, (*updated.object).clone())));
         }
         // The last finalizer is gone: the object goes.
         match self.storage.delete(key, updated.revision).await.map_err(storage_status)? {
-            Written::Done(deleted) => Ok(Some(reply(200, (*deleted.object).clone()))),
+            Written::Done(deleted) => {
+                strategy.after_write(&write, Change::Deleted(&deleted.object));
+                Ok(Some(reply(200, (*deleted.object).clone())))
+            }
             // Written over in between: the next attempt sees what is there now.
             Written::Conflict(_) => Ok(None),
         }
@@ -283,6 +305,7 @@ impl Inner {
     /// Through `scale`, `body` is already the whole new object ([`super::scale`] makes it).
     pub(super) fn prepare_update(
         &self,
+        context: &Context,
         request: &Request,
         old: &Value,
         mut body: Value,
@@ -307,6 +330,7 @@ impl Inner {
             return Err(Status::conflict(resource.group, resource.plural, &name, Status::OPTIMISTIC_LOCK_MESSAGE));
         }
         let now = now();
+        let strategy = self.strategy(resource);
         let mut new = match subresource {
             None => {
                 for field in [
@@ -326,20 +350,13 @@ impl Inner {
                 } else {
                     set_meta(&mut body, "namespace", None);
                 }
-                if self.has_status(resource) {
-                    object::set_top(&mut body, "status", old.get("status").cloned());
+                for field in strategy.reset_fields(resource) {
+                    object::set_top(&mut body, field, old.get(field).cloned());
                 }
                 body
             }
             Some("scale") => body,
-            Some("approval") => {
-                let mut new = strategy::approval_object(old, &body);
-                if mode == Mode::Apply {
-                    object::copy_meta(&body, &mut new, "managedFields");
-                }
-                new
-            }
-            Some(_) => {
+            Some("status") => {
                 let mut new = old.clone();
                 object::set_top(&mut new, "status", body.get("status").cloned());
                 if mode == Mode::Apply {
@@ -347,9 +364,18 @@ impl Inner {
                 }
                 new
             }
+            Some(other) => {
+                let mut new = strategy.update_subresource(other, old, &body);
+                if mode == Mode::Apply {
+                    object::copy_meta(&body, &mut new, "managedFields");
+                }
+                new
+            }
         };
         set_type_meta(resource, &mut new);
-        strategy::prepare_update(resource, subresource, old, &mut new, &now);
+        let user = effective_user(context.user.as_ref());
+        let write = WriteContext { resource, subresource, user: &user, now: &now, dry_run: context.dry_run };
+        strategy.prepare_for_update(&write, &mut new, old);
         let generation = old.pointer("/metadata/generation").and_then(Value::as_i64).unwrap_or(1);
         let generation = if object::same_spec(old, &new) { generation } else { generation + 1 };
         set_meta(&mut new, "generation", Some(json!(generation)));
@@ -365,7 +391,7 @@ impl Inner {
                 schema,
             );
         }
-        let extra = strategy::validate_update(resource, subresource, old, &new);
+        let extra = strategy.validate_update(&write, &new, old);
         self.check(resource, new, Some(old), extra)
     }
 
@@ -382,17 +408,24 @@ impl Inner {
         self.write(context, &request, |current| {
             let old = current.map(|kv| kv.object.as_ref());
             if let Patch::Apply(applied) = &patch {
-                return self.apply(&request, old, applied, &manager);
+                return self.apply(context, &request, old, applied, &manager);
             }
             let old = &self.existing(&request, current)?.object;
             let patched = self.patched(context, &request, old, &patch)?;
-            self.prepare_update(&request, old, patched, &manager, Mode::Update).map(Next::Replace)
+            self.prepare_update(context, &request, old, patched, &manager, Mode::Update).map(Next::Replace)
         })
         .await
     }
 
     /// Server-side apply of `applied` to `old`: the object to create or the next one.
-    fn apply(&self, request: &Request, old: Option<&Value>, applied: &Value, manager: &str) -> Result<Next, Status> {
+    fn apply(
+        &self,
+        context: &Context,
+        request: &Request,
+        old: Option<&Value>,
+        applied: &Value,
+        manager: &str,
+    ) -> Result<Next, Status> {
         let resource = request.resource;
         let name = request.name.as_deref().unwrap_or("");
         let schema = self.schemas.schema(resource.group, resource.version, resource.kind);
@@ -405,7 +438,7 @@ impl Inner {
         match old {
             None if request.subresource.is_some() => Err(Status::not_found(resource.group, resource.plural, name)),
             None => Ok(Next::Create(result, Mode::Apply)),
-            Some(old) => self.prepare_update(request, old, result, manager, Mode::Apply).map(Next::Replace),
+            Some(old) => self.prepare_update(context, request, old, result, manager, Mode::Apply).map(Next::Replace),
         }
     }
 
@@ -444,14 +477,17 @@ impl Inner {
         Ok(patched)
     }
 
-    /// The part of an apply configuration the endpoint writes (the API server's reset
-    /// fields): no `status` through the resource of a kind with a status subresource, only
-    /// `status` through a subresource.
+    /// The part of an apply configuration the endpoint writes: through the resource,
+    /// none of its strategy's reset fields (`status`, for a kind with a status
+    /// subresource); through a subresource, only `status`.
     fn apply_configuration(&self, resource: &ResourceInfo, subresource: Option<&str>, applied: &Value) -> Value {
         let mut config = applied.clone();
         match subresource {
-            None if self.has_status(resource) => object::set_top(&mut config, "status", None),
-            None => {}
+            None => {
+                for field in self.strategy(resource).reset_fields(resource) {
+                    object::set_top(&mut config, field, None);
+                }
+            }
             Some(_) => {
                 if let Some(root) = config.as_object_mut() {
                     root.retain(|key, _| matches!(key.as_str(), "apiVersion" | "kind" | "metadata" | "status"));
@@ -468,7 +504,7 @@ impl Inner {
     /// not know is 422 ` "" is invalid: patch: Invalid value: "<object>": strict decoding
     /// error: unknown field "spec.foo"`, as the API server reports it.
     fn reject_unknown_fields(&self, resource: &ResourceInfo, patched: &Value, old: &Value) -> Result<(), Status> {
-        let Some(check) = self.validators.get(&(resource.group, resource.version, resource.kind)) else {
+        let Some(check) = self.typed_checks.get(&(resource.group, resource.version, resource.kind)) else {
             return Ok(());
         };
         let checked = check(patched, Some(old)).map_err(|message| undecodable(patched, message))?;
@@ -494,7 +530,7 @@ impl Inner {
     /// `None` when there is no object.
     async fn delete_object(
         &self,
-        resource: &ResourceInfo,
+        resource: &'static ResourceInfo,
         key: &str,
         options: &DeleteOptions,
     ) -> Result<Option<(u16, Status)>, Status> {
@@ -517,7 +553,16 @@ impl Inner {
                 }
                 (200, self.storage.delete(key, old.revision).await)
             };
-            if let Written::Done(_) = written.map_err(storage_status)? {
+            if let Written::Done(stored) = written.map_err(storage_status)? {
+                let now = now();
+                let write =
+                    WriteContext { resource, subresource: None, user: &options.user, now: &now, dry_run: false };
+                let change = if code == 202 {
+                    Change::Updated { old: &old.object, new: &stored.object }
+                } else {
+                    Change::Deleted(&stored.object)
+                };
+                self.strategy(resource).after_write(&write, change);
                 return Ok(Some((code, status)));
             }
         }
@@ -543,6 +588,8 @@ struct DeleteOptions {
     uid: Option<String>,
     resource_version: Option<String>,
     dry_run: bool,
+    /// Who deletes.
+    user: UserInfo,
 }
 
 impl DeleteOptions {
@@ -565,6 +612,7 @@ impl DeleteOptions {
             uid: precondition("uid"),
             resource_version: precondition("resourceVersion"),
             dry_run: context.dry_run || body_dry_run,
+            user: effective_user(context.user.as_ref()),
         }
     }
 

@@ -32,7 +32,7 @@
 //!   answers 400, the API server passes the error on as a 500: a bad request here never
 //!   gets a server error.
 
-use kube_apigen::go::fmt as gofmt;
+use kube_apigen_core::go::fmt as gofmt;
 use serde_json::{Map, Value};
 
 use super::PatchError;

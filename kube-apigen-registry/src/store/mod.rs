@@ -15,13 +15,12 @@
 //! The module [`write`] has create, update, patch and delete, [`read`] get and list,
 //! [`watch`] the watch streams, [`scale`] the `scale` subresource of custom resources.
 
-pub(crate) mod object;
 mod read;
 mod scale;
 mod watch;
 mod write;
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -32,20 +31,22 @@ use kube_apigen::dynamic::{DynamicApi, Request, Response, Verb};
 use kube_apigen::http::Context;
 use serde_json::Value;
 
-use crate::hooks::Validators;
-use crate::patch::SchemaCatalog;
+use crate::checks::TypedChecks;
 use crate::storage::keys::Keys;
 use crate::storage::{KeyValue, MemoryStorage, Storage, StorageError};
-
-pub use object::now;
+use crate::strategy::{DefaultStrategy, Strategy};
+use kube_apigen_patch::SchemaCatalog;
 
 /// How a [`Store`] behaves.
 pub struct StoreConfig {
     /// What the store serves: used to find status subresources and the schemas of
     /// strategic merge patch and server-side apply.
     pub catalog: &'static ApiCatalog,
-    /// Typed checks per (group, kind); see [`crate::hooks`].
-    pub validators: Validators,
+    /// Typed checks per (group, version, kind); see [`crate::checks`].
+    pub typed_checks: TypedChecks,
+    /// What resources do beyond the generic store, by (group, plural); see
+    /// [`StoreConfig::strategy`].
+    pub strategies: BTreeMap<(&'static str, &'static str), Arc<dyn Strategy>>,
     /// The in-memory backend's history: how many changes to keep for watches, snapshots
     /// and lagging watchers.
     pub history: usize,
@@ -65,10 +66,11 @@ impl StoreConfig {
     /// The defaults: 1000 changes of history, a bookmark a minute (the API server's
     /// frequency), 1024 buffered changes per watcher, 3 seconds of waiting, keys under
     /// `/registry`.
-    pub fn new(catalog: &'static ApiCatalog, validators: Validators) -> Self {
+    pub fn new(catalog: &'static ApiCatalog, typed_checks: TypedChecks) -> Self {
         StoreConfig {
             catalog,
-            validators,
+            typed_checks,
+            strategies: BTreeMap::new(),
             history: 1000,
             bookmark_interval: Duration::from_secs(60),
             broadcast_capacity: 1024,
@@ -81,11 +83,50 @@ impl StoreConfig {
     pub fn memory_storage(&self) -> MemoryStorage {
         MemoryStorage::new(self.history, self.broadcast_capacity)
     }
+
+    /// Registers `strategy` for the resource `plural` of `group` (every version of it);
+    /// an error naming the resource when the catalog serves no such resource.
+    pub fn strategy(
+        &mut self,
+        group: &str,
+        plural: &str,
+        strategy: impl Strategy,
+    ) -> Result<&mut Self, UnknownResource> {
+        let served = self.catalog.groups.iter().filter(|gv| gv.group == group).find_map(|gv| {
+            gv.resources.iter().find(|resource| resource.plural == plural).map(|resource| (gv.group, resource.plural))
+        });
+        let Some(key) = served else {
+            return Err(UnknownResource { group: group.to_owned(), plural: plural.to_owned() });
+        };
+        self.strategies.insert(key, Arc::new(strategy));
+        Ok(self)
+    }
 }
+
+/// A strategy for a resource the catalog does not serve.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownResource {
+    pub group: String,
+    pub plural: String,
+}
+
+impl std::fmt::Display for UnknownResource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let group = if self.group.is_empty() { "the core group" } else { &self.group };
+        write!(
+            f,
+            "a strategy is registered for the resource \"{}\" of {group}, which the served API does not have",
+            self.plural
+        )
+    }
+}
+
+impl std::error::Error for UnknownResource {}
 
 pub(crate) struct Inner {
     catalog: &'static ApiCatalog,
-    validators: Validators,
+    typed_checks: TypedChecks,
+    strategies: BTreeMap<(&'static str, &'static str), Arc<dyn Strategy>>,
     schemas: SchemaCatalog,
     status_subresources: HashSet<(&'static str, &'static str)>,
     bookmark_interval: Duration,
@@ -128,8 +169,11 @@ impl Store {
         Store {
             inner: Arc::new(Inner {
                 catalog: config.catalog,
-                validators: config.validators,
-                schemas: SchemaCatalog::from_catalog(config.catalog),
+                typed_checks: config.typed_checks,
+                strategies: config.strategies,
+                schemas: SchemaCatalog::from_documents(
+                    config.catalog.groups.iter().map(|gv| (gv.group, gv.version, gv.openapi)),
+                ),
                 status_subresources,
                 bookmark_interval: config.bookmark_interval,
                 too_large_wait: config.too_large_wait,
@@ -206,6 +250,14 @@ impl Inner {
         self.status_subresources.contains(&(resource.group, resource.plural))
     }
 
+    /// The strategy of `resource`: the registered one, or only the generic behaviour.
+    fn strategy(&self, resource: &ResourceInfo) -> &dyn Strategy {
+        match self.strategies.get(&(resource.group, resource.plural)) {
+            Some(strategy) => strategy.as_ref(),
+            None => &DefaultStrategy,
+        }
+    }
+
     async fn handle(self: Arc<Self>, context: Context, request: Request) -> Result<Response, Status> {
         let resource = request.resource;
         if let Some(sub) = request.subresource
@@ -236,14 +288,12 @@ impl Inner {
     }
 
     /// The subresources the store implements: `status` where the catalog lists it,
-    /// `scale` where the resource has scale paths, and the certificate signing request
-    /// `approval`.
+    /// `scale` where the resource has scale paths, and those its strategy serves.
     fn serves_subresource(&self, resource: &ResourceInfo, sub: &str) -> bool {
         match sub {
             "status" => self.has_status(resource),
             "scale" => resource.scale.is_some(),
-            "approval" => (resource.group, resource.plural) == ("certificates.k8s.io", "certificatesigningrequests"),
-            _ => false,
+            other => self.strategy(resource).subresources().contains(&other),
         }
     }
 

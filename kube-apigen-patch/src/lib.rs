@@ -25,9 +25,9 @@ mod tests;
 
 use std::fmt;
 
-use kube_apigen::go::fmt as gofmt;
-use kube_apigen::status::reason;
-use kube_apigen::{Status, StatusCause, StatusDetails};
+use kube_apigen_core::go::fmt as gofmt;
+use kube_apigen_core::status::reason;
+use kube_apigen_core::{Status, StatusCause, StatusDetails};
 
 pub use json::{MAX_JSON_PATCH_OPERATIONS, check_merge_patch, json_patch, merge_patch};
 pub use schema::{ListType, MapType, ObjectSchema, PatchStrategy, SchemaCatalog, SchemaKind};

@@ -20,11 +20,11 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use kube_apigen::go::fmt as gofmt;
+use kube_apigen_core::go::fmt as gofmt;
 use serde_json::{Map, Value};
 
-use crate::patch::fieldpath::{self, Pe, Set};
-use crate::patch::schema::{ListType, ObjectSchema};
+use crate::fieldpath::{self, Pe, Set};
+use crate::schema::{ListType, ObjectSchema};
 
 pub(super) fn list_type(schema: Option<&ObjectSchema>) -> ListType {
     schema.map_or(ListType::Atomic, ObjectSchema::apply_list_type)

@@ -16,8 +16,8 @@ use std::collections::{BTreeMap, HashSet};
 use serde_json::Value;
 
 use super::fieldset::{atomic_map, child, is_empty_container, item_pe, items, list_type};
-use crate::patch::fieldpath::{self, Pe, Set};
-use crate::patch::schema::{ListType, ObjectSchema};
+use crate::fieldpath::{self, Pe, Set};
+use crate::schema::{ListType, ObjectSchema};
 
 /// Merges an apply configuration into the live object (structured-merge-diff's `Merge`):
 /// objects field by field (unless atomic), map lists by key and sets by value (unless

@@ -38,7 +38,7 @@ use super::{
     Event, KeyValue, Outbox, RangeRequest, RangeResponse, Result, Storage, StorageError, WatchItem, WatchStream,
     Written,
 };
-use crate::store::object::set_meta;
+use crate::object::set_meta;
 
 type Service = CredentialInterceptor<TonicClient>;
 

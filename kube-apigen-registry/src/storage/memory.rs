@@ -7,8 +7,8 @@
 //!   ranges at an older revision (the current objects with the later changes undone) and
 //!   watchers that fell behind the broadcast buffer. Older revisions are compacted.
 //! - A range copies only the objects under its prefix (`Arc`s), after the start key.
-//! - With a [`Disk`] (`--data-dir`), a write is committed there, durably, before it is
-//!   applied in memory and answered. Writes that arrive while the disk is busy are
+//! - With a [`Journal`] (the `redb` feature's data directory, [`super::durable`]), a write
+//!   is committed there, durably, before it is applied in memory and answered. Writes that arrive while the disk is busy are
 //!   committed together in the next transaction (group commit: one `fsync` for all of
 //!   them); readers never wait for the disk.
 
@@ -22,12 +22,11 @@ use serde_json::Value;
 use tokio::sync::broadcast::{self, error::RecvError, error::TryRecvError};
 use tokio::sync::oneshot;
 
-use super::durable::Disk;
 use super::{
     Event, KeyValue, Outbox, RangeRequest, RangeResponse, Result, Storage, StorageError, WatchItem, WatchStream,
     Written,
 };
-use crate::store::object::set_meta;
+use crate::object::set_meta;
 
 /// A stored object and the revision of its last write.
 #[derive(Clone, Debug)]
@@ -49,11 +48,25 @@ struct Shared {
     state: Mutex<State>,
     events: broadcast::Sender<Arc<Event>>,
     history: usize,
-    disk: Option<Disk>,
+    disk: Option<Box<dyn Journal>>,
     /// Durable writes waiting for the disk.
     queue: Mutex<Vec<Queued>>,
     /// Held while the queue is committed, from the checks until the writes are applied.
     committer: Arc<tokio::sync::Mutex<()>>,
+}
+
+/// Where a durable in-memory backend commits its writes before it applies them.
+pub trait Journal: Send + Sync + 'static {
+    /// Commits writes durably, in one transaction: each `(key, object)` (`None`: the key
+    /// deleted), the last of them at `revision`.
+    fn commit(&self, revision: u64, writes: Vec<(String, Option<Value>)>) -> BoxFuture<'_, Result<()>>;
+}
+
+/// What a journal holds when the backend starts: the revision of its last write and the
+/// objects by key.
+pub struct Recovered {
+    pub revision: u64,
+    pub objects: Vec<(String, Value)>,
 }
 
 /// The in-memory backend; see the module documentation.
@@ -82,15 +95,10 @@ impl MemoryStorage {
         Self::with_state(State::default(), None, history, broadcast_capacity)
     }
 
-    /// A backend on the data directory `directory`, with what it holds (see
-    /// [`super::durable`]).
-    pub fn durable(
-        directory: &std::path::Path,
-        history: usize,
-        broadcast_capacity: usize,
-    ) -> std::result::Result<Self, String> {
-        let loaded = Disk::open(directory)?;
-        let objects = loaded
+    /// A backend holding what `journal` recovered, committing every write to it before
+    /// applying it.
+    pub fn journaled(journal: impl Journal, recovered: Recovered, history: usize, broadcast_capacity: usize) -> Self {
+        let objects = recovered
             .objects
             .into_iter()
             .map(|(key, object)| {
@@ -98,11 +106,12 @@ impl MemoryStorage {
                 (key, Stored { object: Arc::new(object), revision })
             })
             .collect();
-        let state = State { revision: loaded.revision, objects, history: VecDeque::new(), compacted: loaded.revision };
-        Ok(Self::with_state(state, Some(loaded.disk), history, broadcast_capacity))
+        let state =
+            State { revision: recovered.revision, objects, history: VecDeque::new(), compacted: recovered.revision };
+        Self::with_state(state, Some(Box::new(journal)), history, broadcast_capacity)
     }
 
-    fn with_state(state: State, disk: Option<Disk>, history: usize, broadcast_capacity: usize) -> Self {
+    fn with_state(state: State, disk: Option<Box<dyn Journal>>, history: usize, broadcast_capacity: usize) -> Self {
         let (events, _) = broadcast::channel(broadcast_capacity.max(1));
         let shared = Shared {
             state: Mutex::new(state),
@@ -462,7 +471,7 @@ pub(crate) fn with_revision(mut object: Value, revision: u64) -> Value {
 
 /// The revision an object carries in `metadata.resourceVersion` (0 when it has none).
 fn revision_of(object: &Value) -> u64 {
-    crate::store::object::meta_str(object, "resourceVersion").parse().unwrap_or(0)
+    crate::object::meta_str(object, "resourceVersion").parse().unwrap_or(0)
 }
 
 fn key_value(key: &str, stored: Stored) -> KeyValue {

@@ -32,12 +32,12 @@ use kube_apigen::http::{Context, FieldValidation, Patch};
 use kube_apigen::resource::ScalePaths;
 use serde_json::{Map, Value, json};
 
-use super::object::{meta_str, now, set_meta};
 use super::write::{
     Mode, NAMESPACE_MISMATCH, Next, check_name, require_apply_manager, strict_unknown_fields, undecodable,
 };
 use super::{Inner, reply};
-use crate::patch;
+use crate::object::{meta_str, now, set_meta};
+use kube_apigen_patch as patch;
 
 /// What the API server puts in a Scale's `spec.replicas` for the patch to see when the
 /// object has no value at `specReplicasPath` (the smallest int32).
@@ -85,7 +85,7 @@ impl Inner {
             .write(context, &request, |current| {
                 let old = &self.existing(&request, current)?.object;
                 let new = scaled(old, paths, replicas, meta_str(&scale, "resourceVersion"))?;
-                self.prepare_update(&request, old, new, &manager, Mode::Update).map(Next::Replace)
+                self.prepare_update(context, &request, old, new, &manager, Mode::Update).map(Next::Replace)
             })
             .await?;
         as_scale(response, paths)
@@ -128,7 +128,7 @@ impl Inner {
                         ]));
                     }
                 };
-                self.prepare_update(&request, old, new, &manager, mode).map(Next::Replace)
+                self.prepare_update(context, &request, old, new, &manager, mode).map(Next::Replace)
             })
             .await?;
         as_scale(response, paths)

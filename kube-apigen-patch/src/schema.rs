@@ -1,7 +1,7 @@
 //! The patch-relevant view of the OpenAPI v3 documents a server publishes.
 //!
-//! [`SchemaCatalog::from_catalog`] parses every group-version document of an
-//! [`ApiCatalog`] once and indexes each component schema carrying
+//! [`SchemaCatalog::from_documents`] parses every group-version document a server serves
+//! once and indexes each component schema carrying
 //! `x-kubernetes-group-version-kind` under that group, version and kind. An
 //! [`ObjectSchema`] is a handle on one node of a parsed document: the root of a kind, or
 //! (through [`ObjectSchema::field`] and [`ObjectSchema::items`]) the schema of one field or
@@ -11,7 +11,7 @@
 //! index into the document's node table, so recursive schemas (`JSONSchemaProps`) cost
 //! nothing.
 //!
-//! The extension values are read into `kube_apigen::schema`'s types with its parsers, the
+//! The extension values are read into `kube_apigen_core::schema`'s types with its parsers, the
 //! ones the generator checked the specs with, so a served document holds no unknown
 //! value; were one there, it would count as the default (atomic list, granular map, no
 //! strategy).
@@ -19,8 +19,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use kube_apigen::discovery::ApiCatalog;
-pub use kube_apigen::schema::{ListType, MapType, PatchStrategy};
+pub use kube_apigen_core::schema::{ListType, MapType, PatchStrategy};
 use serde_json::Value;
 
 /// Every kind of every group-version of a catalog, by `(group, version, kind)`.
@@ -30,13 +29,8 @@ pub struct SchemaCatalog {
 }
 
 impl SchemaCatalog {
-    /// Parses the OpenAPI document of every group-version of `catalog` (those without a
-    /// document, or with one that is not valid JSON, contribute nothing).
-    pub fn from_catalog(catalog: &ApiCatalog) -> Self {
-        Self::from_documents(catalog.groups.iter().map(|gv| (gv.group, gv.version, gv.openapi)))
-    }
-
-    /// Parses `(group, version, OpenAPI v3 JSON text)` documents.
+    /// Parses `(group, version, OpenAPI v3 JSON text)` documents (one that is not valid
+    /// JSON contributes nothing).
     pub fn from_documents<'a>(documents: impl IntoIterator<Item = (&'a str, &'a str, &'a str)>) -> Self {
         let mut kinds = HashMap::new();
         for (group, version, text) in documents {

@@ -10,9 +10,9 @@ use kube_apigen::{ListMeta, Status, StatusCause, StatusDetails};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use super::object;
 use super::{Inner, reply, storage_status};
-use crate::selector::{FieldSelector, LabelSelector, SelectableFields, selectable_fields};
+use crate::object;
+use crate::selector::{FieldSelector, LabelSelector, SelectableFields};
 use crate::storage::{KeyValue, RangeRequest, StorageError};
 
 /// What a list or watch selects: a namespace (or all), labels, fields.
@@ -21,7 +21,7 @@ pub(crate) struct Filter {
     pub(crate) prefix: String,
     labels: LabelSelector,
     fields: FieldSelector,
-    selectable: &'static SelectableFields,
+    selectable: SelectableFields,
 }
 
 impl Filter {
@@ -29,10 +29,10 @@ impl Filter {
     /// parser's message.
     pub(crate) fn from_request(inner: &Inner, request: &Request) -> Result<Self, Status> {
         let resource = request.resource;
-        let selectable = selectable_fields(resource.group, resource.plural);
+        let selectable = inner.strategy(resource).selectable_fields();
         let labels = LabelSelector::parse(request.options.label_selector.as_deref().unwrap_or(""))
             .map_err(Status::bad_request)?;
-        let fields = FieldSelector::parse(request.options.field_selector.as_deref().unwrap_or(""), selectable)
+        let fields = FieldSelector::parse(request.options.field_selector.as_deref().unwrap_or(""), &selectable)
             .map_err(Status::bad_request)?;
         let prefix = inner.keys.collection(resource, request.namespace.as_deref());
         Ok(Filter { prefix, labels, fields, selectable })
@@ -40,7 +40,7 @@ impl Filter {
 
     /// Whether an object in scope is selected.
     pub(crate) fn matches(&self, object: &Value) -> bool {
-        self.labels.matches(object::labels(object)) && self.fields.matches(object, self.selectable)
+        self.labels.matches(object::labels(object)) && self.fields.matches(object, &self.selectable)
     }
 
     /// Whether the selectors are empty (the API server then counts `remainingItemCount`).

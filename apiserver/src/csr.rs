@@ -1,9 +1,5 @@
-//! What the API server's registry strategies do beyond the generic store, for the kinds
-//! whose semantics the specs cannot express. Keyed by group and plural; every other kind
-//! gets only the generic behaviour.
-//!
-//! `certificates.k8s.io` `certificatesigningrequests` (the seed pages, and the API server's
-//! `pkg/registry/certificates/certificates/strategy.go`):
+//! The registry strategy of `certificates.k8s.io` `certificatesigningrequests`: what the
+//! specs cannot express (the API server's `pkg/registry/certificates/certificates/strategy.go`):
 //! - on create, `spec.username`, `spec.uid`, `spec.groups` and `spec.extra` are set from
 //!   the requesting user, whatever the client sent (anonymous: `system:anonymous`, group
 //!   `system:unauthenticated`); no status can be created;
@@ -16,24 +12,63 @@
 //!   `updates may not remove a condition of type "Approved"`);
 //! - conditions without `lastUpdateTime` get the current time, and without
 //!   `lastTransitionTime` the stored one of the same type and status, else the current
-//!   time.
+//!   time;
+//! - lists and watches select by `spec.signerName` too.
 
-use kube_apigen::ResourceInfo;
-use kube_apigen::field::{FieldError, Path};
-use kube_apigen::http::UserInfo;
+use kube_apigen::field::{ErrorList, FieldError, Path};
+use kube_apigen_registry::selector::{SelectableFields, UnknownField};
+use kube_apigen_registry::{Strategy, WriteContext};
 use serde_json::{Map, Value, json};
 
-const CSR: (&str, &str) = ("certificates.k8s.io", "certificatesigningrequests");
+/// The strategy of certificate signing requests.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CsrStrategy;
 
-fn is_csr(resource: &ResourceInfo) -> bool {
-    (resource.group, resource.plural) == CSR
+impl Strategy for CsrStrategy {
+    fn prepare_for_create(&self, context: &WriteContext<'_>, object: &mut Value) {
+        fill_user(object, context);
+    }
+
+    fn prepare_for_update(&self, context: &WriteContext<'_>, new: &mut Value, old: &Value) {
+        set_or_remove(new, "spec", old.get("spec"));
+        match context.subresource {
+            Some("status") => {
+                preserve_conditions(new, old, "Approved");
+                preserve_conditions(new, old, "Denied");
+                populate_timestamps(new, old, context.now);
+            }
+            Some("approval") => {
+                preserve_conditions(new, old, "Failed");
+                populate_timestamps(new, old, context.now);
+            }
+            _ => {}
+        }
+    }
+
+    fn validate_update(&self, context: &WriteContext<'_>, new: &Value, old: &Value) -> ErrorList {
+        validate_conditions(context.subresource, old, new)
+    }
+
+    fn subresources(&self) -> &[&'static str] {
+        &["approval"]
+    }
+
+    fn update_subresource(&self, _subresource: &str, old: &Value, body: &Value) -> Value {
+        approval_object(old, body)
+    }
+
+    fn selectable_fields(&self) -> SelectableFields {
+        SelectableFields {
+            fields: &[("metadata.name", "/metadata/name"), ("spec.signerName", "/spec/signerName")],
+            unknown: UnknownField::NotSupported,
+        }
+    }
 }
 
-/// Fills in what the server sets on create.
-pub fn prepare_create(resource: &ResourceInfo, object: &mut Value, user: &UserInfo) {
-    if !is_csr(resource) {
-        return;
-    }
+/// Sets the user fields of `spec` from the requesting user, whatever the client sent, and
+/// drops any status.
+fn fill_user(object: &mut Value, context: &WriteContext<'_>) {
+    let user = context.user;
     let Some(root) = object.as_object_mut() else {
         return;
     };
@@ -58,38 +93,10 @@ pub fn prepare_create(resource: &ResourceInfo, object: &mut Value, user: &UserIn
     root.remove("status");
 }
 
-/// Adjusts `new` for an update of `old` through `subresource` (`None` for the resource
-/// itself), after the generic rules (status kept or taken) have been applied.
-pub fn prepare_update(resource: &ResourceInfo, subresource: Option<&str>, old: &Value, new: &mut Value, now: &str) {
-    if !is_csr(resource) {
-        return;
-    }
-    set_or_remove(new, "spec", old.get("spec"));
-    match subresource {
-        Some("status") => {
-            preserve_conditions(new, old, "Approved");
-            preserve_conditions(new, old, "Denied");
-            populate_timestamps(new, old, now);
-        }
-        Some("approval") => {
-            preserve_conditions(new, old, "Failed");
-            populate_timestamps(new, old, now);
-        }
-        _ => {}
-    }
-}
-
-/// Errors of an update the schema cannot express.
-pub fn validate_update(
-    resource: &ResourceInfo,
-    subresource: Option<&str>,
-    old: &Value,
-    new: &Value,
-) -> Vec<FieldError> {
-    let mut errors = Vec::new();
-    if !is_csr(resource) {
-        return errors;
-    }
+/// Errors of an update the schema cannot express: approval conditions removed, or added
+/// or changed other than through `/approval`.
+fn validate_conditions(subresource: Option<&str>, old: &Value, new: &Value) -> ErrorList {
+    let mut errors = ErrorList::new();
     let status = Path::ROOT.field("status");
     let path = status.field("conditions");
     for kind in ["Approved", "Denied", "Failed"] {
@@ -115,7 +122,7 @@ pub fn validate_update(
 }
 
 /// For the `approval` subresource: the stored object with `body`'s conditions.
-pub fn approval_object(old: &Value, body: &Value) -> Value {
+fn approval_object(old: &Value, body: &Value) -> Value {
     let mut new = old.clone();
     let conditions = body.pointer("/status/conditions").cloned();
     let status = new.as_object_mut().map(|root| root.entry("status").or_insert_with(|| json!({})));

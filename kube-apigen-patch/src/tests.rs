@@ -7,7 +7,9 @@ use serde_json::{Value, json};
 
 use super::*;
 
-static CATALOG: LazyLock<SchemaCatalog> = LazyLock::new(|| SchemaCatalog::from_catalog(&generated::server::CATALOG));
+static CATALOG: LazyLock<SchemaCatalog> = LazyLock::new(|| {
+    SchemaCatalog::from_documents(generated::server::CATALOG.groups.iter().map(|gv| (gv.group, gv.version, gv.openapi)))
+});
 
 fn hpa_schema() -> &'static ObjectSchema {
     CATALOG.schema("autoscaling", "v2", "HorizontalPodAutoscaler").expect("HPA schema")
@@ -26,7 +28,7 @@ fn at(schema: &ObjectSchema, path: &[&str]) -> ObjectSchema {
     node
 }
 
-fn status_json(status: &kube_apigen::Status) -> Value {
+fn status_json(status: &kube_apigen_core::Status) -> Value {
     serde_json::to_value(status).unwrap()
 }
 

@@ -11,9 +11,11 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use futures::future::BoxFuture;
 use redb::{Database, ReadableDatabase, ReadableTable, TableDefinition};
 use serde_json::Value;
 
+use super::memory::{Journal, MemoryStorage, Recovered};
 use super::{Result, StorageError};
 
 /// Objects by key, as JSON.
@@ -29,16 +31,17 @@ pub struct Disk {
     database: Arc<Database>,
 }
 
-/// What a data directory holds at startup.
-pub struct Loaded {
-    pub disk: Disk,
-    pub revision: u64,
-    pub objects: Vec<(String, Value)>,
+impl MemoryStorage {
+    /// A backend on the data directory `directory`, with what it holds.
+    pub fn durable(directory: &Path, history: usize, broadcast_capacity: usize) -> std::result::Result<Self, String> {
+        let (disk, recovered) = Disk::open(directory)?;
+        Ok(MemoryStorage::journaled(disk, recovered, history, broadcast_capacity))
+    }
 }
 
 impl Disk {
     /// Opens (or creates) the database in `directory` and reads everything in it.
-    pub fn open(directory: &Path) -> std::result::Result<Loaded, String> {
+    pub fn open(directory: &Path) -> std::result::Result<(Disk, Recovered), String> {
         std::fs::create_dir_all(directory)
             .map_err(|e| format!("cannot create the data directory {}: {e}", directory.display()))?;
         let path = directory.join(FILE);
@@ -60,15 +63,15 @@ impl Disk {
             objects.push((key.value().to_owned(), object));
         }
         drop((meta, table, read));
-        Ok(Loaded { disk: Disk { database: Arc::new(database) }, revision, objects })
+        Ok((Disk { database: Arc::new(database) }, Recovered { revision, objects }))
     }
+}
 
-    /// Commits writes durably, in one transaction: each `(key, object)` (`None`: the key
-    /// deleted), the last of them at `revision`.
-    pub async fn commit(&self, revision: u64, writes: Vec<(String, Option<Value>)>) -> Result<()> {
+impl Journal for Disk {
+    fn commit(&self, revision: u64, writes: Vec<(String, Option<Value>)>) -> BoxFuture<'_, Result<()>> {
         let database = Arc::clone(&self.database);
         let failed = |e: &dyn std::fmt::Display| StorageError::Unavailable(format!("the data directory: {e}"));
-        tokio::task::spawn_blocking(move || {
+        let committed = tokio::task::spawn_blocking(move || {
             let transaction = database.begin_write().map_err(|e| failed(&e))?;
             {
                 let mut objects = transaction.open_table(OBJECTS).map_err(|e| failed(&e))?;
@@ -86,8 +89,7 @@ impl Disk {
                 meta.insert(REVISION, revision).map_err(|e| failed(&e))?;
             }
             transaction.commit().map_err(|e| failed(&e))
-        })
-        .await
-        .map_err(|e| failed(&e))?
+        });
+        Box::pin(async move { committed.await.map_err(|e| failed(&e))? })
     }
 }

@@ -20,9 +20,9 @@ use kube_apigen::http::watch::Event;
 use serde_json::{Value, json};
 use tokio::time::{Instant, Interval, MissedTickBehavior};
 
-use super::object::set_meta;
 use super::read::{Filter, parse_rv};
 use super::{Inner, storage_status};
+use crate::object::set_meta;
 use crate::storage::{self, WatchItem, WatchStream};
 
 /// Where a watch starts.

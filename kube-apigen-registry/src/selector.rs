@@ -13,9 +13,9 @@
 //!
 //! Field selectors (`fields.ParseSelector`) are comma-separated `field=value`,
 //! `field==value` and `field!=value` terms (`\,`, `\=` and `\\` escape). Which fields a
-//! resource can be selected by is the small table [`selectable_fields`], keyed by group and
-//! plural: `metadata.name` and `metadata.namespace` by default, as the API server's
-//! `DefaultMetaV1FieldSelectorConversion`.
+//! resource can be selected by is its strategy's [`SelectableFields`]
+//! ([`crate::Strategy::selectable_fields`]): `metadata.name` and `metadata.namespace` by
+//! default, as the API server's `DefaultMetaV1FieldSelectorConversion`.
 
 use std::collections::BTreeSet;
 
@@ -465,35 +465,20 @@ pub enum UnknownField {
 }
 
 /// The fields a resource can be selected by: (field, JSON pointer into the object).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SelectableFields {
     pub fields: &'static [(&'static str, &'static str)],
     pub unknown: UnknownField,
 }
 
-const DEFAULT_FIELDS: SelectableFields = SelectableFields {
-    fields: &[("metadata.name", "/metadata/name"), ("metadata.namespace", "/metadata/namespace")],
-    unknown: UnknownField::Default,
-};
-
-/// Per-resource field selectors beyond the default, keyed by (group, plural). This is the
-/// one table to extend when a built-in resource registers more (`AddFieldLabelConversionFunc`
-/// in its API group's `conversion.go`); custom resources use `selectableFields` in their CRD.
-const FIELD_TABLE: &[(&str, &str, SelectableFields)] = &[(
-    "certificates.k8s.io",
-    "certificatesigningrequests",
-    SelectableFields {
-        fields: &[("metadata.name", "/metadata/name"), ("spec.signerName", "/spec/signerName")],
-        unknown: UnknownField::NotSupported,
-    },
-)];
-
-/// The selectable fields of the resource `group`/`plural`.
-pub fn selectable_fields(group: &str, plural: &str) -> &'static SelectableFields {
-    FIELD_TABLE
-        .iter()
-        .find(|(g, p, _)| *g == group && *p == plural)
-        .map(|(_, _, fields)| fields)
-        .unwrap_or(&DEFAULT_FIELDS)
+impl Default for SelectableFields {
+    /// `metadata.name` and `metadata.namespace`, as every resource has them.
+    fn default() -> Self {
+        SelectableFields {
+            fields: &[("metadata.name", "/metadata/name"), ("metadata.namespace", "/metadata/namespace")],
+            unknown: UnknownField::Default,
+        }
+    }
 }
 
 impl FieldSelector {

@@ -23,7 +23,9 @@
 //! (`<prefix>/<group>/<resource>/<namespace>/<name>`, [`keys`]), so the objects of one
 //! namespace are one range and listing them costs what that namespace holds.
 
+#[cfg(feature = "redb")]
 pub mod durable;
+#[cfg(feature = "etcd")]
 pub mod etcd;
 pub mod keys;
 pub mod memory;

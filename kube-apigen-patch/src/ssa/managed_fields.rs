@@ -7,10 +7,10 @@
 //! request must be valid (an operation of `Apply` or `Update`, an API version,
 //! `fieldsType: FieldsV1`); `[]` and `[{}]` reset them ([`is_reset`]).
 
-use kube_apigen::go::fmt as gofmt;
+use kube_apigen_core::go::fmt as gofmt;
 use serde_json::{Map, Value, json};
 
-use crate::patch::fieldpath::Set;
+use crate::fieldpath::Set;
 
 pub(super) const APPLY: &str = "Apply";
 pub(super) const UPDATE: &str = "Update";

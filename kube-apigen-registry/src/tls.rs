@@ -57,11 +57,6 @@ impl Identity {
         Ok(Identity { certificates: vec![generated.cert.der().clone()], key, certificate_pem: Some(certificate_pem) })
     }
 
-    #[cfg(not(feature = "tls-self-signed"))]
-    pub fn self_signed() -> Result<Self, String> {
-        Err("--tls-self-signed: this apiserver is built without its `tls-self-signed` feature".to_owned())
-    }
-
     fn acceptor(self) -> Result<TlsAcceptor, String> {
         let provider = Arc::new(tokio_rustls::rustls::crypto::ring::default_provider());
         let mut config = ServerConfig::builder_with_provider(provider)
