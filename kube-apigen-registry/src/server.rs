@@ -14,11 +14,11 @@ use kube_apigen::axum::Router;
 use kube_apigen::axum::body::Body;
 use kube_apigen::axum::extract::{Request, State};
 use kube_apigen::axum::http::{HeaderValue, Method, StatusCode, Version, header};
-use kube_apigen::axum::middleware::{Next, from_fn_with_state};
+use kube_apigen::axum::middleware::{Next, from_fn, from_fn_with_state};
 use kube_apigen::axum::response::{IntoResponse, Response};
 use kube_apigen::axum::routing::get;
 use kube_apigen::dynamic::{Dynamic, ServedApi};
-use kube_apigen::http::{Anonymous, Authenticator, Config, DEFAULT_MAX_BODY_BYTES};
+use kube_apigen::http::{Anonymous, Authenticator, Config, DEFAULT_MAX_BODY_BYTES, drain_unread_body};
 use kube_apigen::status::reason;
 use kube_apigen::{Resource, ResourceInfo};
 use prometheus_client::metrics::gauge::Gauge;
@@ -296,7 +296,10 @@ struct Operated {
 /// `api` with `/healthz`, `/livez`, `/readyz` ([`health`]) and `/metrics` beside it, and
 /// every request counted, timed, logged (`tracing`, target `kube_apigen_registry::request`:
 /// method, path, HTTP version, status, latency, user, user agent), limited in time and in
-/// number (watches are long-running: neither).
+/// number (watches are long-running: neither). What a handler leaves of a request body is
+/// read before the answer ([`kube_apigen::http::drain_unread_body`]), also for the answers
+/// of these routes and the 429 of the in-flight limit, so that the connection carries the
+/// next request.
 pub fn operable(api: Router, store: Store, operations: Operations) -> Router {
     let metrics = Arc::clone(&operations.metrics);
     let scraped = store.clone();
@@ -318,6 +321,7 @@ pub fn operable(api: Router, store: Store, operations: Operations) -> Router {
         })
         .fallback_service(api)
         .layer(from_fn_with_state(operated, observe))
+        .layer(from_fn(drain_unread_body))
 }
 
 /// Decrements a gauge when dropped: when a request is answered, or a watch's body ends.

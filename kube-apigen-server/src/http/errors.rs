@@ -4,10 +4,12 @@ use axum::Router;
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use axum::http::{StatusCode, header};
+use axum::middleware::from_fn;
 use axum::response::Response;
 use serde::de::DeserializeOwned;
 
 use super::call::status_response;
+use super::drain::drain_unread_body;
 use super::negotiate::Format;
 use kube_apigen_core::Status;
 use kube_apigen_core::status::reason;
@@ -15,11 +17,13 @@ use kube_apigen_core::status::reason;
 /// Wraps a complete router so that requests no handler sees get Kubernetes `Status` errors
 /// too, as the API server's: a path no route serves is 404 [`Status::route_not_found`], a
 /// method a path does not serve 405 [`Status::route_method_not_allowed`]. (Handlers read
-/// their path with [`PathParams`], whose rejections are `Status` objects as well.)
+/// their path with [`PathParams`], whose rejections are `Status` objects as well.) Every
+/// request, answered by a handler or not, goes through [`drain_unread_body`].
 pub fn status_errors(router: Router) -> Router {
     router
         .fallback(|| async { status_response(&Status::route_not_found(), Format::Json) })
         .method_not_allowed_fallback(|| async { status_response(&Status::route_method_not_allowed(), Format::Json) })
+        .layer(from_fn(drain_unread_body))
 }
 
 /// axum's `Path` extractor, rejecting with a `Status` (400 `BadRequest` with axum's text,

@@ -8,7 +8,9 @@
 //! ([`Call::reply`], [`Call::watch`]). [`serve`] does the rest the way the Kubernetes API
 //! server does it: authentication (401), output negotiation (406), the body size limit
 //! (413), `Status` bodies for every error (JSON or YAML), `Warning` headers, and a 500
-//! `Status` instead of a dropped connection when a handler panics.
+//! `Status` instead of a dropped connection when a handler panics. Around every route,
+//! [`drain_unread_body`] reads what a handler left of a body, so that the connection
+//! carries the next request.
 //!
 //! ```ignore
 //! fn create_namespaced_horizontal_pod_autoscaler<S: HorizontalPodAutoscalerApi>(
@@ -33,6 +35,7 @@
 pub(crate) mod accept;
 mod call;
 mod decode;
+mod drain;
 mod errors;
 mod negotiate;
 mod patch;
@@ -52,6 +55,7 @@ use kube_apigen_core::{ResourceInfo, Status};
 
 pub use axum::http::StatusCode;
 pub use call::{Call, Reply, serve};
+pub use drain::{MAX_DRAINED_BYTES, drain_unread_body};
 pub use errors::{PathParams, status_errors};
 pub use kube_apigen_core::schema::PatchType;
 pub use patch::Patch;
