@@ -45,7 +45,22 @@ pub const CRDS: &str = "crds";
 /// Where the `.proto` files are inside the `specs-upstream` folder, by import path.
 pub const PROTOS: &str = "proto";
 
-pub use kube_apigen_codegen::workspace_root;
+/// The root of this repository.
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("corpus/ lives in the workspace").to_path_buf()
+}
+
+/// Generating `specs` into `out` against this checkout's runtime (which no registry has).
+pub fn options(specs: &Path, out: &Path) -> kube_apigen_codegen::Options {
+    let runtime = kube_apigen_codegen::Runtime::Path {
+        path: workspace_root().join("kube-apigen"),
+        version: kube_apigen_codegen::package::GENERATOR_VERSION.to_owned(),
+    };
+    kube_apigen_codegen::Options {
+        runtime,
+        ..kube_apigen_codegen::Options::new(specs.to_path_buf(), out.to_path_buf())
+    }
+}
 
 /// The `specs-upstream` folder named by [`UPSTREAM_ENV`], if it is set. A relative path is
 /// taken relative to the repository root (`../shared/specs-upstream`).
@@ -120,13 +135,10 @@ impl Scratch {
     pub fn generate(&mut self, name: &str, specs: &Path) -> Result<kube_apigen_codegen::Summary, String> {
         let out = self.member_dir(name);
         let options = kube_apigen_codegen::Options {
-            specs: specs.to_path_buf(),
-            out: out.clone(),
-            check: false,
-            format_cache: None,
+            membership: kube_apigen_codegen::Membership::Member,
+            ..options(specs, &out)
         };
         let summary = kube_apigen_codegen::generate(&options).map_err(|e| format!("{}: {e}", specs.display()))?;
-        detach_from_own_workspace(&out.join("Cargo.toml")).map_err(|e| format!("{}: {e}", out.display()))?;
         self.members.push(name.to_owned());
         Ok(summary)
     }
@@ -229,23 +241,6 @@ impl Scratch {
         command.args(["clippy", "--offline", "--workspace", "--keep-going", "--message-format=json"]);
         BuildReport::run(&mut command, &self.root)
     }
-}
-
-/// Removes the empty `[workspace]` table of a generated `Cargo.toml`, if it has one.
-fn detach_from_own_workspace(manifest: &Path) -> Result<(), String> {
-    let text = fs::read_to_string(manifest).map_err(|e| e.to_string())?;
-    let lines: Vec<&str> = text.lines().collect();
-    let Some(start) = lines.iter().position(|l| l.trim() == "[workspace]") else {
-        return Ok(());
-    };
-    let end =
-        lines[start + 1..].iter().position(|l| l.trim_start().starts_with('[')).map_or(lines.len(), |n| start + 1 + n);
-    if lines[start + 1..end].iter().any(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#')) {
-        return Err("the generated [workspace] table is not empty".to_owned());
-    }
-    let kept: Vec<&str> = lines[..start].iter().chain(&lines[end..]).copied().collect();
-    let stripped = format!("{}\n", kept.join("\n").trim_end());
-    write_if_changed(manifest, &stripped).map_err(|e| e.to_string())
 }
 
 /// Writes a file unless it already holds `content`, keeping its timestamp for cargo.

@@ -76,7 +76,7 @@ pub fn load_dir(dir: &Path) -> Result<Vec<Document>> {
 /// it was given (`specs`, `./specs/`, or `.` from inside it), so output does not depend
 /// on the working directory.
 pub fn label(dir: &Path) -> PathBuf {
-    crate::absolute(dir)
+    crate::package::absolute(dir)
         .ok()
         .and_then(|dir| dir.file_name().map(PathBuf::from))
         .unwrap_or_else(|| PathBuf::from("specs"))

@@ -18,6 +18,8 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use kube_apigen_codegen::emit::{CrateOptions, Header};
+
 use futures::StreamExt as _;
 use generated::api::autoscaling::v2::{
     HorizontalPodAutoscaler, HorizontalPodAutoscalerApi, HorizontalPodAutoscalerList,
@@ -1651,14 +1653,15 @@ async fn version_and_openapi() {
 fn emitted() -> BTreeMap<std::path::PathBuf, String> {
     let specs = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/handlers-spec");
     let (api, _) = kube_apigen_codegen::read_api(&specs).expect("the fixture builds");
-    let options = kube_apigen_codegen::emit::CrateOptions {
-        package_name: "handlers-spec".to_owned(),
-        runtime_path: "../kube-apigen".to_owned(),
-        standalone: true,
-        specs_label: "handlers-spec/".to_owned(),
-        translate_cel: true,
-    };
-    kube_apigen_codegen::emit::emit_crate(&api, &options).expect("the fixture emits")
+    emit_handlers_spec(&api).expect("the fixture emits")
+}
+
+/// The files of `api` as the crate `handlers-spec`.
+fn emit_handlers_spec(
+    api: &kube_apigen_codegen::ir::Api,
+) -> kube_apigen_codegen::Result<BTreeMap<std::path::PathBuf, String>> {
+    let header = Header { command: "kube-apigen generate".to_owned(), specs_label: "handlers-spec/".to_owned() };
+    kube_apigen_codegen::emit::emit_crate(api, &CrateOptions::new("handlers-spec", header))
 }
 
 fn snapshot(name: &str, text: &str) {
@@ -1700,14 +1703,7 @@ fn emitted_variant_with_notes(
     let api = kube_apigen_codegen::read_api(&dir).map(|(api, _)| api);
     let _ = std::fs::remove_dir_all(&dir);
     let api = api.expect("the edited fixture builds");
-    let options = kube_apigen_codegen::emit::CrateOptions {
-        package_name: "handlers-spec".to_owned(),
-        runtime_path: "../kube-apigen".to_owned(),
-        standalone: true,
-        specs_label: "handlers-spec/".to_owned(),
-        translate_cel: true,
-    };
-    (kube_apigen_codegen::emit::emit_crate(&api, &options).expect("the edited fixture emits"), api.notes)
+    (emit_handlers_spec(&api).expect("the edited fixture emits"), api.notes)
 }
 
 /// The bodies of the `validate` functions of `params.rs`.

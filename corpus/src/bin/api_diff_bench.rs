@@ -92,12 +92,7 @@ fn run() -> Result<(), String> {
     if found != [(Severity::Breaking, Rule::FieldRemoved, "spec.minReplicas")] {
         return Err(format!("the report should hold the one change made, not {found:?}"));
     }
-    let check = kube_apigen_codegen::Options {
-        specs: specs.clone(),
-        out: tmp.path().join("out"),
-        check: true,
-        format_cache: None,
-    };
+    let check = kube_apigen_codegen::Options { check: true, ..corpus::options(&specs, &tmp.path().join("out")) };
     let mut times: [Vec<Duration>; 5] = Default::default();
     for round in 0..=runs {
         let (_, [read, compare, render]) = timed_report(&base, &specs)?;

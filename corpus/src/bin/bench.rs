@@ -176,12 +176,7 @@ fn codegen_times(
     let mut last = None;
     for run in 0..=runs {
         let out = temp.path().join(format!("run-{run}"));
-        let options = kube_apigen_codegen::Options {
-            specs: specs.to_path_buf(),
-            out: out.clone(),
-            check: false,
-            format_cache: None,
-        };
+        let options = corpus::options(specs, &out);
         let started = Instant::now();
         let summary = kube_apigen_codegen::generate(&options).map_err(|e| e.to_string())?;
         let elapsed = started.elapsed();

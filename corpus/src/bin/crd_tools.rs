@@ -212,10 +212,8 @@ fn record(times: &mut Times, round: usize, f: impl FnOnce() -> Result<Duration, 
 /// Our generator, in process.
 fn generate(specs: &Path, out: &Path, format_cache: Option<&Path>) -> Result<Duration, String> {
     let options = kube_apigen_codegen::Options {
-        specs: specs.to_path_buf(),
-        out: out.to_path_buf(),
-        check: false,
         format_cache: format_cache.map(Path::to_path_buf),
+        ..corpus::options(specs, out)
     };
     let started = Instant::now();
     match kube_apigen_codegen::generate(&options) {

@@ -1,6 +1,6 @@
 //! Formatting emitted code: prettyplease turns token streams into source (and doc
-//! attributes into `///` comments), then rustfmt formats every file with the workspace's
-//! `rustfmt.toml`, so generated code follows the same policy as hand-written code and
+//! attributes into `///` comments), then rustfmt formats every file with the project's
+//! formatting policy ([`POLICY`]), so generated code follows the same policy as hand-written code and
 //! `cargo fmt --check` holds for both.
 //!
 //! Formatting costs about as much as everything else the generator does, so it is skipped
@@ -147,15 +147,9 @@ fn prepare(path: &Path, source: Source, reuse: Option<&Reuse>) -> Result<Prepare
 }
 
 /// The formatting policy, which generated crates carry as their own `rustfmt.toml` so
-/// that `cargo fmt` agrees with the generator wherever they are written.
-pub fn policy() -> Result<String> {
-    let path = policy_path();
-    std::fs::read_to_string(&path).map_err(|e| Error::in_file(&path, format!("cannot read the formatting policy: {e}")))
-}
-
-fn policy_path() -> PathBuf {
-    crate::workspace_root().join("rustfmt.toml")
-}
+/// that `cargo fmt` agrees with the generator wherever they are written. (The same text
+/// as this project's own `rustfmt.toml`, which a test compares.)
+pub const POLICY: &str = include_str!("rustfmt.toml");
 
 /// Source text of a file: its `use` items, then `items` (after their inner attributes,
 /// such as the module's doc), with a blank line between items.

@@ -42,10 +42,12 @@ pub(super) fn format(files: &mut [(&Path, &mut String)]) -> Result<()> {
         std::fs::write(&copy, text.as_bytes()).map_err(|e| Error::in_file(&copy, format!("cannot write: {e}")))?;
         copies.push(copy);
     }
+    let policy = scratch.path().join("rustfmt.toml");
+    std::fs::write(&policy, super::POLICY).map_err(|e| Error::in_file(&policy, format!("cannot write: {e}")))?;
     let sizes: Vec<usize> = files.iter().map(|(_, text)| text.len()).collect();
     let mut runs = Vec::new();
     for share in shares(&sizes) {
-        match start(share.iter().map(|&index| &copies[index])) {
+        match start(&policy, share.iter().map(|&index| &copies[index])) {
             Ok(run) => runs.push(run),
             Err(e) => {
                 runs.into_iter().for_each(|run| drop(finish(run)));
@@ -81,14 +83,14 @@ fn shares(sizes: &[usize]) -> Vec<Vec<usize>> {
     shares.into_iter().map(|(_, share)| share).filter(|share| !share.is_empty()).collect()
 }
 
-/// Starts rustfmt on `files`, in place, with the workspace's policy. `skip_children` is
+/// Starts rustfmt on `files`, in place, with the policy at `policy`. `skip_children` is
 /// not a stable option in a configuration file, but rustfmt applies it from the command
 /// line on every channel.
-fn start<'a>(files: impl Iterator<Item = &'a PathBuf>) -> Result<Child> {
+fn start<'a>(policy: &Path, files: impl Iterator<Item = &'a PathBuf>) -> Result<Child> {
     let program = program();
     Command::new(&program)
         .arg("--config-path")
-        .arg(super::policy_path())
+        .arg(policy)
         .args(["--config", "skip_children=true", "--quiet"])
         .args(files)
         .stdout(Stdio::null())

@@ -22,7 +22,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use kube_apigen_codegen::emit::CrateOptions;
+use kube_apigen_codegen::emit::{CrateOptions, Header};
 
 use crate::common::{workspace_root, write_file};
 
@@ -43,12 +43,11 @@ fn emit_both(name: &str, specs: &Path, root: &Path, runtime: &Path) -> [(String,
     ["fast", "interpreted"].map(|variant| {
         let package = format!("cel-{variant}-{name}");
         let out = root.join(&package);
+        let header = Header { command: "kube-apigen generate".to_owned(), specs_label: format!("{name}/") };
         let options = CrateOptions {
-            package_name: package.clone(),
-            runtime_path: runtime.display().to_string(),
-            standalone: true,
-            specs_label: format!("{name}/"),
+            runtime: format!("{{ path = {:?} }}", runtime.display().to_string()),
             translate_cel: variant == "fast",
+            ..CrateOptions::new(package.clone(), header)
         };
         let files = kube_apigen_codegen::emit::emit_crate(&api, &options).unwrap_or_else(|e| panic!("{e}"));
         kube_apigen_codegen::write::write(&out, &files, &Default::default()).unwrap_or_else(|e| panic!("{e}"));

@@ -13,7 +13,7 @@ fn snapshot(name: &str) {
     // metadata` does (for example while another crate of the checkout is broken).
     settings.set_snapshot_path(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join("it").join("snapshots"));
     settings.set_prepend_module_to_snapshot(false);
-    settings.set_description(format!("codegen/tests/fixtures/{name}"));
+    settings.set_description(format!("kube-apigen-codegen/tests/fixtures/{name}"));
     settings.set_omit_expression(true);
     settings.bind(|| insta::assert_snapshot!(name, render(&files)));
 }

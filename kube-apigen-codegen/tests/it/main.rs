@@ -1,9 +1,11 @@
-//! Tests of the generator as its users see it: `kube_apigen_codegen::generate` and `cargo xtask codegen`.
+//! Tests of the generator as its users see it: `kube_apigen_codegen::generate` and `cargo xtask codegen`
+//! (the `kube-apigen` command under this repository's names).
 //!
 //! - `fixtures`: one small spec per mapping feature under `tests/fixtures/<feature>/`;
 //!   the emitted crate of each is a snapshot (`snapshots/<feature>.snap`), and all of them
 //!   are compiled together (see `compile`).
-//! - `up_to_date`: `generated/` is what `specs/` generates.
+//! - `up_to_date`: the committed crates are what their specs generate; the embedded
+//!   formatting policy and runtime version agree with the repository.
 //! - `locality` and `determinism`: local and deterministic output.
 //! - `emitted`: targeted checks of emitted code that snapshots show but do not guard.
 //! - `bad_specs`, `check_mode`, `cli`: errors point at the spec text and leave the output

@@ -1,7 +1,7 @@
-//! Links `xtask` as a position-dependent executable on Linux. Every `cargo xtask` starts
-//! it, and a position-independent build first applies its relocations, one per pointer in
-//! its read-only data (vtables, string tables, about 60,000), touching those pages as it
-//! goes: `xtask --help` took 2.5–2.8 ms with them, 1.5–1.6 ms without (`perf stat`,
+//! Links `kube-apigen` as a position-dependent executable on Linux. A generation takes
+//! milliseconds, and a position-independent build first applies its relocations, one per
+//! pointer in its read-only data (vtables, string tables, about 60,000), touching those
+//! pages as it goes: `--help` took 2.5–2.8 ms with them, 1.5–1.6 ms without (`perf stat`,
 //! BENCHMARKS.md).
 //! Address randomization, what a position-independent executable is for, protects
 //! nothing in a tool that reads the developer's own specs.
