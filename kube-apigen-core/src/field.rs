@@ -93,15 +93,25 @@ impl fmt::Display for Path<'_> {
 /// The kinds of field error Kubernetes reports, with their `StatusCause` reasons.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ErrorType {
+    /// `FieldValueNotFound`: what the value refers to (a name, a key) does not exist.
     NotFound,
+    /// `FieldValueRequired`: a required value is missing or empty.
     Required,
+    /// `FieldValueDuplicate`: a value that must be unique occurs more than once.
     Duplicate,
+    /// `FieldValueInvalid`: a malformed or out-of-range value.
     Invalid,
+    /// `FieldValueNotSupported`: a value outside the supported set of an enumeration.
     NotSupported,
+    /// `FieldValueForbidden`: a well-formed value that is not allowed here.
     Forbidden,
+    /// `FieldValueTooLong`: a value longer than its limit.
     TooLong,
+    /// `FieldValueTooMany`: a list or map with more entries than its limit.
     TooMany,
+    /// `InternalError`: a failure of the server, not of the input.
     Internal,
+    /// `FieldValueTypeInvalid`: a value that does not have the schema's type.
     TypeInvalid,
 }
 
@@ -148,13 +158,17 @@ impl ErrorType {
 pub struct FieldError {
     /// Rendered path, e.g. `spec.metrics[2].resource.target.averageUtilization`.
     pub field: String,
+    /// What kind of error it is, which gives the cause's `reason`.
     pub error_type: ErrorType,
     /// The offending value; `None` when there is none to show.
     pub bad_value: Option<Value>,
+    /// What is wrong, after the value in the message; may be empty.
     pub detail: String,
 }
 
 impl FieldError {
+    /// An error at `path`. The root renders as `<nil>`, as Kubernetes names the field of an
+    /// error about a whole custom resource.
     pub fn new(path: &Path<'_>, error_type: ErrorType, bad_value: Option<Value>, detail: impl Into<String>) -> Self {
         // The API server validates a custom resource from a nil path, which Go renders as
         // `<nil>`: an error about the whole object reads `<nil>: Invalid value: ...`.

@@ -5,12 +5,15 @@
 /// Whether objects of a resource live in a namespace.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Scope {
+    /// Objects live in a namespace (`Pod`, `ConfigMap`).
     Namespaced,
+    /// Objects belong to the cluster, outside any namespace (`Node`, `Namespace`).
     Cluster,
 }
 
 /// Implemented by every generated type that is a top-level resource of its API.
 pub trait Resource {
+    /// The resource's description, a `static` written by the generator.
     const INFO: &'static ResourceInfo;
 }
 
@@ -22,17 +25,23 @@ pub trait Resource {
 pub struct ResourceInfo {
     /// API group; empty for the core group.
     pub group: &'static str,
+    /// API version, e.g. `v1` or `v1beta1`.
     pub version: &'static str,
+    /// The kind of its objects, e.g. `Deployment`.
     pub kind: &'static str,
     /// Lower-case plural, as in URL paths.
     pub plural: &'static str,
+    /// Lower-case singular, as discovery lists it.
     pub singular: &'static str,
+    /// Whether objects live in a namespace.
     pub scope: Scope,
     /// The kind of the list type returned by list operations.
     pub list_kind: &'static str,
     /// Discovery verbs (`create`, `get`, `list`, ...), sorted.
     pub verbs: &'static [&'static str],
+    /// Abbreviations clients accept for the plural, e.g. `deploy`.
     pub short_names: &'static [&'static str],
+    /// Categories it is listed under, e.g. `all` for `kubectl get all`.
     pub categories: &'static [&'static str],
     /// `status`, `scale` and the like, in discovery's order.
     pub subresources: &'static [SubresourceInfo],
@@ -74,6 +83,7 @@ impl ResourceInfo {
         if self.group.is_empty() { self.version.to_owned() } else { format!("{}/{}", self.group, self.version) }
     }
 
+    /// Whether objects live in a namespace ([`Scope::Namespaced`]).
     pub fn is_namespaced(&self) -> bool {
         self.scope == Scope::Namespaced
     }
@@ -89,6 +99,7 @@ impl ResourceInfo {
 pub struct SubresourceInfo {
     /// `status`, `scale`, `approval`.
     pub name: &'static str,
+    /// Discovery verbs of the subresource, e.g. `get`, `patch`, `update`.
     pub verbs: &'static [&'static str],
     /// The kind it takes and returns, when not the resource's own: `scale` speaks
     /// `autoscaling/v1` `Scale`.
@@ -98,8 +109,11 @@ pub struct SubresourceInfo {
 /// A group, version and kind.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct KindInfo {
+    /// API group; empty for the core group.
     pub group: &'static str,
+    /// API version.
     pub version: &'static str,
+    /// Kind.
     pub kind: &'static str,
 }
 
@@ -119,11 +133,13 @@ pub struct ScalePaths {
 /// describes it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Column {
+    /// The column's header, e.g. `Ready`.
     pub name: &'static str,
     /// `string`, `integer`, `number`, `boolean` or `date`.
     pub type_: &'static str,
     /// E.g. `name`, `int32`; usually empty.
     pub format: &'static str,
+    /// What the column shows, given in the Table's column definitions.
     pub description: &'static str,
     /// 0 for the default view, higher for `-o wide`.
     pub priority: i32,

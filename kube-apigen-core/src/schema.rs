@@ -40,6 +40,7 @@ pub enum MapType {
 }
 
 impl MapType {
+    /// The map type named `name` (`atomic` or `granular`).
     pub fn parse(name: &str) -> Result<MapType, String> {
         match name {
             "atomic" => Ok(MapType::Atomic),
@@ -103,6 +104,7 @@ impl PatchType {
     pub const ALL: &'static [PatchType] =
         &[PatchType::Json, PatchType::Merge, PatchType::StrategicMerge, PatchType::Apply];
 
+    /// The Content-Type a PATCH request of this type is sent with.
     pub fn content_type(self) -> &'static str {
         match self {
             PatchType::Json => "application/json-patch+json",

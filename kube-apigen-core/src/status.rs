@@ -21,9 +21,11 @@ use crate::{de, ser};
 pub struct ListMeta {
     /// Deprecated by Kubernetes and no longer set by the API server.
     pub self_link: Option<String>,
+    /// The version the list was read at, from which a client can watch it.
     pub resource_version: Option<String>,
     /// The `continue` token of a paginated list.
     pub continue_: Option<String>,
+    /// How many items a paginated list has after this page, when the server can tell.
     pub remaining_item_count: Option<i64>,
 }
 
@@ -36,23 +38,41 @@ impl ListMeta {
 
 /// The `reason` values the API server uses (`metav1.StatusReason`).
 pub mod reason {
+    /// 401: the request has no valid credentials.
     pub const UNAUTHORIZED: &str = "Unauthorized";
+    /// 403: the client may not do what it asked.
     pub const FORBIDDEN: &str = "Forbidden";
+    /// 404: the object or resource does not exist.
     pub const NOT_FOUND: &str = "NotFound";
+    /// 409: an object of that name already exists.
     pub const ALREADY_EXISTS: &str = "AlreadyExists";
+    /// 409: the request conflicts with the stored object, e.g. a stale `resourceVersion`.
     pub const CONFLICT: &str = "Conflict";
+    /// 410: what was asked for is no longer available.
     pub const GONE: &str = "Gone";
+    /// 422: the object breaks validation rules; the causes are its field errors.
     pub const INVALID: &str = "Invalid";
+    /// 500: the server could not complete the request in time; the client may retry.
     pub const SERVER_TIMEOUT: &str = "ServerTimeout";
+    /// 504: the request did not complete in the time it allowed.
     pub const TIMEOUT: &str = "Timeout";
+    /// 429: the client sent too many requests; details may say when to retry.
     pub const TOO_MANY_REQUESTS: &str = "TooManyRequests";
+    /// 400: the request itself is malformed.
     pub const BAD_REQUEST: &str = "BadRequest";
+    /// 405: the resource does not support the action.
     pub const METHOD_NOT_ALLOWED: &str = "MethodNotAllowed";
+    /// 406: no media type the client accepts can represent the response.
     pub const NOT_ACCEPTABLE: &str = "NotAcceptable";
+    /// 413: the request body is too large.
     pub const REQUEST_ENTITY_TOO_LARGE: &str = "RequestEntityTooLarge";
+    /// 415: the request body is in a media type the server does not read.
     pub const UNSUPPORTED_MEDIA_TYPE: &str = "UnsupportedMediaType";
+    /// 500: an unexpected failure of the server.
     pub const INTERNAL_ERROR: &str = "InternalError";
+    /// 410: a `resourceVersion` or `continue` token older than the server still serves.
     pub const EXPIRED: &str = "Expired";
+    /// 503: the server cannot serve the request for now.
     pub const SERVICE_UNAVAILABLE: &str = "ServiceUnavailable";
 }
 
@@ -73,6 +93,7 @@ pub struct Status(Box<StatusFields>);
 /// The fields of a [`Status`].
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct StatusFields {
+    /// List metadata; empty in error responses.
     pub metadata: ListMeta,
     /// `"Success"` or `"Failure"`.
     pub status: Option<String>,
@@ -80,6 +101,7 @@ pub struct StatusFields {
     pub message: Option<String>,
     /// Machine-readable reason, one of [`reason`]; `None` means unknown.
     pub reason: Option<String>,
+    /// The object concerned and the causes; which fields are set depends on the reason.
     pub details: Option<StatusDetails>,
     /// The HTTP status code; see [`Status::code`] for the one to answer with.
     pub code: Option<i32>,
@@ -88,13 +110,18 @@ pub struct StatusFields {
 /// Extended data of a [`Status`]; which fields are set depends on the reason.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct StatusDetails {
+    /// The name of the object concerned.
     pub name: Option<String>,
+    /// The API group of the object concerned; `None` for the core group.
     pub group: Option<String>,
     /// A kind for `Invalid`, but the plural *resource* for most other reasons
     /// (`NotFound`, `AlreadyExists`, `Conflict`, ...), as in Kubernetes.
     pub kind: Option<String>,
+    /// The UID of the object concerned, when known.
     pub uid: Option<String>,
+    /// The individual causes, e.g. one per field error of an `Invalid` status.
     pub causes: Vec<StatusCause>,
+    /// How long a client should wait before retrying, for reasons that allow it.
     pub retry_after_seconds: Option<i32>,
 }
 
@@ -103,6 +130,7 @@ pub struct StatusDetails {
 pub struct StatusCause {
     /// E.g. `FieldValueRequired`.
     pub reason: Option<String>,
+    /// What went wrong, for a human; for a field error, the message without the field.
     pub message: Option<String>,
     /// The field path, e.g. `spec.maxReplicas`.
     pub field: Option<String>,

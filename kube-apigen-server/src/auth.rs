@@ -72,10 +72,12 @@ impl TokenFile {
         Ok(file)
     }
 
+    /// How many tokens the file holds.
     pub fn len(&self) -> usize {
         self.users.len()
     }
 
+    /// Whether the file holds no token.
     pub fn is_empty(&self) -> bool {
         self.users.is_empty()
     }

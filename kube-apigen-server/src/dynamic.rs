@@ -24,13 +24,21 @@ use kube_apigen_core::Status;
 /// What a request does, in the terms of Kubernetes authorization verbs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Verb {
+    /// `create`: a new object.
     Create,
+    /// `get`: one object, or a subresource of it.
     Get,
+    /// `update`: an object replaced as a whole.
     Update,
+    /// `patch`: an object changed by a patch.
     Patch,
+    /// `delete`: one object removed.
     Delete,
+    /// `list`: the objects of a collection.
     List,
+    /// `deletecollection`: the objects of a collection removed.
     DeleteCollection,
+    /// `watch`: the changes to a collection or one object, as a stream.
     Watch,
 }
 
@@ -41,36 +49,59 @@ pub enum Verb {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct Options {
+    /// `labelSelector`: only the objects whose labels match.
     pub label_selector: Option<String>,
+    /// `fieldSelector`: only the objects whose fields match, e.g. `metadata.name=web`.
     pub field_selector: Option<String>,
+    /// `limit`: the most items a page of a list may hold.
     pub limit: Option<i64>,
+    /// `continue`: the token of the next page, from the last page's `metadata.continue`.
     #[serde(rename = "continue")]
     pub continue_: Option<String>,
+    /// `resourceVersion`: the version to read at or to watch from.
     pub resource_version: Option<String>,
+    /// `resourceVersionMatch`: how a list reads `resourceVersion`, `Exact` or
+    /// `NotOlderThan`.
     pub resource_version_match: Option<String>,
+    /// `watch`: stream the changes instead of listing.
     pub watch: Option<bool>,
+    /// `allowWatchBookmarks`: the watch may send `BOOKMARK` events.
     pub allow_watch_bookmarks: Option<bool>,
+    /// `sendInitialEvents`: the watch starts with an `ADDED` event per current object,
+    /// then a bookmark.
     pub send_initial_events: Option<bool>,
+    /// `timeoutSeconds`: how long a list or watch may last.
     pub timeout_seconds: Option<i64>,
+    /// `force`: a server-side apply takes over fields that other managers own.
     pub force: Option<bool>,
+    /// `gracePeriodSeconds`: how long a deleted object may take to go; 0 for at once.
     pub grace_period_seconds: Option<i64>,
+    /// `propagationPolicy`: what becomes of dependents on delete: `Orphan`, `Background` or
+    /// `Foreground`.
     pub propagation_policy: Option<String>,
+    /// `orphanDependents`: whether dependents are orphaned on delete; superseded by
+    /// `propagationPolicy`.
     pub orphan_dependents: Option<bool>,
 }
 
 /// One operation on one resource, at the JSON level.
 #[derive(Debug)]
 pub struct Request {
+    /// What the request does.
     pub verb: Verb,
+    /// The resource it addresses.
     pub resource: &'static ResourceInfo,
     /// `status`, `approval`, `scale`, ...
     pub subresource: Option<&'static str>,
     /// `None` for cluster-scoped resources and for lists and watches across namespaces.
     pub namespace: Option<String>,
+    /// The object's name, from the path; `None` for operations on a collection.
     pub name: Option<String>,
+    /// The query options the operation takes.
     pub options: Options,
     /// The object for create and update, the `DeleteOptions` for deletes.
     pub body: Option<Value>,
+    /// The decoded patch, for patches.
     pub patch: Option<Patch>,
 }
 
@@ -78,14 +109,18 @@ pub struct Request {
 pub enum Response {
     /// A status code and a JSON body: an object, a list or a `Status`.
     Object {
+        /// The HTTP status code, e.g. 200 or 201.
         code: u16,
+        /// The JSON body.
         body: Value,
     },
+    /// The events of a watch.
     Watch(WatchStream<Value>),
 }
 
 /// A server that handles every operation of every resource at the JSON level.
 pub trait DynamicApi: Send + Sync + 'static {
+    /// Handles one request; an `Err` is answered with the `Status` it holds.
     fn handle(&self, context: Context, request: Request) -> impl Future<Output = Result<Response, Status>> + Send;
 }
 

@@ -2,7 +2,7 @@
 //! call, each reporting Kubernetes field errors ([`kube_apigen_core::field`]).
 //!
 //! - OpenAPI keywords and list semantics ([`rules`]) and custom resource formats
-//!   ([`format`]);
+//!   ([`format`](mod@format));
 //! - the object-meta conventions: names, namespaces, labels, annotations ([`meta`]);
 //! - CEL rules (`x-kubernetes-validations`) with Kubernetes' CEL libraries ([`cel`]);
 //! - Go's regular expressions, network address parsing and durations, as Kubernetes reads

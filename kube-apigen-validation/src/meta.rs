@@ -83,10 +83,15 @@ impl NameRule {
 /// stand for absent fields, as in Kubernetes' Go types.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ObjectMetaView<'a> {
+    /// `metadata.name`.
     pub name: &'a str,
+    /// `metadata.generateName`.
     pub generate_name: &'a str,
+    /// `metadata.namespace`.
     pub namespace: &'a str,
+    /// `metadata.labels`.
     pub labels: Option<&'a BTreeMap<String, String>>,
+    /// `metadata.annotations`.
     pub annotations: Option<&'a BTreeMap<String, String>>,
 }
 

@@ -74,6 +74,7 @@ pub struct Pattern {
 }
 
 impl Pattern {
+    /// The pattern `source`, compiled when it first checks a value.
     pub const fn new(source: &'static str) -> Self {
         Pattern { source, regex: OnceLock::new() }
     }
@@ -204,11 +205,17 @@ pub fn quantity(path: &Path<'_>, value: &kube_apigen_core::Quantity, errors: &mu
 /// The list and watch parameters whose combinations Kubernetes restricts.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ListOptions<'a> {
+    /// `watch`: whether the request is a watch.
     pub watch: bool,
+    /// `limit`: the most items a page of a list may hold.
     pub limit: Option<i64>,
+    /// `continue`: the token of the next page of a list.
     pub continue_: Option<&'a str>,
+    /// `resourceVersion`.
     pub resource_version: Option<&'a str>,
+    /// `resourceVersionMatch`: `Exact` or `NotOlderThan`.
     pub resource_version_match: Option<&'a str>,
+    /// `sendInitialEvents`: whether a watch starts with the current objects.
     pub send_initial_events: Option<bool>,
 }
 

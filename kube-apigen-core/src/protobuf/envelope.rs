@@ -18,11 +18,15 @@ pub const MAGIC: [u8; 4] = *b"k8s\0";
 /// A decoded envelope (`runtime.Unknown`): the type of the object and its message bytes.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Unknown<'a> {
+    /// The `apiVersion` of the envelope's `typeMeta`; may be empty.
     pub api_version: String,
+    /// The `kind` of the envelope's `typeMeta`; may be empty.
     pub kind: String,
     /// The object's own message.
     pub raw: &'a [u8],
+    /// `contentEncoding`; empty in what the API server writes.
     pub content_encoding: String,
+    /// `contentType`; empty in what the API server writes (the message is protobuf).
     pub content_type: String,
 }
 

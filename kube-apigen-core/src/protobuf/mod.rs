@@ -38,6 +38,7 @@ pub use wellknown::{MESSAGE_LAYOUTS, MessageLayout};
 pub struct DecodeError(String);
 
 impl DecodeError {
+    /// An error with this message.
     pub fn new(message: impl Into<String>) -> Self {
         DecodeError(message.into())
     }
@@ -98,6 +99,7 @@ pub trait Message: Default {
 /// A value that is one protobuf field's payload (not a `repeated` or `map` field: those
 /// are several values).
 pub trait Value: Default {
+    /// The wire type of the field's key: varint, 64-bit or length-delimited.
     const WIRE_TYPE: WireType;
 
     /// Writes the payload (a length-delimited value with its length).
@@ -296,8 +298,12 @@ pub trait Payload: serde::Serialize + Sized {
 /// Encodes a message (without the envelope) and decodes one from its envelope, with the
 /// `apiVersion` and `kind` its envelope names, when the type has exactly one.
 pub struct Codec<T> {
+    /// Writes the message, without an envelope.
     pub encode: fn(&T) -> Vec<u8>,
+    /// Reads the object in an envelope, with the envelope's `apiVersion` and `kind`.
     pub decode: fn(&Unknown<'_>) -> Result<T, DecodeError>,
+    /// The `apiVersion` and `kind` of the type; `None` for a type that is no one kind
+    /// (`DeleteOptions`), which is read from any envelope and written under the resource's.
     pub type_meta: Option<(&'static str, &'static str)>,
 }
 

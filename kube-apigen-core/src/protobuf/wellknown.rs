@@ -16,7 +16,9 @@ use crate::{IntOrString, ListMeta, MicroTime, Quantity, Status, StatusCause, Sta
 /// number, protobuf type).
 #[derive(Debug)]
 pub struct MessageLayout {
+    /// The message's full name, e.g. `k8s.io.apimachinery.pkg.apis.meta.v1.Time`.
     pub name: &'static str,
+    /// Each field's name, number and type (a scalar type or a message's full name).
     pub fields: &'static [(&'static str, u32, &'static str)],
 }
 

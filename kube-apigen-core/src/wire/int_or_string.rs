@@ -19,7 +19,9 @@ use serde::{Deserialize, Serialize};
 /// `String`; it exists for sorted containers, not for comparing amounts.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum IntOrString {
+    /// The integer form, a JSON number.
     Int(i32),
+    /// The string form, a JSON string.
     String(String),
 }
 

@@ -50,10 +50,12 @@ impl Reply {
         Reply(response)
     }
 
+    /// The response's status code.
     pub fn status(&self) -> StatusCode {
         self.0.status()
     }
 
+    /// The response's headers.
     pub fn headers(&self) -> &HeaderMap {
         self.0.headers()
     }
@@ -257,14 +259,17 @@ impl Call {
         Query::parse(self.0.parts.uri.query().unwrap_or(""))
     }
 
+    /// The request's HTTP method.
     pub fn method(&self) -> &Method {
         &self.0.parts.method
     }
 
+    /// The request's URI: path and query.
     pub fn uri(&self) -> &Uri {
         &self.0.parts.uri
     }
 
+    /// The request's headers.
     pub fn headers(&self) -> &HeaderMap {
         &self.0.headers
     }
@@ -274,6 +279,7 @@ impl Call {
         self.0.user.as_ref()
     }
 
+    /// The resource the request's route serves.
     pub fn resource(&self) -> &'static ResourceInfo {
         self.0.resource
     }

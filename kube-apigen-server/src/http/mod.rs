@@ -65,7 +65,9 @@ pub use table::TableConvertor;
 /// The state every generated router carries: the server's implementation and the HTTP
 /// configuration. Cloning it clones two `Arc`s, whatever `S` is.
 pub struct ApiState<S> {
+    /// The server's implementation of the generated traits.
     pub api: Arc<S>,
+    /// How requests are handled.
     pub config: Arc<Config>,
 }
 
@@ -129,6 +131,8 @@ impl std::fmt::Debug for Config {
 /// [`authentication_failed`] (401, message `Unauthorized`), whatever went wrong, so as not
 /// to tell an attacker which part was wrong.
 pub trait Authenticator: Send + Sync + 'static {
+    /// The user the request's headers name, `None` for anonymous, or the answer to a
+    /// failure.
     fn authenticate(&self, headers: &HeaderMap) -> Result<Option<UserInfo>, Status>;
 }
 
@@ -151,9 +155,13 @@ pub fn authentication_failed() -> Status {
 /// An authenticated user, as Kubernetes' `user.Info` describes one.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct UserInfo {
+    /// The user's name, e.g. `alice` or `system:anonymous`.
     pub username: String,
+    /// The user's unique ID; may be empty.
     pub uid: String,
+    /// The groups the user belongs to, e.g. `system:authenticated`.
     pub groups: Vec<String>,
+    /// Further attributes of the user, by name.
     pub extra: BTreeMap<String, Vec<String>>,
 }
 

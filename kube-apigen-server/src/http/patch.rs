@@ -10,14 +10,19 @@ use kube_apigen_core::schema::PatchType;
 /// [`super::Call::decode_patched`] then decodes the result with `fieldValidation`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Patch {
+    /// `application/json-patch+json`: a list of JSON Patch (RFC 6902) operations.
     Json(json_patch::Patch),
+    /// `application/merge-patch+json`: a JSON merge patch (RFC 7386).
     Merge(Value),
+    /// `application/strategic-merge-patch+json`: a strategic merge patch, merged by the
+    /// schema's patch strategies and merge keys.
     StrategicMerge(Value),
     /// The applied configuration, as a JSON object (YAML bodies are converted).
     Apply(Value),
 }
 
 impl Patch {
+    /// The patch's format.
     pub fn patch_type(&self) -> PatchType {
         match self {
             Patch::Json(_) => PatchType::Json,

@@ -18,8 +18,11 @@ use kube_apigen_core::{ResourceInfo, Status};
 #[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq)]
 pub enum Event<T> {
+    /// `ADDED`: an object was created, or exists when the watch starts.
     Added(T),
+    /// `MODIFIED`: an object was changed.
     Modified(T),
+    /// `DELETED`: an object was deleted; the event holds its last state.
     Deleted(T),
     /// Progress only: an object of the kind with nothing but `metadata.resourceVersion`
     /// (and annotations) set. Sent when the client asked `allowWatchBookmarks=true`.

@@ -4,7 +4,9 @@
 /// a field whose name is no identifier).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum FieldPathSegment {
+    /// `.name`: the field of that name.
     Field(String),
+    /// `['key']`: the map entry of that key, unescaped.
     Key(String),
 }
 

@@ -139,21 +139,25 @@ impl<'a> CelRuleSpec<'a> {
         CelRuleSpec { rule, message: None, message_expression: None, field_path: None, reason: None }
     }
 
+    /// The rule with `message`, the detail when it is false.
     pub const fn with_message(mut self, message: &'a str) -> Self {
         self.message = Some(message);
         self
     }
 
+    /// The rule with `messageExpression`, evaluated for the detail when it is false.
     pub const fn with_message_expression(mut self, message_expression: &'a str) -> Self {
         self.message_expression = Some(message_expression);
         self
     }
 
+    /// The rule with `fieldPath`, where a false rule is reported below the node.
     pub const fn with_field_path(mut self, field_path: &'a str) -> Self {
         self.field_path = Some(field_path);
         self
     }
 
+    /// The rule with `reason`, the type of the error a false rule gives.
     pub const fn with_reason(mut self, reason: &'a str) -> Self {
         self.reason = Some(reason);
         self
