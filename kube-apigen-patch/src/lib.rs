@@ -60,6 +60,9 @@ pub enum PatchError {
 const GENERIC_UNPROCESSABLE: &str = "the server rejected our request due to an error in our request";
 
 impl PatchError {
+    /// The `Status` the API server answers with: 400 `BadRequest` with the message, 422
+    /// `Invalid` with the generic message (the detail withheld), 413 for too many
+    /// operations.
     pub fn to_status(&self) -> Status {
         match self {
             PatchError::BadRequest(message) => Status::bad_request(message.clone()),
@@ -103,9 +106,11 @@ pub enum ApplyError {
 /// A field another manager owns, that an apply would change.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Conflict {
+    /// The manager of the `metadata.managedFields` entry that owns the field.
     pub manager: String,
     /// `Apply` or `Update`.
     pub operation: String,
+    /// The `apiVersion` of that entry (`autoscaling/v2`).
     pub api_version: String,
     /// Empty for the main resource.
     pub subresource: String,

@@ -82,6 +82,7 @@ pub enum SchemaKind {
     Struct,
     /// An object of arbitrary keys with one value schema (`additionalProperties`).
     Map,
+    /// A list (`type: array`).
     Array,
     /// A string, number, integer, boolean, or `x-kubernetes-int-or-string`.
     Scalar,
@@ -169,6 +170,8 @@ impl ObjectSchema {
         self.name().map(|name| name.rsplit('.').next().unwrap_or(name)).unwrap_or("")
     }
 
+    /// What the node describes, at the end of its reference chain (an `allOf` of several
+    /// schemas counts as a struct).
     pub fn kind(&self) -> SchemaKind {
         match &self.target().shape {
             Shape::Struct { .. } => SchemaKind::Struct,

@@ -26,10 +26,17 @@ use crate::Store;
 /// What a request does, as the API server's request info names it.
 #[derive(Clone, Debug, Default, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct RequestLabels {
+    /// `get`, `list`, `watch`, `create`, `update`, `patch`, `delete` or
+    /// `deletecollection`; for other methods and for paths that name no resource, the
+    /// method in lower case, and the other labels empty.
     pub verb: String,
+    /// The API group; empty for the core group.
     pub group: String,
+    /// The API version (`v1`, `v2`).
     pub version: String,
+    /// The resource, by its plural (`horizontalpodautoscalers`).
     pub resource: String,
+    /// The subresource (`status`, `scale`); empty for the resource itself.
     pub subresource: String,
 }
 
@@ -131,6 +138,7 @@ impl Default for Metrics {
 }
 
 impl Metrics {
+    /// The metrics of the module documentation, registered, with no series yet.
     pub fn new() -> Self {
         let mut registry = Registry::default();
         let requests = Family::<AnsweredLabels, Counter>::default();

@@ -36,7 +36,9 @@ pub struct LabelSelector {
 /// One requirement of a label selector.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Requirement {
+    /// The label key (`app`, `example.com/tier`).
     pub key: String,
+    /// How the label's value is compared with `values`.
     pub operator: Operator,
     /// Sorted and deduplicated, as apimachinery's `sets.String` keeps them.
     pub values: Vec<String>,
@@ -45,14 +47,23 @@ pub struct Requirement {
 /// The operators of `k8s.io/apimachinery/pkg/selection`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Operator {
+    /// `key in (a,b)`: the label is `a` or `b`.
     In,
+    /// `key notin (a,b)`: the label is absent, or neither `a` nor `b`.
     NotIn,
+    /// `key=a`: the label is `a`.
     Equals,
+    /// `key==a`: as `key=a`.
     DoubleEquals,
+    /// `key!=a`: the label is absent, or not `a`.
     NotEquals,
+    /// `key`: the label is present.
     Exists,
+    /// `!key`: the label is absent.
     DoesNotExist,
+    /// `key>1`: the label is an integer greater than 1.
     GreaterThan,
+    /// `key<1`: the label is an integer less than 1.
     LessThan,
 }
 
@@ -65,10 +76,12 @@ impl LabelSelector {
         Ok(LabelSelector { requirements })
     }
 
+    /// Whether the selector has no requirement, and so matches everything.
     pub fn is_empty(&self) -> bool {
         self.requirements.is_empty()
     }
 
+    /// The requirements, sorted by key.
     pub fn requirements(&self) -> &[Requirement] {
         &self.requirements
     }
@@ -441,7 +454,9 @@ impl Parser {
 /// One `field=value` / `field!=value` term.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FieldTerm {
+    /// The field, as the resource's [`SelectableFields`] name it (`metadata.name`).
     pub field: String,
+    /// The value compared with, unescaped.
     pub value: String,
     /// `!=`.
     pub negated: bool,
@@ -467,7 +482,9 @@ pub enum UnknownField {
 /// The fields a resource can be selected by: (field, JSON pointer into the object).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SelectableFields {
+    /// `(field, pointer)` pairs: `("spec.signerName", "/spec/signerName")`.
     pub fields: &'static [(&'static str, &'static str)],
+    /// How a selector naming another field is refused.
     pub unknown: UnknownField,
 }
 
@@ -511,10 +528,12 @@ impl FieldSelector {
         Ok(FieldSelector { terms })
     }
 
+    /// Whether the selector has no term, and so matches everything.
     pub fn is_empty(&self) -> bool {
         self.terms.is_empty()
     }
 
+    /// The terms, in the order given.
     pub fn terms(&self) -> &[FieldTerm] {
         &self.terms
     }

@@ -283,6 +283,7 @@ pub struct Operations {
     /// How many requests other than watches may be served at once; more are answered
     /// 429 with `Retry-After: 1`. 0: no limit.
     pub max_requests_inflight: usize,
+    /// Where requests are counted, and what `/metrics` serves.
     pub metrics: Arc<Metrics>,
     /// Who the request logs name (the server's authenticator, or anonymous).
     pub authenticator: Option<Arc<dyn Authenticator>>,

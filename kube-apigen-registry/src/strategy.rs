@@ -45,9 +45,14 @@ pub struct WriteContext<'a> {
 /// A committed write, as [`Strategy::after_write`] is told of it.
 #[derive(Clone, Copy, Debug)]
 pub enum Written<'a> {
+    /// A new object, as stored.
     Created(&'a Value),
+    /// An object replaced, or marked for deletion (`deletionTimestamp` set on an object
+    /// with finalizers).
     Updated {
+        /// The object before the write.
         old: &'a Value,
+        /// The object as stored now.
         new: &'a Value,
     },
     /// The object is gone (after its last finalizer, or at once).

@@ -80,6 +80,9 @@ pub struct TlsListener {
 }
 
 impl TlsListener {
+    /// Accepts on `listener`, handshaking with `identity`, in a task of its own (so call it
+    /// within a Tokio runtime); an error when `identity` is not a usable certificate and
+    /// key.
     pub fn new(listener: TcpListener, identity: Identity) -> Result<Self, String> {
         let local = listener.local_addr().map_err(|e| e.to_string())?;
         let acceptor = identity.acceptor()?;

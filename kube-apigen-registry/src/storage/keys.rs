@@ -14,6 +14,7 @@ pub struct Keys {
 }
 
 impl Keys {
+    /// The keys under `prefix` (`/registry`; trailing slashes are dropped).
     pub fn new(prefix: &str) -> Self {
         Keys { prefix: prefix.trim_end_matches('/').to_owned() }
     }

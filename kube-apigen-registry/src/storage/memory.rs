@@ -65,7 +65,10 @@ pub trait Journal: Send + Sync + 'static {
 /// What a journal holds when the backend starts: the revision of its last write and the
 /// objects by key.
 pub struct Recovered {
+    /// The revision of the last committed write (0: none).
     pub revision: u64,
+    /// Every object with its key, each carrying the revision of its last write as
+    /// `metadata.resourceVersion`.
     pub objects: Vec<(String, Value)>,
 }
 

@@ -42,8 +42,11 @@ pub use memory::MemoryStorage;
 /// `revision`) and the revision of its last write (etcd's `mod_revision`).
 #[derive(Clone, Debug)]
 pub struct KeyValue {
+    /// The key (`/registry/autoscaling/horizontalpodautoscalers/default/web`).
     pub key: String,
+    /// The object, `metadata.resourceVersion` included.
     pub object: Arc<Value>,
+    /// The revision of the key's last write.
     pub revision: u64,
 }
 
@@ -86,19 +89,23 @@ pub enum Written {
 /// One committed change, as a watch delivers it.
 #[derive(Debug)]
 pub struct Event {
+    /// The revision the change was committed at.
     pub revision: u64,
+    /// The key changed.
     pub key: String,
     /// The object before the change; `None` for a create.
     pub prev: Option<Arc<Value>>,
     /// The object after the change; for a delete, the last state with the delete's
     /// revision.
     pub object: Arc<Value>,
+    /// Whether the change deleted the key.
     pub deleted: bool,
 }
 
 /// What a watch stream yields.
 #[derive(Debug)]
 pub enum WatchItem {
+    /// A change under the watched prefix.
     Event(Arc<Event>),
     /// Every change up to this revision has been delivered (the answer to
     /// [`WatchStream::request_progress`]).
@@ -156,11 +163,22 @@ pub trait WatchStream: Send {
 /// Why a storage operation failed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum StorageError {
-    /// The revision asked for is older than the oldest the backend keeps (the second
-    /// value).
-    Compacted { requested: u64, oldest: u64 },
-    /// The revision asked for is newer than the backend's current one (the second value).
-    FutureRevision { requested: u64, current: u64 },
+    /// The revision asked for is older than the oldest the backend keeps.
+    Compacted {
+        /// The revision asked for.
+        requested: u64,
+        /// The oldest revision kept (where etcd's error does not name it, the revision
+        /// after `requested`).
+        oldest: u64,
+    },
+    /// The revision asked for is newer than the backend's current one.
+    FutureRevision {
+        /// The revision asked for.
+        requested: u64,
+        /// The backend's current revision (etcd's error does not name it: there, the
+        /// revision before `requested`).
+        current: u64,
+    },
     /// The backend cannot be reached or failed; the message says why.
     Unavailable(String),
     /// The backend did not answer in time.

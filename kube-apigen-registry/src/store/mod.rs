@@ -12,8 +12,8 @@
 //!   from an old `resourceVersion` go as far back as the storage's history; older ones
 //!   answer 410 `Expired`.
 //!
-//! The module [`write`] has create, update, patch and delete, [`read`] get and list,
-//! [`watch`] the watch streams, [`scale`] the `scale` subresource of custom resources.
+//! The module `write` has create, update, patch and delete, `read` get and list, `watch`
+//! the watch streams, `scale` the `scale` subresource of custom resources.
 
 mod read;
 mod scale;
@@ -106,7 +106,9 @@ impl StoreConfig {
 /// A strategy for a resource the catalog does not serve.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UnknownResource {
+    /// The group named (`""`: the core group).
     pub group: String,
+    /// The resource named, by its plural.
     pub plural: String,
 }
 
