@@ -18,17 +18,17 @@
 //! # Ok::<(), kube_apigen_codegen::Error>(())
 //! ```
 
-pub mod build;
+mod build;
 pub mod config;
 pub mod diff;
 pub mod emit;
-pub mod error;
+mod error;
 pub mod format;
 pub mod ir;
 pub mod load;
-pub mod naming;
+mod naming;
 pub mod package;
-pub mod spec;
+mod spec;
 pub mod write;
 
 pub use config::Config;

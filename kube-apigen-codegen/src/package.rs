@@ -177,7 +177,7 @@ fn quoted(text: &str) -> String {
 }
 
 /// An absolute, normalized path; the folder itself need not exist yet.
-pub fn absolute(path: &Path) -> Result<PathBuf> {
+pub(crate) fn absolute(path: &Path) -> Result<PathBuf> {
     let joined = std::path::absolute(path).map_err(|e| Error::in_file(path, e.to_string()))?;
     Ok(normalized(&joined))
 }

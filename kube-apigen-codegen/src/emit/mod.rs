@@ -1,6 +1,6 @@
 //! Emitters: IR to Rust source, one emitter per concern, assembled into files here.
 
-pub mod cel;
+mod cel;
 mod features;
 mod models;
 mod params;
@@ -88,14 +88,14 @@ pub fn emit_crate(api: &Api, options: &CrateOptions) -> Result<BTreeMap<PathBuf,
 /// Emits the files of one output crate. [`Emitter::files`] lays the crate out;
 /// [`Emitter::emit`] then prints one file, on whichever thread asks, so that files are
 /// emitted and formatted side by side.
-pub struct Emitter<'a> {
+pub(crate) struct Emitter<'a> {
     api: &'a Api,
     options: &'a CrateOptions,
     analysis: validation::Analysis,
 }
 
 /// A file of the output crate, by what it is emitted from.
-pub enum File<'a> {
+pub(crate) enum File<'a> {
     /// Written as it is.
     Text(String),
     /// A group/version's served OpenAPI document.
@@ -119,7 +119,7 @@ pub enum File<'a> {
 }
 
 /// What a module file declares.
-pub struct Module<'a> {
+pub(crate) struct Module<'a> {
     path: &'a [String],
     children: BTreeSet<&'a str>,
     /// The module's model files, with every type each holds (runtime types included, which

@@ -14,6 +14,7 @@ pub struct Extensions {
     /// `x-kubernetes-preserve-unknown-fields`.
     pub preserve_unknown_fields: bool,
     /// `x-kubernetes-embedded-resource`.
+    #[expect(dead_code, reason = "checked when read; nothing is generated from it")]
     pub embedded_resource: bool,
     /// `x-kubernetes-list-type` with `x-kubernetes-list-map-keys`.
     pub list_type: Option<ListType>,
