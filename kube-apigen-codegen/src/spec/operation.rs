@@ -26,15 +26,24 @@ pub struct Operation {
     pub description: Option<String>,
 }
 
+/// The HTTP method of an operation: its key in the path item.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum HttpMethod {
+    /// `get`.
     Get,
+    /// `put`.
     Put,
+    /// `post`.
     Post,
+    /// `delete`.
     Delete,
+    /// `options`.
     Options,
+    /// `head`.
     Head,
+    /// `patch`.
     Patch,
+    /// `trace`.
     Trace,
 }
 
