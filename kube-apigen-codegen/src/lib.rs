@@ -83,14 +83,21 @@ impl Options {
 /// What a run did, for the command's summary.
 #[derive(Debug, Clone)]
 pub struct Summary {
+    /// The documents of the spec files (a YAML file may hold several).
     pub documents: usize,
+    /// The generated types that are named schemas.
     pub schemas: usize,
+    /// Every generated type: named schemas and the inline enums and structs they contain.
     pub types: usize,
+    /// The operations the specs define.
     pub operations: usize,
+    /// The resources served.
     pub resources: usize,
+    /// What changed in the output folder, or would change in check mode.
     pub changes: write::Changes,
     /// Decisions the user should know of, such as schemas merged across documents.
     pub notes: Vec<String>,
+    /// How long the run took.
     pub elapsed: Duration,
 }
 

@@ -16,7 +16,9 @@ pub struct Document {
     pub display_path: PathBuf,
     /// Index of the document among the non-empty documents of a multi-document YAML file.
     pub index_in_file: usize,
+    /// The text of the whole file, shared by its documents, for finding lines and columns.
     pub source: std::sync::Arc<str>,
+    /// The document's value.
     pub value: Value,
     /// For a document written from another one (the OpenAPI document of a CRD version):
     /// pointer prefixes here and the places in the file they were made from, so errors

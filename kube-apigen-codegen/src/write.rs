@@ -57,12 +57,14 @@ pub fn ensure_generated_or_empty(out: &Path) -> Result<()> {
 pub struct Changes {
     /// Files whose content is new or different.
     pub changed: Vec<PathBuf>,
+    /// Files the output folder already holds as they are.
     pub unchanged: Vec<PathBuf>,
     /// Files in the output folder the generator no longer produces.
     pub removed: Vec<PathBuf>,
 }
 
 impl Changes {
+    /// Whether the output folder is as it should be: no file changed or removed.
     pub fn is_empty(&self) -> bool {
         self.changed.is_empty() && self.removed.is_empty()
     }

@@ -29,6 +29,7 @@ use crate::write::MANIFEST_HEADER;
 /// How the output crate is named and linked.
 #[derive(Debug, Clone)]
 pub struct CrateOptions {
+    /// The `name` of its `[package]`.
     pub package_name: String,
     /// The rest of `[package]` (its `name` is `package_name`).
     pub package: Package,
@@ -37,6 +38,7 @@ pub struct CrateOptions {
     pub runtime: String,
     /// Adds an empty `[workspace]` so the crate builds on its own wherever it is written.
     pub standalone: bool,
+    /// What the first line of every file says.
     pub header: Header,
     /// Whether CEL rules in the common subset are translated to Rust ([`cel`]); without it
     /// the interpreter checks every rule, which tests compare against.
