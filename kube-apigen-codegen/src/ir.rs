@@ -2,8 +2,8 @@
 //! names and checks, resources with their operations, and the shared parameter, path and
 //! response types.
 //!
-//! Every name and decision is made while building this (see `build`); emitters only
-//! print what is here.
+//! Every name and decision is made while building this ([`read_api`](crate::read_api));
+//! emitters only print what is here.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;

@@ -1,11 +1,12 @@
 //! The generator: reads Kubernetes-style OpenAPI v3 documents and writes a Rust crate.
 //!
-//! The pipeline has one stage per concern: [`load`] reads spec files; [`spec`] reads
-//! them into typed values (expanding CustomResourceDefinitions into the documents the API
-//! server publishes, and reading the `.proto` files beside them, [`spec::proto`]); [`build`]
-//! turns the spec into the [`ir`], where every name, protobuf field number and
-//! decision is made; [`emit`] prints Rust from the IR; [`format`] formats it with the
-//! project's rustfmt policy; [`write`] replaces the output folder atomically.
+//! The pipeline has one stage per concern: [`load`] reads spec files; the typed spec
+//! reads them into values (expanding CustomResourceDefinitions into the documents the API
+//! server publishes, and reading the `.proto` files beside them); the builder turns the
+//! spec into the [`ir`], where every name, protobuf field number and decision is made;
+//! [`emit`] prints Rust from the IR; [`mod@format`] formats it with the project's rustfmt
+//! policy; [`mod@write`] replaces the output folder atomically. [`generate`] runs the
+//! whole pipeline as [`Options`] say; [`read_api`] runs it as far as the IR.
 //!
 //! What the output crate says of itself (its package, where its runtime comes from) is
 //! [`package`]; [`config`] reads the same from a repository's `apigen.toml`. [`diff`]
@@ -48,8 +49,8 @@ pub struct Options {
     /// Compare only; write nothing.
     pub check: bool,
     /// A folder where formatting results are remembered between runs, so that files whose
-    /// source did not change are taken from `out` instead of being formatted again
-    /// ([`format::Reuse`]); `None` formats every file.
+    /// source did not change are taken from `out` instead of being formatted again;
+    /// `None` formats every file.
     pub format_cache: Option<PathBuf>,
     /// The generated crate's package.
     pub package: Package,

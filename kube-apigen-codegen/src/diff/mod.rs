@@ -4,11 +4,12 @@
 //! [`Api::read`] reads a specs folder as generation does (the typed spec and its IR);
 //! [`compare`] lists every difference between two APIs as a [`Change`] with its [`Rule`],
 //! its [`Severity`] where it happens (spec or status, built-in API or custom resource,
-//! alpha version or not; [`rules`] decides), and its effect on the generated crate's
-//! public API. Resources are compared by group, version and kind; their schemas field by
-//! field from the resource root, following references, so a schema reached from several
-//! kinds (or paths) is reported at each. A [`Report`] adds the allow-list and renders
-//! text, Markdown and JSON ([`render`]). [`git`] reads a revision's spec folder.
+//! alpha version or not), and its effect on the generated crate's public API
+//! ([`RustEffect`]). Resources are compared by group, version and kind; their schemas
+//! field by field from the resource root, following references, so a schema reached from
+//! several kinds (or paths) is reported at each. A [`Report`] adds the allow-list
+//! ([`AllowList`]) and renders text, Markdown and JSON. [`Revision`] reads a revision's
+//! spec folder from git.
 
 mod allow;
 mod git;

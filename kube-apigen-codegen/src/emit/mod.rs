@@ -40,7 +40,7 @@ pub struct CrateOptions {
     pub standalone: bool,
     /// What the first line of every file says.
     pub header: Header,
-    /// Whether CEL rules in the common subset are translated to Rust ([`cel`]); without it
+    /// Whether CEL rules in the common subset are translated to Rust functions; without it
     /// the interpreter checks every rule, which tests compare against.
     pub translate_cel: bool,
 }

@@ -4,9 +4,9 @@
 //! `cargo fmt --check` holds for both.
 //!
 //! Formatting costs about as much as everything else the generator does, so it is skipped
-//! where it would give what the output folder already holds ([`reuse`]), and what is left
-//! is shared between rustfmt processes ([`rustfmt`]). Emitting each file, checking it
-//! against the cache and printing it with prettyplease run on every core.
+//! where it would give what the output folder already holds, and what is left is shared
+//! between rustfmt processes. Emitting each file, checking it against the cache and
+//! printing it with prettyplease run on every core.
 
 mod reuse;
 mod rustfmt;
