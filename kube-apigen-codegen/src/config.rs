@@ -36,6 +36,7 @@ pub const FILE_NAME: &str = "apigen.toml";
 /// folders resolved against the file's folder.
 #[derive(Debug, Clone)]
 pub struct Config {
+    /// One per `[[crate]]`, in the file's order.
     pub crates: Vec<Options>,
 }
 

@@ -15,23 +15,28 @@ pub struct Error {
     pub pointer: Option<String>,
     /// 1-based line and column.
     pub position: Option<(usize, usize)>,
+    /// What is wrong.
     pub message: String,
 }
 
 impl Error {
+    /// An error that names no file.
     pub fn new(message: impl Into<String>) -> Self {
         Error { file: None, pointer: None, position: None, message: message.into() }
     }
 
+    /// An error in `file`.
     pub fn in_file(file: impl Into<PathBuf>, message: impl Into<String>) -> Self {
         Error { file: Some(file.into()), ..Error::new(message) }
     }
 
+    /// The error at the node `pointer` of its file.
     pub fn at(mut self, pointer: impl Into<String>) -> Self {
         self.pointer = Some(pointer.into());
         self
     }
 
+    /// The error at a line and column of its file, when they are known.
     pub fn with_position(mut self, position: Option<(usize, usize)>) -> Self {
         self.position = position;
         self
@@ -56,6 +61,7 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+/// A result whose error is an [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Escapes one JSON-pointer segment (RFC 6901).

@@ -2,8 +2,8 @@
 //! names and checks, resources with their operations, and the shared parameter, path and
 //! response types.
 //!
-//! Every name and decision is made while building this (see `build`); emitters only
-//! print what is here.
+//! Every name and decision is made while building this ([`read_api`](crate::read_api));
+//! emitters only print what is here.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -23,11 +23,17 @@ macro_rules! id {
         pub struct $name(u32);
 
         impl $name {
+            /// The id of the entry at `index`.
+            ///
+            /// # Panics
+            ///
+            /// When `index` does not fit in 32 bits.
             pub const fn new(index: usize) -> Self {
                 assert!(index <= u32::MAX as usize, "fewer than 2^32 entries");
                 Self(index as u32)
             }
 
+            /// The entry's index in its list.
             pub fn index(self) -> usize {
                 self.0 as usize
             }
@@ -56,16 +62,23 @@ id!(
     ResponseSetId
 );
 
+/// Everything the emitters print: the IR of one specs folder, as
+/// [`read_api`](crate::read_api) builds it.
 #[derive(Debug, Default)]
 pub struct Api {
     /// Spec file of each document, as shown in headers, by document index.
     pub sources: Vec<PathBuf>,
     /// Every generated type: named schemas and the inline enums and objects they contain.
     pub types: Vec<TypeDef>,
+    /// Every resource, by group, version and kind.
     pub resources: Vec<Resource>,
+    /// Every group/version that serves a resource, by group and version.
     pub group_versions: Vec<GroupVersion>,
+    /// The query-parameter structs of `params.rs`.
     pub param_sets: Vec<ParamSet>,
+    /// The path-parameter structs of `params.rs`.
     pub path_sets: Vec<PathSet>,
+    /// The response enums of `responses.rs`.
     pub response_sets: Vec<ResponseSet>,
     /// The release reported at `/version`.
     pub release: Release,
@@ -78,22 +91,27 @@ pub struct Api {
 }
 
 impl Api {
+    /// The type with this id.
     pub fn ty(&self, id: TypeId) -> &TypeDef {
         &self.types[id.index()]
     }
 
+    /// The resource with this id.
     pub fn resource(&self, id: ResourceId) -> &Resource {
         &self.resources[id.index()]
     }
 
+    /// The query-parameter set with this id.
     pub fn param_set(&self, id: ParamSetId) -> &ParamSet {
         &self.param_sets[id.index()]
     }
 
+    /// The path-parameter set with this id.
     pub fn path_set(&self, id: PathSetId) -> &PathSet {
         &self.path_sets[id.index()]
     }
 
+    /// The set of success codes with this id.
     pub fn response_set(&self, id: ResponseSetId) -> &ResponseSet {
         &self.response_sets[id.index()]
     }
@@ -104,8 +122,10 @@ impl Api {
     }
 }
 
+/// A generated type: where it comes from, where it lives and what it is.
 #[derive(Debug, Clone)]
 pub struct TypeDef {
+    /// The schema it is generated from.
     pub origin: Origin,
     /// Rust module path below the crate root (`["api", "autoscaling", "v2"]`).
     pub module: Vec<String>,
@@ -113,11 +133,13 @@ pub struct TypeDef {
     pub file: String,
     /// The Rust type name.
     pub name: String,
+    /// The schema's `description`: the type's doc comment.
     pub doc: Option<String>,
     /// Index into [`Api::sources`] of the document the schema was taken from.
     pub source: usize,
     /// How its keyword errors are worded.
     pub wording: Wording,
+    /// What Rust item it is.
     pub kind: TypeKind,
 }
 
@@ -127,7 +149,12 @@ pub enum Origin {
     /// A named schema (`io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler`).
     Schema(String),
     /// A schema declared inside the schema of `owner`, at `pointer` in its document.
-    Inline { owner: TypeId, pointer: String },
+    Inline {
+        /// The type whose schema declares this one, and whose file it shares.
+        owner: TypeId,
+        /// The JSON pointer of the schema in its document.
+        pointer: String,
+    },
 }
 
 /// How keyword errors read: as Kubernetes' built-in validation words them, or as the
@@ -135,13 +162,18 @@ pub enum Origin {
 /// (`kube_apigen::rules::schema`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Wording {
+    /// As the built-in types' validation words them (`kube_apigen::rules`).
     BuiltIn,
+    /// As the schema validator words them for custom resources (`kube_apigen::rules::schema`).
     SchemaValidator,
 }
 
+/// The Rust item a type is.
 #[derive(Debug, Clone)]
 pub enum TypeKind {
+    /// An object with properties: a struct with its serde and validation code.
     Struct(Struct),
+    /// A string enum: a Rust enum.
     Enum(StringEnum),
     /// `pub type Name = ty;`
     Alias(FieldType),
@@ -149,13 +181,16 @@ pub enum TypeKind {
     Runtime(RuntimeType),
 }
 
+/// A generated struct: its fields and the checks on the object as a whole.
 #[derive(Debug, Clone)]
 pub struct Struct {
     /// Never empty: a schema becomes a struct only when it has properties.
     pub fields: Vec<Field>,
     /// CEL rules (`x-kubernetes-validations`) on the object itself.
     pub rules: Vec<CelRule>,
+    /// `minProperties` of the object.
     pub min_properties: Option<u64>,
+    /// `maxProperties` of the object.
     pub max_properties: Option<u64>,
     /// `x-kubernetes-group-version-kind` of the schema.
     pub gvks: Vec<Gvk>,
@@ -180,25 +215,37 @@ impl Struct {
 pub struct ObjectMetaUse {
     /// Index of the field in [`Struct::fields`].
     pub field: usize,
+    /// The resource's scope, which decides whether `metadata.namespace` is allowed.
     pub scope: Scope,
+    /// The rule `metadata.name` and `metadata.generateName` follow.
     pub name_rule: NameRule,
     /// The Rust names of ObjectMeta's fields the check reads (`name`, `generateName`,
     /// `namespace`, `labels`, `annotations`), where the spec's ObjectMeta has them.
     pub name: Option<String>,
+    /// The Rust name of `generateName`.
     pub generate_name: Option<String>,
+    /// The Rust name of `namespace`.
     pub namespace: Option<String>,
+    /// The Rust name of `labels`.
     pub labels: Option<String>,
+    /// The Rust name of `annotations`.
     pub annotations: Option<String>,
 }
 
+/// A field of a struct: one property of its schema.
 #[derive(Debug, Clone)]
 pub struct Field {
+    /// The property name in JSON (and the serde name).
     pub wire_name: String,
+    /// The Rust field name: snake case, unique within the struct.
     pub rust_name: String,
+    /// Its type, with the checks its schema states.
     pub ty: FieldType,
+    /// Whether it must be there, which decides `T` or `Option<T>`.
     pub presence: Presence,
     /// Stored as `Box<T>` to break a cycle of by-value containment.
     pub boxed: bool,
+    /// The property's `description`, or else its type's: the field's doc comment.
     pub doc: Option<String>,
     /// The schema's `nullable`.
     pub nullable: bool,
@@ -227,6 +274,7 @@ impl Presence {
     }
 }
 
+/// A field's structural default (`default` in a custom resource's schema).
 #[derive(Debug, Clone)]
 pub struct SpecDefault {
     /// The value, checked to fit the field's type.
@@ -241,27 +289,39 @@ pub struct SpecDefault {
 /// same type when their types are the same, whatever they check.
 #[derive(Debug, Clone)]
 pub struct FieldType {
+    /// The Rust type.
     pub ty: Ty,
+    /// What is checked of a value there.
     pub checks: Checks,
 }
 
 impl FieldType {
+    /// `ty` with no checks.
     pub fn plain(ty: Ty) -> Self {
         FieldType { ty, checks: Checks::default() }
     }
 }
 
+/// A Rust type at a schema position.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Ty {
+    /// `boolean`: `bool`.
     Bool,
+    /// `integer` of format `int32`: `i32`.
     I32,
+    /// Any other `integer`: `i64`.
     I64,
+    /// `number`: `f64`.
     F64,
+    /// `string`: `String`.
     String,
     /// Any JSON: free-form objects, `RawExtension`, preserve-unknown-fields.
     Value,
+    /// A type of the runtime's.
     Runtime(RuntimeType),
+    /// A generated type.
     Named(TypeId),
+    /// `array`: `Vec<T>`.
     Vec(Box<FieldType>),
     /// `additionalProperties`: `BTreeMap<String, T>`.
     Map(Box<FieldType>),
@@ -277,14 +337,23 @@ impl Eq for FieldType {}
 /// Types with special encodings that live in the runtime.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum RuntimeType {
+    /// `intstr.IntOrString`, `x-kubernetes-int-or-string` and format `int-or-string`.
     IntOrString,
+    /// `resource.Quantity`.
     Quantity,
+    /// meta/v1 `Time`, and built-in APIs' strings of format `date-time`.
     Time,
+    /// meta/v1 `MicroTime`.
     MicroTime,
+    /// Built-in APIs' strings of format `byte`: bytes, base64 on the wire.
     Bytes,
+    /// meta/v1 `Status`.
     Status,
+    /// meta/v1 `StatusDetails`.
     StatusDetails,
+    /// meta/v1 `StatusCause`.
     StatusCause,
+    /// meta/v1 `ListMeta`.
     ListMeta,
 }
 
@@ -308,37 +377,46 @@ impl RuntimeType {
 /// A string enum; unknown values survive decoding in a catch-all variant.
 #[derive(Debug, Clone)]
 pub struct StringEnum {
+    /// The known values, in the schema's order, without repeats.
     pub variants: Vec<EnumVariant>,
     /// Name of the catch-all variant holding values this version does not know.
     pub other_variant: String,
 }
 
+/// A known value of a string enum.
 #[derive(Debug, Clone)]
 pub struct EnumVariant {
+    /// The value as sent.
     pub value: String,
+    /// The variant name: Pascal case, unique within the enum.
     pub rust_name: String,
 }
 
 /// What a schema checks at one position: keywords and Kubernetes extensions.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Checks {
+    /// Bounds, lengths, sizes, `pattern` and `uniqueItems`.
     pub keywords: Keywords,
     /// `format` of a custom resource's string, checked as the API server checks it (the
     /// string itself is kept as sent).
     pub format: Option<String>,
     /// Allowed values of a non-string enum (string enums become Rust enums).
     pub enum_values: Vec<Value>,
+    /// `x-kubernetes-list-type` with its map keys: set and map lists reject duplicates.
     pub list_type: Option<ListType>,
+    /// CEL rules (`x-kubernetes-validations`) on the value here.
     pub cel: Vec<CelRule>,
 }
 
 /// One entry of `x-kubernetes-validations`.
 #[derive(Debug, Clone)]
 pub struct CelRule {
+    /// The rule as written, which generated code passes to the interpreter.
     pub text: RuleText,
     /// Whether the rule reads `oldSelf`, so runs only on updates (from the compiled
     /// rule's tree, as the runtime decides it).
     pub transition: bool,
+    /// The rule as the runtime compiles it: its tree is what is translated to Rust.
     pub compiled: Arc<kube_apigen_validation::cel::CelRule>,
 }
 
@@ -351,15 +429,23 @@ impl PartialEq for CelRule {
 /// A top-level resource served at a collection path, with its trait and routes.
 #[derive(Debug, Clone)]
 pub struct Resource {
+    /// The struct of its objects.
     pub type_id: TypeId,
+    /// Its group, version and kind.
     pub gvk: Gvk,
+    /// The resource name in its paths (`horizontalpodautoscalers`).
     pub plural: String,
+    /// The singular name discovery lists: `x-kubernetes-singular`, or the kind in lower case.
     pub singular: String,
+    /// Namespaced when a path of it has `{namespace}`.
     pub scope: Scope,
+    /// The kind of its lists (`HorizontalPodAutoscalerList`).
     pub list_kind: String,
     /// The rule `metadata.name` follows.
     pub name_rule: NameRule,
+    /// Discovery's short names (`hpa`).
     pub short_names: Vec<String>,
+    /// Discovery's categories (`all`).
     pub categories: Vec<String>,
     /// Table columns after Name.
     pub columns: Vec<PrinterColumn>,
@@ -375,16 +461,20 @@ pub struct Resource {
     pub file: String,
     /// Name of the `static` describing the resource (`HORIZONTAL_POD_AUTOSCALER`).
     pub info_static: String,
+    /// The trait's methods, one per operation (a single `watch` serves every watch).
     pub methods: Vec<Method>,
-    /// Discovery verbs of the resource and of each subresource, sorted.
+    /// Discovery verbs of the resource itself, sorted.
     pub verbs: Vec<&'static str>,
+    /// Its subresources, by name.
     pub subresources: Vec<Subresource>,
 }
 
 /// A subresource as discovery lists it.
 #[derive(Debug, Clone)]
 pub struct Subresource {
+    /// The path segment after the object's name (`status`, `scale`).
     pub name: String,
+    /// Its discovery verbs, sorted.
     pub verbs: Vec<&'static str>,
     /// The kind it speaks when not the resource's own (`scale` speaks autoscaling/v1 Scale).
     pub other_kind: Option<Gvk>,
@@ -393,12 +483,15 @@ pub struct Subresource {
 /// A group/version: its router, discovery entry and OpenAPI document.
 #[derive(Debug, Clone)]
 pub struct GroupVersion {
+    /// The API group; empty for the core group.
     pub group: String,
+    /// The version (`v2`).
     pub version: String,
     /// The module of its resource types, where its router lives.
     pub module: Vec<String>,
     /// The spec document served at `/openapi/v3/apis/<group>/<version>`.
     pub openapi: Value,
+    /// Its resources, in [`Api::resources`] order.
     pub resources: Vec<ResourceId>,
 }
 
@@ -412,13 +505,21 @@ impl GroupVersion {
 /// What an operation does, which decides the handler's shape.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Role {
+    /// `POST` on the collection.
     Create,
+    /// `GET` on an object or a subresource.
     Read,
+    /// `PUT` on an object or a subresource.
     Replace,
+    /// `PATCH` on an object or a subresource.
     Patch,
+    /// `DELETE` on an object or a subresource.
     Delete,
+    /// `GET` on the collection.
     List,
+    /// `DELETE` on the collection.
     DeleteCollection,
+    /// A watch: `?watch=true` on a list path, or a deprecated `/watch/` path.
     Watch,
 }
 
@@ -481,10 +582,16 @@ impl Role {
 /// A trait method and the routes that reach it.
 #[derive(Debug, Clone)]
 pub struct Method {
+    /// The method name (`list`, `read_status`, `list_all_namespaces`); its handler is
+    /// `handle_<name>`.
     pub name: String,
+    /// What the operation does.
     pub role: Role,
+    /// The subresource it acts on (`status`), if any.
     pub subresource: Option<String>,
+    /// The struct of its path parameters, if it has any.
     pub path_set: Option<PathSetId>,
+    /// The struct of its query parameters, if it has any.
     pub param_set: Option<ParamSetId>,
     /// The decoded body type (`None`: no body; patches carry `kube_apigen::http::Patch`).
     pub body: Option<Ty>,
@@ -492,8 +599,11 @@ pub struct Method {
     pub patch_types: Vec<PatchType>,
     /// What a success answers with.
     pub success: Success,
+    /// The body type of a success (of its first code); `None` when it has no body.
     pub response: Option<Ty>,
+    /// The routes that reach it.
     pub routes: Vec<Route>,
+    /// The operation's `description`: the method's doc comment.
     pub doc: Option<String>,
 }
 
@@ -506,16 +616,20 @@ pub enum Success {
     OneOf(ResponseSetId),
 }
 
+/// An HTTP method and path that reach a trait method.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Route {
+    /// The HTTP method.
     pub method: HttpMethod,
     /// The path as in the spec, which is also axum 0.8's syntax (`/x/{name}`).
     pub path: String,
+    /// How the route reaches the method.
     pub kind: RouteKind,
     /// The axum handler serving it.
     pub handler: String,
 }
 
+/// How a route reaches its method.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RouteKind {
     /// The operation itself.
@@ -539,7 +653,9 @@ impl RouteKind {
 /// Query parameters shared by several operations: one Rust struct.
 #[derive(Debug, Clone)]
 pub struct ParamSet {
+    /// The struct name, after the roles that use it (`ListParams`, `CreateOrReplaceParams`).
     pub name: String,
+    /// Its parameters, by wire name.
     pub params: Vec<Parameter>,
     /// The parameters `kube_apigen::dynamic::Options` carries: index into `params`, and the
     /// field of `Options`.
@@ -553,19 +669,25 @@ impl ParamSet {
     }
 }
 
+/// A query parameter: one field of its set's struct.
 #[derive(Debug, Clone)]
 pub struct Parameter {
+    /// The name in the query string.
     pub name: String,
-    /// Unique within its set.
+    /// The Rust field name, unique within its set.
     pub rust_name: String,
+    /// Its type, with its checks (a string enum stays a string, its values a check).
     pub ty: FieldType,
+    /// The parameter's `description`: the field's doc comment.
     pub doc: Option<String>,
 }
 
 /// Path parameters shared by several operations: one Rust struct.
 #[derive(Debug, Clone)]
 pub struct PathSet {
+    /// The struct name, after its parameters (`NamespaceNamePath`).
     pub name: String,
+    /// Its parameters, in the order of the path.
     pub params: Vec<PathParam>,
 }
 
@@ -576,22 +698,30 @@ impl PathSet {
     }
 }
 
+/// A path parameter: one `String` field of its set's struct.
 #[derive(Debug, Clone)]
 pub struct PathParam {
+    /// The name in the path (`name` for `{name}`).
     pub name: String,
+    /// The Rust field name, unique within its set.
     pub rust_name: String,
 }
 
 /// The success status codes of an operation: one generic Rust enum.
 #[derive(Debug, Clone)]
 pub struct ResponseSet {
+    /// The enum name, after its variants (`OkOrCreated`).
     pub name: String,
+    /// One variant per code, in ascending order.
     pub variants: Vec<ResponseVariant>,
 }
 
+/// A success status code: one variant of its set's enum.
 #[derive(Debug, Clone)]
 pub struct ResponseVariant {
+    /// The status code.
     pub code: u16,
+    /// The variant name: the code's reason phrase (`Created`).
     pub name: String,
 }
 
@@ -609,6 +739,7 @@ pub struct Protobuf {
     pub payloads: BTreeSet<TypeId>,
 }
 
+/// The protobuf message of a struct.
 #[derive(Debug, Clone)]
 pub struct ProtoMessage {
     /// The full protobuf name.
@@ -618,8 +749,11 @@ pub struct ProtoMessage {
     pub fields: Vec<Option<ProtoField>>,
 }
 
+/// How a field is written in its struct's message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ProtoField {
+    /// The field number.
     pub number: u32,
+    /// Single, repeated or map.
     pub label: ProtoLabel,
 }

@@ -1,11 +1,12 @@
 //! The generator: reads Kubernetes-style OpenAPI v3 documents and writes a Rust crate.
 //!
-//! The pipeline has one stage per concern: [`load`] reads spec files; [`spec`] reads
-//! them into typed values (expanding CustomResourceDefinitions into the documents the API
-//! server publishes, and reading the `.proto` files beside them, [`spec::proto`]); [`build`]
-//! turns the spec into the [`ir`], where every name, protobuf field number and
-//! decision is made; [`emit`] prints Rust from the IR; [`format`] formats it with the
-//! project's rustfmt policy; [`write`] replaces the output folder atomically.
+//! The pipeline has one stage per concern: [`load`] reads spec files; the typed spec
+//! reads them into values (expanding CustomResourceDefinitions into the documents the API
+//! server publishes, and reading the `.proto` files beside them); the builder turns the
+//! spec into the [`ir`], where every name, protobuf field number and decision is made;
+//! [`emit`] prints Rust from the IR; [`mod@format`] formats it with the project's rustfmt
+//! policy; [`mod@write`] replaces the output folder atomically. [`generate`] runs the
+//! whole pipeline as [`Options`] say; [`read_api`] runs it as far as the IR.
 //!
 //! What the output crate says of itself (its package, where its runtime comes from) is
 //! [`package`]; [`config`] reads the same from a repository's `apigen.toml`. [`diff`]
@@ -18,17 +19,17 @@
 //! # Ok::<(), kube_apigen_codegen::Error>(())
 //! ```
 
-pub mod build;
+mod build;
 pub mod config;
 pub mod diff;
 pub mod emit;
-pub mod error;
+mod error;
 pub mod format;
 pub mod ir;
 pub mod load;
-pub mod naming;
+mod naming;
 pub mod package;
-pub mod spec;
+mod spec;
 pub mod write;
 
 pub use config::Config;
@@ -48,8 +49,8 @@ pub struct Options {
     /// Compare only; write nothing.
     pub check: bool,
     /// A folder where formatting results are remembered between runs, so that files whose
-    /// source did not change are taken from `out` instead of being formatted again
-    /// ([`format::Reuse`]); `None` formats every file.
+    /// source did not change are taken from `out` instead of being formatted again;
+    /// `None` formats every file.
     pub format_cache: Option<PathBuf>,
     /// The generated crate's package.
     pub package: Package,
@@ -83,14 +84,21 @@ impl Options {
 /// What a run did, for the command's summary.
 #[derive(Debug, Clone)]
 pub struct Summary {
+    /// The documents of the spec files (a YAML file may hold several).
     pub documents: usize,
+    /// The generated types that are named schemas.
     pub schemas: usize,
+    /// Every generated type: named schemas and the inline enums and structs they contain.
     pub types: usize,
+    /// The operations the specs define.
     pub operations: usize,
+    /// The resources served.
     pub resources: usize,
+    /// What changed in the output folder, or would change in check mode.
     pub changes: write::Changes,
     /// Decisions the user should know of, such as schemas merged across documents.
     pub notes: Vec<String>,
+    /// How long the run took.
     pub elapsed: Duration,
 }
 

@@ -16,7 +16,9 @@ pub struct Document {
     pub display_path: PathBuf,
     /// Index of the document among the non-empty documents of a multi-document YAML file.
     pub index_in_file: usize,
+    /// The text of the whole file, shared by its documents, for finding lines and columns.
     pub source: std::sync::Arc<str>,
+    /// The document's value.
     pub value: Value,
     /// For a document written from another one (the OpenAPI document of a CRD version):
     /// pointer prefixes here and the places in the file they were made from, so errors
@@ -75,7 +77,7 @@ pub fn load_dir(dir: &Path) -> Result<Vec<Document>> {
 /// The name errors and generated headers show for a specs folder: its own name, however
 /// it was given (`specs`, `./specs/`, or `.` from inside it), so output does not depend
 /// on the working directory.
-pub fn label(dir: &Path) -> PathBuf {
+pub(crate) fn label(dir: &Path) -> PathBuf {
     crate::package::absolute(dir)
         .ok()
         .and_then(|dir| dir.file_name().map(PathBuf::from))
@@ -149,7 +151,7 @@ fn without_position(message: &str, line: usize, column: usize) -> &str {
 ///
 /// Only used on the error path: it reads the text again as YAML parser events, which carry
 /// their positions (JSON is YAML), so the fast path stays a plain `serde_json` decode.
-pub fn locate(source: &str, index: usize, pointer: &str) -> Option<(usize, usize)> {
+pub(crate) fn locate(source: &str, index: usize, pointer: &str) -> Option<(usize, usize)> {
     let mut events = Events::new(source);
     // Count documents as `parse` does: the value parser skips empty (null) documents.
     let mut seen = 0;

@@ -15,11 +15,15 @@ pub const GENERATOR_VERSION: &str = env!("CARGO_PKG_VERSION");
 pub struct Package {
     /// The package name; `None` names it after the output folder.
     pub name: Option<String>,
+    /// The generated crate's own version.
     pub version: String,
+    /// The Rust edition (`2024`).
     pub edition: String,
+    /// Where it may be published.
     pub publish: Publish,
     /// An SPDX license expression.
     pub license: Option<String>,
+    /// A short description of the crate.
     pub description: Option<String>,
 }
 
@@ -52,12 +56,27 @@ pub enum Publish {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Runtime {
     /// From crates.io (or the registry cargo is configured with), by version requirement.
-    Registry { version: String },
+    Registry {
+        /// The version requirement.
+        version: String,
+    },
     /// From a folder holding the `kube-apigen` crate (a checkout of its repository, for
     /// development); `version` is what cargo writes when the generated crate is published.
-    Path { path: PathBuf, version: String },
+    Path {
+        /// The folder of the `kube-apigen` crate.
+        path: PathBuf,
+        /// The version requirement.
+        version: String,
+    },
     /// From a git repository holding the `kube-apigen` crate.
-    Git { url: String, reference: GitReference, version: String },
+    Git {
+        /// The repository's URL.
+        url: String,
+        /// Which commit.
+        reference: GitReference,
+        /// The version requirement, which cargo writes when the generated crate is published.
+        version: String,
+    },
 }
 
 impl Default for Runtime {
@@ -70,9 +89,13 @@ impl Default for Runtime {
 /// Which commit of a git runtime.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum GitReference {
+    /// The head of the repository's default branch.
     DefaultBranch,
+    /// The head of a branch (`branch`).
     Branch(String),
+    /// A tag (`tag`).
     Tag(String),
+    /// A commit, or anything git resolves to one (`rev`).
     Rev(String),
 }
 
@@ -177,7 +200,7 @@ fn quoted(text: &str) -> String {
 }
 
 /// An absolute, normalized path; the folder itself need not exist yet.
-pub fn absolute(path: &Path) -> Result<PathBuf> {
+pub(crate) fn absolute(path: &Path) -> Result<PathBuf> {
     let joined = std::path::absolute(path).map_err(|e| Error::in_file(path, e.to_string()))?;
     Ok(normalized(&joined))
 }

@@ -31,14 +31,21 @@ pub struct AllowList {
 /// One accepted breaking change.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Allowance {
+    /// The rule of the changes it accepts.
     pub rule: Rule,
+    /// The field path it accepts them at, as [`Change::path`] names it.
     pub path: String,
+    /// Only changes of this group, when given.
     pub group: Option<String>,
+    /// Only changes of this version, when given.
     pub version: Option<String>,
+    /// Only changes of this kind, when given.
     pub kind: Option<String>,
+    /// Why the changes are accepted.
     pub reason: String,
     /// Where the entry is: its file and the line of its `[[allow]]`.
     pub file: PathBuf,
+    /// The line of its `[[allow]]`.
     pub line: usize,
 }
 
@@ -61,6 +68,7 @@ struct Entry {
 }
 
 impl AllowList {
+    /// Reads the allow-list file at `file`.
     pub fn read(file: &Path) -> Result<AllowList> {
         let text = std::fs::read_to_string(file).map_err(|e| Error::in_file(file, format!("cannot read: {e}")))?;
         AllowList::parse(file, &text)

@@ -4,11 +4,12 @@
 //! [`Api::read`] reads a specs folder as generation does (the typed spec and its IR);
 //! [`compare`] lists every difference between two APIs as a [`Change`] with its [`Rule`],
 //! its [`Severity`] where it happens (spec or status, built-in API or custom resource,
-//! alpha version or not; [`rules`] decides), and its effect on the generated crate's
-//! public API. Resources are compared by group, version and kind; their schemas field by
-//! field from the resource root, following references, so a schema reached from several
-//! kinds (or paths) is reported at each. A [`Report`] adds the allow-list and renders
-//! text, Markdown and JSON ([`render`]). [`git`] reads a revision's spec folder.
+//! alpha version or not), and its effect on the generated crate's public API
+//! ([`RustEffect`]). Resources are compared by group, version and kind; their schemas
+//! field by field from the resource root, following references, so a schema reached from
+//! several kinds (or paths) is reported at each. A [`Report`] adds the allow-list
+//! ([`AllowList`]) and renders text, Markdown and JSON. [`Revision`] reads a revision's
+//! spec folder from git.
 
 mod allow;
 mod git;
@@ -72,23 +73,31 @@ impl Api {
 /// One difference between two APIs.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Change {
+    /// How much it breaks, where it happens.
     pub severity: Severity,
+    /// What kind of change it is.
     pub rule: Rule,
+    /// The resource's group; empty for the core group.
     pub group: String,
+    /// The resource's version.
     pub version: String,
+    /// The resource's kind.
     pub kind: String,
     /// The field path from the resource root in Kubernetes notation
     /// (`spec.metrics[*].type`; `[*]` stands for any list item or map value), empty for
     /// the resource itself, or what else changed (`verbs/watch`, `list?limit`,
     /// `shortNames/hpa`, `subresources/status`, `additionalPrinterColumns/Age`).
     pub path: String,
+    /// The value before, where there is one.
     pub old: Option<Value>,
+    /// The value after, where there is one.
     pub new: Option<Value>,
     /// What changed (`minimum raised from 0 to 1`).
     pub what: String,
     /// Why the severity is what it is here, beyond the rule's reason (ratcheting, status,
     /// alpha version).
     pub note: Option<String>,
+    /// What it does to the generated crate's public API.
     pub rust: RustEffect,
     /// The allow-list's reason, for an accepted breaking change.
     pub allowed: Option<String>,
@@ -97,12 +106,14 @@ pub struct Change {
 /// What a change does to the generated crate's public API.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RustEffect {
+    /// The version bump it asks for.
     pub semver: Semver,
     /// What changes in the crate (`field HorizontalPodAutoscalerSpec::min_replicas removed`).
     pub change: Option<String>,
 }
 
 impl RustEffect {
+    /// A bump and the change in the crate that asks for it.
     pub fn new(semver: Semver, change: impl Into<String>) -> RustEffect {
         RustEffect { semver, change: Some(change.into()) }
     }
@@ -184,6 +195,7 @@ pub struct Report {
     pub base: String,
     /// The specs folder as given.
     pub specs: String,
+    /// Every change, in report order; the allow-list's reason is on those it accepts.
     pub changes: Vec<Change>,
     /// Allow-list entries that match no breaking change.
     pub unmatched: Vec<Allowance>,
@@ -193,11 +205,15 @@ pub struct Report {
 /// generated crate.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Summary {
+    /// Breaking changes, the accepted ones included.
     pub breaking: usize,
     /// Breaking changes the allow-list accepts.
     pub allowed: usize,
+    /// Changes a person has to review.
     pub review: usize,
+    /// Compatible changes.
     pub compatible: usize,
+    /// The largest version bump any change asks for.
     pub semver: Semver,
 }
 
@@ -212,6 +228,7 @@ impl Report {
         Report { base: base.to_owned(), specs: specs.to_owned(), changes, unmatched }
     }
 
+    /// How many changes of each severity the report has, and the bump they ask for.
     pub fn summary(&self) -> Summary {
         let count = |severity| self.changes.iter().filter(|c| c.severity == severity).count();
         Summary {
@@ -228,14 +245,17 @@ impl Report {
         self.changes.iter().any(|c| c.severity == Severity::Breaking && c.allowed.is_none())
     }
 
+    /// The report as plain text.
     pub fn text(&self) -> String {
         render::text(self)
     }
 
+    /// The report as Markdown.
     pub fn markdown(&self) -> String {
         render::markdown(self)
     }
 
+    /// The report as a JSON document.
     pub fn json(&self) -> String {
         render::json(self)
     }

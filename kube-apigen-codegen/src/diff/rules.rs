@@ -17,12 +17,15 @@ pub enum Severity {
     /// Compatible on the wire, but a person has to decide (a new value in a closed enum,
     /// a newly deprecated version, a tightened custom resource schema).
     Review,
+    /// Every request that worked still works, and every client still understands objects.
     Compatible,
 }
 
 impl Severity {
+    /// Every severity, the most severe first.
     pub const ALL: [Severity; 3] = [Severity::Breaking, Severity::Review, Severity::Compatible];
 
+    /// The name reports use (`breaking`).
     pub fn name(self) -> &'static str {
         match self {
             Severity::Breaking => "breaking",
@@ -54,6 +57,7 @@ pub enum Semver {
 }
 
 impl Semver {
+    /// The name reports use (`minor`).
     pub fn name(self) -> &'static str {
         match self {
             Semver::None => "none",
@@ -70,10 +74,16 @@ macro_rules! rules {
         /// and a one-line reason saying why it matters.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
         pub enum Rule {
-            $($(#[$doc])* $name,)*
+            $(
+                #[doc = concat!("`", $id, "`: ", $reason, ".")]
+                #[doc = ""]
+                $(#[$doc])*
+                $name,
+            )*
         }
 
         impl Rule {
+            /// Every rule, in order.
             pub const ALL: &[Rule] = &[$(Rule::$name),*];
 
             /// The kebab-case id.

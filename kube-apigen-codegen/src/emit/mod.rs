@@ -1,6 +1,6 @@
 //! Emitters: IR to Rust source, one emitter per concern, assembled into files here.
 
-pub mod cel;
+mod cel;
 mod features;
 mod models;
 mod params;
@@ -29,6 +29,7 @@ use crate::write::MANIFEST_HEADER;
 /// How the output crate is named and linked.
 #[derive(Debug, Clone)]
 pub struct CrateOptions {
+    /// The `name` of its `[package]`.
     pub package_name: String,
     /// The rest of `[package]` (its `name` is `package_name`).
     pub package: Package,
@@ -37,8 +38,9 @@ pub struct CrateOptions {
     pub runtime: String,
     /// Adds an empty `[workspace]` so the crate builds on its own wherever it is written.
     pub standalone: bool,
+    /// What the first line of every file says.
     pub header: Header,
-    /// Whether CEL rules in the common subset are translated to Rust ([`cel`]); without it
+    /// Whether CEL rules in the common subset are translated to Rust functions; without it
     /// the interpreter checks every rule, which tests compare against.
     pub translate_cel: bool,
 }
@@ -88,14 +90,14 @@ pub fn emit_crate(api: &Api, options: &CrateOptions) -> Result<BTreeMap<PathBuf,
 /// Emits the files of one output crate. [`Emitter::files`] lays the crate out;
 /// [`Emitter::emit`] then prints one file, on whichever thread asks, so that files are
 /// emitted and formatted side by side.
-pub struct Emitter<'a> {
+pub(crate) struct Emitter<'a> {
     api: &'a Api,
     options: &'a CrateOptions,
     analysis: validation::Analysis,
 }
 
 /// A file of the output crate, by what it is emitted from.
-pub enum File<'a> {
+pub(crate) enum File<'a> {
     /// Written as it is.
     Text(String),
     /// A group/version's served OpenAPI document.
@@ -119,7 +121,7 @@ pub enum File<'a> {
 }
 
 /// What a module file declares.
-pub struct Module<'a> {
+pub(crate) struct Module<'a> {
     path: &'a [String],
     children: BTreeSet<&'a str>,
     /// The module's model files, with every type each holds (runtime types included, which

@@ -4,9 +4,9 @@
 //! `cargo fmt --check` holds for both.
 //!
 //! Formatting costs about as much as everything else the generator does, so it is skipped
-//! where it would give what the output folder already holds ([`reuse`]), and what is left
-//! is shared between rustfmt processes ([`rustfmt`]). Emitting each file, checking it
-//! against the cache and printing it with prettyplease run on every core.
+//! where it would give what the output folder already holds, and what is left is shared
+//! between rustfmt processes. Emitting each file, checking it against the cache and
+//! printing it with prettyplease run on every core.
 
 mod reuse;
 mod rustfmt;
@@ -19,18 +19,18 @@ use std::path::{Path, PathBuf};
 use proc_macro2::TokenStream;
 use rayon::iter::{IntoParallelIterator, ParallelIterator};
 
-pub use self::reuse::Reuse;
+pub(crate) use self::reuse::Reuse;
 use crate::error::{Error, Result};
 
 /// A file of a generated crate before formatting.
-pub enum Source {
+pub(crate) enum Source {
     /// A file written as it is (`Cargo.toml`, served documents).
     Text(String),
     Rust(RustSource),
 }
 
 /// A Rust file: a header comment, a `use` block and items.
-pub struct RustSource {
+pub(crate) struct RustSource {
     header: String,
     uses: TokenStream,
     items: TokenStream,
@@ -62,7 +62,7 @@ impl RustSource {
 }
 
 /// The final text of every file of a crate.
-pub struct Formatted {
+pub(crate) struct Formatted {
     pub texts: BTreeMap<PathBuf, String>,
     /// The files whose text was read from the output folder (reused), which therefore holds
     /// them as they are.
@@ -73,7 +73,7 @@ pub struct Formatted {
 /// folder where nothing they depend on changed), other files as they are. Each file is
 /// emitted by `emit` and made ready for rustfmt on one of rayon's worker threads, one per
 /// core: token streams are not `Send`, so a file's stay on the thread that emits it.
-pub fn format_crate<F: Send>(
+pub(crate) fn format_crate<F: Send>(
     files: Vec<(PathBuf, F)>,
     emit: impl Fn(F) -> Source + Sync,
     reuse: Option<&Reuse>,

@@ -14,6 +14,7 @@ pub struct Extensions {
     /// `x-kubernetes-preserve-unknown-fields`.
     pub preserve_unknown_fields: bool,
     /// `x-kubernetes-embedded-resource`.
+    #[expect(dead_code, reason = "checked when read; nothing is generated from it")]
     pub embedded_resource: bool,
     /// `x-kubernetes-list-type` with `x-kubernetes-list-map-keys`.
     pub list_type: Option<ListType>,
@@ -43,14 +44,20 @@ pub struct ValidationRule {
 /// A CEL rule as written.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct RuleText {
+    /// `rule`: the CEL expression.
     pub rule: String,
+    /// `message`: the error of a false rule.
     pub message: Option<String>,
+    /// `messageExpression`: a CEL expression giving the error.
     pub message_expression: Option<String>,
+    /// `fieldPath`: the field the error names, below the rule's node.
     pub field_path: Option<String>,
+    /// `reason`: the error's type (`FieldValueInvalid`, ...).
     pub reason: Option<String>,
 }
 
 impl RuleText {
+    /// The rule in the runtime's terms.
     pub fn spec(&self) -> kube_apigen_validation::cel::CelRuleSpec<'_> {
         kube_apigen_validation::cel::CelRuleSpec {
             rule: &self.rule,
@@ -62,10 +69,14 @@ impl RuleText {
     }
 }
 
+/// A group, version and kind (`x-kubernetes-group-version-kind`).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Gvk {
+    /// The API group; empty for the core group.
     pub group: String,
+    /// The version (`v2`).
     pub version: String,
+    /// The kind (`HorizontalPodAutoscaler`).
     pub kind: String,
 }
 
@@ -102,20 +113,28 @@ pub struct ResourceExtensions {
 /// A column of a resource's Table, in the shape of a CRD's `additionalPrinterColumns`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PrinterColumn {
+    /// The column's heading.
     pub name: String,
     /// `integer`, `number`, `string`, `boolean` or `date`.
     pub type_: String,
+    /// A format of the type (`int32`, `date-time`, ...); empty for none.
     pub format: String,
+    /// What the column shows; empty for none.
     pub description: String,
+    /// 0 for the columns shown by default; higher only with `-o wide`.
     pub priority: i32,
+    /// The JSON path of the value in the object (`.spec.replicas`).
     pub json_path: String,
 }
 
 /// Where a resource keeps what its `scale` subresource shows: JSON paths such as `.spec.replicas`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ScalePaths {
+    /// `specReplicasPath`: where the desired number of replicas is.
     pub spec_replicas: String,
+    /// `statusReplicasPath`: where the observed number of replicas is.
     pub status_replicas: String,
+    /// `labelSelectorPath`: where the replicas' label selector is, as a string.
     pub label_selector: Option<String>,
 }
 
@@ -123,7 +142,9 @@ pub struct ScalePaths {
 /// server reports at `/version` (kubectl picks its binary by the minor).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Release {
+    /// The major version (`1`).
     pub major: String,
+    /// The minor version (`33`).
     pub minor: String,
 }
 

@@ -25,8 +25,8 @@ use crate::error::{Error, Result, escape_pointer_segment, push_pointer_segment};
 use crate::load;
 
 pub use k8s::{Gvk, PrinterColumn, Release, ResourceExtensions, RuleText, ScalePaths, ValidationRule};
-pub use operation::{Action, HttpMethod, Operation, Parameter, ParameterLocation, RequestBody};
-pub use schema::{AdditionalProperties, Bound, Keywords, Reference, Schema, SchemaType};
+pub use operation::{Action, HttpMethod, Operation, ParameterLocation};
+pub use schema::{AdditionalProperties, Bound, Keywords, Schema, SchemaType};
 
 /// Index of a document in [`Spec::documents`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -26,15 +26,24 @@ pub struct Operation {
     pub description: Option<String>,
 }
 
+/// The HTTP method of an operation: its key in the path item.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum HttpMethod {
+    /// `get`.
     Get,
+    /// `put`.
     Put,
+    /// `post`.
     Post,
+    /// `delete`.
     Delete,
+    /// `options`.
     Options,
+    /// `head`.
     Head,
+    /// `patch`.
     Patch,
+    /// `trace`.
     Trace,
 }
 
@@ -90,9 +99,11 @@ impl Action {
 
 #[derive(Clone, Debug)]
 pub struct Parameter {
+    #[expect(dead_code, reason = "kept as read; no later step reports an error at a parameter")]
     pub loc: Loc,
     pub name: String,
     pub location: ParameterLocation,
+    #[expect(dead_code, reason = "checked when read; nothing is generated from it")]
     pub required: bool,
     /// The parameter's schema (an empty one when it states none).
     pub schema: Schema,

@@ -62,16 +62,25 @@ pub enum AdditionalProperties {
 /// The validation keywords of one schema.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Keywords {
+    /// `minimum`, with `exclusiveMinimum`.
     pub minimum: Option<Bound>,
+    /// `maximum`, with `exclusiveMaximum`.
     pub maximum: Option<Bound>,
+    /// `minLength`, in characters.
     pub min_length: Option<u64>,
+    /// `maxLength`, in characters.
     pub max_length: Option<u64>,
     /// `pattern`, checked to compile.
     pub pattern: Option<String>,
+    /// `minItems`.
     pub min_items: Option<u64>,
+    /// `maxItems`.
     pub max_items: Option<u64>,
+    /// `uniqueItems`.
     pub unique_items: bool,
+    /// `minProperties`.
     pub min_properties: Option<u64>,
+    /// `maxProperties`.
     pub max_properties: Option<u64>,
 }
 
@@ -81,6 +90,7 @@ pub struct Keywords {
 pub struct Bound {
     /// As written: integers stay exact beyond 2^53.
     pub value: Number,
+    /// Whether the bound itself is outside the range.
     pub exclusive: bool,
 }
 

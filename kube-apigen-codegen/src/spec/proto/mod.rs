@@ -61,7 +61,9 @@ pub struct ProtoField {
 /// `optional`, `repeated` or `map<string, _>`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Label {
+    /// One value: `optional` or `required`.
     Single,
+    /// `repeated`: a list.
     Repeated,
     /// A map with string keys (Kubernetes has no other).
     Map,
