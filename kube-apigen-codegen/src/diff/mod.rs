@@ -1,5 +1,5 @@
 //! What an API change breaks, by Kubernetes' compatibility rules: the report of
-//! `cargo xtask api-diff`.
+//! `kube-apigen diff` (`cargo xtask api-diff` in this repository).
 //!
 //! [`Api::read`] reads a specs folder as generation does (the typed spec and its IR);
 //! [`compare`] lists every difference between two APIs as a [`Change`] with its [`Rule`],

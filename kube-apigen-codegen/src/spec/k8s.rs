@@ -13,9 +13,6 @@ pub struct Extensions {
     pub int_or_string: bool,
     /// `x-kubernetes-preserve-unknown-fields`.
     pub preserve_unknown_fields: bool,
-    /// `x-kubernetes-embedded-resource`.
-    #[expect(dead_code, reason = "checked when read; nothing is generated from it")]
-    pub embedded_resource: bool,
     /// `x-kubernetes-list-type` with `x-kubernetes-list-map-keys`.
     pub list_type: Option<ListType>,
     /// `x-kubernetes-map-type`.

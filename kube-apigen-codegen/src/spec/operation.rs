@@ -99,12 +99,8 @@ impl Action {
 
 #[derive(Clone, Debug)]
 pub struct Parameter {
-    #[expect(dead_code, reason = "kept as read; no later step reports an error at a parameter")]
-    pub loc: Loc,
     pub name: String,
     pub location: ParameterLocation,
-    #[expect(dead_code, reason = "checked when read; nothing is generated from it")]
-    pub required: bool,
     /// The parameter's schema (an empty one when it states none).
     pub schema: Schema,
     pub description: Option<String>,

@@ -320,10 +320,11 @@ impl<'d> Reader<'d> {
     }
 
     fn extensions(&self, m: &Members) -> Result<Extensions> {
+        // Checked to be a boolean; the models hold embedded resources as any other object.
+        m.flag("x-kubernetes-embedded-resource")?;
         Ok(Extensions {
             int_or_string: m.flag("x-kubernetes-int-or-string")?,
             preserve_unknown_fields: m.flag("x-kubernetes-preserve-unknown-fields")?,
-            embedded_resource: m.flag("x-kubernetes-embedded-resource")?,
             list_type: self.list_type(m)?,
             map_type: match m.string("x-kubernetes-map-type")? {
                 Some(name) => Some(MapType::parse(&name).map_err(|e| m.error("x-kubernetes-map-type", e))?),
@@ -490,15 +491,10 @@ impl<'d> Reader<'d> {
                 return Err(self.error(&loc, "a parameter needs a `name`"));
             };
             let schema = self.schema(p.get("schema").unwrap_or(&no_schema), &loc.join("schema"))?;
+            // Checked to be a boolean; whether a parameter is required follows from where it is.
+            p.flag("required")?;
             let Some(location) = location else { continue };
-            parameters.push(Parameter {
-                name: name.to_owned(),
-                location,
-                required: p.flag("required")?,
-                schema,
-                description: description(&p)?,
-                loc,
-            });
+            parameters.push(Parameter { name: name.to_owned(), location, schema, description: description(&p)? });
         }
         Ok(parameters)
     }

@@ -1,4 +1,4 @@
-//! The CEL fast path (`kube_apigen_codegen::emit::cel`) gives exactly the interpreter's errors.
+//! The CEL fast path (the generator's `emit::cel`) gives exactly the interpreter's errors.
 //!
 //! Design: the reference is the same crate generated with the fast path off
 //! (`CrateOptions::translate_cel` off), which checks every rule with the interpreter as
