@@ -82,14 +82,7 @@ fn published_crates_depend_only_on_the_layers_below_them() {
                 problems.push(format!("{name} depends on {dependency}"));
             }
         }
-        let models_or_generator = [
-            "kube-apigen-core",
-            "kube-apigen-validation",
-            "kube-apigen-patch",
-            "kube-apigen-codegen",
-            "kube-apigen-cli",
-        ];
-        if models_or_generator.contains(name) {
+        if BELOW_HTTP.contains(name) {
             for dependency in dependencies.iter().filter(|d| SERVER_STACK.contains(&d.as_str())) {
                 problems.push(format!("{name} depends on {dependency}, of the HTTP stack"));
             }
