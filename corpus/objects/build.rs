@@ -18,10 +18,10 @@ use std::path::PathBuf;
 
 use crds::com::coreos::monitoring::v1::{Probe, ServiceMonitor};
 use crds::io::cert_manager::v1::Certificate;
+use kube_apigen::{Resource, Validate};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
-use kube_apigen::serde::Serialize;
-use kube_apigen::serde::de::DeserializeOwned;
-use kube_apigen::{Resource, Validate, serde_json};
 
 fn main() {
     let checks = [

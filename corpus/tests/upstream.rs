@@ -208,7 +208,7 @@ fn run(v3: &Path, crds: &Path, protos: &Path) -> Corpus {
 fn write_objects_crate(scratch: &mut Scratch, runtime: &str) -> Vec<String> {
     let manifest = format!(
         "[package]\nname = \"{OBJECTS}\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
-         [build-dependencies]\n{ALL_CRDS} = {{ path = \"../{ALL_CRDS}\" }}\n{runtime}\nserde-saphyr = \"2\"\n"
+         [build-dependencies]\n{ALL_CRDS} = {{ path = \"../{ALL_CRDS}\" }}\n{runtime}\nserde = \"1\"\nserde_json = \"1\"\nserde-saphyr = \"2\"\n"
     );
     scratch.add_crate(OBJECTS, &manifest, include_str!("../objects/lib.rs")).expect("cannot write the objects crate");
     scratch.add_file(OBJECTS, "build.rs", OBJECTS_BUILD).expect("cannot write the objects crate");
