@@ -129,7 +129,7 @@ pub(crate) struct Inner {
     catalog: &'static ApiCatalog,
     typed_checks: TypedChecks,
     strategies: BTreeMap<(&'static str, &'static str), Arc<dyn Strategy>>,
-    schemas: SchemaCatalog,
+    schemas: Arc<SchemaCatalog>,
     status_subresources: HashSet<(&'static str, &'static str)>,
     bookmark_interval: Duration,
     too_large_wait: Duration,
@@ -173,9 +173,9 @@ impl Store {
                 catalog: config.catalog,
                 typed_checks: config.typed_checks,
                 strategies: config.strategies,
-                schemas: SchemaCatalog::from_documents(
-                    config.catalog.groups.iter().map(|gv| (gv.group, gv.version, gv.openapi)),
-                ),
+                schemas: config.catalog.derived(|catalog| {
+                    SchemaCatalog::from_documents(catalog.groups.iter().map(|gv| (gv.group, gv.version, gv.openapi)))
+                }),
                 status_subresources,
                 bookmark_interval: config.bookmark_interval,
                 too_large_wait: config.too_large_wait,

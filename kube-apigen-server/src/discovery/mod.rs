@@ -47,7 +47,8 @@ mod openapi;
 mod order;
 mod swagger;
 
-use std::sync::Arc;
+use std::any::{Any, TypeId};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use axum::Router;
 use axum::body::{Body, Bytes};
@@ -107,6 +108,24 @@ pub struct GroupVersionInfo {
 }
 
 impl ApiCatalog {
+    /// What `derive` makes of this catalog, made once per process and type: servers of
+    /// the same catalog share what they render of it (a test may build a server per
+    /// test). A catalog is a `static` of its generated crate that nothing changes, so its
+    /// address is its identity.
+    pub fn derived<T: Send + Sync + 'static>(&'static self, derive: impl FnOnce(&'static Self) -> T) -> Arc<T> {
+        type Derived = (usize, TypeId, Arc<dyn Any + Send + Sync>);
+        static DERIVED: Mutex<Vec<Derived>> = Mutex::new(Vec::new());
+        let key = (std::ptr::from_ref(self) as usize, TypeId::of::<T>());
+        let mut derived = DERIVED.lock().unwrap_or_else(PoisonError::into_inner);
+        let found = derived.iter().find(|(address, type_id, _)| (*address, *type_id) == key);
+        if let Some(value) = found.and_then(|(_, _, value)| Arc::clone(value).downcast::<T>().ok()) {
+            return value;
+        }
+        let value = Arc::new(derive(self));
+        derived.push((key.0, key.1, Arc::clone(&value) as Arc<dyn Any + Send + Sync>));
+        value
+    }
+
     /// The entry of a group-version, if served.
     pub fn group_version(&self, group: &str, version: &str) -> Option<&'static GroupVersionInfo> {
         self.groups.iter().find(|gv| gv.group == group && gv.version == version)
@@ -133,9 +152,10 @@ impl ApiCatalog {
 /// (static segments win over parameters). A router merged with it must not route those
 /// exact paths, nor `/apis/{g}/{v}` under other parameter names (axum panics on conflicts).
 ///
-/// The documents are rendered once, here; requests only copy bytes.
+/// The documents are rendered once per catalog and process ([`ApiCatalog::derived`]);
+/// requests only copy bytes.
 pub fn routes<S: Clone + Send + Sync + 'static>(catalog: &'static ApiCatalog) -> Router<S> {
-    let documents = Arc::new(Documents::new(catalog));
+    let documents = catalog.derived(Documents::new);
     Router::new()
         .route("/version", only_get(get(version)))
         .route("/api", only_get(get(api)))
