@@ -4,3 +4,12 @@
 //! `--help`.
 
 pub mod csr;
+
+use generated::api::certificates::v1::CertificateSigningRequest;
+use kube_apigen_registry::{Server, ServerBuilder};
+
+/// A builder of the reference server: every resource of the generated crate, with the
+/// strategy of certificate signing requests; in memory until told otherwise.
+pub fn builder() -> ServerBuilder {
+    Server::builder(generated::server::api()).strategy::<CertificateSigningRequest>(csr::CsrStrategy)
+}

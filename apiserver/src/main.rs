@@ -8,12 +8,10 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use apiserver::csr::CsrStrategy;
 use clap::Parser;
-use generated::api::certificates::v1::CertificateSigningRequest;
 use kube_apigen::auth::TokenFile;
 use kube_apigen::http::DEFAULT_MAX_BODY_BYTES;
-use kube_apigen_registry::{Server, shutdown_signal, tls};
+use kube_apigen_registry::{shutdown_signal, tls};
 
 /// A Kubernetes-style API server for every resource of specs/.
 #[derive(Parser, Debug)]
@@ -148,8 +146,7 @@ fn init_logs(verbosity: u8) {
 }
 
 fn run(args: Args) -> Result<(), String> {
-    let mut builder = Server::builder(generated::server::api())
-        .strategy::<CertificateSigningRequest>(CsrStrategy)
+    let mut builder = apiserver::builder()
         .max_body_bytes(args.max_body_bytes)
         .request_timeout(args.request_timeout)
         .max_requests_inflight(args.max_requests_inflight)

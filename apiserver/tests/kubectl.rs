@@ -83,7 +83,7 @@ fn kubectl_against_an_etcd_backed_server() {
 }
 
 fn anonymous_server_scenario(server_args: &[&str], label: &'static str) {
-    let Some(kubectl_bin) = find_kubectl() else { return };
+    let Some(kubectl_bin) = harness::find_kubectl() else { return };
     let started = Instant::now();
     let dir = TempDir::new("anonymous");
     let mut server = ServerProcess::start(server_args);
@@ -676,7 +676,7 @@ fn probe_steps(k: &Kubectl, report: &mut Report) {
 
 #[test]
 fn kubectl_against_custom_resources() {
-    let Some(kubectl_bin) = find_kubectl() else { return };
+    let Some(kubectl_bin) = harness::find_kubectl() else { return };
     let started = Instant::now();
     let dir = TempDir::new("custom");
     let server = InProcessServer::start_fixture();
@@ -771,7 +771,7 @@ fn kubectl_against_custom_resources() {
 /// protobuf), against one server.
 #[test]
 fn kubectl_releases_1_27_to_1_33() {
-    let Some(kubectl_bin) = find_kubectl() else { return };
+    let Some(kubectl_bin) = harness::find_kubectl() else { return };
     let releases = kubectl_releases(&kubectl_bin);
     if releases.is_empty() {
         eprintln!(
@@ -872,7 +872,7 @@ fn kubectl_against_token_file_server() {
         eprintln!("SKIPPED: kubectl against a token-file server needs the `tls-self-signed` feature");
         return;
     }
-    let Some(kubectl_bin) = find_kubectl() else { return };
+    let Some(kubectl_bin) = harness::find_kubectl() else { return };
     let started = Instant::now();
     let dir = TempDir::new("token");
     let tokens = fixture("tokens.csv");
@@ -1074,31 +1074,6 @@ fn api_resource(out: &Out, name: &str, api_version: &str, namespaced: bool, kind
 // ---------------------------------------------------------------------------------------
 // kubectl
 // ---------------------------------------------------------------------------------------
-
-/// The kubectl to run: `$KUBECTL`, else `kubectl` from the PATH; `None` (after a loud
-/// message) when there is none.
-fn find_kubectl() -> Option<PathBuf> {
-    let bin = std::env::var_os("KUBECTL").map(PathBuf::from).unwrap_or_else(|| "kubectl".into());
-    match Command::new(&bin).args(["version", "--client"]).output() {
-        Ok(out) if out.status.success() => Some(bin),
-        Ok(out) => panic!(
-            "{} version --client failed ({}): {}",
-            bin.display(),
-            out.status,
-            String::from_utf8_lossy(&out.stderr).trim()
-        ),
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-            eprintln!(
-                "\n==================================================\n\
-                 SKIPPED: kubectl not found ({}: {error})\n\
-                 ==================================================\n",
-                bin.display()
-            );
-            None
-        }
-        Err(error) => panic!("cannot run {}: {error}", bin.display()),
-    }
-}
 
 /// kubectl with its own kubeconfig and a fresh cache directory.
 struct Kubectl {

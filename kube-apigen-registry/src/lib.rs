@@ -23,6 +23,8 @@
 
 pub mod checks;
 pub mod health;
+#[cfg(feature = "kube")]
+pub mod local;
 pub mod metrics;
 pub mod object;
 pub mod selector;
@@ -33,6 +35,8 @@ pub mod strategy;
 #[cfg(feature = "tls")]
 pub mod tls;
 
+#[cfg(feature = "kube")]
+pub use local::LocalServer;
 pub use server::{BuildError, Server, ServerBuilder, shutdown_signal};
 pub use store::{Store, StoreConfig, UnknownResource};
 pub use strategy::{Strategy, WriteContext, Written};

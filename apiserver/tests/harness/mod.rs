@@ -10,8 +10,6 @@ pub mod process;
 use std::sync::Arc;
 use std::time::Duration;
 
-use apiserver::csr::CsrStrategy;
-use generated::api::certificates::v1::CertificateSigningRequest;
 use http_body_util::BodyExt;
 use kube_apigen::axum::Router;
 use kube_apigen::axum::body::Body;
@@ -129,7 +127,7 @@ impl Api {
 
     /// A server whose store configuration `configure` adjusts, with an authenticator.
     pub fn with(configure: impl FnOnce(&mut StoreConfig), authenticator: Option<Arc<dyn Authenticator>>) -> Self {
-        let builder = Server::builder(generated::server::api()).strategy::<CertificateSigningRequest>(CsrStrategy);
+        let builder = apiserver::builder();
         let builder = match authenticator {
             Some(authenticator) => builder.authenticator(authenticator),
             None => builder,
@@ -359,4 +357,29 @@ pub fn q(value: &str) -> String {
         }
     }
     out
+}
+
+/// The kubectl to run: `$KUBECTL`, else `kubectl` from the PATH; `None` (after a loud
+/// message) when there is none.
+pub fn find_kubectl() -> Option<std::path::PathBuf> {
+    let bin = std::env::var_os("KUBECTL").map(std::path::PathBuf::from).unwrap_or_else(|| "kubectl".into());
+    match std::process::Command::new(&bin).args(["version", "--client"]).output() {
+        Ok(out) if out.status.success() => Some(bin),
+        Ok(out) => panic!(
+            "{} version --client failed ({}): {}",
+            bin.display(),
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        ),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            eprintln!(
+                "\n==================================================\n\
+                 SKIPPED: kubectl not found ({}: {error})\n\
+                 ==================================================\n",
+                bin.display()
+            );
+            None
+        }
+        Err(error) => panic!("cannot run {}: {error}", bin.display()),
+    }
 }
