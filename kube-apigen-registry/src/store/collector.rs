@@ -22,6 +22,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
+use futures::FutureExt;
 use kube_apigen::ResourceInfo;
 use kube_apigen::dynamic::{Options, Request, Verb};
 use kube_apigen::http::{Context, Patch};
@@ -30,7 +31,7 @@ use serde_json::{Value, json};
 use super::Inner;
 use super::write::{FOREGROUND_FINALIZER, ORPHAN_FINALIZER};
 use crate::object::{self, meta_str};
-use crate::storage::{RangeRequest, WatchItem};
+use crate::storage::{RangeRequest, WatchItem, WatchStream};
 
 /// The field manager of the collector's writes.
 const MANAGER: &str = "generic-garbage-collector";
@@ -240,7 +241,7 @@ async fn run(store: Weak<Inner>, mut shutdown: tokio::sync::watch::Receiver<bool
                 tokio::select! {
                     changed = shutdown.changed() => if changed.is_err() || *shutdown.borrow() { return },
                     item = changes.next() => match item {
-                        Some(WatchItem::Event(_)) => break false,
+                        Some(WatchItem::Event(_)) => break drain(changes.as_mut()),
                         Some(WatchItem::Progress(_)) => {}
                         Some(WatchItem::Failed(_)) | None => break true,
                     },
@@ -252,4 +253,16 @@ async fn run(store: Weak<Inner>, mut shutdown: tokio::sync::watch::Receiver<bool
             }
         }
     }
+}
+
+/// Takes the changes already there, so that a burst of writes costs one round; whether
+/// the watch must be opened again.
+fn drain(changes: &mut dyn WatchStream) -> bool {
+    while let Some(item) = changes.next().now_or_never() {
+        match item {
+            Some(WatchItem::Event(_) | WatchItem::Progress(_)) => {}
+            Some(WatchItem::Failed(_)) | None => return true,
+        }
+    }
+    false
 }
