@@ -248,8 +248,10 @@ impl Store {
 impl DynamicApi for Store {
     fn handle(&self, context: Context, request: Request) -> impl Future<Output = Result<Response, Status>> + Send {
         let inner = Arc::clone(&self.inner);
-        inner.start_collector();
-        async move { inner.handle(context, request).await }
+        async move {
+            inner.start_collector();
+            inner.handle(context, request).await
+        }
     }
 }
 
