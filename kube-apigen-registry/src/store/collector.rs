@@ -2,8 +2,10 @@
 //! objects of a store, by their `metadata.ownerReferences`.
 //!
 //! One task per store, started by its first request, ending when the store is dropped
-//! or shut down. It watches every key of the store; after each batch of changes it reads
-//! every object, indexes owner uid → dependents and acts:
+//! or shut down. It watches every key of the store; after a batch of changes that
+//! concerns it (a write of an object with owner references, an owner marked with one of
+//! its finalizers, the deletion of an object some other object names as its owner) it
+//! reads every object, indexes owner uid → dependents and acts:
 //!
 //! - an object whose owners are all gone (no object of the reference's uid, kind and name,
 //!   in the dependent's namespace or cluster-scoped) is deleted in the background; one
@@ -18,7 +20,7 @@
 //! deletes guarded by uid), so watches see them and a write that loses a race is done
 //! again in a later round.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
@@ -31,7 +33,7 @@ use serde_json::{Value, json};
 use super::Inner;
 use super::write::{FOREGROUND_FINALIZER, ORPHAN_FINALIZER};
 use crate::object::{self, meta_str};
-use crate::storage::{RangeRequest, WatchItem, WatchStream};
+use crate::storage::{Event, RangeRequest, WatchItem, WatchStream};
 
 /// The field manager of the collector's writes.
 const MANAGER: &str = "generic-garbage-collector";
@@ -95,11 +97,10 @@ impl Inner {
         Some(nodes)
     }
 
-    /// One round over every object; `false` when something could not be done (to be
-    /// tried again).
-    async fn collect(self: &Arc<Self>) -> bool {
+    /// One round over every object.
+    async fn collect(self: &Arc<Self>) -> Round {
         let Some(nodes) = self.nodes().await else {
-            return false;
+            return Round { done: false, owners: HashSet::new() };
         };
         let by_uid: HashMap<&str, &Node> = nodes.iter().map(|node| (node.meta("uid"), node)).collect();
         let mut dependents: HashMap<&str, Vec<&Node>> = HashMap::new();
@@ -159,7 +160,7 @@ impl Inner {
                 done &= self.set_owner_references(dependent, present).await;
             }
         }
-        done
+        Round { done, owners: dependents.into_keys().map(str::to_owned).collect() }
     }
 
     /// Sets a node's owner references (removing the field when none are left).
@@ -211,6 +212,28 @@ impl Inner {
     }
 }
 
+/// What a round of the collector leaves.
+struct Round {
+    /// Whether everything was done (else another round follows soon).
+    done: bool,
+    /// The uids the objects' owner references name, as the round read them.
+    owners: HashSet<String>,
+}
+
+impl Round {
+    /// Whether a change may give the collector work. Objects that gain owner references
+    /// show in the change itself, so between rounds `owners` covers every deletion that
+    /// could leave dependents behind.
+    fn concerns(&self, event: &Event) -> bool {
+        let object = &event.object;
+        let named =
+            object.pointer("/metadata/ownerReferences").and_then(Value::as_array).is_some_and(|r| !r.is_empty());
+        let finalizing = !meta_str(object, "deletionTimestamp").is_empty()
+            && object::finalizers(object).iter().any(|f| f == ORPHAN_FINALIZER || f == FOREGROUND_FINALIZER);
+        named || finalizing || (event.deleted && self.owners.contains(meta_str(object, "uid")))
+    }
+}
+
 /// The collector's task: a round, then another after each batch of changes, until the
 /// store is gone or shut down.
 async fn run(store: Weak<Inner>, mut shutdown: tokio::sync::watch::Receiver<bool>) {
@@ -235,17 +258,22 @@ async fn run(store: Weak<Inner>, mut shutdown: tokio::sync::watch::Receiver<bool
             let Some(inner) = store.upgrade() else {
                 return;
             };
-            let done = inner.collect().await;
+            let round = inner.collect().await;
             drop(inner);
             let reopen = loop {
                 tokio::select! {
                     changed = shutdown.changed() => if changed.is_err() || *shutdown.borrow() { return },
                     item = changes.next() => match item {
-                        Some(WatchItem::Event(_)) => break drain(changes.as_mut()),
+                        Some(WatchItem::Event(event)) => {
+                            let (concerned, reopen) = drain(changes.as_mut(), &round);
+                            if reopen || concerned || round.concerns(&event) {
+                                break reopen;
+                            }
+                        }
                         Some(WatchItem::Progress(_)) => {}
                         Some(WatchItem::Failed(_)) | None => break true,
                     },
-                    () = tokio::time::sleep(RETRY), if !done => break false,
+                    () = tokio::time::sleep(RETRY), if !round.done => break false,
                 }
             };
             if reopen {
@@ -255,14 +283,16 @@ async fn run(store: Weak<Inner>, mut shutdown: tokio::sync::watch::Receiver<bool
     }
 }
 
-/// Takes the changes already there, so that a burst of writes costs one round; whether
-/// the watch must be opened again.
-fn drain(changes: &mut dyn WatchStream) -> bool {
+/// Takes the changes already there, so that a burst of writes costs one round: whether
+/// one of them concerns the collector, and whether the watch must be opened again.
+fn drain(changes: &mut dyn WatchStream, round: &Round) -> (bool, bool) {
+    let mut concerned = false;
     while let Some(item) = changes.next().now_or_never() {
         match item {
-            Some(WatchItem::Event(_) | WatchItem::Progress(_)) => {}
-            Some(WatchItem::Failed(_)) | None => return true,
+            Some(WatchItem::Event(event)) => concerned |= round.concerns(&event),
+            Some(WatchItem::Progress(_)) => {}
+            Some(WatchItem::Failed(_)) | None => return (concerned, true),
         }
     }
-    false
+    (concerned, false)
 }
