@@ -650,10 +650,11 @@ harness::backend_tests! {
         );
         assert_eq!(api.get(&format!("{HPAS}/web")).await.0, StatusCode::NOT_FOUND);
         assert_eq!(api.store.resource_version().await.unwrap(), 2, "a delete takes a resourceVersion");
-        // Propagation policies and grace periods are accepted.
+        // Background propagation and grace periods are accepted; Foreground and Orphan
+        // hold the object for the garbage collector (tests/lifecycle.rs).
         api.create(HPAS, &hpa("web", json!({}))).await;
         let (status, _) = api
-            .delete(&format!("{HPAS}/web?gracePeriodSeconds=0"), Some(&json!({"propagationPolicy": "Foreground"})))
+            .delete(&format!("{HPAS}/web?gracePeriodSeconds=0"), Some(&json!({"propagationPolicy": "Background"})))
             .await;
         assert_eq!(status, StatusCode::OK);
     }

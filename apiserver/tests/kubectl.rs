@@ -355,20 +355,28 @@ fn anonymous_server_scenario(server_args: &[&str], label: &'static str) {
     report.step("patch (strategic): lists merge by their patch merge key", || {
         // metadata.ownerReferences: x-kubernetes-patch-strategy merge, merge key uid. A
         // strategic merge patch adds the second owner; a JSON merge patch would replace the list.
-        let owner = |uid: &str| {
-            format!(
-                r#"{{"metadata":{{"ownerReferences":[{{"apiVersion":"apps/v1","kind":"Deployment","name":"web","uid":"{uid}"}}]}}}}"#
-            )
-        };
-        for uid in ["uid-a", "uid-b"] {
-            let out = k.run(&["patch", hpa, "web", "-p", &owner(uid)]).ok()?;
+        // The owners exist: the garbage collector deletes the dependents of missing ones.
+        let mut expected = Vec::new();
+        for name in ["owner-a", "owner-b"] {
+            let manifest = read_fixture("hpa.yaml").replace("name: web\nspec", &format!("name: {name}\nspec"));
+            k.run_stdin(&["create", "-f", "-"], &manifest).ok()?;
+            let uid = k.jsonpath(&["get", hpa, name], "{.metadata.uid}")?;
+            let owner = format!(
+                r#"{{"metadata":{{"ownerReferences":[{{"apiVersion":"autoscaling/v2","kind":"HorizontalPodAutoscaler","name":"{name}","uid":"{uid}"}}]}}}}"#
+            );
+            let out = k.run(&["patch", hpa, "web", "-p", &owner]).ok()?;
             out.stdout_is("horizontalpodautoscaler.autoscaling/web patched\n")?;
+            expected.push(uid);
         }
         // Both owners, in whatever order (apimachinery puts the patch's items first).
         let uids = k.jsonpath(&["get", hpa, "web"], "{.metadata.ownerReferences[*].uid}")?;
         let mut sorted: Vec<&str> = uids.split(' ').collect();
         sorted.sort_unstable();
-        ensure_eq(&sorted.join(" "), "uid-a uid-b", "ownerReferences uids after two strategic patches")?;
+        expected.sort_unstable();
+        ensure_eq(&sorted.join(" "), &expected.join(" "), "ownerReferences uids after two strategic patches")?;
+        // Deleting the owners with --cascade=orphan keeps web, without owners.
+        k.run(&["delete", hpa, "owner-a", "owner-b", "--cascade=orphan"]).ok()?;
+        ensure_eq(&k.jsonpath(&["get", hpa, "web"], "{.metadata.ownerReferences}")?, "", "ownerReferences after orphaning")?;
         Ok(())
     });
 

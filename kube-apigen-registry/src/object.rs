@@ -63,6 +63,15 @@ pub fn has_finalizers(object: &Value) -> bool {
     object.get("metadata").and_then(|m| m.get("finalizers")).and_then(Value::as_array).is_some_and(|f| !f.is_empty())
 }
 
+/// `metadata.finalizers`, the strings of it.
+pub fn finalizers(object: &Value) -> Vec<String> {
+    object
+        .pointer("/metadata/finalizers")
+        .and_then(Value::as_array)
+        .map(|list| list.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+        .unwrap_or_default()
+}
+
 /// Whether everything outside `metadata` and `status` is the same: an update that
 /// changes nothing else keeps `metadata.generation`.
 pub fn same_spec(a: &Value, b: &Value) -> bool {

@@ -19,6 +19,11 @@ impl Keys {
         Keys { prefix: prefix.trim_end_matches('/').to_owned() }
     }
 
+    /// The prefix of every key of the store.
+    pub fn root(&self) -> String {
+        format!("{}/", self.prefix)
+    }
+
     /// The prefix of every object of `resource`.
     pub fn resource(&self, resource: &ResourceInfo) -> String {
         self.group_resource(resource.group, resource.plural)

@@ -13,8 +13,10 @@
 //!   answer 410 `Expired`.
 //!
 //! The module `write` has create, update, patch and delete, `read` get and list, `watch`
-//! the watch streams, `scale` the `scale` subresource of custom resources.
+//! the watch streams, `scale` the `scale` subresource of custom resources, `collector`
+//! the garbage collector of `ownerReferences`.
 
+mod collector;
 mod read;
 mod scale;
 mod watch;
@@ -136,6 +138,8 @@ pub(crate) struct Inner {
     storage: Arc<dyn Storage>,
     keys: Keys,
     shutdown: tokio::sync::watch::Sender<bool>,
+    /// Set once the garbage collector runs.
+    collector: std::sync::OnceLock<()>,
 }
 
 /// The store; cloning it clones a handle to the same data.
@@ -182,6 +186,7 @@ impl Store {
                 storage,
                 keys: Keys::new(&config.key_prefix),
                 shutdown,
+                collector: std::sync::OnceLock::new(),
             }),
         }
     }
@@ -243,7 +248,10 @@ impl Store {
 impl DynamicApi for Store {
     fn handle(&self, context: Context, request: Request) -> impl Future<Output = Result<Response, Status>> + Send {
         let inner = Arc::clone(&self.inner);
-        async move { inner.handle(context, request).await }
+        async move {
+            inner.start_collector();
+            inner.handle(context, request).await
+        }
     }
 }
 

@@ -391,7 +391,8 @@ impl Inner {
                 schema,
             );
         }
-        let extra = strategy.validate_update(&write, &new, old);
+        let mut extra = strategy.validate_update(&write, &new, old);
+        extra.extend(no_new_finalizers(old, &new));
         self.check(resource, new, Some(old), extra)
     }
 
@@ -516,7 +517,7 @@ impl Inner {
     // ---------------------------------------------------------------------------------
 
     pub(super) async fn delete(&self, context: &Context, request: Request) -> Result<Response, Status> {
-        let options = DeleteOptions::from_request(context, &request);
+        let options = DeleteOptions::from_request(context, &request)?;
         let key = self.key_of(&request);
         let (code, status) = self.delete_object(request.resource, &key, &options).await?.ok_or_else(|| {
             Status::not_found(request.resource.group, request.resource.plural, request.name.as_deref().unwrap_or(""))
@@ -539,13 +540,24 @@ impl Inner {
                 return Ok(None);
             };
             let status = options.check(resource, &old.object)?;
-            let (code, written) = if object::has_finalizers(&old.object) {
-                if !meta_str(&old.object, "deletionTimestamp").is_empty() || options.dry_run {
+            // A marked object stays as it is: its timestamp does not move.
+            if !meta_str(&old.object, "deletionTimestamp").is_empty() {
+                return Ok(Some((202, status)));
+            }
+            let finalizers = options.propagation.finalizers(object::finalizers(&old.object));
+            let (code, written) = if !finalizers.is_empty() {
+                if options.dry_run {
                     return Ok(Some((202, status)));
                 }
                 let mut marked = (*old.object).clone();
+                set_meta(&mut marked, "finalizers", Some(json!(finalizers)));
                 set_meta(&mut marked, "deletionTimestamp", Some(json!(now())));
                 set_meta(&mut marked, "deletionGracePeriodSeconds", Some(json!(0)));
+                if let Some(generation) = marked.pointer("/metadata/generation").and_then(Value::as_i64)
+                    && generation > 0
+                {
+                    set_meta(&mut marked, "generation", Some(json!(generation + 1)));
+                }
                 (202, self.storage.update(key, marked, old.revision).await)
             } else {
                 if options.dry_run {
@@ -572,7 +584,7 @@ impl Inner {
 
     pub(super) async fn delete_collection(&self, context: &Context, request: Request) -> Result<Response, Status> {
         let resource = request.resource;
-        let options = DeleteOptions::from_request(context, &request);
+        let options = DeleteOptions::from_request(context, &request)?;
         let filter = Filter::from_request(self, &request)?;
         let selected = self.select(&filter, None, None, None).await.map_err(storage_status)?;
         for stored in selected.items {
@@ -583,21 +595,99 @@ impl Inner {
     }
 }
 
+/// The finalizer that has the garbage collector orphan an object's dependents.
+pub(super) const ORPHAN_FINALIZER: &str = "orphan";
+
+/// The finalizer that holds an object until the garbage collector has deleted its
+/// blocking dependents.
+pub(super) const FOREGROUND_FINALIZER: &str = "foregroundDeletion";
+
+/// What becomes of a deleted object's dependents (`propagationPolicy`, or the legacy
+/// `orphanDependents`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Propagation {
+    /// Neither was given: the object's own GC finalizers decide.
+    Default,
+    /// The dependents lose their reference to the object.
+    Orphan,
+    /// The object goes, then its dependents.
+    Background,
+    /// The dependents go first, then the object.
+    Foreground,
+}
+
+impl Propagation {
+    /// `existing` finalizers as the delete leaves them (`deletionFinalizersForGarbageCollection`).
+    fn finalizers(self, existing: Vec<String>) -> Vec<String> {
+        let (add, remove) = match self {
+            Propagation::Default => return existing,
+            Propagation::Orphan => (Some(ORPHAN_FINALIZER), vec![FOREGROUND_FINALIZER]),
+            Propagation::Foreground => (Some(FOREGROUND_FINALIZER), vec![ORPHAN_FINALIZER]),
+            Propagation::Background => (None, vec![ORPHAN_FINALIZER, FOREGROUND_FINALIZER]),
+        };
+        let mut finalizers: Vec<String> = existing.into_iter().filter(|f| !remove.contains(&f.as_str())).collect();
+        if let Some(add) = add
+            && !finalizers.iter().any(|f| f == add)
+        {
+            finalizers.push(add.to_owned());
+        }
+        finalizers
+    }
+
+    /// From `propagationPolicy` and `orphanDependents` as the request gives them; 422 as
+    /// `ValidateDeleteOptions` words it when they are both set or the policy is unknown.
+    fn from_options(policy: Option<&str>, orphan: Option<bool>) -> Result<Self, Status> {
+        let path = Path::ROOT.field("propagationPolicy");
+        let invalid = |error: FieldError| Status::invalid("DeleteOptions", "meta.k8s.io", "", &[error]);
+        if let (Some(policy), Some(_)) = (policy, orphan) {
+            return Err(invalid(FieldError::invalid(
+                &path,
+                policy,
+                "orphanDependents and deletionPropagation cannot be both set",
+            )));
+        }
+        Ok(match (policy, orphan) {
+            (Some("Orphan"), _) | (None, Some(true)) => Propagation::Orphan,
+            (Some("Foreground"), _) => Propagation::Foreground,
+            (Some("Background"), _) | (None, Some(false)) => Propagation::Background,
+            (None, None) => Propagation::Default,
+            (Some(other), _) => {
+                return Err(invalid(FieldError::not_supported(
+                    &path,
+                    other,
+                    &["Foreground", "Background", "Orphan", "nil"],
+                )));
+            }
+        })
+    }
+}
+
 /// What a delete is asked to check and do.
 struct DeleteOptions {
     uid: Option<String>,
     resource_version: Option<String>,
     dry_run: bool,
+    propagation: Propagation,
     /// Who deletes.
     user: UserInfo,
 }
 
 impl DeleteOptions {
-    /// From the `DeleteOptions` body and the query (`dryRun`, `propagationPolicy` and
-    /// `gracePeriodSeconds` are accepted; there are no dependents to cascade to and no
-    /// graceful deletion to wait for).
-    fn from_request(context: &Context, request: &Request) -> Self {
+    /// From the `DeleteOptions` body, or the query when there is no body, as the API
+    /// server reads them (`dryRun` from either; `gracePeriodSeconds` is accepted, there is
+    /// no graceful deletion to wait for).
+    fn from_request(context: &Context, request: &Request) -> Result<Self, Status> {
         let body = request.body.as_ref();
+        let propagation = match body {
+            Some(body) => Propagation::from_options(
+                body.get("propagationPolicy").and_then(Value::as_str),
+                body.get("orphanDependents").and_then(Value::as_bool),
+            )?,
+            None => Propagation::from_options(
+                request.options.propagation_policy.as_deref(),
+                request.options.orphan_dependents,
+            )?,
+        };
         let precondition = |field: &str| {
             body.and_then(|b| b.get("preconditions"))
                 .and_then(|p| p.get(field))
@@ -608,12 +698,13 @@ impl DeleteOptions {
             .and_then(|b| b.get("dryRun"))
             .and_then(Value::as_array)
             .is_some_and(|values| values.iter().any(|v| v == "All"));
-        DeleteOptions {
+        Ok(DeleteOptions {
             uid: precondition("uid"),
             resource_version: precondition("resourceVersion"),
             dry_run: context.dry_run || body_dry_run,
+            propagation,
             user: effective_user(context.user.as_ref()),
-        }
+        })
     }
 
     /// 409 when a precondition does not hold for `old`; else the success `Status` of its
@@ -662,6 +753,27 @@ pub(super) fn require_apply_manager(context: &Context) -> Result<(), Status> {
         "meta.k8s.io",
         "",
         &[FieldError::required(&Path::ROOT.field("fieldManager"), "is required for apply patch")],
+    ))
+}
+
+/// A marked object takes no new finalizers (`ValidateNoNewFinalizers`).
+fn no_new_finalizers(old: &Value, new: &Value) -> Option<FieldError> {
+    if meta_str(old, "deletionTimestamp").is_empty() {
+        return None;
+    }
+    let before = object::finalizers(old);
+    let mut added: Vec<String> = object::finalizers(new).into_iter().filter(|f| !before.contains(f)).collect();
+    if added.is_empty() {
+        return None;
+    }
+    added.sort();
+    added.dedup();
+    let listed = added.iter().map(|f| kube_apigen::go::fmt::quote(f)).collect::<Vec<_>>().join(", ");
+    Some(FieldError::forbidden(
+        &Path::ROOT.field("metadata").field("finalizers"),
+        format!(
+            "no new finalizers can be added if the object is being deleted, found new finalizers []string{{{listed}}}"
+        ),
     ))
 }
 
