@@ -32,7 +32,7 @@ impl Server {
             // A dropped sender stops the server as a sent one does.
             let _ = stopped.await;
         }));
-        Ok(LocalServer { address, router, store, stop: Some(stop), task: Some(task) })
+        Ok(LocalServer { address, router, store, stop, task })
     }
 }
 
@@ -41,8 +41,8 @@ pub struct LocalServer {
     address: SocketAddr,
     router: Router,
     store: Store,
-    stop: Option<oneshot::Sender<()>>,
-    task: Option<JoinHandle<std::io::Result<()>>>,
+    stop: oneshot::Sender<()>,
+    task: JoinHandle<std::io::Result<()>>,
 }
 
 impl LocalServer {
@@ -71,22 +71,32 @@ impl LocalServer {
     pub fn kubeconfig(&self) -> String {
         let url = self.url();
         format!(
-            "apiVersion: v1\nkind: Config\nclusters:\n- name: local\n  cluster:\n    server: {url}\n\
-             users:\n- name: local\n  user: {{}}\ncontexts:\n- name: local\n  context:\n    cluster: local\n    \
-             user: local\n    namespace: default\ncurrent-context: local\n"
+            "apiVersion: v1
+kind: Config
+clusters:
+- name: local
+  cluster:
+    server: {url}
+users:
+- name: local
+  user: {{}}
+contexts:
+- name: local
+  context:
+    cluster: local
+    user: local
+    namespace: default
+current-context: local
+"
         )
     }
 
     /// Stops accepting connections, ends every watch and returns once the requests in
     /// flight have been answered.
-    pub async fn stop(mut self) -> std::io::Result<()> {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        match self.task.take() {
-            Some(task) => task.await.map_err(std::io::Error::other)?,
-            None => Ok(()),
-        }
+    pub async fn stop(self) -> std::io::Result<()> {
+        // The server may have ended already (its listener failed): nothing to tell it.
+        let _ = self.stop.send(());
+        self.task.await.map_err(std::io::Error::other)?
     }
 }
 
