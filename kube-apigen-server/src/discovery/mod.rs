@@ -111,7 +111,8 @@ impl ApiCatalog {
     /// What `derive` makes of this catalog, made once per process and type: servers of
     /// the same catalog share what they render of it (a test may build a server per
     /// test). A catalog is a `static` of its generated crate that nothing changes, so its
-    /// address is its identity.
+    /// address is its identity. `derive` runs under a process-wide lock: it must not call
+    /// `derived` itself.
     pub fn derived<T: Send + Sync + 'static>(&'static self, derive: impl FnOnce(&'static Self) -> T) -> Arc<T> {
         type Derived = (usize, TypeId, Arc<dyn Any + Send + Sync>);
         static DERIVED: Mutex<Vec<Derived>> = Mutex::new(Vec::new());
