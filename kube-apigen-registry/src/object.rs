@@ -63,6 +63,12 @@ pub fn has_finalizers(object: &Value) -> bool {
     object.get("metadata").and_then(|m| m.get("finalizers")).and_then(Value::as_array).is_some_and(|f| !f.is_empty())
 }
 
+/// Whether the object is marked for deletion (`metadata.deletionTimestamp` is set): it
+/// waits for its finalizers.
+pub fn is_marked(object: &Value) -> bool {
+    !meta_str(object, "deletionTimestamp").is_empty()
+}
+
 /// `metadata.finalizers`, the strings of it.
 pub fn finalizers(object: &Value) -> Vec<String> {
     object

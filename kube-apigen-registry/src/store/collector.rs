@@ -57,7 +57,7 @@ impl Node {
     }
 
     fn marked(&self) -> bool {
-        !self.meta("deletionTimestamp").is_empty()
+        object::is_marked(&self.object)
     }
 
     fn has_finalizer(&self, finalizer: &str) -> bool {
@@ -228,7 +228,7 @@ impl Round {
         let object = &event.object;
         let named =
             object.pointer("/metadata/ownerReferences").and_then(Value::as_array).is_some_and(|r| !r.is_empty());
-        let finalizing = !meta_str(object, "deletionTimestamp").is_empty()
+        let finalizing = object::is_marked(object)
             && object::finalizers(object).iter().any(|f| f == ORPHAN_FINALIZER || f == FOREGROUND_FINALIZER);
         named || finalizing || (event.deleted && self.owners.contains(meta_str(object, "uid")))
     }

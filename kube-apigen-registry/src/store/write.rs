@@ -273,7 +273,7 @@ impl Inner {
         if context.dry_run {
             return Ok(Some(reply(200, new)));
         }
-        let goes = !meta_str(&new, "deletionTimestamp").is_empty() && !object::has_finalizers(&new);
+        let goes = object::is_marked(&new) && !object::has_finalizers(&new);
         let Written::Done(updated) = self.storage.update(key, new, old.revision).await.map_err(storage_status)? else {
             return Ok(None);
         };
@@ -541,7 +541,7 @@ impl Inner {
             };
             let status = options.check(resource, &old.object)?;
             // A marked object stays as it is: its timestamp does not move.
-            if !meta_str(&old.object, "deletionTimestamp").is_empty() {
+            if object::is_marked(&old.object) {
                 return Ok(Some((202, status)));
             }
             let finalizers = options.propagation.finalizers(object::finalizers(&old.object));
@@ -758,7 +758,7 @@ pub(super) fn require_apply_manager(context: &Context) -> Result<(), Status> {
 
 /// A marked object takes no new finalizers (`ValidateNoNewFinalizers`).
 fn no_new_finalizers(old: &Value, new: &Value) -> Option<FieldError> {
-    if meta_str(old, "deletionTimestamp").is_empty() {
+    if !object::is_marked(old) {
         return None;
     }
     let before = object::finalizers(old);
