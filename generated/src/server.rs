@@ -5,25 +5,22 @@
 use crate::api::autoscaling::v2::HorizontalPodAutoscalerApi;
 use crate::api::certificates::v1::CertificateSigningRequestApi;
 use crate::com::coreos::monitoring::v1::ProbeApi;
-use kube_apigen::axum::Router;
 use kube_apigen::{discovery, http};
+use kube_apigen::axum::Router;
 use std::sync::Arc;
-
 #[cfg(feature = "dynamic")]
 use crate::api::autoscaling::v2::HorizontalPodAutoscaler;
-
 #[cfg(feature = "dynamic")]
 use crate::api::certificates::v1::CertificateSigningRequest;
-
 #[cfg(feature = "dynamic")]
 use crate::com::coreos::monitoring::v1::Probe;
-
 #[cfg(feature = "dynamic")]
 use kube_apigen::dynamic;
 
 /// Implemented by a server for every resource of these specs.
 pub trait Server: HorizontalPodAutoscalerApi + CertificateSigningRequestApi + ProbeApi {}
-impl<T: HorizontalPodAutoscalerApi + CertificateSigningRequestApi + ProbeApi> Server for T {}
+impl<T: HorizontalPodAutoscalerApi + CertificateSigningRequestApi + ProbeApi> Server
+for T {}
 /// Discovery information of every group/version, and the version reported at `/version`.
 pub static CATALOG: discovery::ApiCatalog = discovery::ApiCatalog {
     groups: &[
@@ -31,15 +28,29 @@ pub static CATALOG: discovery::ApiCatalog = discovery::ApiCatalog {
         crate::api::certificates::v1::routes::GROUP_VERSION,
         crate::com::coreos::monitoring::v1::routes::GROUP_VERSION,
     ],
-    version: discovery::VersionInfo { major: "1", minor: "33", git_version: "v1.33.0" },
+    version: discovery::VersionInfo {
+        major: "1",
+        minor: "33",
+        git_version: "v1.33.0",
+    },
 };
 
 #[cfg(feature = "dynamic")]
 /// The typed check (decode and validate) of every resource, by group, version and
 /// kind, for servers that work with JSON (`kube_apigen::dynamic`).
 pub static TYPED_CHECKS: &[(&str, &str, &str, dynamic::TypedCheck)] = &[
-    ("autoscaling", "v2", "HorizontalPodAutoscaler", dynamic::typed::<HorizontalPodAutoscaler>),
-    ("certificates.k8s.io", "v1", "CertificateSigningRequest", dynamic::typed::<CertificateSigningRequest>),
+    (
+        "autoscaling",
+        "v2",
+        "HorizontalPodAutoscaler",
+        dynamic::typed::<HorizontalPodAutoscaler>,
+    ),
+    (
+        "certificates.k8s.io",
+        "v1",
+        "CertificateSigningRequest",
+        dynamic::typed::<CertificateSigningRequest>,
+    ),
     ("monitoring.coreos.com", "v1", "Probe", dynamic::typed::<Probe>),
 ];
 
@@ -47,7 +58,10 @@ pub static TYPED_CHECKS: &[(&str, &str, &str, dynamic::TypedCheck)] = &[
 /// the OpenAPI documents, served by `api` with `config`. Requests no route serves get
 /// Kubernetes `Status` errors too.
 pub fn router<S: Server>(api: S, config: http::Config) -> Router {
-    let state = http::ApiState { api: Arc::new(api), config: Arc::new(config) };
+    let state = http::ApiState {
+        api: Arc::new(api),
+        config: Arc::new(config),
+    };
     let routes = Router::new()
         .merge(crate::api::autoscaling::v2::routes::router::<S>())
         .merge(crate::api::certificates::v1::routes::router::<S>())
@@ -61,5 +75,9 @@ pub fn router<S: Server>(api: S, config: http::Config) -> Router {
 /// This crate's API as a server `S` that holds objects as JSON serves it: the
 /// catalog, the typed checks and the router over `S` (such as a registry's store).
 pub fn api<S: dynamic::DynamicApi>() -> dynamic::ServedApi<S> {
-    dynamic::ServedApi { catalog: &CATALOG, typed_checks: TYPED_CHECKS, router: router::<dynamic::Dynamic<S>> }
+    dynamic::ServedApi {
+        catalog: &CATALOG,
+        typed_checks: TYPED_CHECKS,
+        router: router::<dynamic::Dynamic<S>>,
+    }
 }

@@ -2,13 +2,15 @@
 
 //! Models with spec defaults: `Default` is what decoding `{}` gives.
 
-use crate::com::coreos::monitoring::v1::{ProbeMetricRelabeling, ProbeProber, ProbeRelabelingConfig};
+use crate::com::coreos::monitoring::v1::{
+    ProbeMetricRelabeling, ProbeProber, ProbeRelabelingConfig,
+};
 use serde::de::DeserializeOwned;
 use std::fmt::Debug;
 
 fn check<T: Default + PartialEq + Debug + DeserializeOwned>() {
     let decoded: T = serde_json::from_str("{}").expect("`{}` decodes");
-    assert_eq!(T::default(), decoded, "{}", std::any::type_name::<T>());
+    assert_eq!(T::default(), decoded, "{}", std::any::type_name:: < T > ());
 }
 
 #[test]

@@ -4,8 +4,7 @@
 //! reads them into values (expanding CustomResourceDefinitions into the documents the API
 //! server publishes, and reading the `.proto` files beside them); the builder turns the
 //! spec into the [`ir`], where every name, protobuf field number and decision is made;
-//! [`emit`] prints Rust from the IR; [`mod@format`] formats it with the project's rustfmt
-//! policy; [`mod@write`] replaces the output folder atomically. [`generate`] runs the
+//! [`emit`] emits Rust from the IR; [`mod@format`] prints it as source; [`mod@write`] replaces the output folder atomically. [`generate`] runs the
 //! whole pipeline as [`Options`] say; [`read_api`] runs it as far as the IR.
 //!
 //! What the output crate says of itself (its package, where its runtime comes from) is
@@ -48,10 +47,6 @@ pub struct Options {
     pub out: PathBuf,
     /// Compare only; write nothing.
     pub check: bool,
-    /// A folder where formatting results are remembered between runs, so that files whose
-    /// source did not change are taken from `out` instead of being formatted again;
-    /// `None` formats every file.
-    pub format_cache: Option<PathBuf>,
     /// The generated crate's package.
     pub package: Package,
     /// Where the generated crate takes `kube-apigen` from.
@@ -72,7 +67,6 @@ impl Options {
             specs,
             out,
             check: false,
-            format_cache: None,
             package: Package::default(),
             runtime: Runtime::default(),
             membership: Membership::Detect,
@@ -119,20 +113,12 @@ pub fn generate(options: &Options) -> Result<Summary> {
     let (api, document_count) = read_api(&options.specs)?;
     let crate_options = crate_options(options)?;
     let emitter = emit::Emitter::new(&api, &crate_options);
-    let out = package::absolute(&options.out)?;
     if !options.check {
         write::ensure_generated_or_empty(&options.out)?;
     }
-    let reuse = match &options.format_cache {
-        Some(folder) => format::Reuse::load(&out, folder, format::POLICY),
-        None => None,
-    };
-    let files = format::format_crate(emitter.files()?, |file| emitter.emit(file), reuse.as_ref())?;
-    let changes = if options.check {
-        write::compare(&options.out, &files.texts, &files.reused)?
-    } else {
-        write::write(&options.out, &files.texts, &files.reused)?
-    };
+    let files = format::format_crate(emitter.files()?, |file| emitter.emit(file))?;
+    let changes =
+        if options.check { write::compare(&options.out, &files)? } else { write::write(&options.out, &files)? };
     Ok(Summary {
         documents: document_count,
         schemas: api.types.iter().filter(|t| matches!(t.origin, ir::Origin::Schema(_))).count(),

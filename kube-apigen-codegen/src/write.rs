@@ -70,16 +70,12 @@ impl Changes {
     }
 }
 
-/// Compares the files with the output folder without writing anything. The files of
-/// `read_from_out` had their text read from the output folder during this run (reused
-/// formatting), so they are unchanged without reading them again.
-pub fn compare(out: &Path, files: &BTreeMap<PathBuf, String>, read_from_out: &BTreeSet<PathBuf>) -> Result<Changes> {
+/// Compares the files with the output folder without writing anything.
+pub fn compare(out: &Path, files: &BTreeMap<PathBuf, String>) -> Result<Changes> {
     let existing = existing_files(out).map_err(|e| io_error(out, "cannot read the output folder", e))?;
     let mut changes = Changes::default();
     for (path, content) in files {
-        let unchanged =
-            read_from_out.contains(path) || fs::read(out.join(path)).is_ok_and(|old| old == content.as_bytes());
-        if unchanged {
+        if fs::read(out.join(path)).is_ok_and(|old| old == content.as_bytes()) {
             changes.unchanged.push(path.clone());
         } else {
             changes.changed.push(path.clone());
@@ -89,10 +85,9 @@ pub fn compare(out: &Path, files: &BTreeMap<PathBuf, String>, read_from_out: &BT
     Ok(changes)
 }
 
-/// Makes the output folder hold exactly `files` (plus preserved entries); `read_from_out`
-/// as for [`compare`].
-pub fn write(out: &Path, files: &BTreeMap<PathBuf, String>, read_from_out: &BTreeSet<PathBuf>) -> Result<Changes> {
-    let changes = compare(out, files, read_from_out)?;
+/// Makes the output folder hold exactly `files` (plus preserved entries).
+pub fn write(out: &Path, files: &BTreeMap<PathBuf, String>) -> Result<Changes> {
+    let changes = compare(out, files)?;
     if changes.is_empty() {
         return Ok(changes);
     }

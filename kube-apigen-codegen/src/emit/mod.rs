@@ -84,7 +84,7 @@ const SERDE_JSON_VERSION: &str = "1";
 /// Every file of the output crate, by path relative to its root, with its final text.
 pub fn emit_crate(api: &Api, options: &CrateOptions) -> Result<BTreeMap<PathBuf, String>> {
     let emitter = Emitter::new(api, options);
-    Ok(crate::format::format_crate(emitter.files()?, |file| emitter.emit(file), None)?.texts)
+    crate::format::format_crate(emitter.files()?, |file| emitter.emit(file))
 }
 
 /// Emits the files of one output crate. [`Emitter::files`] lays the crate out;
@@ -201,7 +201,6 @@ impl<'a> Emitter<'a> {
             let module_file = if path.is_empty() { "lib.rs" } else { "mod.rs" };
             files.push((folder.join(module_file), File::Module(module)));
         }
-        files.push((PathBuf::from("rustfmt.toml"), File::Text(crate::format::POLICY.to_owned())));
         Ok(files)
     }
 
@@ -315,9 +314,13 @@ fn rust_file(scope: &Scope, items: TokenStream, header: &str) -> Source {
     Source::Rust(RustSource::new(header.to_owned(), scope.uses(), items))
 }
 
-/// `mod` declarations and re-exports of one module.
+/// `mod` declarations and re-exports of one module. The crate root keeps `cargo fmt` out
+/// of itself and every module it declares: generated files stay as printed
+/// ([`crate::format`]).
 fn module_items(api: &Api, module: &Module) -> TokenStream {
-    let crate_doc = module.path.is_empty().then(|| {
+    let root = module.path.is_empty();
+    let skip = root.then(|| quote!(#[rustfmt::skip]));
+    let crate_doc = root.then(|| {
         quote! {
             //! Kubernetes API types, validation and axum handlers generated from OpenAPI specs.
             //!
@@ -329,11 +332,12 @@ fn module_items(api: &Api, module: &Module) -> TokenStream {
             // Descriptions come from the specs, in their own markdown; CEL rules compiled to
             // Rust keep the shape the spec wrote them in.
             #![allow(clippy::doc_lazy_continuation, clippy::doc_overindented_list_items, clippy::nonminimal_bool)]
+            #![cfg_attr(rustfmt, rustfmt::skip)]
         }
     });
     let children = module.children.iter().map(|child| {
         let child = format_ident!("{}", child);
-        quote! { pub mod #child; }
+        quote! { #skip pub mod #child; }
     });
     let mut file_items = Vec::new();
     let mut runtime_items = Vec::new();
@@ -356,7 +360,7 @@ fn module_items(api: &Api, module: &Module) -> TokenStream {
         if !exported.is_empty() {
             let file = format_ident!("{}", file);
             file_items.push(quote! {
-                mod #file;
+                #skip mod #file;
                 pub use self::#file::{#(#exported),*};
             });
         }
@@ -364,18 +368,18 @@ fn module_items(api: &Api, module: &Module) -> TokenStream {
     let gated = module.gated.iter().map(|gated| match gated {
         Gated::Resource(resource) => {
             let (file, name) = (format_ident!("{}", resource.file), format_ident!("{}", resource.trait_name));
-            Feature::Server.gate([quote!(mod #file;), quote!(pub use self::#file::#name;)])
+            Feature::Server.gate([quote!(#skip mod #file;), quote!(pub use self::#file::#name;)])
         }
         Gated::Routes => Feature::Server.gate([quote!(
-            pub mod routes;
+            #skip pub mod routes;
         )]),
         Gated::ServerModules => Feature::Server.gate(["params", "responses", "server"].map(|module| {
             let module = format_ident!("{module}");
-            quote!(pub mod #module;)
+            quote!(#skip pub mod #module;)
         })),
         Gated::SpecDefaults => quote! {
             #[cfg(test)]
-            mod spec_defaults;
+            #skip mod spec_defaults;
         },
     });
     quote! {

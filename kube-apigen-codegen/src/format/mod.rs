@@ -1,28 +1,21 @@
-//! Formatting emitted code: prettyplease turns token streams into source (and doc
-//! attributes into `///` comments), then rustfmt formats every file with the project's
-//! formatting policy ([`POLICY`]), so generated code follows the same policy as hand-written code and
-//! `cargo fmt --check` holds for both.
+//! Formatting emitted code: prettyplease turns each file's token stream into source (and
+//! doc attributes into `///` comments), with a blank line between items.
 //!
-//! Formatting costs about as much as everything else the generator does, so it is skipped
-//! where it would give what the output folder already holds, and what is left is shared
-//! between rustfmt processes. Emitting each file, checking it against the cache and
-//! printing it with prettyplease run on every core.
+//! The printer's text is the generated crate's final text: it is deterministic, reads
+//! like hand-written code, and costs a small part of what a rustfmt process per run would.
+//! The crate root marks itself and its modules `#[rustfmt::skip]`, so `cargo fmt` in the
+//! workspace that holds a generated crate leaves it as printed. Emitting and printing
+//! each file run on every core.
 
-mod reuse;
-mod rustfmt;
-
-use std::collections::{BTreeMap, BTreeSet};
-use std::fmt::Write as _;
-use std::hash::Hasher;
-use std::path::{Path, PathBuf};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 use proc_macro2::TokenStream;
 use rayon::iter::{IntoParallelIterator, ParallelIterator};
 
-pub(crate) use self::reuse::Reuse;
 use crate::error::{Error, Result};
 
-/// A file of a generated crate before formatting.
+/// A file of a generated crate before printing.
 pub(crate) enum Source {
     /// A file written as it is (`Cargo.toml`, served documents).
     Text(String),
@@ -41,115 +34,29 @@ impl RustSource {
         RustSource { header, uses, items }
     }
 
-    /// Source text before rustfmt.
     fn unparse(self) -> Result<String> {
         Ok(format!("{}\n{}", self.header, unparse(self.uses, self.items)?))
     }
-
-    /// Feeds what the file's text is made from to `hasher`, without printing it: within one
-    /// build of the generator, the text is a function of the header and the tokens.
-    fn hash_into(&self, hasher: &mut impl Hasher) {
-        struct Feed<'a, H>(&'a mut H);
-        impl<H: Hasher> std::fmt::Write for Feed<'_, H> {
-            fn write_str(&mut self, s: &str) -> std::fmt::Result {
-                self.0.write(s.as_bytes());
-                Ok(())
-            }
-        }
-        // Writing to a hasher cannot fail.
-        let _ = write!(Feed(hasher), "{}\0{}\0{}", self.header, self.uses, self.items);
-    }
 }
 
-/// The final text of every file of a crate.
-pub(crate) struct Formatted {
-    pub texts: BTreeMap<PathBuf, String>,
-    /// The files whose text was read from the output folder (reused), which therefore holds
-    /// them as they are.
-    pub reused: BTreeSet<PathBuf>,
-}
-
-/// The final text of every file: Rust sources formatted (or reused from `reuse`'s output
-/// folder where nothing they depend on changed), other files as they are. Each file is
-/// emitted by `emit` and made ready for rustfmt on one of rayon's worker threads, one per
-/// core: token streams are not `Send`, so a file's stay on the thread that emits it.
+/// The final text of every file. Each file is emitted by `emit` and printed on one of
+/// rayon's worker threads, one per core: token streams are not `Send`, so a file's stay
+/// on the thread that emits it.
 pub(crate) fn format_crate<F: Send>(
     files: Vec<(PathBuf, F)>,
     emit: impl Fn(F) -> Source + Sync,
-    reuse: Option<&Reuse>,
-) -> Result<Formatted> {
-    let prepared: Vec<_> = files
+) -> Result<BTreeMap<PathBuf, String>> {
+    files
         .into_par_iter()
         .map(|(path, file)| {
-            let prepared = prepare(&path, emit(file), reuse);
-            (path, prepared)
+            let text = match emit(file) {
+                Source::Text(text) => text,
+                Source::Rust(rust) => rust.unparse()?,
+            };
+            Ok((path, text))
         })
-        .collect();
-    let mut texts = BTreeMap::new();
-    let mut pending = BTreeSet::new();
-    let mut reused = BTreeSet::new();
-    let mut keys = BTreeMap::new();
-    for (path, prepared) in prepared {
-        let Prepared { text, key, state } = prepared?;
-        if let Some(key) = key {
-            keys.insert(path.clone(), key);
-        }
-        match state {
-            State::Final => {}
-            State::Reused => {
-                reused.insert(path.clone());
-            }
-            State::Unformatted => {
-                pending.insert(path.clone());
-            }
-        }
-        texts.insert(path, text);
-    }
-    let mut pending: Vec<(&Path, &mut String)> = texts
-        .iter_mut()
-        .filter(|(path, _)| pending.contains(*path))
-        .map(|(path, text)| (path.as_path(), text))
-        .collect();
-    rustfmt::format(&mut pending)?;
-    if let Some(reuse) = reuse {
-        reuse.save(&keys, &texts, &reused);
-    }
-    Ok(Formatted { texts, reused })
+        .collect()
 }
-
-/// A file's text before rustfmt runs.
-struct Prepared {
-    text: String,
-    /// The reuse key of a Rust source, when there is a cache.
-    key: Option<u64>,
-    state: State,
-}
-
-enum State {
-    /// Not Rust: written as it is.
-    Final,
-    /// Taken from the output folder, formatted.
-    Reused,
-    /// Printed by prettyplease, for rustfmt.
-    Unformatted,
-}
-
-fn prepare(path: &Path, source: Source, reuse: Option<&Reuse>) -> Result<Prepared> {
-    let rust = match source {
-        Source::Text(text) => return Ok(Prepared { text, key: None, state: State::Final }),
-        Source::Rust(rust) => rust,
-    };
-    let key = reuse.map(|reuse| reuse.key(&rust));
-    if let Some(text) = reuse.zip(key).and_then(|(reuse, key)| reuse.formatted(path, key)) {
-        return Ok(Prepared { text, key, state: State::Reused });
-    }
-    Ok(Prepared { text: rust.unparse()?, key, state: State::Unformatted })
-}
-
-/// The formatting policy, which generated crates carry as their own `rustfmt.toml` so
-/// that `cargo fmt` agrees with the generator wherever they are written. (The same text
-/// as this project's own `rustfmt.toml`, which a test compares.)
-pub const POLICY: &str = include_str!("rustfmt.toml");
 
 /// Source text of a file: its `use` items, then `items` (after their inner attributes,
 /// such as the module's doc), with a blank line between items.
@@ -167,15 +74,16 @@ fn unparse(uses: TokenStream, items: TokenStream) -> Result<String> {
 
 /// prettyplease prints items back to back. A blank line between consecutive items at one
 /// depth (type definitions, impls, functions, methods, statics) makes files read like
-/// hand-written code; runs of `use` and `mod` declarations stay together, and so do
-/// statements, fields and match arms.
+/// hand-written code; runs of `use` and `mod` declarations (with their attributes) stay
+/// together, and so do statements, fields and match arms.
 fn separate_items(code: &str) -> String {
     let mut out = String::with_capacity(code.len() + code.len() / 16);
+    let lines: Vec<&str> = code.lines().collect();
     // The last line, and whether it ends a `use` or `mod` declaration (which may span lines).
     let mut previous: Option<(&str, bool)> = None;
     let mut in_declaration = false;
-    for line in code.lines() {
-        let starts_declaration = is_declaration(line.trim_start());
+    for (index, line) in lines.iter().copied().enumerate() {
+        let starts_declaration = starts_declaration(&lines[index..]);
         if let Some((previous, after_declaration)) = previous
             && needs_blank_line(previous, after_declaration, line, starts_declaration)
         {
@@ -190,8 +98,13 @@ fn separate_items(code: &str) -> String {
     out
 }
 
-fn is_declaration(line: &str) -> bool {
-    ["use ", "pub use ", "mod ", "pub mod "].iter().any(|p| line.starts_with(p))
+/// Whether the first of `lines` begins a `use` or `mod` declaration, or an attribute of one.
+fn starts_declaration(lines: &[&str]) -> bool {
+    let is_attribute = |line: &&str| line.trim_start().starts_with("#[") && line.ends_with(']');
+    lines.iter().find(|line| !is_attribute(line)).is_some_and(|line| {
+        let line = line.trim_start();
+        ["use ", "pub use ", "mod ", "pub mod "].iter().any(|p| line.starts_with(p))
+    })
 }
 
 fn needs_blank_line(previous: &str, after_declaration: bool, line: &str, declaration: bool) -> bool {
@@ -256,6 +169,9 @@ impl S {
 pub type T = S;
 mod m;
 pub use self::m::M;
+#[cfg(test)]
+#[rustfmt::skip]
+mod n;
 ";
         let expected = "\
 use a::B;
@@ -281,6 +197,9 @@ pub type T = S;
 
 mod m;
 pub use self::m::M;
+#[cfg(test)]
+#[rustfmt::skip]
+mod n;
 ";
         assert_eq!(separate_items(code), expected);
     }

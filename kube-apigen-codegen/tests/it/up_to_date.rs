@@ -32,14 +32,6 @@ fn committed_crates_are_up_to_date() {
     }
 }
 
-/// Generated crates carry the formatting policy the generator embeds; it is this
-/// repository's own.
-#[test]
-fn the_embedded_formatting_policy_is_the_repositorys() {
-    let policy = fs::read_to_string(workspace_root().join("rustfmt.toml")).expect("rustfmt.toml");
-    assert_eq!(kube_apigen_codegen::format::POLICY, policy, "copy rustfmt.toml to kube-apigen-codegen/src/format/");
-}
-
 /// Output names its runtime by the generator's version, which is the runtime's: they are
 /// released together.
 #[test]

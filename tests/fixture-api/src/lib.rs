@@ -7,19 +7,27 @@
 //! without them the crate has the models alone: serde, protobuf codecs and resource
 //! identity. `dynamic` (implies `server`) adds `server::TYPED_CHECKS`, for servers
 //! that hold objects as JSON.
-#![allow(clippy::doc_lazy_continuation, clippy::doc_overindented_list_items, clippy::nonminimal_bool)]
+#![allow(
+    clippy::doc_lazy_continuation,
+    clippy::doc_overindented_list_items,
+    clippy::nonminimal_bool
+)]
+#![cfg_attr(rustfmt, rustfmt::skip)]
+#[rustfmt::skip]
 pub mod api;
+#[rustfmt::skip]
 pub mod apimachinery;
+#[rustfmt::skip]
 pub mod com;
-
 #[cfg(feature = "server")]
+#[rustfmt::skip]
 pub mod params;
-
 #[cfg(feature = "server")]
+#[rustfmt::skip]
 pub mod responses;
-
 #[cfg(feature = "server")]
+#[rustfmt::skip]
 pub mod server;
-
 #[cfg(test)]
+#[rustfmt::skip]
 mod spec_defaults;

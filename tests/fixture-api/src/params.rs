@@ -2,10 +2,10 @@
 
 //! Query- and path-parameter types, one per distinct set of parameters in the specs.
 
+use kube_apigen::{Status, rules};
 use kube_apigen::dynamic::Options;
 use kube_apigen::field::{ErrorList, Path};
 use kube_apigen::http::Query;
-use kube_apigen::{Status, rules};
 use serde::{Deserialize, Serialize};
 
 /// Query parameters, decoded with Kubernetes' rules: unknown names are ignored, the
@@ -60,15 +60,19 @@ impl ListParams {
         for (name, value) in query.iter() {
             match name {
                 "allowWatchBookmarks" if params.allow_watch_bookmarks.is_none() => {
-                    params.allow_watch_bookmarks = Some(kube_apigen::http::parse_bool(value));
+                    params.allow_watch_bookmarks = Some(
+                        kube_apigen::http::parse_bool(value),
+                    );
                 }
                 "continue" if params.continue_.is_none() && !value.is_empty() => {
                     params.continue_ = Some(value.to_owned());
                 }
-                "fieldSelector" if params.field_selector.is_none() && !value.is_empty() => {
+                "fieldSelector" if params.field_selector.is_none()
+                    && !value.is_empty() => {
                     params.field_selector = Some(value.to_owned());
                 }
-                "labelSelector" if params.label_selector.is_none() && !value.is_empty() => {
+                "labelSelector" if params.label_selector.is_none()
+                    && !value.is_empty() => {
                     params.label_selector = Some(value.to_owned());
                 }
                 "limit" if params.limit.is_none() && !value.is_empty() => {
@@ -77,20 +81,28 @@ impl ListParams {
                 "pretty" if params.pretty.is_none() && !value.is_empty() => {
                     params.pretty = Some(value.to_owned());
                 }
-                "resourceVersion" if params.resource_version.is_none() && !value.is_empty() => {
+                "resourceVersion" if params.resource_version.is_none()
+                    && !value.is_empty() => {
                     params.resource_version = Some(value.to_owned());
                 }
-                "resourceVersionMatch" if params.resource_version_match.is_none() && !value.is_empty() => {
+                "resourceVersionMatch" if params.resource_version_match.is_none()
+                    && !value.is_empty() => {
                     params.resource_version_match = Some(value.to_owned());
                 }
                 "sendInitialEvents" if params.send_initial_events.is_none() => {
-                    params.send_initial_events = Some(kube_apigen::http::parse_bool(value));
+                    params.send_initial_events = Some(
+                        kube_apigen::http::parse_bool(value),
+                    );
                 }
-                "shardSelector" if params.shard_selector.is_none() && !value.is_empty() => {
+                "shardSelector" if params.shard_selector.is_none()
+                    && !value.is_empty() => {
                     params.shard_selector = Some(value.to_owned());
                 }
-                "timeoutSeconds" if params.timeout_seconds.is_none() && !value.is_empty() => {
-                    params.timeout_seconds = Some(kube_apigen::http::parse_int("timeoutSeconds", value)?);
+                "timeoutSeconds" if params.timeout_seconds.is_none()
+                    && !value.is_empty() => {
+                    params.timeout_seconds = Some(
+                        kube_apigen::http::parse_int("timeoutSeconds", value)?,
+                    );
                 }
                 "watch" if params.watch.is_none() => {
                     params.watch = Some(kube_apigen::http::parse_bool(value));
@@ -178,7 +190,8 @@ impl CreateOrReplaceParams {
                 "fieldManager" if params.field_manager.is_none() && !value.is_empty() => {
                     params.field_manager = Some(value.to_owned());
                 }
-                "fieldValidation" if params.field_validation.is_none() && !value.is_empty() => {
+                "fieldValidation" if params.field_validation.is_none()
+                    && !value.is_empty() => {
                     params.field_validation = Some(value.to_owned());
                 }
                 "pretty" if params.pretty.is_none() && !value.is_empty() => {
@@ -205,13 +218,20 @@ impl CreateOrReplaceParams {
             let path = path.field("fieldManager");
             rules::max_length(&path, value, 128, errors);
 
-            static PATTERN: rules::Pattern = rules::Pattern::new("^[\\p{L}\\p{M}\\p{N}\\p{P}\\p{S} ]*$");
+            static PATTERN: rules::Pattern = rules::Pattern::new(
+                "^[\\p{L}\\p{M}\\p{N}\\p{P}\\p{S} ]*$",
+            );
             PATTERN.check(&path, value, errors);
         }
         if let Some(value) = &self.field_validation {
             let path = path.field("fieldValidation");
             if !["Ignore", "Warn", "Strict"].contains(&value.as_str()) {
-                rules::not_supported(&path, value, &["Ignore", "Warn", "Strict"], errors);
+                rules::not_supported(
+                    &path,
+                    value,
+                    &["Ignore", "Warn", "Strict"],
+                    errors,
+                );
             }
         }
         list
@@ -244,7 +264,10 @@ pub struct DeleteCollectionParams {
     #[serde(rename = "gracePeriodSeconds", skip_serializing_if = "Option::is_none")]
     pub grace_period_seconds: Option<i64>,
     /// Remove objects that cannot be read from storage, skipping finalizers and preconditions; may break the cluster, defaults to false.
-    #[serde(rename = "ignoreStoreReadErrorWithClusterBreakingPotential", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "ignoreStoreReadErrorWithClusterBreakingPotential",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub ignore_store_read_error_with_cluster_breaking_potential: Option<bool>,
     /// Return only objects whose labels match this selector; matches everything when unset.
     #[serde(rename = "labelSelector", skip_serializing_if = "Option::is_none")]
@@ -290,19 +313,25 @@ impl DeleteCollectionParams {
                 "dryRun" if params.dry_run.is_none() && !value.is_empty() => {
                     params.dry_run = Some(value.to_owned());
                 }
-                "fieldSelector" if params.field_selector.is_none() && !value.is_empty() => {
+                "fieldSelector" if params.field_selector.is_none()
+                    && !value.is_empty() => {
                     params.field_selector = Some(value.to_owned());
                 }
-                "gracePeriodSeconds" if params.grace_period_seconds.is_none() && !value.is_empty() => {
-                    params.grace_period_seconds = Some(kube_apigen::http::parse_int("gracePeriodSeconds", value)?);
+                "gracePeriodSeconds" if params.grace_period_seconds.is_none()
+                    && !value.is_empty() => {
+                    params.grace_period_seconds = Some(
+                        kube_apigen::http::parse_int("gracePeriodSeconds", value)?,
+                    );
                 }
-                "ignoreStoreReadErrorWithClusterBreakingPotential"
-                    if params.ignore_store_read_error_with_cluster_breaking_potential.is_none() =>
-                {
-                    params.ignore_store_read_error_with_cluster_breaking_potential =
-                        Some(kube_apigen::http::parse_bool(value));
+                "ignoreStoreReadErrorWithClusterBreakingPotential" if params
+                    .ignore_store_read_error_with_cluster_breaking_potential
+                    .is_none() => {
+                    params.ignore_store_read_error_with_cluster_breaking_potential = Some(
+                        kube_apigen::http::parse_bool(value),
+                    );
                 }
-                "labelSelector" if params.label_selector.is_none() && !value.is_empty() => {
+                "labelSelector" if params.label_selector.is_none()
+                    && !value.is_empty() => {
                     params.label_selector = Some(value.to_owned());
                 }
                 "limit" if params.limit.is_none() && !value.is_empty() => {
@@ -314,23 +343,32 @@ impl DeleteCollectionParams {
                 "pretty" if params.pretty.is_none() && !value.is_empty() => {
                     params.pretty = Some(value.to_owned());
                 }
-                "propagationPolicy" if params.propagation_policy.is_none() && !value.is_empty() => {
+                "propagationPolicy" if params.propagation_policy.is_none()
+                    && !value.is_empty() => {
                     params.propagation_policy = Some(value.to_owned());
                 }
-                "resourceVersion" if params.resource_version.is_none() && !value.is_empty() => {
+                "resourceVersion" if params.resource_version.is_none()
+                    && !value.is_empty() => {
                     params.resource_version = Some(value.to_owned());
                 }
-                "resourceVersionMatch" if params.resource_version_match.is_none() && !value.is_empty() => {
+                "resourceVersionMatch" if params.resource_version_match.is_none()
+                    && !value.is_empty() => {
                     params.resource_version_match = Some(value.to_owned());
                 }
                 "sendInitialEvents" if params.send_initial_events.is_none() => {
-                    params.send_initial_events = Some(kube_apigen::http::parse_bool(value));
+                    params.send_initial_events = Some(
+                        kube_apigen::http::parse_bool(value),
+                    );
                 }
-                "shardSelector" if params.shard_selector.is_none() && !value.is_empty() => {
+                "shardSelector" if params.shard_selector.is_none()
+                    && !value.is_empty() => {
                     params.shard_selector = Some(value.to_owned());
                 }
-                "timeoutSeconds" if params.timeout_seconds.is_none() && !value.is_empty() => {
-                    params.timeout_seconds = Some(kube_apigen::http::parse_int("timeoutSeconds", value)?);
+                "timeoutSeconds" if params.timeout_seconds.is_none()
+                    && !value.is_empty() => {
+                    params.timeout_seconds = Some(
+                        kube_apigen::http::parse_int("timeoutSeconds", value)?,
+                    );
                 }
                 _ => {}
             }
@@ -356,7 +394,12 @@ impl DeleteCollectionParams {
         if let Some(value) = &self.propagation_policy {
             let path = path.field("propagationPolicy");
             if !["Orphan", "Background", "Foreground"].contains(&value.as_str()) {
-                rules::not_supported(&path, value, &["Orphan", "Background", "Foreground"], errors);
+                rules::not_supported(
+                    &path,
+                    value,
+                    &["Orphan", "Background", "Foreground"],
+                    errors,
+                );
             }
         }
         if let Some(value) = &self.resource_version_match {
@@ -441,7 +484,10 @@ pub struct DeleteParams {
     #[serde(rename = "gracePeriodSeconds", skip_serializing_if = "Option::is_none")]
     pub grace_period_seconds: Option<i64>,
     /// Remove objects that cannot be read from storage, skipping finalizers and preconditions; may break the cluster, defaults to false.
-    #[serde(rename = "ignoreStoreReadErrorWithClusterBreakingPotential", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "ignoreStoreReadErrorWithClusterBreakingPotential",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub ignore_store_read_error_with_cluster_breaking_potential: Option<bool>,
     /// Deprecated: use propagationPolicy. Whether dependents are orphaned; cannot be combined with propagationPolicy.
     #[serde(rename = "orphanDependents", skip_serializing_if = "Option::is_none")]
@@ -463,14 +509,18 @@ impl DeleteParams {
                 "dryRun" if params.dry_run.is_none() && !value.is_empty() => {
                     params.dry_run = Some(value.to_owned());
                 }
-                "gracePeriodSeconds" if params.grace_period_seconds.is_none() && !value.is_empty() => {
-                    params.grace_period_seconds = Some(kube_apigen::http::parse_int("gracePeriodSeconds", value)?);
+                "gracePeriodSeconds" if params.grace_period_seconds.is_none()
+                    && !value.is_empty() => {
+                    params.grace_period_seconds = Some(
+                        kube_apigen::http::parse_int("gracePeriodSeconds", value)?,
+                    );
                 }
-                "ignoreStoreReadErrorWithClusterBreakingPotential"
-                    if params.ignore_store_read_error_with_cluster_breaking_potential.is_none() =>
-                {
-                    params.ignore_store_read_error_with_cluster_breaking_potential =
-                        Some(kube_apigen::http::parse_bool(value));
+                "ignoreStoreReadErrorWithClusterBreakingPotential" if params
+                    .ignore_store_read_error_with_cluster_breaking_potential
+                    .is_none() => {
+                    params.ignore_store_read_error_with_cluster_breaking_potential = Some(
+                        kube_apigen::http::parse_bool(value),
+                    );
                 }
                 "orphanDependents" if params.orphan_dependents.is_none() => {
                     params.orphan_dependents = Some(kube_apigen::http::parse_bool(value));
@@ -478,7 +528,8 @@ impl DeleteParams {
                 "pretty" if params.pretty.is_none() && !value.is_empty() => {
                     params.pretty = Some(value.to_owned());
                 }
-                "propagationPolicy" if params.propagation_policy.is_none() && !value.is_empty() => {
+                "propagationPolicy" if params.propagation_policy.is_none()
+                    && !value.is_empty() => {
                     params.propagation_policy = Some(value.to_owned());
                 }
                 _ => {}
@@ -505,7 +556,12 @@ impl DeleteParams {
         if let Some(value) = &self.propagation_policy {
             let path = path.field("propagationPolicy");
             if !["Orphan", "Background", "Foreground"].contains(&value.as_str()) {
-                rules::not_supported(&path, value, &["Orphan", "Background", "Foreground"], errors);
+                rules::not_supported(
+                    &path,
+                    value,
+                    &["Orphan", "Background", "Foreground"],
+                    errors,
+                );
             }
         }
         list
@@ -559,7 +615,8 @@ impl PatchParams {
                 "fieldManager" if params.field_manager.is_none() && !value.is_empty() => {
                     params.field_manager = Some(value.to_owned());
                 }
-                "fieldValidation" if params.field_validation.is_none() && !value.is_empty() => {
+                "fieldValidation" if params.field_validation.is_none()
+                    && !value.is_empty() => {
                     params.field_validation = Some(value.to_owned());
                 }
                 "force" if params.force.is_none() => {
@@ -589,13 +646,20 @@ impl PatchParams {
             let path = path.field("fieldManager");
             rules::max_length(&path, value, 128, errors);
 
-            static PATTERN: rules::Pattern = rules::Pattern::new("^[\\p{L}\\p{M}\\p{N}\\p{P}\\p{S} ]*$");
+            static PATTERN: rules::Pattern = rules::Pattern::new(
+                "^[\\p{L}\\p{M}\\p{N}\\p{P}\\p{S} ]*$",
+            );
             PATTERN.check(&path, value, errors);
         }
         if let Some(value) = &self.field_validation {
             let path = path.field("fieldValidation");
             if !["Ignore", "Warn", "Strict"].contains(&value.as_str()) {
-                rules::not_supported(&path, value, &["Ignore", "Warn", "Strict"], errors);
+                rules::not_supported(
+                    &path,
+                    value,
+                    &["Ignore", "Warn", "Strict"],
+                    errors,
+                );
             }
         }
         list
@@ -604,7 +668,10 @@ impl PatchParams {
 
 impl From<&PatchParams> for Options {
     fn from(params: &PatchParams) -> Self {
-        Options { force: params.force, ..Options::default() }
+        Options {
+            force: params.force,
+            ..Options::default()
+        }
     }
 }
 

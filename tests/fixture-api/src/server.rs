@@ -5,25 +5,24 @@
 use crate::api::fixture::v1::{AutoscalerApi, WidgetApi};
 use crate::com::example::crd::v1::GizmoApi;
 use crate::com::example::crd::v1alpha1::KnobApi;
-use kube_apigen::axum::Router;
 use kube_apigen::{discovery, http};
+use kube_apigen::axum::Router;
 use std::sync::Arc;
-
 #[cfg(feature = "dynamic")]
 use crate::api::fixture::v1::{Autoscaler, Widget};
-
 #[cfg(feature = "dynamic")]
 use crate::com::example::crd::v1::Gizmo;
-
 #[cfg(feature = "dynamic")]
 use crate::com::example::crd::v1alpha1::Knob;
-
 #[cfg(feature = "dynamic")]
 use kube_apigen::dynamic;
 
 /// Implemented by a server for every resource of these specs.
 pub trait Server: GizmoApi + KnobApi + crate::com::example::crd::v1beta1::GizmoApi + AutoscalerApi + WidgetApi {}
-impl<T: GizmoApi + KnobApi + crate::com::example::crd::v1beta1::GizmoApi + AutoscalerApi + WidgetApi> Server for T {}
+impl<
+    T: GizmoApi + KnobApi + crate::com::example::crd::v1beta1::GizmoApi + AutoscalerApi
+        + WidgetApi,
+> Server for T {}
 /// Discovery information of every group/version, and the version reported at `/version`.
 pub static CATALOG: discovery::ApiCatalog = discovery::ApiCatalog {
     groups: &[
@@ -32,7 +31,11 @@ pub static CATALOG: discovery::ApiCatalog = discovery::ApiCatalog {
         crate::com::example::crd::v1beta1::routes::GROUP_VERSION,
         crate::api::fixture::v1::routes::GROUP_VERSION,
     ],
-    version: discovery::VersionInfo { major: "1", minor: "32", git_version: "v1.32.0" },
+    version: discovery::VersionInfo {
+        major: "1",
+        minor: "32",
+        git_version: "v1.32.0",
+    },
 };
 
 #[cfg(feature = "dynamic")]
@@ -41,7 +44,12 @@ pub static CATALOG: discovery::ApiCatalog = discovery::ApiCatalog {
 pub static TYPED_CHECKS: &[(&str, &str, &str, dynamic::TypedCheck)] = &[
     ("crd.example.com", "v1", "Gizmo", dynamic::typed::<Gizmo>),
     ("crd.example.com", "v1alpha1", "Knob", dynamic::typed::<Knob>),
-    ("crd.example.com", "v1beta1", "Gizmo", dynamic::typed::<crate::com::example::crd::v1beta1::Gizmo>),
+    (
+        "crd.example.com",
+        "v1beta1",
+        "Gizmo",
+        dynamic::typed::<crate::com::example::crd::v1beta1::Gizmo>,
+    ),
     ("fixture.example.com", "v1", "Autoscaler", dynamic::typed::<Autoscaler>),
     ("fixture.example.com", "v1", "Widget", dynamic::typed::<Widget>),
 ];
@@ -50,7 +58,10 @@ pub static TYPED_CHECKS: &[(&str, &str, &str, dynamic::TypedCheck)] = &[
 /// the OpenAPI documents, served by `api` with `config`. Requests no route serves get
 /// Kubernetes `Status` errors too.
 pub fn router<S: Server>(api: S, config: http::Config) -> Router {
-    let state = http::ApiState { api: Arc::new(api), config: Arc::new(config) };
+    let state = http::ApiState {
+        api: Arc::new(api),
+        config: Arc::new(config),
+    };
     let routes = Router::new()
         .merge(crate::com::example::crd::v1::routes::router::<S>())
         .merge(crate::com::example::crd::v1alpha1::routes::router::<S>())
@@ -65,5 +76,9 @@ pub fn router<S: Server>(api: S, config: http::Config) -> Router {
 /// This crate's API as a server `S` that holds objects as JSON serves it: the
 /// catalog, the typed checks and the router over `S` (such as a registry's store).
 pub fn api<S: dynamic::DynamicApi>() -> dynamic::ServedApi<S> {
-    dynamic::ServedApi { catalog: &CATALOG, typed_checks: TYPED_CHECKS, router: router::<dynamic::Dynamic<S>> }
+    dynamic::ServedApi {
+        catalog: &CATALOG,
+        typed_checks: TYPED_CHECKS,
+        router: router::<dynamic::Dynamic<S>>,
+    }
 }

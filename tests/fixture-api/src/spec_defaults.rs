@@ -8,7 +8,7 @@ use std::fmt::Debug;
 
 fn check<T: Default + PartialEq + Debug + DeserializeOwned>() {
     let decoded: T = serde_json::from_str("{}").expect("`{}` decodes");
-    assert_eq!(T::default(), decoded, "{}", std::any::type_name::<T>());
+    assert_eq!(T::default(), decoded, "{}", std::any::type_name:: < T > ());
 }
 
 #[test]

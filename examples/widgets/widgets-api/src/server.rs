@@ -3,13 +3,11 @@
 //! A complete API server's trait, router and discovery catalog.
 
 use crate::com::example::v1::WidgetApi;
-use kube_apigen::axum::Router;
 use kube_apigen::{discovery, http};
+use kube_apigen::axum::Router;
 use std::sync::Arc;
-
 #[cfg(feature = "dynamic")]
 use crate::com::example::v1::Widget;
-
 #[cfg(feature = "dynamic")]
 use kube_apigen::dynamic;
 
@@ -19,20 +17,28 @@ impl<T: WidgetApi> Server for T {}
 /// Discovery information of every group/version, and the version reported at `/version`.
 pub static CATALOG: discovery::ApiCatalog = discovery::ApiCatalog {
     groups: &[crate::com::example::v1::routes::GROUP_VERSION],
-    version: discovery::VersionInfo { major: "1", minor: "32", git_version: "v1.32.0" },
+    version: discovery::VersionInfo {
+        major: "1",
+        minor: "32",
+        git_version: "v1.32.0",
+    },
 };
 
 #[cfg(feature = "dynamic")]
 /// The typed check (decode and validate) of every resource, by group, version and
 /// kind, for servers that work with JSON (`kube_apigen::dynamic`).
-pub static TYPED_CHECKS: &[(&str, &str, &str, dynamic::TypedCheck)] =
-    &[("example.com", "v1", "Widget", dynamic::typed::<Widget>)];
+pub static TYPED_CHECKS: &[(&str, &str, &str, dynamic::TypedCheck)] = &[
+    ("example.com", "v1", "Widget", dynamic::typed::<Widget>),
+];
 
 /// Every path of every resource, plus discovery (`/version`, `/api`, `/apis`, ...) and
 /// the OpenAPI documents, served by `api` with `config`. Requests no route serves get
 /// Kubernetes `Status` errors too.
 pub fn router<S: Server>(api: S, config: http::Config) -> Router {
-    let state = http::ApiState { api: Arc::new(api), config: Arc::new(config) };
+    let state = http::ApiState {
+        api: Arc::new(api),
+        config: Arc::new(config),
+    };
     let routes = Router::new()
         .merge(crate::com::example::v1::routes::router::<S>())
         .with_state(state)
@@ -44,5 +50,9 @@ pub fn router<S: Server>(api: S, config: http::Config) -> Router {
 /// This crate's API as a server `S` that holds objects as JSON serves it: the
 /// catalog, the typed checks and the router over `S` (such as a registry's store).
 pub fn api<S: dynamic::DynamicApi>() -> dynamic::ServedApi<S> {
-    dynamic::ServedApi { catalog: &CATALOG, typed_checks: TYPED_CHECKS, router: router::<dynamic::Dynamic<S>> }
+    dynamic::ServedApi {
+        catalog: &CATALOG,
+        typed_checks: TYPED_CHECKS,
+        router: router::<dynamic::Dynamic<S>>,
+    }
 }

@@ -2,12 +2,10 @@
 
 use crate::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use kube_apigen::{de, protobuf, ser};
-use serde::de::MapAccess;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
+use serde::de::MapAccess;
 #[cfg(feature = "validation")]
 use kube_apigen::{Validate, rules};
-
 #[cfg(feature = "validation")]
 use kube_apigen::field::{ErrorList, Path};
 
@@ -48,7 +46,11 @@ impl de::Object for MetricIdentifier {
         }
     }
 
-    fn read_field<'de, A: MapAccess<'de>>(&mut self, index: usize, map: &mut A) -> Result<(), A::Error> {
+    fn read_field<'de, A: MapAccess<'de>>(
+        &mut self,
+        index: usize,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
         match index {
             0 => de::read_or_default(map, &mut self.name),
             1 => de::read(map, &mut self.selector),
@@ -59,7 +61,12 @@ impl de::Object for MetricIdentifier {
 
 #[cfg(feature = "validation")]
 impl Validate for MetricIdentifier {
-    fn validate_into(&self, _old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList) {
+    fn validate_into(
+        &self,
+        _old: Option<&Self>,
+        path: &Path<'_>,
+        errors: &mut ErrorList,
+    ) {
         {
             let path = path.field("name");
             let value = &self.name;
@@ -90,7 +97,14 @@ impl protobuf::Message for MetricIdentifier {
     ) -> Result<(), protobuf::DecodeError> {
         match number {
             1 => protobuf::merge(&mut self.name, wire_type, buf, depth),
-            2 => protobuf::merge(self.selector.get_or_insert_default(), wire_type, buf, depth),
+            2 => {
+                protobuf::merge(
+                    self.selector.get_or_insert_default(),
+                    wire_type,
+                    buf,
+                    depth,
+                )
+            }
             _ => protobuf::skip(number, wire_type, buf, depth),
         }
     }

@@ -11,12 +11,15 @@ pub use self::external_metric_source::ExternalMetricSource;
 mod external_metric_status;
 pub use self::external_metric_status::ExternalMetricStatus;
 mod horizontal_pod_autoscaler;
-pub use self::horizontal_pod_autoscaler::{HORIZONTAL_POD_AUTOSCALER, HorizontalPodAutoscaler};
+pub use self::horizontal_pod_autoscaler::{
+    HorizontalPodAutoscaler, HORIZONTAL_POD_AUTOSCALER,
+};
 mod horizontal_pod_autoscaler_behavior;
 pub use self::horizontal_pod_autoscaler_behavior::HorizontalPodAutoscalerBehavior;
 mod horizontal_pod_autoscaler_condition;
 pub use self::horizontal_pod_autoscaler_condition::{
-    HorizontalPodAutoscalerCondition, HorizontalPodAutoscalerConditionStatus, HorizontalPodAutoscalerConditionType,
+    HorizontalPodAutoscalerCondition, HorizontalPodAutoscalerConditionStatus,
+    HorizontalPodAutoscalerConditionType,
 };
 mod horizontal_pod_autoscaler_list;
 pub use self::horizontal_pod_autoscaler_list::HorizontalPodAutoscalerList;
@@ -50,12 +53,9 @@ mod resource_metric_source;
 pub use self::resource_metric_source::ResourceMetricSource;
 mod resource_metric_status;
 pub use self::resource_metric_status::ResourceMetricStatus;
-
 #[cfg(feature = "server")]
 mod horizontal_pod_autoscaler_api;
-
 #[cfg(feature = "server")]
 pub use self::horizontal_pod_autoscaler_api::HorizontalPodAutoscalerApi;
-
 #[cfg(feature = "server")]
 pub mod routes;

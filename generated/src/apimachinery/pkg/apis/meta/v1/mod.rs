@@ -5,7 +5,9 @@ pub use self::api_resource::APIResource;
 mod api_resource_list;
 pub use self::api_resource_list::APIResourceList;
 mod delete_options;
-pub use self::delete_options::{DeleteOptions, DeleteOptionsDryRunItem, DeleteOptionsPropagationPolicy};
+pub use self::delete_options::{
+    DeleteOptions, DeleteOptionsDryRunItem, DeleteOptionsPropagationPolicy,
+};
 mod fields_v1;
 pub use self::fields_v1::FieldsV1;
 mod label_selector;

@@ -2,12 +2,10 @@
 
 use crate::apimachinery::pkg::runtime::RawExtension;
 use kube_apigen::{de, protobuf, ser};
-use serde::de::MapAccess;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
+use serde::de::MapAccess;
 #[cfg(feature = "validation")]
 use kube_apigen::{Validate, rules};
-
 #[cfg(feature = "validation")]
 use kube_apigen::field::{ErrorList, Path};
 
@@ -48,7 +46,11 @@ impl de::Object for WatchEvent {
         }
     }
 
-    fn read_field<'de, A: MapAccess<'de>>(&mut self, index: usize, map: &mut A) -> Result<(), A::Error> {
+    fn read_field<'de, A: MapAccess<'de>>(
+        &mut self,
+        index: usize,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
         match index {
             0 => de::read_or_default(map, &mut self.object),
             1 => de::read_or_default(map, &mut self.type_),
@@ -59,7 +61,12 @@ impl de::Object for WatchEvent {
 
 #[cfg(feature = "validation")]
 impl Validate for WatchEvent {
-    fn validate_into(&self, _old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList) {
+    fn validate_into(
+        &self,
+        _old: Option<&Self>,
+        path: &Path<'_>,
+        errors: &mut ErrorList,
+    ) {
         {
             let path = path.field("type");
             let value = &self.type_;

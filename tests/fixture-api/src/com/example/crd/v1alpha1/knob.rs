@@ -2,15 +2,12 @@
 
 use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube_apigen::{Resource, ResourceInfo, Scope, de, protobuf, ser};
-use serde::de::MapAccess;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
+use serde::de::MapAccess;
 #[cfg(feature = "validation")]
 use kube_apigen::{Validate, meta, rules};
-
 #[cfg(feature = "validation")]
 use kube_apigen::cel::{CelRuleSpec, LazyRule, Node};
-
 #[cfg(feature = "validation")]
 use kube_apigen::field::{ErrorList, Path};
 
@@ -45,7 +42,12 @@ impl<'de> Deserialize<'de> for Knob {
 impl de::Object for Knob {
     const NAME: &'static str = "Knob";
 
-    const FIELDS: &'static [&'static str] = &["apiVersion", "kind", "metadata", "setting"];
+    const FIELDS: &'static [&'static str] = &[
+        "apiVersion",
+        "kind",
+        "metadata",
+        "setting",
+    ];
 
     fn field(key: &str) -> Option<usize> {
         match key {
@@ -57,7 +59,11 @@ impl de::Object for Knob {
         }
     }
 
-    fn read_field<'de, A: MapAccess<'de>>(&mut self, index: usize, map: &mut A) -> Result<(), A::Error> {
+    fn read_field<'de, A: MapAccess<'de>>(
+        &mut self,
+        index: usize,
+        map: &mut A,
+    ) -> Result<(), A::Error> {
         match index {
             0 => de::read(map, &mut self.api_version),
             1 => de::read(map, &mut self.kind),
@@ -77,13 +83,24 @@ pub static KNOB: ResourceInfo = ResourceInfo {
     singular: "knob",
     scope: Scope::Cluster,
     list_kind: "KnobList",
-    verbs: &["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"],
+    verbs: &[
+        "create",
+        "delete",
+        "deletecollection",
+        "get",
+        "list",
+        "patch",
+        "update",
+        "watch",
+    ],
     short_names: &[],
     categories: &[],
     subresources: &[],
     columns: &[],
     scale: None,
-    deprecation_warning: Some("crd.example.com/v1alpha1 Knob is going away; use a Gizmo"),
+    deprecation_warning: Some(
+        "crd.example.com/v1alpha1 Knob is going away; use a Gizmo",
+    ),
     storage_version: true,
 };
 
@@ -93,14 +110,23 @@ impl Resource for Knob {
 
 #[cfg(feature = "validation")]
 impl Validate for Knob {
-    fn validate_into(&self, _old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList) {
+    fn validate_into(
+        &self,
+        _old: Option<&Self>,
+        path: &Path<'_>,
+        errors: &mut ErrorList,
+    ) {
         let metadata = self.metadata.as_ref();
         meta::validate_object_meta(
             &path.field("metadata"),
             meta::ObjectMetaView {
                 name: metadata.and_then(|m| m.name.as_deref()).unwrap_or_default(),
-                generate_name: metadata.and_then(|m| m.generate_name.as_deref()).unwrap_or_default(),
-                namespace: metadata.and_then(|m| m.namespace.as_deref()).unwrap_or_default(),
+                generate_name: metadata
+                    .and_then(|m| m.generate_name.as_deref())
+                    .unwrap_or_default(),
+                namespace: metadata
+                    .and_then(|m| m.namespace.as_deref())
+                    .unwrap_or_default(),
                 labels: metadata.and_then(|m| m.labels.as_ref()),
                 annotations: metadata.and_then(|m| m.annotations.as_ref()),
             },
@@ -121,7 +147,8 @@ impl Validate for Knob {
         }
 
         static RULE_0: LazyRule = LazyRule::new(
-            CelRuleSpec::new("self.metadata.name.startsWith('knob-')").with_message("knob names start with knob-"),
+            CelRuleSpec::new("self.metadata.name.startsWith('knob-')")
+                .with_message("knob names start with knob-"),
         );
         node.translated(&RULE_0, rule_0(value), errors);
     }
