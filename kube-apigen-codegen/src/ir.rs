@@ -120,6 +120,18 @@ impl Api {
     pub fn type_ids(&self) -> impl Iterator<Item = TypeId> + use<> {
         (0..self.types.len()).map(TypeId::new)
     }
+
+    /// Whether the runtime's `apimachinery` module defines this type (a meta type, or a
+    /// type declared inside one), so that a generated crate re-exports the runtime's
+    /// instead of emitting its own ([`crate::runtime`]).
+    pub fn defined_by_runtime(&self, mut id: TypeId) -> bool {
+        loop {
+            match &self.ty(id).origin {
+                Origin::Schema(name) => return crate::runtime::defines(name),
+                Origin::Inline { owner, .. } => id = *owner,
+            }
+        }
+    }
 }
 
 /// A generated type: where it comes from, where it lives and what it is.

@@ -28,6 +28,7 @@ pub mod ir;
 pub mod load;
 mod naming;
 pub mod package;
+pub mod runtime;
 mod spec;
 pub mod write;
 

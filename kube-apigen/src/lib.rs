@@ -10,6 +10,20 @@
 //!
 //! No feature is on by default: a generated crate turns on what its own features need, so
 //! a crate of models alone compiles neither CEL nor the HTTP stack.
+//!
+//! The meta types every API shares (`ObjectMeta`, `OwnerReference`, `ManagedFieldsEntry`,
+//! `DeleteOptions`, `LabelSelector`, `WatchEvent`, ...) are defined here once, in
+//! [`apimachinery`], at the module paths generated crates give them; generated crates
+//! re-export them, so two of them in one program share one `ObjectMeta`. They are generated
+//! like any model (serde, protobuf codecs, and with `validation` their checks), by
+//! `cargo xtask codegen` in this crate's repository.
+
+// The meta types are generated code, which names this crate as every generated crate does.
+extern crate self as kube_apigen;
+
+#[allow(clippy::doc_lazy_continuation, clippy::doc_overindented_list_items)]
+#[rustfmt::skip]
+pub mod apimachinery;
 
 pub use kube_apigen_core::{
     Bytes, IntOrString, ListMeta, MicroTime, Quantity, Resource, ResourceInfo, Scope, Status, StatusCause,

@@ -1,7 +1,8 @@
 //! Project automation, reached as `cargo xtask <command>`: the `kube-apigen` command under
 //! this repository's names, `codegen` and `api-diff`, with what this checkout needs.
 //!
-//! Without flags, `codegen` regenerates every crate the repository commits, as its
+//! Without flags, `codegen` regenerates the runtime's meta types (`kube-apigen/src/apimachinery`,
+//! [`kube_apigen_codegen::runtime`]) and every crate the repository commits, as its
 //! `apigen.toml` lists them; with `--specs` and `--out`, the crate links to this checkout's
 //! runtime (`kube-apigen/`), which no registry has yet.
 
@@ -14,6 +15,13 @@ use kube_apigen_codegen::package::GENERATOR_VERSION;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    let check = args.iter().any(|arg| arg == "--check");
+    if args.first().is_some_and(|command| command == "codegen")
+        && !args.iter().any(|arg| arg == "--specs")
+        && let Err(code) = runtime_models(check)
+    {
+        return code;
+    }
     let cli = Cli {
         program: "cargo xtask".to_owned(),
         generate: "codegen".to_owned(),
@@ -24,6 +32,31 @@ fn main() -> ExitCode {
         diff_specs: repository_path("specs"),
     };
     cli.run(&args)
+}
+
+/// Writes or checks the runtime's meta types, from the `.proto` files of `specs/`.
+fn runtime_models(check: bool) -> Result<(), ExitCode> {
+    let out = repository_path("kube-apigen/src/apimachinery");
+    match kube_apigen_codegen::runtime::generate(&repository_path("specs"), &out, check, "cargo xtask codegen") {
+        Ok(changes) if check && !changes.is_empty() => {
+            eprintln!("{} is not up to date; run `cargo xtask codegen`", out.display());
+            Err(ExitCode::FAILURE)
+        }
+        Ok(changes) => {
+            let verb = if check { "differ" } else { "written" };
+            println!(
+                "{}: {} files {verb}, {} unchanged",
+                out.display(),
+                changes.changed.len(),
+                changes.unchanged.len()
+            );
+            Ok(())
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            Err(ExitCode::FAILURE)
+        }
+    }
 }
 
 /// A path of this repository, relative to the working directory when it is below it:

@@ -32,6 +32,11 @@ const RUNTIME_SCHEMAS: &[(&str, RuntimeType)] = &[
     ("io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta", RuntimeType::ListMeta),
 ];
 
+/// Whether the runtime implements the schema `name` by hand (a [`RuntimeType`]).
+pub(crate) fn is_runtime_schema(name: &str) -> bool {
+    RUNTIME_SCHEMAS.iter().any(|(runtime, _)| *runtime == name)
+}
+
 /// The schema whose fields resources' `metadata` is checked against.
 const OBJECT_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
 

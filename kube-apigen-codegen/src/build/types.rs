@@ -160,6 +160,7 @@ impl Builder<'_> {
     fn inline(&mut self, owner: TypeId, schema: &Schema, hint: &str) -> Result<Ty> {
         let owner_def = self.ty(owner);
         let module = owner_def.module.clone();
+        let doc = schema.description.clone().unwrap_or_else(|| format!("The `{hint}` of [`{}`].", owner_def.name));
         let candidate = naming::nested_type(&owner_def.name, &[hint]);
         let taken = self.type_names.entry(module.clone()).or_default();
         let name = naming::unique(candidate, taken, "");
@@ -169,7 +170,7 @@ impl Builder<'_> {
             module,
             file: self.ty(owner).file.clone(),
             name,
-            doc: schema.description.clone(),
+            doc: Some(doc),
             source: schema.loc.doc.index(),
             wording: self.wording(&schema.loc),
             kind: TypeKind::Alias(FieldType::plain(Ty::Value)),

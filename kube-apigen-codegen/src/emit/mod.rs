@@ -22,7 +22,7 @@ use self::features::Feature;
 use self::scope::Scope;
 use crate::error::Result;
 use crate::format::{RustSource, Source};
-use crate::ir::{Api, GroupVersion, Resource, TypeId, TypeKind};
+use crate::ir::{Api, GroupVersion, Resource, TypeDef, TypeId, TypeKind};
 use crate::package::{Package, Publish};
 use crate::write::MANIFEST_HEADER;
 
@@ -87,6 +87,15 @@ pub fn emit_crate(api: &Api, options: &CrateOptions) -> Result<BTreeMap<PathBuf,
     crate::format::format_crate(emitter.files()?, |file| emitter.emit(file))
 }
 
+/// The files of the runtime's `apimachinery` module ([`crate::runtime`]), by path
+/// relative to its folder, with their final text: the models of the types the runtime
+/// defines, and the module files that declare and export them.
+pub(crate) fn emit_runtime_models(api: &Api, header: Header) -> Result<BTreeMap<PathBuf, String>> {
+    let options = CrateOptions::new("kube-apigen", header);
+    let emitter = Emitter { runtime_models: true, ..Emitter::new(api, &options) };
+    crate::format::format_crate(emitter.runtime_files(), |file| emitter.emit(file))
+}
+
 /// Emits the files of one output crate. [`Emitter::files`] lays the crate out;
 /// [`Emitter::emit`] then prints one file, on whichever thread asks, so that files are
 /// emitted and formatted side by side.
@@ -94,6 +103,8 @@ pub(crate) struct Emitter<'a> {
     api: &'a Api,
     options: &'a CrateOptions,
     analysis: validation::Analysis,
+    /// Emitting the runtime's own meta types, not a crate that re-exports them.
+    runtime_models: bool,
 }
 
 /// A file of the output crate, by what it is emitted from.
@@ -146,7 +157,43 @@ enum Gated<'a> {
 
 impl<'a> Emitter<'a> {
     pub fn new(api: &'a Api, options: &'a CrateOptions) -> Self {
-        Emitter { api, options, analysis: validation::Analysis::new(api) }
+        Emitter { api, options, analysis: validation::Analysis::new(api), runtime_models: false }
+    }
+
+    /// Whether the crate re-exports type `id` from the runtime instead of emitting it.
+    fn re_exported(&self, id: TypeId) -> bool {
+        !self.runtime_models && self.api.defined_by_runtime(id)
+    }
+
+    /// The runtime's `apimachinery` module: the types it defines, and the runtime's own
+    /// types ([`TypeKind::Runtime`]) of the same modules, exported where generated crates
+    /// export them.
+    fn runtime_files(&self) -> Vec<(PathBuf, File<'a>)> {
+        let api = self.api;
+        let in_module = |ty: &TypeDef| ty.module.first().is_some_and(|first| first == crate::runtime::MODULE);
+        let mut modules: BTreeMap<&[String], Module> = BTreeMap::new();
+        for id in api.type_ids() {
+            let ty = api.ty(id);
+            if !(api.defined_by_runtime(id) || in_module(ty) && matches!(ty.kind, TypeKind::Runtime(_))) {
+                continue;
+            }
+            module(&mut modules, &ty.module).files.entry(&ty.file).or_default().push(id);
+            for depth in 1..ty.module.len() {
+                module(&mut modules, &ty.module[..depth]).children.insert(&ty.module[depth]);
+            }
+        }
+        let mut files = Vec::new();
+        for (path, module) in modules {
+            let folder: PathBuf = path[1..].iter().collect();
+            for (file, ids) in &module.files {
+                let types: Vec<TypeId> = ids.iter().copied().filter(|&id| api.defined_by_runtime(id)).collect();
+                if !types.is_empty() {
+                    files.push((folder.join(format!("{file}.rs")), File::Models { module: path, types }));
+                }
+            }
+            files.push((folder.join("mod.rs"), File::Module(module)));
+        }
+        files
     }
 
     /// Every file of the output crate, by path relative to its root, not yet emitted.
@@ -192,8 +239,11 @@ impl<'a> Emitter<'a> {
         for (path, module) in modules {
             let folder = module_folder(path);
             for (file, ids) in &module.files {
-                let types: Vec<TypeId> =
-                    ids.iter().copied().filter(|&id| !matches!(api.ty(id).kind, TypeKind::Runtime(_))).collect();
+                let types: Vec<TypeId> = ids
+                    .iter()
+                    .copied()
+                    .filter(|&id| !matches!(api.ty(id).kind, TypeKind::Runtime(_)) && !self.re_exported(id))
+                    .collect();
                 if !types.is_empty() {
                     files.push((folder.join(format!("{file}.rs")), File::Models { module: path, types }));
                 }
@@ -248,7 +298,8 @@ impl<'a> Emitter<'a> {
                 rust_file(&scope, tokens, &crate_header())
             }
             File::Module(module) => {
-                Source::Rust(RustSource::new(crate_header(), TokenStream::new(), module_items(api, &module)))
+                let items = module_items(api, &module, |id| self.re_exported(id));
+                Source::Rust(RustSource::new(crate_header(), TokenStream::new(), items))
             }
             File::Models { module, types } => {
                 let infos = types.iter().filter_map(|&id| match &api.ty(id).kind {
@@ -317,7 +368,7 @@ fn rust_file(scope: &Scope, items: TokenStream, header: &str) -> Source {
 /// `mod` declarations and re-exports of one module. The crate root keeps `cargo fmt` out
 /// of itself and every module it declares: generated files stay as printed
 /// ([`crate::format`]).
-fn module_items(api: &Api, module: &Module) -> TokenStream {
+fn module_items(api: &Api, module: &Module, re_exported: impl Fn(TypeId) -> bool) -> TokenStream {
     let root = module.path.is_empty();
     let skip = root.then(|| quote!(#[rustfmt::skip]));
     let crate_doc = root.then(|| {
@@ -335,12 +386,24 @@ fn module_items(api: &Api, module: &Module) -> TokenStream {
             #![cfg_attr(rustfmt, rustfmt::skip)]
         }
     });
+    let module_doc = (!root).then(|| {
+        let schemas = module.files.values().flatten().find_map(|&id| match &api.ty(id).origin {
+            crate::ir::Origin::Schema(name) => name.rsplit_once('.').map(|(prefix, _)| prefix),
+            crate::ir::Origin::Inline { .. } => None,
+        });
+        let doc = match schemas {
+            Some(prefix) => format!(" The types of the schemas `{prefix}.*`."),
+            None => format!(" The modules of `{}`.", module.path.join("::")),
+        };
+        quote! { #![doc = #doc] }
+    });
     let children = module.children.iter().map(|child| {
         let child = format_ident!("{}", child);
         quote! { #skip pub mod #child; }
     });
     let mut file_items = Vec::new();
     let mut runtime_items = Vec::new();
+    let mut defined_by_runtime = Vec::new();
     for (file, ids) in &module.files {
         let mut exported = Vec::new();
         for &id in ids {
@@ -350,6 +413,7 @@ fn module_items(api: &Api, module: &Module) -> TokenStream {
                     let name = format_ident!("{}", runtime.name());
                     runtime_items.push(quote! { pub use kube_apigen::#name; });
                 }
+                _ if re_exported(id) => defined_by_runtime.push(format_ident!("{}", ty.name)),
                 TypeKind::Struct(crate::ir::Struct { resource: Some(resource), .. }) => {
                     exported.push(format_ident!("{}", ty.name));
                     exported.push(format_ident!("{}", api.resource(*resource).info_static));
@@ -382,10 +446,16 @@ fn module_items(api: &Api, module: &Module) -> TokenStream {
             #skip mod spec_defaults;
         },
     });
+    let defined_by_runtime = (!defined_by_runtime.is_empty()).then(|| {
+        let path = module.path.iter().map(|segment| format_ident!("{segment}"));
+        quote! { pub use kube_apigen::#(#path)::*::{#(#defined_by_runtime),*}; }
+    });
     quote! {
         #crate_doc
+        #module_doc
         #(#children)*
         #(#file_items)*
+        #defined_by_runtime
         #(#runtime_items)*
         #(#gated)*
     }

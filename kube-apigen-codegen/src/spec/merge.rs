@@ -27,6 +27,7 @@ pub fn merge(documents: &[Document]) -> Result<Merged<'_>> {
             merger.collect(DocId::new(index))?;
         }
     }
+    merger.use_runtime_definitions()?;
     merger.fill_gaps();
     let notes = merger.notes();
     let chosen = merger.chosen.into_iter().map(|(name, (doc, value))| (name.to_owned(), (doc, value))).collect();
@@ -49,6 +50,8 @@ struct Merges<'d> {
     /// Same fields and type, other differences (formats, rules): the first version is used.
     /// The value holds the first two documents found to differ.
     other: BTreeMap<&'d str, (DocId, DocId)>,
+    /// Notes on fields of meta types the runtime's definitions lack.
+    dropped: Vec<String>,
 }
 
 impl<'d> Merger<'d> {
@@ -123,11 +126,19 @@ impl<'d> Merger<'d> {
     }
 
     /// Adds the built-in schemas that something refers to and no other document defines,
-    /// and the ones those refer to.
+    /// and the ones those refer to: from the other documents, or from the runtime's
+    /// definitions chosen for them.
     fn fill_gaps(&mut self) {
         let documents = self.documents;
-        let roots = documents.iter().filter(|d| d.origin != Origin::BuiltIn).map(|d| &d.raw.value);
         let built_in = || documents.iter().enumerate().filter(|(_, d)| d.origin == Origin::BuiltIn);
+        let chosen_built_in: Vec<&Value> = self
+            .chosen
+            .values()
+            .filter(|(doc, _)| documents[doc.index()].origin == Origin::BuiltIn)
+            .map(|&(_, value)| value)
+            .collect();
+        let roots =
+            documents.iter().filter(|d| d.origin != Origin::BuiltIn).map(|d| &d.raw.value).chain(chosen_built_in);
         let found = missing_schemas(
             roots,
             |name| self.chosen.contains_key(name),
@@ -138,13 +149,59 @@ impl<'d> Merger<'d> {
         }
     }
 
+    /// Replaces each definition of a meta type the runtime defines ([`crate::runtime`]) by
+    /// the runtime's, which the built-in document holds: generated crates share the
+    /// runtime's type. A field of another shape than the runtime's is an error; a field the
+    /// runtime's lacks (an older release's, such as 1.23's `ObjectMeta.clusterName`) gets a
+    /// note, as decoding drops it; having fewer fields is fine.
+    fn use_runtime_definitions(&mut self) -> Result<()> {
+        let Some(built_in) = self.documents.iter().position(|d| d.origin == Origin::BuiltIn).map(DocId::new) else {
+            return Ok(());
+        };
+        let documents = self.documents;
+        for (name, chosen) in self.chosen.iter_mut() {
+            if chosen.0 == built_in || !crate::runtime::defines(name) {
+                continue;
+            }
+            let Some(runtime) = schema(&documents[built_in.index()].raw.value, name) else { continue };
+            let (doc, value) = *chosen;
+            let runtime_fields = runtime.get("properties").and_then(Value::as_object);
+            let in_runtime = |name: &str| schema(&documents[built_in.index()].raw.value, name);
+            let in_spec = |name: &str| schema(&documents[doc.index()].raw.value, name);
+            for (field, definition) in value.get("properties").and_then(Value::as_object).into_iter().flatten() {
+                let document = &documents[doc.index()].raw;
+                match runtime_fields.and_then(|fields| fields.get(field)) {
+                    None => self.merges.dropped.push(format!(
+                        "field {field} of {name} in {} is not a field of the kube-apigen runtime's {name}, which generated crates share: decoding drops it",
+                        document.display_path.display()
+                    )),
+                    Some(runtime) if shape(runtime, &in_runtime) != shape(definition, &in_spec) => {
+                        let pointer = format!(
+                            "/components/schemas/{}/properties/{}",
+                            escape_pointer_segment(name),
+                            escape_pointer_segment(field)
+                        );
+                        return Err(document.error(
+                            &pointer,
+                            format!("field {field} of {name} has another type than in the kube-apigen runtime's {name}, which generated crates share"),
+                        ));
+                    }
+                    Some(_) => {}
+                }
+            }
+            *chosen = (built_in, runtime);
+        }
+        Ok(())
+    }
+
     /// Notes on the merges: one per schema (and set of added fields) whose field sets
     /// differ, one per schema that differs otherwise beyond its documentation, and one
-    /// summary of the schemas that differ only in descriptions or extensions.
+    /// summary of the schemas that differ only in descriptions or extensions. The meta
+    /// types the runtime defines are its own whatever the documents say: no notes.
     fn notes(&self) -> Vec<String> {
         let path = |doc: DocId| self.document(doc).raw.display_path.display().to_string();
         let mut notes = Vec::new();
-        for &name in &self.merges.superset {
+        for &name in self.merges.superset.iter().filter(|name| !crate::runtime::defines(name)) {
             let (chosen_doc, chosen) = self.chosen[name];
             let chosen_fields = field_names(chosen);
             // Documents grouped by the fields the chosen definition adds to theirs.
@@ -168,7 +225,7 @@ impl<'d> Merger<'d> {
             }
         }
         for (&name, &(first, second)) in &self.merges.other {
-            if !self.merges.superset.contains(name) {
+            if !self.merges.superset.contains(name) && !crate::runtime::defines(name) {
                 notes.push(format!(
                     "schema {name} differs between {} and {} beyond descriptions and extensions, with the same fields; using the one from {}",
                     path(first),
@@ -183,7 +240,9 @@ impl<'d> Merger<'d> {
             .iter()
             .copied()
             .filter(|name| !self.merges.superset.contains(name) && !self.merges.other.contains_key(name))
+            .filter(|name| !crate::runtime::defines(name))
             .collect();
+        notes.extend(self.merges.dropped.iter().cloned());
         if !docs_only.is_empty() {
             let (count, verb) = match docs_only.len() {
                 1 => ("1 schema".to_owned(), "differs"),
@@ -274,6 +333,30 @@ fn references<'v>(value: &'v Value, out: &mut Vec<&'v str>) {
     }
 }
 
+/// What a field's schema says of its Rust type: its type, format and reference, and those
+/// of its items and values; descriptions, defaults and extensions aside. A reference to a
+/// schema without properties (`RawExtension`: any object) is that schema's shape, found
+/// with `resolve` (a few references deep, so that an alias of itself ends).
+fn shape<'v>(schema: &Value, resolve: &dyn Fn(&str) -> Option<&'v Value>) -> Value {
+    shape_within(schema, resolve, 4)
+}
+
+fn shape_within<'v>(schema: &Value, resolve: &dyn Fn(&str) -> Option<&'v Value>, depth: usize) -> Value {
+    let reference = schema.get("$ref").or_else(|| schema.pointer("/allOf/0/$ref")).and_then(Value::as_str);
+    let target = reference.and_then(|r| r.strip_prefix("#/components/schemas/")).and_then(resolve);
+    if let Some(target) = target.filter(|target| depth > 0 && target.get("properties").is_none()) {
+        return shape_within(target, resolve, depth - 1);
+    }
+    let inner = |key: &str| schema.get(key).map_or(Value::Null, |inner| shape_within(inner, resolve, depth));
+    serde_json::json!([
+        schema.get("type"),
+        schema.get("format"),
+        reference,
+        inner("items"),
+        inner("additionalProperties")
+    ])
+}
+
 /// The property names of an object schema.
 fn field_names(schema: &Value) -> BTreeSet<String> {
     schema.get("properties").and_then(Value::as_object).map(|p| p.keys().cloned().collect()).unwrap_or_default()
@@ -324,6 +407,28 @@ mod tests {
             })
             .collect();
         Spec::read(docs)
+    }
+
+    /// A field of ObjectMeta that the runtime's lacks (1.23's `clusterName`) is noted, and
+    /// the runtime's definition is used.
+    #[test]
+    fn a_meta_field_the_runtime_lacks_is_noted() {
+        let doc = json!({"openapi": "3.0.0", "components": {"schemas": {
+            "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta": {
+                "type": "object",
+                "properties": {"name": {"type": "string"}, "clusterName": {"type": "string"}}
+            }
+        }}});
+        let docs = crate::load::parse(Path::new("specs/old.json"), doc.to_string()).unwrap();
+        let spec = Spec::read(docs).unwrap();
+        assert_eq!(
+            spec.notes,
+            [
+                "field clusterName of io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta in specs/old.json is not a field of the kube-apigen runtime's io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta, which generated crates share: decoding drops it"
+            ]
+        );
+        let meta = &spec.schemas["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"];
+        assert!(spec.document(meta.loc.doc).origin == Origin::BuiltIn, "the runtime's definition is used");
     }
 
     fn thing(fields: &[&str], description: &str) -> Value {

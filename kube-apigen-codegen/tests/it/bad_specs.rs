@@ -16,6 +16,24 @@ struct Case {
 
 const CASES: &[Case] = &[
     Case {
+        name: "OwnerReference with a field of another type",
+        files: &[(
+            "meta.yaml",
+            r##"openapi: 3.0.0
+components:
+  schemas:
+    io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference:
+      type: object
+      properties:
+        uid:
+          type: string
+        controller:
+          type: string
+"##,
+        )],
+        error: "specs/meta.yaml:9:9: at /components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference/properties/controller: field controller of io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference has another type than in the kube-apigen runtime's io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference, which generated crates share",
+    },
+    Case {
         name: "invalid JSON",
         files: &[("bad.json", "{\n  \"openapi\": \"3.0.0\",\n  \"components\": {,}\n}\n")],
         error: "specs/bad.json:3:18: invalid JSON: key must be a string",
@@ -781,6 +799,7 @@ macro_rules! case_tests {
 }
 
 case_tests! {
+    owner_reference_with_a_field_of_another_type: "OwnerReference with a field of another type",
     invalid_json: "invalid JSON",
     invalid_yaml: "invalid YAML",
     unresolved_ref: "unresolved $ref",

@@ -84,7 +84,7 @@ const DELETE_PARAMETERS: &[&str] = &[
 const BUILTIN_PATH: &str = "built-in/custom-resources.json";
 /// The built-in document. It is JSON, not YAML like most CRD manifests, because every run
 /// with custom resources parses it: JSON in 0.2 ms, the same document as YAML in 1.3 ms.
-static BUILTIN: LazyLock<load::Document> = LazyLock::new(|| {
+pub(crate) static BUILTIN: LazyLock<load::Document> = LazyLock::new(|| {
     let mut documents = load::parse(&PathBuf::from(BUILTIN_PATH), include_str!("builtin.json").to_owned())
         .expect("the built-in document parses");
     documents.remove(0)
@@ -119,11 +119,14 @@ fn is_crd(document: &load::Document) -> bool {
 }
 
 /// The documents with every CRD manifest replaced by one OpenAPI document per served
-/// version; when there are CRDs, the built-in document of their shared types is added.
-/// Also the versions the manifests list without serving them.
+/// version, and the built-in document of the shared types added (it fills gaps, and holds
+/// the definitions of the meta types the runtime defines). Also the versions the
+/// manifests list without serving them.
 pub fn expand(documents: Vec<load::Document>) -> Result<(Vec<Document>, Vec<k8s::Gvk>)> {
     if !documents.iter().any(is_crd) {
-        let documents = documents.into_iter().map(|raw| Document { raw, origin: Origin::OpenApi }).collect();
+        let mut documents: Vec<Document> =
+            documents.into_iter().map(|raw| Document { raw, origin: Origin::OpenApi }).collect();
+        documents.push(Document { raw: BUILTIN.clone(), origin: Origin::BuiltIn });
         return Ok((documents, Vec::new()));
     }
     let mut out = Vec::with_capacity(documents.len() + 1);

@@ -213,6 +213,7 @@ impl protobuf::Message for CertificateSigningRequestSpec {
     }
 }
 
+/// The `usagesItem` of [`CertificateSigningRequestSpec`].
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum CertificateSigningRequestSpecUsagesItem {
     /// `signing`

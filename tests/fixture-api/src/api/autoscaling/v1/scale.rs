@@ -89,6 +89,10 @@ impl Validate for Scale {
         path: &Path<'_>,
         errors: &mut ErrorList,
     ) {
+        if let Some(value) = &self.metadata {
+            let path = path.field("metadata");
+            value.validate_into(None, &path, errors);
+        }
         if let Some(value) = &self.spec {
             let path = path.field("spec");
             value.validate_into(None, &path, errors);

@@ -191,6 +191,10 @@ impl Validate for Gizmo {
             meta::NameRule::Dns1123Subdomain,
             errors,
         );
+        if let Some(value) = &self.metadata {
+            let path = path.field("metadata");
+            value.validate_into(None, &path, errors);
+        }
         if let Some(value) = &self.spec {
             let path = path.field("spec");
             value.validate_into(None, &path, errors);

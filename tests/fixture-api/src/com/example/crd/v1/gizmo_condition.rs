@@ -11,6 +11,7 @@ use kube_apigen::field::{ErrorList, Path};
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct GizmoCondition {
+    /// The `status` of [`GizmoCondition`].
     pub status: Option<GizmoConditionStatus>,
     pub type_: Option<String>,
 }
@@ -86,6 +87,7 @@ impl Validate for GizmoCondition {
     }
 }
 
+/// The `status` of [`GizmoCondition`].
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum GizmoConditionStatus {
     /// `True`

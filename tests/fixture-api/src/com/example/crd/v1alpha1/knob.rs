@@ -134,6 +134,10 @@ impl Validate for Knob {
             meta::NameRule::Dns1123Subdomain,
             errors,
         );
+        if let Some(value) = &self.metadata {
+            let path = path.field("metadata");
+            value.validate_into(None, &path, errors);
+        }
         if let Some(value) = &self.setting {
             let path = path.field("setting");
             rules::schema::minimum(&path, *value, 0, false, errors);

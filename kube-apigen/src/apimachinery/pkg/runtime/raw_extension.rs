@@ -2,5 +2,5 @@
 
 use serde_json::Value;
 
-/// Body of a PATCH request; its format is given by the Content-Type header.
-pub type Patch = Value;
+/// An embedded object of any kind, kept as raw JSON.
+pub type RawExtension = Value;
