@@ -9,6 +9,7 @@
 //! that hold objects as JSON.
 #![allow(clippy::doc_lazy_continuation, clippy::doc_overindented_list_items, clippy::nonminimal_bool)]
 pub mod api;
+pub mod apiextensions_apiserver;
 pub mod apimachinery;
 pub mod com;
 
