@@ -20,8 +20,11 @@
 //! ([`storage::MemoryStorage::durable`]) or in etcd with the `etcd` feature
 //! ([`storage::etcd`]). Patches and field ownership are `kube-apigen-patch`'s; HTTPS is
 //! [`tls`] (feature `tls`), with health endpoints ([`health`]) and metrics ([`metrics`]).
+//! CustomResourceDefinitions, when the API serves them, are checked and given their status
+//! as the API server does it ([`crd`]).
 
 pub mod checks;
+pub mod crd;
 pub mod health;
 #[cfg(feature = "kube")]
 pub mod local;

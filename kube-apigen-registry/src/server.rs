@@ -26,6 +26,7 @@ use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 
 use crate::checks::typed_checks;
+use crate::crd;
 use crate::health;
 use crate::metrics::{Metrics, RequestLabels};
 use crate::storage::Storage;
@@ -85,11 +86,16 @@ impl std::error::Error for BuildError {}
 impl Server {
     /// A builder serving `api`, a generated crate's `server::api()` (feature `dynamic`):
     /// in memory, anonymous callers as administrators, the API server's default limits
-    /// (3 MiB bodies, 60 s per request, 400 requests at once), no strategies.
+    /// (3 MiB bodies, 60 s per request, 400 requests at once), no strategies but the
+    /// API server's own for CustomResourceDefinitions when the API serves them
+    /// ([`crate::crd`]).
     pub fn builder(api: ServedApi<Store>) -> ServerBuilder {
+        let mut store = StoreConfig::new(api.catalog, typed_checks(api.typed_checks));
+        // An API without `apiextensions.k8s.io` has no definitions to look after.
+        let _ = store.strategy(crd::GROUP, crd::PLURAL, crd::CustomResourceDefinitions);
         ServerBuilder {
             api,
-            store: StoreConfig::new(api.catalog, typed_checks(api.typed_checks)),
+            store,
             storage: StorageChoice::Memory,
             authenticator: None,
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,

@@ -1,0 +1,220 @@
+//! CustomResourceDefinitions (`apiextensions.k8s.io/v1`) on the reference server, in
+//! process with kube-rs: CRUD, list and watch of the definitions, the status the API
+//! server's controllers give them, and kube-apiserver's 422 for definitions it refuses,
+//! word for word.
+
+use std::time::Duration;
+
+use futures::{StreamExt, TryStreamExt};
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use kube::api::{Api, DeleteParams, ListParams, PostParams, ResourceExt};
+use kube::runtime::watcher::{self, Event};
+use kube_apigen_registry::Server;
+use serde_json::{Value, json};
+
+fn server() -> Server {
+    apiserver::builder().build().expect("the reference server builds")
+}
+
+/// A definition of `widgets.example.com` (namespaced, `v1` stored), as a user writes it:
+/// without `singular` or `listKind`, which the server defaults.
+fn widget_crd() -> Value {
+    json!({
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": { "name": "widgets.example.com" },
+        "spec": {
+            "group": "example.com",
+            "scope": "Namespaced",
+            "names": { "plural": "widgets", "kind": "Widget", "shortNames": ["wd"] },
+            "versions": [{
+                "name": "v1",
+                "served": true,
+                "storage": true,
+                "subresources": { "status": {} },
+                "schema": { "openAPIV3Schema": {
+                    "type": "object",
+                    "properties": {
+                        "spec": {
+                            "type": "object",
+                            "properties": { "size": { "type": "integer", "minimum": 1 } },
+                            "x-kubernetes-validations": [{ "rule": "self.size <= 10", "message": "at most 10" }]
+                        },
+                        "status": { "type": "object", "x-kubernetes-preserve-unknown-fields": true }
+                    }
+                }}
+            }]
+        }
+    })
+}
+
+fn crd(value: Value) -> CustomResourceDefinition {
+    serde_json::from_value(value).expect("a CustomResourceDefinition")
+}
+
+/// `(type, status, reason, message)` of each condition.
+fn conditions(crd: &CustomResourceDefinition) -> Vec<(String, String, String, String)> {
+    let status = crd.status.as_ref().expect("a status");
+    status
+        .conditions
+        .iter()
+        .flatten()
+        .map(|c| {
+            (
+                c.type_.clone(),
+                c.status.clone(),
+                c.reason.clone().unwrap_or_default(),
+                c.message.clone().unwrap_or_default(),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_created_definition_is_established_with_its_names_defaulted_and_accepted() {
+    let server = server();
+    let crds: Api<CustomResourceDefinition> = Api::all(server.client());
+    let created = crds.create(&PostParams::default(), &crd(widget_crd())).await.expect("create");
+
+    let names = &created.spec.names;
+    assert_eq!((names.singular.as_deref(), names.list_kind.as_deref()), (Some("widget"), Some("WidgetList")));
+    assert_eq!(created.spec.conversion.as_ref().map(|c| c.strategy.as_str()), Some("None"));
+    let status = created.status.as_ref().expect("a status in the create's answer");
+    assert_eq!(status.accepted_names.as_ref(), Some(names), "the names are accepted as requested");
+    assert_eq!(status.stored_versions.as_deref(), Some(&["v1".to_owned()][..]));
+    let expected = [
+        ("NamesAccepted", "True", "NoConflicts", "no conflicts found"),
+        ("Established", "True", "InitialNamesAccepted", "the initial names have been accepted"),
+    ]
+    .map(|(a, b, c, d)| (a.to_owned(), b.to_owned(), c.to_owned(), d.to_owned()));
+    assert_eq!(conditions(&created), expected);
+
+    assert_eq!(crds.get("widgets.example.com").await.expect("get"), created);
+    let listed = crds.list(&ListParams::default()).await.expect("list");
+    assert_eq!(listed.items.iter().map(ResourceExt::name_any).collect::<Vec<_>>(), ["widgets.example.com"]);
+}
+
+#[tokio::test]
+async fn a_new_storage_version_joins_the_stored_versions_and_the_names_stay_fixed() {
+    let server = server();
+    let crds: Api<CustomResourceDefinition> = Api::all(server.client());
+    let created = crds.create(&PostParams::default(), &crd(widget_crd())).await.expect("create");
+    let established_at = created.status.as_ref().and_then(|s| s.conditions.as_ref()).map(|c| c[1].clone());
+
+    let mut next = created.clone();
+    let mut v2 = next.spec.versions[0].clone();
+    v2.name = "v2".to_owned();
+    next.spec.versions[0].storage = false;
+    next.spec.versions.push(v2);
+    let updated = crds.replace("widgets.example.com", &PostParams::default(), &next).await.expect("replace");
+    let status = updated.status.as_ref().expect("a status");
+    assert_eq!(status.stored_versions.as_deref(), Some(&["v1".to_owned(), "v2".to_owned()][..]));
+    assert_eq!(
+        status.conditions.as_ref().map(|c| c[1].clone()),
+        established_at,
+        "a condition that stays true keeps its transition time"
+    );
+
+    let mut renamed = updated.clone();
+    renamed.spec.names.kind = "Gadget".to_owned();
+    renamed.spec.names.list_kind = Some("GadgetList".to_owned());
+    let error = crds.replace("widgets.example.com", &PostParams::default(), &renamed).await.expect_err("immutable");
+    let kube::Error::Api(status) = error else { panic!("expected an API error, got {error:?}") };
+    assert_eq!(
+        (status.code, status.message.as_str()),
+        (
+            422,
+            r#"CustomResourceDefinition.apiextensions.k8s.io "widgets.example.com" is invalid: spec.names.kind: Invalid value: "Gadget": field is immutable"#
+        )
+    );
+}
+
+#[tokio::test]
+async fn watching_definitions_sees_creates_and_deletes() {
+    let server = server();
+    let crds: Api<CustomResourceDefinition> = Api::all(server.client());
+    let mut events = watcher::watcher(crds.clone(), watcher::Config::default()).boxed();
+    let mut next = async || {
+        tokio::time::timeout(Duration::from_secs(10), events.try_next())
+            .await
+            .expect("a watcher event within 10 s")
+            .expect("no watcher error")
+            .expect("the watcher goes on")
+    };
+    assert!(matches!(next().await, Event::Init));
+    assert!(matches!(next().await, Event::InitDone));
+    crds.create(&PostParams::default(), &crd(widget_crd())).await.expect("create");
+    match next().await {
+        Event::Apply(object) => assert_eq!(object.name_any(), "widgets.example.com"),
+        other => panic!("expected the created definition, got {other:?}"),
+    }
+    crds.delete("widgets.example.com", &DeleteParams::default()).await.expect("delete");
+    match next().await {
+        Event::Delete(object) => assert_eq!(object.name_any(), "widgets.example.com"),
+        other => panic!("expected the deletion, got {other:?}"),
+    }
+    assert!(crds.get_opt("widgets.example.com").await.expect("get").is_none());
+}
+
+/// The message of the answer to creating `definition`, which must be a 422 that stores
+/// nothing.
+async fn refused(definition: Value) -> String {
+    let server = server();
+    let crds: Api<CustomResourceDefinition> = Api::all(server.client());
+    let name = definition["metadata"]["name"].as_str().unwrap_or_default().to_owned();
+    let error = crds.create(&PostParams::default(), &crd(definition)).await.expect_err("refused");
+    assert!(crds.get_opt(&name).await.expect("get").is_none(), "nothing is stored");
+    let kube::Error::Api(status) = error else { panic!("expected an API error, got {error:?}") };
+    assert_eq!((status.code, status.reason.as_str()), (422, "Invalid"), "{status:?}");
+    status.message
+}
+
+#[tokio::test]
+async fn a_name_other_than_plural_dot_group_is_refused() {
+    let mut definition = widget_crd();
+    definition["metadata"]["name"] = json!("gadgets.example.com");
+    let message = refused(definition).await;
+    assert_eq!(
+        message,
+        r#"CustomResourceDefinition.apiextensions.k8s.io "gadgets.example.com" is invalid: metadata.name: Invalid value: "gadgets.example.com": must be spec.names.plural+"."+spec.group"#
+    );
+}
+
+#[tokio::test]
+async fn two_storage_versions_are_refused() {
+    let mut definition = widget_crd();
+    let mut v2 = definition["spec"]["versions"][0].clone();
+    v2["name"] = json!("v2");
+    definition["spec"]["versions"].as_array_mut().expect("versions").push(v2);
+    let message = refused(definition).await;
+    let prefix = r#"CustomResourceDefinition.apiextensions.k8s.io "widgets.example.com" is invalid: spec.versions: Invalid value: "#;
+    assert!(message.starts_with(prefix), "{message}");
+    assert!(message.ends_with(": must have exactly one version marked as storage version"), "{message}");
+}
+
+#[tokio::test]
+async fn a_schema_that_is_not_structural_is_refused_with_every_cause() {
+    let mut definition = widget_crd();
+    let schema = &mut definition["spec"]["versions"][0]["schema"]["openAPIV3Schema"];
+    schema["properties"]["spec"]["properties"]["size"] = json!({ "minimum": 1 });
+    schema["properties"]["spec"]["properties"]["tags"] = json!({ "type": "array", "items": {} });
+    let message = refused(definition).await;
+    assert_eq!(
+        message,
+        "CustomResourceDefinition.apiextensions.k8s.io \"widgets.example.com\" is invalid: [\
+         spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[size].type: Required value: must not be empty for specified object fields, \
+         spec.versions[0].schema.openAPIV3Schema.properties[spec].properties[tags].items.type: Required value: must not be empty for specified array items]"
+    );
+}
+
+#[tokio::test]
+async fn a_cel_rule_that_does_not_compile_is_refused() {
+    let mut definition = widget_crd();
+    definition["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["x-kubernetes-validations"] =
+        json!([{ "rule": "self.size <=" }]);
+    let message = refused(definition).await;
+    let field =
+        "spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Invalid value: ";
+    assert!(message.contains(field), "{message}");
+    assert!(message.contains(": compilation failed: "), "{message}");
+}
