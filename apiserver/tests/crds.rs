@@ -1,13 +1,17 @@
 //! CustomResourceDefinitions (`apiextensions.k8s.io/v1`) on the reference server, in
 //! process with kube-rs: CRUD, list and watch of the definitions, the status the API
-//! server's controllers give them, and kube-apiserver's 422 for definitions it refuses,
-//! word for word.
+//! server's controllers give them, kube-apiserver's 422 for definitions it refuses (word
+//! for word), and the kinds they define, served once established: CRUD, list, watch,
+//! `status`, discovery and `/openapi/v3`, until the definition is deleted.
 
 use std::time::Duration;
 
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use kube::api::{Api, DeleteParams, ListParams, PostParams, ResourceExt};
+use kube::api::{
+    Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, ListParams, Patch, PatchParams, PostParams,
+    ResourceExt, WatchEvent, WatchParams,
+};
 use kube::runtime::watcher::{self, Event};
 use kube_apigen_registry::Server;
 use serde_json::{Value, json};
@@ -217,4 +221,116 @@ async fn a_cel_rule_that_does_not_compile_is_refused() {
         "spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Invalid value: ";
     assert!(message.contains(field), "{message}");
     assert!(message.contains(": compilation failed: "), "{message}");
+}
+
+fn widgets(client: kube::Client, namespace: &str) -> Api<DynamicObject> {
+    let resource = ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("example.com", "v1", "Widget"), "widgets");
+    Api::namespaced_with(client, namespace, &resource)
+}
+
+fn widget(name: &str, size: i64) -> DynamicObject {
+    serde_json::from_value(json!({
+        "apiVersion": "example.com/v1",
+        "kind": "Widget",
+        "metadata": { "name": name },
+        "spec": { "size": size }
+    }))
+    .expect("a Widget")
+}
+
+/// A server with the widget definition established.
+async fn with_widgets() -> Server {
+    let server = server();
+    let crds: Api<CustomResourceDefinition> = Api::all(server.client());
+    crds.create(&PostParams::default(), &crd(widget_crd())).await.expect("create the definition");
+    server
+}
+
+#[tokio::test]
+async fn an_established_kind_is_served_with_crud_list_and_its_status_subresource() {
+    let server = server();
+    let before = widgets(server.client(), "default").list(&ListParams::default()).await.expect_err("no kind yet");
+    assert!(matches!(&before, kube::Error::Api(status) if status.code == 404), "{before:?}");
+    let crds: Api<CustomResourceDefinition> = Api::all(server.client());
+    crds.create(&PostParams::default(), &crd(widget_crd())).await.expect("create the definition");
+
+    let api = widgets(server.client(), "default");
+    let created = api.create(&PostParams::default(), &widget("a", 3)).await.expect("create");
+    assert!(created.uid().is_some() && created.resource_version().is_some(), "{created:?}");
+    assert_eq!(created.namespace().as_deref(), Some("default"));
+    assert_eq!(api.get("a").await.expect("get").data["spec"], json!({ "size": 3 }));
+    api.create(&PostParams::default(), &widget("b", 4)).await.expect("create b");
+    let listed = api.list(&ListParams::default()).await.expect("list");
+    assert_eq!(listed.items.iter().map(ResourceExt::name_any).collect::<Vec<_>>(), ["a", "b"]);
+    let everywhere = widgets(server.client(), "other").list(&ListParams::default()).await.expect("list other");
+    assert!(everywhere.items.is_empty(), "another namespace holds none");
+
+    // The status subresource: writes to the object keep the stored status, writes to
+    // /status change only the status.
+    let patch = Patch::Merge(json!({ "status": { "ready": true } }));
+    let status = api.patch_status("a", &PatchParams::default(), &patch).await.expect("patch status");
+    assert_eq!(status.data["status"], json!({ "ready": true }));
+    let mut next = status.clone();
+    next.data["spec"] = json!({ "size": 5 });
+    next.data["status"] = json!({ "ready": false });
+    let replaced = api.replace("a", &PostParams::default(), &next).await.expect("replace");
+    assert_eq!(
+        (replaced.data["spec"]["size"].clone(), replaced.data["status"].clone()),
+        (json!(5), json!({ "ready": true }))
+    );
+
+    api.delete("b", &DeleteParams::default()).await.expect("delete");
+    assert!(api.get_opt("b").await.expect("get").is_none());
+}
+
+#[tokio::test]
+async fn discovery_and_openapi_list_the_kind_once_it_is_established() {
+    let server = with_widgets().await;
+    let discovery = kube::Discovery::new(server.client()).filter(&["example.com"]).run().await.expect("discovery");
+    let (resource, capabilities) = discovery
+        .groups()
+        .flat_map(|group| group.recommended_resources())
+        .find(|(resource, _)| resource.kind == "Widget")
+        .expect("Widget in discovery");
+    assert_eq!(
+        (resource.group.as_str(), resource.version.as_str(), resource.plural.as_str()),
+        ("example.com", "v1", "widgets")
+    );
+    assert_eq!(capabilities.scope, kube::discovery::Scope::Namespaced);
+    assert!(capabilities.subresources.iter().any(|(sub, _)| sub.plural == "status"), "{capabilities:?}");
+
+    let request = kube_apigen::axum::http::Request::get("/openapi/v3").body(Vec::new()).expect("a request");
+    let index: Value = server.client().request(request).await.expect("/openapi/v3");
+    let url = index["paths"]["apis/example.com/v1"]["serverRelativeURL"].as_str().expect("the group-version listed");
+    let request = kube_apigen::axum::http::Request::get(url).body(Vec::new()).expect("a request");
+    let document: Value = server.client().request(request).await.expect("the group-version document");
+    let schema = &document["components"]["schemas"]["com.example.v1.Widget"];
+    assert_eq!(
+        schema["x-kubernetes-group-version-kind"],
+        json!([{ "group": "example.com", "version": "v1", "kind": "Widget" }])
+    );
+    let size = &schema["properties"]["spec"]["properties"]["size"];
+    assert_eq!((size["type"].as_str(), size["minimum"].as_f64()), (Some("integer"), Some(1.0)), "{size}");
+}
+
+#[tokio::test]
+async fn deleting_the_definition_deletes_its_objects_ends_its_watches_and_stops_serving_it() {
+    let server = with_widgets().await;
+    let api = widgets(server.client(), "default");
+    api.create(&PostParams::default(), &widget("a", 3)).await.expect("create");
+    let mut events = api.watch(&WatchParams::default(), "0").await.expect("watch").boxed();
+    let first = tokio::time::timeout(Duration::from_secs(10), events.try_next()).await.expect("an event in time");
+    assert!(matches!(first, Ok(Some(WatchEvent::Added(_)))), "{first:?}");
+
+    let crds: Api<CustomResourceDefinition> = Api::all(server.client());
+    crds.delete("widgets.example.com", &DeleteParams::default()).await.expect("delete the definition");
+    let rest: Vec<_> = tokio::time::timeout(Duration::from_secs(10), events.collect::<Vec<_>>())
+        .await
+        .expect("the watch ends once the definition is gone");
+    assert!(rest.iter().all(|event| matches!(event, Ok(WatchEvent::Deleted(_)))), "{rest:?}");
+
+    let after = api.list(&ListParams::default()).await.expect_err("the kind is no longer served");
+    assert!(matches!(&after, kube::Error::Api(status) if status.code == 404), "{after:?}");
+    crds.create(&PostParams::default(), &crd(widget_crd())).await.expect("create the definition again");
+    assert!(api.list(&ListParams::default()).await.expect("list").items.is_empty(), "its objects went with it");
 }

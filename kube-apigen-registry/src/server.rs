@@ -244,7 +244,8 @@ impl ServerBuilder {
             authenticator: self.authenticator.clone().unwrap_or_else(|| Arc::new(Anonymous)),
             tables,
         };
-        let api = (self.api.router)(Dynamic(store.clone()), config);
+        let api = (self.api.router)(Dynamic(store.clone()), config.clone());
+        let api = crate::custom::serve(api, store.clone(), config);
         let operations = Operations {
             request_timeout: self.request_timeout,
             max_requests_inflight: self.max_requests_inflight,
