@@ -4,6 +4,8 @@
 //! for word), and the kinds they define, served once established: CRUD, list, watch,
 //! `status`, discovery and `/openapi/v3`, until the definition is deleted.
 
+mod harness;
+
 use std::time::Duration;
 
 use futures::{StreamExt, TryStreamExt};
@@ -333,4 +335,43 @@ async fn deleting_the_definition_deletes_its_objects_ends_its_watches_and_stops_
     assert!(matches!(&after, kube::Error::Api(status) if status.code == 404), "{after:?}");
     crds.create(&PostParams::default(), &crd(widget_crd())).await.expect("create the definition again");
     assert!(api.list(&ListParams::default()).await.expect("list").items.is_empty(), "its objects went with it");
+}
+
+/// kubectl applies a definition and an object of its kind from YAML, lists the kind by
+/// its plural and short name, and finds it in `api-resources`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_applies_a_definition_then_its_objects() {
+    let Some(kubectl) = harness::find_kubectl() else { return };
+    let local = server().spawn_local().await.expect("a loopback port");
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let kubeconfig = dir.path().join("kubeconfig");
+    std::fs::write(&kubeconfig, local.kubeconfig()).expect("write the kubeconfig");
+    let crd_file = dir.path().join("crd.yaml");
+    std::fs::write(&crd_file, serde_json::to_string(&widget_crd()).expect("JSON")).expect("write the definition");
+    let widget_file = dir.path().join("widget.yaml");
+    let widget =
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: small\n  namespace: default\nspec:\n  size: 2\n";
+    std::fs::write(&widget_file, widget).expect("write the widget");
+    let kubeconfig_arg = format!("--kubeconfig={}", kubeconfig.display());
+    let cache_arg = format!("--cache-dir={}", dir.path().join("cache").display());
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(&kubectl)
+            .args([kubeconfig_arg.as_str(), cache_arg.as_str()])
+            .args(args)
+            .output()
+            .expect("kubectl runs");
+        assert!(out.status.success(), "kubectl {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).expect("UTF-8 output")
+    };
+    let applied = run(&["apply", "-f", &crd_file.display().to_string()]);
+    assert_eq!(applied, "customresourcedefinition.apiextensions.k8s.io/widgets.example.com created\n");
+    let applied = run(&["apply", "-f", &widget_file.display().to_string()]);
+    assert_eq!(applied, "widget.example.com/small created\n");
+    let listed = run(&["get", "widgets"]);
+    assert!(listed.starts_with("NAME    AGE\nsmall   "), "{listed}");
+    assert_eq!(run(&["get", "wd", "-o", "name"]), "widget.example.com/small\n");
+    let resources = run(&["api-resources", "--api-group=example.com", "--no-headers"]);
+    let columns: Vec<&str> = resources.split_whitespace().collect();
+    assert_eq!(columns, ["widgets", "wd", "example.com/v1", "true", "Widget"], "{resources}");
+    local.stop().await.expect("a clean stop");
 }
