@@ -375,3 +375,58 @@ async fn kubectl_applies_a_definition_then_its_objects() {
     assert_eq!(columns, ["widgets", "wd", "example.com/v1", "true", "Widget"], "{resources}");
     local.stop().await.expect("a clean stop");
 }
+
+/// Two definitions in one YAML manifest, installed before the server serves, and one
+/// more as JSON once it serves on a port.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn definitions_install_from_yaml_before_start_and_from_json_after() {
+    let server = server();
+    let manifest = "\
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: gadgets.example.com
+spec:
+  group: example.com
+  scope: Cluster
+  names: {plural: gadgets, kind: Gadget}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: sprockets.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: sprockets, kind: Sprocket}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+";
+    let installed = server.store().install_crds(manifest).await.expect("install");
+    let names: Vec<&str> = installed.iter().filter_map(|d| d["metadata"]["name"].as_str()).collect();
+    assert_eq!(names, ["gadgets.example.com", "sprockets.example.com"]);
+    let refused = server.store().install_crds(manifest).await.expect_err("installed already");
+    assert_eq!(refused.code(), 409);
+
+    let local = server.spawn_local().await.expect("a loopback port");
+    local.store().install_crd(widget_crd()).await.expect("install once serving");
+    let gadgets = ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("example.com", "v1", "Gadget"), "gadgets");
+    let gadgets: Api<DynamicObject> = Api::all_with(local.client(), &gadgets);
+    let gadget: DynamicObject = serde_json::from_value(
+        json!({ "apiVersion": "example.com/v1", "kind": "Gadget", "metadata": { "name": "g" } }),
+    )
+    .expect("a Gadget");
+    gadgets.create(&PostParams::default(), &gadget).await.expect("create a cluster-scoped object");
+    widgets(local.client(), "default").create(&PostParams::default(), &widget("w", 1)).await.expect("create");
+    local.stop().await.expect("a clean stop");
+}

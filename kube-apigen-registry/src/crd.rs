@@ -14,17 +14,24 @@
 //!   asynchronously, a moment after the write; here they are part of the write, so a
 //!   client sees an established definition in the answer to its create.
 //!
+//! [`Store::install_crds`] installs definitions from YAML or JSON text, before or after the
+//! server starts serving (tests do it first).
+//!
 //! Names are accepted as requested: a definition does not see the other definitions, so
 //! two definitions claiming one kind in a group are not told apart.
 
 use std::collections::BTreeSet;
 
+use kube_apigen::Status;
 use kube_apigen::cel::CelRuleSpec;
+use kube_apigen::dynamic::{DynamicApi, Options, Request, Response, Verb};
 use kube_apigen::field::{ErrorList, FieldError, Path};
 use kube_apigen::meta;
 use serde_json::{Map, Value, json};
 
+use crate::Store;
 use crate::strategy::{Strategy, WriteContext};
+use kube_apigen::http::Context;
 
 /// The group of CustomResourceDefinitions.
 pub const GROUP: &str = "apiextensions.k8s.io";
@@ -326,5 +333,50 @@ fn validate_schema(schema: &Value, path: &Path<'_>, level: Level, errors: &mut E
     }
     if let Some(values @ Value::Object(_)) = schema.get("additionalProperties") {
         validate_schema(values, &path.field("additionalProperties"), Level::Field, errors);
+    }
+}
+
+impl Store {
+    /// Creates the CustomResourceDefinitions of `manifests`, YAML or JSON text with one
+    /// or more documents (as kubectl reads a file, or kube-derive's `CustomResourceExt::crd()`
+    /// written out), in their order; answers them as stored, established. Works whether the
+    /// server is serving yet or not. The first definition refused ends the installation
+    /// with the API server's answer to it (422 naming its problems, 409 when it exists);
+    /// text that is no YAML is 400.
+    pub async fn install_crds(&self, manifests: &str) -> Result<Vec<Value>, Status> {
+        let documents = kube_apigen::http::yaml_documents(manifests)
+            .map_err(|e| Status::bad_request(format!("error converting YAML to JSON: {e}")))?;
+        let mut installed = Vec::with_capacity(documents.len());
+        for definition in documents {
+            installed.push(self.install_crd(definition).await?);
+        }
+        Ok(installed)
+    }
+
+    /// Creates one CustomResourceDefinition given as JSON, e.g.
+    /// `serde_json::to_value(Widget::crd())`; see [`Store::install_crds`].
+    pub async fn install_crd(&self, definition: Value) -> Result<Value, Status> {
+        let resource = self
+            .catalog()
+            .groups
+            .iter()
+            .filter(|gv| gv.group == GROUP)
+            .flat_map(|gv| gv.resources)
+            .find(|resource| resource.plural == PLURAL)
+            .ok_or_else(Status::route_not_found)?;
+        let request = Request {
+            verb: Verb::Create,
+            resource,
+            subresource: None,
+            namespace: None,
+            name: None,
+            options: Options::default(),
+            body: Some(definition),
+            patch: None,
+        };
+        match self.handle(Context::default(), request).await? {
+            Response::Object { body, .. } => Ok(body),
+            Response::Watch(_) => Err(Status::internal_error("a create answered with a watch")),
+        }
     }
 }
