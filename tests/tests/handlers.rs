@@ -442,6 +442,7 @@ fn hpa_list(items: Vec<HorizontalPodAutoscaler>, revision: String) -> Horizontal
 
 /// Custom resources are not served by this store: every method answers 405.
 impl generated::com::coreos::monitoring::v1::ProbeApi for Store {}
+impl generated::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionApi for Store {}
 
 impl CertificateSigningRequestApi for Store {
     async fn create(
