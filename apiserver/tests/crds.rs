@@ -43,7 +43,14 @@ fn widget_crd() -> Value {
                     "properties": {
                         "spec": {
                             "type": "object",
-                            "properties": { "size": { "type": "integer", "minimum": 1 } },
+                            "properties": {
+                                "size": { "type": "integer", "minimum": 1 },
+                                "mode": {
+                                    "type": "string",
+                                    "default": "Fast",
+                                    "x-kubernetes-validations": [{ "rule": "self == oldSelf", "message": "mode is immutable" }]
+                                }
+                            },
                             "x-kubernetes-validations": [{ "rule": "self.size <= 10", "message": "at most 10" }]
                         },
                         "status": { "type": "object", "x-kubernetes-preserve-unknown-fields": true }
@@ -260,7 +267,7 @@ async fn an_established_kind_is_served_with_crud_list_and_its_status_subresource
     let created = api.create(&PostParams::default(), &widget("a", 3)).await.expect("create");
     assert!(created.uid().is_some() && created.resource_version().is_some(), "{created:?}");
     assert_eq!(created.namespace().as_deref(), Some("default"));
-    assert_eq!(api.get("a").await.expect("get").data["spec"], json!({ "size": 3 }));
+    assert_eq!(api.get("a").await.expect("get").data["spec"], json!({ "size": 3, "mode": "Fast" }), "defaulted");
     api.create(&PostParams::default(), &widget("b", 4)).await.expect("create b");
     let listed = api.list(&ListParams::default()).await.expect("list");
     assert_eq!(listed.items.iter().map(ResourceExt::name_any).collect::<Vec<_>>(), ["a", "b"]);
@@ -273,7 +280,7 @@ async fn an_established_kind_is_served_with_crud_list_and_its_status_subresource
     let status = api.patch_status("a", &PatchParams::default(), &patch).await.expect("patch status");
     assert_eq!(status.data["status"], json!({ "ready": true }));
     let mut next = status.clone();
-    next.data["spec"] = json!({ "size": 5 });
+    next.data["spec"] = json!({ "size": 5, "mode": "Fast" });
     next.data["status"] = json!({ "ready": false });
     let replaced = api.replace("a", &PostParams::default(), &next).await.expect("replace");
     assert_eq!(
@@ -429,4 +436,70 @@ spec:
     gadgets.create(&PostParams::default(), &gadget).await.expect("create a cluster-scoped object");
     widgets(local.client(), "default").create(&PostParams::default(), &widget("w", 1)).await.expect("create");
     local.stop().await.expect("a clean stop");
+}
+
+/// The message and causes (`field: message`) of a 422.
+fn invalid(error: kube::Error) -> String {
+    let kube::Error::Api(status) = error else { panic!("expected an API error, got {error:?}") };
+    assert_eq!((status.code, status.reason.as_str()), (422, "Invalid"), "{status:?}");
+    status.message
+}
+
+#[tokio::test]
+async fn custom_resources_are_pruned_defaulted_and_checked_with_the_schema() {
+    let server = with_widgets().await;
+    let api = widgets(server.client(), "default");
+    let mut sent = widget("a", 3);
+    sent.data["spec"]["color"] = json!("red");
+    sent.data["extra"] = json!(true);
+    let created = api.create(&PostParams::default(), &sent).await.expect("create");
+    assert_eq!(created.data["spec"], json!({ "size": 3, "mode": "Fast" }), "unknown fields pruned, defaults set");
+    assert!(created.data.get("extra").is_none(), "{created:?}");
+
+    let error = api.create(&PostParams::default(), &widget("b", 0)).await.expect_err("below the minimum");
+    assert_eq!(
+        invalid(error),
+        r#"Widget.example.com "b" is invalid: spec.size: Invalid value: 0: spec.size in body should be greater than or equal to 1"#
+    );
+    let error = api.create(&PostParams::default(), &widget("b", 11)).await.expect_err("a CEL rule fails");
+    assert_eq!(invalid(error), r#"Widget.example.com "b" is invalid: spec: Invalid value: "object": at most 10"#);
+
+    let patch = Patch::Merge(json!({ "spec": { "mode": "Slow" } }));
+    let error = api.patch("a", &PatchParams::default(), &patch).await.expect_err("a transition rule fails");
+    assert_eq!(
+        invalid(error),
+        r#"Widget.example.com "a" is invalid: spec.mode: Invalid value: "string": mode is immutable"#
+    );
+}
+
+#[tokio::test]
+async fn strict_field_validation_names_the_unknown_fields() {
+    let server = with_widgets().await;
+    let mut sent = widget("a", 3);
+    sent.data["spec"]["color"] = json!("red");
+    let request = kube_apigen::axum::http::Request::post(
+        "/apis/example.com/v1/namespaces/default/widgets?fieldValidation=Strict",
+    )
+    .header("content-type", "application/json")
+    .body(serde_json::to_vec(&sent).expect("JSON"))
+    .expect("a request");
+    let error = server.client().request::<Value>(request).await.expect_err("strict");
+    let kube::Error::Api(status) = error else { panic!("expected an API error, got {error:?}") };
+    assert_eq!(
+        (status.code, status.message.as_str()),
+        (
+            400,
+            r#"Widget in version "v1" cannot be handled as a Widget: strict decoding error: unknown field "spec.color""#
+        )
+    );
+
+    let api = widgets(server.client(), "default");
+    api.create(&PostParams::default(), &widget("a", 3)).await.expect("create");
+    let params =
+        PatchParams { field_validation: Some(kube::api::ValidationDirective::Strict), ..PatchParams::default() };
+    let patch = Patch::Merge(json!({ "spec": { "color": "red" } }));
+    let error = api.patch("a", &params, &patch).await.expect_err("strict patch");
+    let kube::Error::Api(status) = error else { panic!("expected an API error, got {error:?}") };
+    assert_eq!(status.code, 422, "{status:?}");
+    assert!(status.message.ends_with(r#": strict decoding error: unknown field "spec.color""#), "{}", status.message);
 }

@@ -6,8 +6,9 @@
 //! definition `<plural>.<group>` from the storage, and is served when the definition is
 //! established and serves that version in that scope. The store then handles it as any
 //! other resource (identity, `resourceVersion`, finalizers, patches, watch, `status` and
-//! `scale`), with the definition's [`ResourceInfo`]; objects are stored as they come,
-//! without checks from the schema.
+//! `scale`), with the definition's [`ResourceInfo`]; objects are pruned, defaulted and
+//! checked with the version's schema ([`kube_apigen::structural`]), unknown fields
+//! reported per `fieldValidation`.
 //!
 //! Discovery (`/api`, `/apis` and below, aggregated too) and the OpenAPI documents
 //! (`/openapi/v2`, `/openapi/v3`) are the generated crate's catalog with a group-version
@@ -30,7 +31,7 @@ use kube_apigen::axum::response::{IntoResponse, Response};
 use kube_apigen::discovery::{self, ApiCatalog, GroupVersionInfo};
 use kube_apigen::dynamic::{self, DynamicApi, Options, Verb};
 use kube_apigen::http::watch::WatchStream;
-use kube_apigen::http::{Config, PatchType, Query};
+use kube_apigen::http::{Config, FieldValidation, PatchType, Query};
 use kube_apigen::resource::{Column, KindInfo, ScalePaths, SubresourceInfo};
 use kube_apigen::{ResourceInfo, Scope, Status};
 use serde_json::{Map, Value, json};
@@ -182,7 +183,11 @@ impl Custom {
         kube_apigen::http::serve(request, &self.config, info, async move |mut call| {
             let mut options = options(&call.query())?;
             let (body, patch) = match target.verb {
-                Verb::Create | Verb::Update => (Some(call.body::<Value>()?), None),
+                Verb::Create | Verb::Update => {
+                    let body = call.body::<Value>()?;
+                    unknown_fields(&call, info, &body)?;
+                    (Some(body), None)
+                }
                 Verb::Delete | Verb::DeleteCollection => (call.optional_body::<Value>()?, None),
                 Verb::Patch => (None, Some(call.patch(&[PatchType::Json, PatchType::Merge, PatchType::Apply])?)),
                 _ => (None, None),
@@ -243,6 +248,33 @@ impl Custom {
         let router = discovery::routes::<()>(catalog(self.static_catalog, &definitions));
         *cached = Some((key, router.clone()));
         Ok(router)
+    }
+}
+
+/// The fields of a create or update body that its schema prunes, per `fieldValidation`:
+/// 400 under `Strict`, a warning each under `Warn`.
+fn unknown_fields(call: &kube_apigen::http::Call, info: &ResourceInfo, body: &Value) -> Result<(), Status> {
+    let Some(schema) = schema_of(info) else {
+        return Ok(());
+    };
+    let unknown = kube_apigen::structural::pruned_fields(&schema, body);
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    let problems: Vec<String> =
+        unknown.iter().map(|path| format!("unknown field {}", kube_apigen::go::fmt::quote(path))).collect();
+    match call.field_validation() {
+        FieldValidation::Ignore => Ok(()),
+        FieldValidation::Warn => {
+            problems.into_iter().for_each(|problem| call.warn(problem));
+            Ok(())
+        }
+        FieldValidation::Strict => Err(Status::bad_request(format!(
+            "{kind} in version {version} cannot be handled as a {kind}: strict decoding error: {}",
+            problems.join(", "),
+            kind = info.kind,
+            version = kube_apigen::go::fmt::quote(info.version),
+        ))),
     }
 }
 
@@ -400,7 +432,22 @@ fn resource_info(definition: &Value, version: &str) -> Option<&'static ResourceI
     };
     let info: &'static ResourceInfo = Box::leak(Box::new(info));
     interned.insert(key, info);
+    let schema = entry.pointer("/schema/openAPIV3Schema").cloned().unwrap_or_else(|| json!({}));
+    SCHEMAS.lock().unwrap_or_else(PoisonError::into_inner).insert(address(info), Arc::new(schema));
     Some(info)
+}
+
+/// The schemas of the descriptions [`resource_info`] made, by their address.
+static SCHEMAS: LazyLock<Mutex<HashMap<usize, Arc<Value>>>> = LazyLock::new(Default::default);
+
+fn address(info: &ResourceInfo) -> usize {
+    std::ptr::from_ref(info) as usize
+}
+
+/// The `openAPIV3Schema` of a custom resource served from a stored definition: what its
+/// objects are checked with ([`kube_apigen::structural`]); `None` for other resources.
+pub(crate) fn schema_of(resource: &ResourceInfo) -> Option<Arc<Value>> {
+    SCHEMAS.lock().unwrap_or_else(PoisonError::into_inner).get(&address(resource)).cloned()
 }
 
 /// `catalog` with a group-version per served version of the established `definitions`,
