@@ -320,6 +320,11 @@ async fn discovery_and_openapi_list_the_kind_once_it_is_established() {
     );
     let size = &schema["properties"]["spec"]["properties"]["size"];
     assert_eq!((size["type"].as_str(), size["minimum"].as_f64()), (Some("integer"), Some(1.0)), "{size}");
+
+    let request = kube_apigen::axum::http::Request::get("/openapi/v2").body(Vec::new()).expect("a request");
+    let swagger: Value = server.client().request(request).await.expect("/openapi/v2");
+    let definition = &swagger["definitions"]["com.example.v1.Widget"];
+    assert_eq!(definition["x-kubernetes-group-version-kind"][0]["kind"], "Widget", "{definition}");
 }
 
 #[tokio::test]
@@ -377,6 +382,8 @@ async fn kubectl_applies_a_definition_then_its_objects() {
     let listed = run(&["get", "widgets"]);
     assert!(listed.starts_with("NAME    AGE\nsmall   "), "{listed}");
     assert_eq!(run(&["get", "wd", "-o", "name"]), "widget.example.com/small\n");
+    let explained = run(&["explain", "widgets.spec"]);
+    assert!(explained.contains("size\t<integer>"), "{explained}");
     let resources = run(&["api-resources", "--api-group=example.com", "--no-headers"]);
     let columns: Vec<&str> = resources.split_whitespace().collect();
     assert_eq!(columns, ["widgets", "wd", "example.com/v1", "true", "Widget"], "{resources}");
@@ -502,4 +509,20 @@ async fn strict_field_validation_names_the_unknown_fields() {
     let kube::Error::Api(status) = error else { panic!("expected an API error, got {error:?}") };
     assert_eq!(status.code, 422, "{status:?}");
     assert!(status.message.ends_with(r#": strict decoding error: unknown field "spec.color""#), "{}", status.message);
+}
+
+#[tokio::test]
+async fn a_scale_subresource_reads_and_writes_the_paths_the_definition_names() {
+    let server = server();
+    let mut definition = widget_crd();
+    definition["spec"]["versions"][0]["subresources"]["scale"] =
+        json!({ "specReplicasPath": ".spec.size", "statusReplicasPath": ".status.size" });
+    server.store().install_crd(definition).await.expect("install");
+    let api = widgets(server.client(), "default");
+    api.create(&PostParams::default(), &widget("a", 3)).await.expect("create");
+    let scale = api.get_scale("a").await.expect("get scale");
+    assert_eq!(scale.spec.and_then(|spec| spec.replicas), Some(3));
+    let patch = Patch::Merge(json!({ "spec": { "replicas": 5 } }));
+    api.patch_scale("a", &PatchParams::default(), &patch).await.expect("patch scale");
+    assert_eq!(api.get("a").await.expect("get").data["spec"]["size"], 5);
 }
