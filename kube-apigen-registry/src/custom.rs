@@ -245,7 +245,9 @@ impl Custom {
             return Ok(router.clone());
         }
         let definitions: Vec<Value> = found.items.iter().map(|item| (*item.object).clone()).collect();
-        let router = discovery::routes::<()>(catalog(self.static_catalog, &definitions));
+        // Paths below `/api`, `/apis` and `/openapi` the documents do not have are the
+        // API server's 404, as through the generated router.
+        let router = kube_apigen::http::status_errors(discovery::routes(catalog(self.static_catalog, &definitions)));
         *cached = Some((key, router.clone()));
         Ok(router)
     }
