@@ -38,6 +38,7 @@ use serde_json::{Map, Value, json};
 use tower::ServiceExt;
 
 use crate::Store;
+use crate::server::status_response;
 use crate::crd::{GROUP, PLURAL};
 use crate::storage::{RangeRequest, WatchItem};
 
@@ -325,11 +326,6 @@ fn until_deleted(events: WatchStream<Value>, store: Store, key: String) -> Watch
 /// Every object under `prefix`, now.
 fn everything(prefix: &str) -> RangeRequest<'_> {
     RangeRequest { prefix, start_after: None, revision: None, limit: None }
-}
-
-fn status_response(status: &Status) -> Response {
-    let code = StatusCode::from_u16(status.code()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    (code, [("content-type", "application/json")], serde_json::to_vec(status).unwrap_or_default()).into_response()
 }
 
 fn leak(text: &str) -> &'static str {

@@ -456,7 +456,7 @@ fn too_many_requests() -> Response {
 }
 
 /// A `Status` as a JSON answer with its code.
-fn status_response(status: &Status) -> Response {
+pub(crate) fn status_response(status: &Status) -> Response {
     let code = StatusCode::from_u16(status.code()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let body = serde_json::to_vec(status).unwrap_or_default();
     (code, [(header::CONTENT_TYPE, "application/json")], body).into_response()
