@@ -38,8 +38,8 @@ use serde_json::{Map, Value, json};
 use tower::ServiceExt;
 
 use crate::Store;
-use crate::server::status_response;
 use crate::crd::{GROUP, PLURAL};
+use crate::server::status_response;
 use crate::storage::{RangeRequest, WatchItem};
 
 /// The verbs of every custom resource, sorted as discovery lists them.
