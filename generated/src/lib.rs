@@ -16,6 +16,8 @@
 #[rustfmt::skip]
 pub mod api;
 #[rustfmt::skip]
+pub mod apiextensions_apiserver;
+#[rustfmt::skip]
 pub mod apimachinery;
 #[rustfmt::skip]
 pub mod com;

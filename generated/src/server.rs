@@ -4,6 +4,7 @@
 
 use crate::api::autoscaling::v2::HorizontalPodAutoscalerApi;
 use crate::api::certificates::v1::CertificateSigningRequestApi;
+use crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionApi;
 use crate::com::coreos::monitoring::v1::ProbeApi;
 use kube_apigen::{discovery, http};
 use kube_apigen::axum::Router;
@@ -13,17 +14,22 @@ use crate::api::autoscaling::v2::HorizontalPodAutoscaler;
 #[cfg(feature = "dynamic")]
 use crate::api::certificates::v1::CertificateSigningRequest;
 #[cfg(feature = "dynamic")]
+use crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+#[cfg(feature = "dynamic")]
 use crate::com::coreos::monitoring::v1::Probe;
 #[cfg(feature = "dynamic")]
 use kube_apigen::dynamic;
 
 /// Implemented by a server for every resource of these specs.
-pub trait Server: HorizontalPodAutoscalerApi + CertificateSigningRequestApi + ProbeApi {}
-impl<T: HorizontalPodAutoscalerApi + CertificateSigningRequestApi + ProbeApi> Server
-for T {}
+pub trait Server: CustomResourceDefinitionApi + HorizontalPodAutoscalerApi + CertificateSigningRequestApi + ProbeApi {}
+impl<
+    T: CustomResourceDefinitionApi + HorizontalPodAutoscalerApi
+        + CertificateSigningRequestApi + ProbeApi,
+> Server for T {}
 /// Discovery information of every group/version, and the version reported at `/version`.
 pub static CATALOG: discovery::ApiCatalog = discovery::ApiCatalog {
     groups: &[
+        crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::routes::GROUP_VERSION,
         crate::api::autoscaling::v2::routes::GROUP_VERSION,
         crate::api::certificates::v1::routes::GROUP_VERSION,
         crate::com::coreos::monitoring::v1::routes::GROUP_VERSION,
@@ -39,6 +45,12 @@ pub static CATALOG: discovery::ApiCatalog = discovery::ApiCatalog {
 /// The typed check (decode and validate) of every resource, by group, version and
 /// kind, for servers that work with JSON (`kube_apigen::dynamic`).
 pub static TYPED_CHECKS: &[(&str, &str, &str, dynamic::TypedCheck)] = &[
+    (
+        "apiextensions.k8s.io",
+        "v1",
+        "CustomResourceDefinition",
+        dynamic::typed::<CustomResourceDefinition>,
+    ),
     (
         "autoscaling",
         "v2",
@@ -63,6 +75,11 @@ pub fn router<S: Server>(api: S, config: http::Config) -> Router {
         config: Arc::new(config),
     };
     let routes = Router::new()
+        .merge(
+            crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::routes::router::<
+                S,
+            >(),
+        )
         .merge(crate::api::autoscaling::v2::routes::router::<S>())
         .merge(crate::api::certificates::v1::routes::router::<S>())
         .merge(crate::com::coreos::monitoring::v1::routes::router::<S>())

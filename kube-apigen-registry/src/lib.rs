@@ -20,8 +20,13 @@
 //! ([`storage::MemoryStorage::durable`]) or in etcd with the `etcd` feature
 //! ([`storage::etcd`]). Patches and field ownership are `kube-apigen-patch`'s; HTTPS is
 //! [`tls`] (feature `tls`), with health endpoints ([`health`]) and metrics ([`metrics`]).
+//! CustomResourceDefinitions, when the API serves them, are checked and given their status
+//! as the API server does it ([`crd`]); the kinds they define are served once they are
+//! established.
 
 pub mod checks;
+pub mod crd;
+mod custom;
 pub mod health;
 #[cfg(feature = "kube")]
 pub mod local;

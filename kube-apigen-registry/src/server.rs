@@ -26,6 +26,7 @@ use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 
 use crate::checks::typed_checks;
+use crate::crd;
 use crate::health;
 use crate::metrics::{Metrics, RequestLabels};
 use crate::storage::Storage;
@@ -85,11 +86,16 @@ impl std::error::Error for BuildError {}
 impl Server {
     /// A builder serving `api`, a generated crate's `server::api()` (feature `dynamic`):
     /// in memory, anonymous callers as administrators, the API server's default limits
-    /// (3 MiB bodies, 60 s per request, 400 requests at once), no strategies.
+    /// (3 MiB bodies, 60 s per request, 400 requests at once), no strategies but the
+    /// API server's own for CustomResourceDefinitions when the API serves them
+    /// ([`crate::crd`]).
     pub fn builder(api: ServedApi<Store>) -> ServerBuilder {
+        let mut store = StoreConfig::new(api.catalog, typed_checks(api.typed_checks));
+        // An API without `apiextensions.k8s.io` has no definitions to look after.
+        let _ = store.strategy(crd::GROUP, crd::PLURAL, crd::CustomResourceDefinitions);
         ServerBuilder {
             api,
-            store: StoreConfig::new(api.catalog, typed_checks(api.typed_checks)),
+            store,
             storage: StorageChoice::Memory,
             authenticator: None,
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
@@ -238,7 +244,8 @@ impl ServerBuilder {
             authenticator: self.authenticator.clone().unwrap_or_else(|| Arc::new(Anonymous)),
             tables,
         };
-        let api = (self.api.router)(Dynamic(store.clone()), config);
+        let api = (self.api.router)(Dynamic(store.clone()), config.clone());
+        let api = crate::custom::serve(api, store.clone(), config);
         let operations = Operations {
             request_timeout: self.request_timeout,
             max_requests_inflight: self.max_requests_inflight,
@@ -449,7 +456,7 @@ fn too_many_requests() -> Response {
 }
 
 /// A `Status` as a JSON answer with its code.
-fn status_response(status: &Status) -> Response {
+pub(crate) fn status_response(status: &Status) -> Response {
     let code = StatusCode::from_u16(status.code()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let body = serde_json::to_vec(status).unwrap_or_default();
     (code, [(header::CONTENT_TYPE, "application/json")], body).into_response()

@@ -5,6 +5,8 @@
 //!   ([`format`](mod@format));
 //! - the object-meta conventions: names, namespaces, labels, annotations ([`meta`]);
 //! - CEL rules (`x-kubernetes-validations`) with Kubernetes' CEL libraries ([`cel`]);
+//! - custom resources checked at run time against their definition's schema, with the
+//!   same rules ([`structural`]);
 //! - Go's regular expressions, network address parsing and durations, as Kubernetes reads
 //!   them ([`go`]).
 
@@ -13,3 +15,4 @@ pub mod format;
 pub mod go;
 pub mod meta;
 pub mod rules;
+pub mod structural;

@@ -32,7 +32,7 @@ pub use kube_apigen_core::{
 #[cfg(feature = "server")]
 pub use kube_apigen_server::{auth, axum, discovery, dynamic, http};
 #[cfg(feature = "validation")]
-pub use kube_apigen_validation::{cel, format, meta, rules};
+pub use kube_apigen_validation::{cel, format, meta, rules, structural};
 
 /// Go's standard library where Kubernetes' behaviour is Go's, from every layer turned on.
 pub mod go {

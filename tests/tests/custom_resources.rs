@@ -5,7 +5,7 @@
 
 use fixture_api::com::example::crd::{v1, v1alpha1, v1beta1};
 use kube_apigen::field::ErrorType;
-use kube_apigen::{Resource, Validate};
+use kube_apigen::{Resource, Scope, Validate};
 use serde_json::{Value, json};
 
 fn gizmo(spec: Value) -> Value {
@@ -21,9 +21,51 @@ fn decode(value: &Value) -> v1::Gizmo {
     serde_json::from_str(&value.to_string()).unwrap_or_else(|e| panic!("decoding {value}: {e}"))
 }
 
-/// `validate()`'s errors as `(type, "field: body")`.
+/// `validate()`'s errors as `(type, "field: body")`. Every case is checked at run time
+/// from the manifest's schema too ([`kube_apigen::structural`], as a registry checks the
+/// kinds of definitions installed while it runs), and both must find the same errors
+/// (in any order) and the same stored object.
 fn errors(value: &Value) -> Vec<(ErrorType, String)> {
-    decode(value).validate().iter().map(|e| (e.error_type, e.to_string())).collect()
+    let compiled = decode(value);
+    let listed = |errors: &[kube_apigen::field::FieldError]| -> Vec<(ErrorType, String)> {
+        errors.iter().map(|e| (e.error_type, e.to_string())).collect()
+    };
+    let found = listed(&compiled.validate());
+    let (object, at_run_time) = kube_apigen::structural::check(v1_schema(), Scope::Namespaced, value, None);
+    let sorted = |mut errors: Vec<(ErrorType, String)>| {
+        errors.sort_by(|a, b| a.1.cmp(&b.1));
+        errors
+    };
+    assert_eq!(sorted(listed(&at_run_time)), sorted(found.clone()), "run-time errors of {value}");
+    // The models encode a `nullable` null as absent; the API server keeps it.
+    assert_eq!(
+        without_nulls(&object["spec"]),
+        serde_json::to_value(&compiled).unwrap()["spec"],
+        "run-time object of {value}"
+    );
+    found
+}
+
+fn without_nulls(value: &Value) -> Value {
+    match value {
+        Value::Object(fields) => {
+            fields.iter().filter(|(_, v)| !v.is_null()).map(|(k, v)| (k.clone(), without_nulls(v))).collect()
+        }
+        other => other.clone(),
+    }
+}
+
+/// The `v1` schema of the Gizmo definition.
+fn v1_schema() -> &'static Value {
+    static SCHEMA: std::sync::LazyLock<Value> = std::sync::LazyLock::new(|| {
+        let documents = kube_apigen::http::yaml_documents(include_str!("../fixture-specs/gizmos.crd.yaml"))
+            .expect("the manifest reads");
+        let gizmos = documents.iter().find(|d| d["spec"]["names"]["kind"] == "Gizmo").expect("the Gizmo definition");
+        let versions = gizmos["spec"]["versions"].as_array().expect("versions");
+        let v1 = versions.iter().find(|v| v["name"] == "v1").expect("v1");
+        v1["schema"]["openAPIV3Schema"].clone()
+    });
+    &SCHEMA
 }
 
 #[test]

@@ -442,6 +442,7 @@ fn hpa_list(items: Vec<HorizontalPodAutoscaler>, revision: String) -> Horizontal
 
 /// Custom resources are not served by this store: every method answers 405.
 impl generated::com::coreos::monitoring::v1::ProbeApi for Store {}
+impl generated::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionApi for Store {}
 
 impl CertificateSigningRequestApi for Store {
     async fn create(
@@ -1631,7 +1632,15 @@ async fn version_and_openapi() {
     assert_eq!(paths.status, StatusCode::OK);
     let paths = paths.json();
     let listed: Vec<&String> = paths["paths"].as_object().expect("paths").keys().collect();
-    assert_eq!(listed, ["apis/autoscaling/v2", "apis/certificates.k8s.io/v1", "apis/monitoring.coreos.com/v1"]);
+    assert_eq!(
+        listed,
+        [
+            "apis/apiextensions.k8s.io/v1",
+            "apis/autoscaling/v2",
+            "apis/certificates.k8s.io/v1",
+            "apis/monitoring.coreos.com/v1"
+        ]
+    );
     let url = paths["paths"]["apis/autoscaling/v2"]["serverRelativeURL"].as_str().expect("a URL");
     assert!(url.starts_with("/openapi/v3/apis/autoscaling/v2?hash="), "{url}");
 

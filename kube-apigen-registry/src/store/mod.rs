@@ -206,6 +206,12 @@ impl Store {
         self.inner.keys.resource(resource)
     }
 
+    /// The key prefix of every object of the resource `plural` of `group`, in every
+    /// version.
+    pub fn group_resource_prefix(&self, group: &str, plural: &str) -> String {
+        self.inner.keys.group_resource(group, plural)
+    }
+
     /// Ends every open watch (cleanly: their responses finish) and every watch started
     /// from now on: for graceful shutdown, after which in-flight requests finish.
     pub fn shutdown(&self) {
@@ -256,8 +262,11 @@ impl DynamicApi for Store {
 }
 
 impl Inner {
+    /// Whether the resource has a status subresource: in the catalog, or in its own
+    /// description (a custom resource of a stored definition).
     fn has_status(&self, resource: &ResourceInfo) -> bool {
         self.status_subresources.contains(&(resource.group, resource.plural))
+            || resource.subresource("status").is_some()
     }
 
     /// The strategy of `resource`: the registered one, or only the generic behaviour.

@@ -78,7 +78,13 @@ impl Inner {
         let name = meta_str(&object, "name").to_owned();
         let invalid = |errors: &[FieldError]| Status::invalid(resource.kind, resource.group, &name, errors);
         let Some(check) = self.typed_checks.get(&(resource.group, resource.version, resource.kind)) else {
-            return if extra.is_empty() { Ok(object) } else { Err(invalid(&extra)) };
+            // A custom resource of a stored definition is checked with its schema.
+            let (object, mut errors) = match crate::custom::schema_of(resource) {
+                Some(schema) => kube_apigen::structural::check(&schema, resource.scope, &object, old),
+                None => (object, Vec::new()),
+            };
+            errors.extend(extra);
+            return if errors.is_empty() { Ok(object) } else { Err(invalid(&errors)) };
         };
         match check(&object, old) {
             Err(message) => Err(undecodable(&object, message)),
@@ -506,7 +512,12 @@ impl Inner {
     /// error: unknown field "spec.foo"`, as the API server reports it.
     fn reject_unknown_fields(&self, resource: &ResourceInfo, patched: &Value, old: &Value) -> Result<(), Status> {
         let Some(check) = self.typed_checks.get(&(resource.group, resource.version, resource.kind)) else {
-            return Ok(());
+            return match crate::custom::schema_of(resource) {
+                Some(schema) => {
+                    strict_unknown_fields(patched, &kube_apigen::structural::pruned_fields(&schema, patched))
+                }
+                None => Ok(()),
+            };
         };
         let checked = check(patched, Some(old)).map_err(|message| undecodable(patched, message))?;
         strict_unknown_fields(patched, &dropped_fields(patched, &checked.object))

@@ -61,6 +61,7 @@ pub use kube_apigen_core::schema::PatchType;
 pub use patch::Patch;
 pub use query::{Query, parse_bool, parse_int};
 pub use table::TableConvertor;
+pub use yaml::documents as yaml_documents;
 
 /// The state every generated router carries: the server's implementation and the HTTP
 /// configuration. Cloning it clones two `Arc`s, whatever `S` is.

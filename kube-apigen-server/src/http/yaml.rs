@@ -32,6 +32,38 @@ pub(crate) fn to_json(text: &str) -> Result<Scanned, String> {
     Ok(Scanned { value, duplicates: builder.duplicates })
 }
 
+/// The JSON value of every document of a YAML stream (a manifest of several objects
+/// separated by `---`), empty and null documents left out, as kubectl reads a file. The
+/// error is the parser's or the converter's message.
+pub fn documents(text: &str) -> Result<Vec<Value>, String> {
+    let mut builder = Builder {
+        parser: Parser::new_from_str(text),
+        anchors: HashMap::new(),
+        path: Vec::new(),
+        seq: 0,
+        duplicates: Vec::new(),
+        depth: 0,
+        nodes: 0,
+    };
+    let mut documents = Vec::new();
+    loop {
+        match builder.next()?.0 {
+            Event::StreamStart | Event::Nothing | Event::DocumentEnd => {}
+            Event::DocumentStart(_) => {
+                let (event, span) = builder.next()?;
+                if event != Event::DocumentEnd {
+                    let value = builder.node(event, span)?;
+                    if !value.is_null() {
+                        documents.push(value);
+                    }
+                }
+                builder.anchors.clear();
+            }
+            _ => return Ok(documents),
+        }
+    }
+}
+
 /// A scalar as go-yaml v2 resolves it, before JSON.
 #[derive(Debug, PartialEq)]
 enum Scalar {
@@ -350,6 +382,17 @@ mod tests {
 
     fn json(text: &str) -> Value {
         to_json(text).unwrap_or_else(|e| panic!("{text}: {e}")).value
+    }
+
+    #[test]
+    fn a_stream_gives_every_document_but_empty_ones() {
+        let text = "---\na: 1\n---\n# nothing\n---\nb: yes\n...\n---\n[1, 2]\n";
+        assert_eq!(
+            documents(text),
+            Ok(vec![serde_json::json!({"a": 1}), serde_json::json!({"b": true}), serde_json::json!([1, 2])])
+        );
+        assert_eq!(documents("{\"kind\": \"List\"}"), Ok(vec![serde_json::json!({"kind": "List"})]), "JSON is YAML");
+        assert!(documents("a: [1").is_err());
     }
 
     #[test]

@@ -28,3 +28,4 @@ impl HorizontalPodAutoscalerApi for OneHpa {
 
 impl CertificateSigningRequestApi for OneHpa {}
 impl generated::com::coreos::monitoring::v1::ProbeApi for OneHpa {}
+impl generated::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionApi for OneHpa {}

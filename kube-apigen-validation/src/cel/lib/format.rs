@@ -2,7 +2,7 @@
 //! `<format>.validate(string)`, which gives `optional.none()` for a valid string and
 //! `optional.of([errors...])` otherwise, with the API server's messages.
 //!
-//! The name formats use the checks of [`crate::meta`] (and a DNS-1035 label check here);
+//! The name formats use the checks of [`crate::meta`];
 //! `uri` is Go's `url.ParseRequestURI` (as `isURL`); `uuid`, `byte`, `date` and
 //! `datetime` follow kube-openapi's `strfmt` (a UUID with optional dashes, padded
 //! standard base64 with line breaks ignored, `YYYY-MM-DD` calendar dates, RFC 3339
@@ -57,11 +57,11 @@ type Check = fn(&str) -> Vec<String>;
 const FORMATS: [(&str, Check); 13] = [
     ("dns1123Label", |s| owned(NameRule::Dns1123Label.check(s, false))),
     ("dns1123Subdomain", |s| owned(NameRule::Dns1123Subdomain.check(s, false))),
-    ("dns1035Label", |s| dns1035_label(s)),
+    ("dns1035Label", |s| owned(meta::is_dns1035_label(s))),
     ("qualifiedName", |s| owned(meta::is_qualified_name(s))),
     ("dns1123LabelPrefix", |s| owned(NameRule::Dns1123Label.check(s, true))),
     ("dns1123SubdomainPrefix", |s| owned(NameRule::Dns1123Subdomain.check(s, true))),
-    ("dns1035LabelPrefix", |s| dns1035_label(&mask_trailing_dash(s))),
+    ("dns1035LabelPrefix", |s| owned(meta::is_dns1035_label(&mask_trailing_dash(s)))),
     ("labelValue", |s| owned(meta::is_valid_label_value(s))),
     ("uri", |s| super::url::parse_request_uri(s).err().into_iter().collect()),
     ("uuid", |s| failure(is_uuid(s), "does not match the UUID format")),
@@ -93,26 +93,6 @@ fn owned(messages: Vec<Cow<'static, str>>) -> Vec<String> {
 
 fn failure(valid: bool, message: &str) -> Vec<String> {
     if valid { Vec::new() } else { vec![message.to_owned()] }
-}
-
-const DNS1035_LABEL_MAX_LENGTH: usize = 63;
-const DNS1035_LABEL_ERROR: &str = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
-
-/// `IsDNS1035Label`: at most 63 characters matching `[a-z]([-a-z0-9]*[a-z0-9])?`.
-fn dns1035_label(value: &str) -> Vec<String> {
-    let mut errors = Vec::new();
-    if value.len() > DNS1035_LABEL_MAX_LENGTH {
-        errors.push(format!("must be no more than {DNS1035_LABEL_MAX_LENGTH} characters"));
-    }
-    let bytes = value.as_bytes();
-    let inner = |b: &u8| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'-';
-    let matches = bytes.first().is_some_and(u8::is_ascii_lowercase)
-        && bytes.last().is_some_and(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
-        && bytes.iter().all(inner);
-    if !matches {
-        errors.push(DNS1035_LABEL_ERROR.to_owned());
-    }
-    errors
 }
 
 /// `maskTrailingDash`: a name ending in `-` (longer than one byte) has its last two bytes
@@ -311,6 +291,7 @@ mod tests {
                 "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
             ]
         );
+        const DNS1035_LABEL_ERROR: &str = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
         assert_eq!(check("dns1035Label", "contains a space"), [DNS1035_LABEL_ERROR]);
         assert_eq!(check("dns1035Label", "1abc"), [DNS1035_LABEL_ERROR]);
         assert_eq!(check("dns1035LabelPrefix", "contains a space-"), [DNS1035_LABEL_ERROR]);
