@@ -35,14 +35,21 @@ pub struct Cli {
     pub config: PathBuf,
     /// The runtime of crates generated with `--specs` and `--out` and no runtime flag.
     pub runtime: Runtime,
+    /// Where printed files are remembered between runs ([`Options::format_cache`]).
+    pub format_cache: Option<PathBuf>,
     /// The specs `diff` compares when `--specs` is not given.
     pub diff_specs: PathBuf,
 }
 
 impl Cli {
     /// The installed command: `kube-apigen generate` and `kube-apigen diff`, reading
-    /// `apigen.toml`.
+    /// `apigen.toml` and remembering printed files in cargo's target folder
+    /// (`$CARGO_TARGET_DIR`, else `target/` when there is one).
     pub fn kube_apigen() -> Self {
+        let target = std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).or_else(|| {
+            let target = PathBuf::from("target");
+            target.is_dir().then_some(target)
+        });
         Cli {
             program: "kube-apigen".to_owned(),
             generate: "generate".to_owned(),
@@ -50,6 +57,7 @@ impl Cli {
             header: "kube-apigen generate".to_owned(),
             config: PathBuf::from(config::FILE_NAME),
             runtime: Runtime::default(),
+            format_cache: target.map(|target| target.join("kube-apigen-format")),
             diff_specs: PathBuf::from("specs"),
         }
     }
@@ -191,6 +199,7 @@ accepts every breaking change), 1 when something breaks, 2 on usage or spec erro
         for options in &mut runs {
             options.check = check;
             options.command = self.header.clone();
+            options.format_cache = self.format_cache.clone();
         }
         Ok(runs)
     }

@@ -48,6 +48,10 @@ pub struct Options {
     pub out: PathBuf,
     /// Compare only; write nothing.
     pub check: bool,
+    /// A folder where printed files are remembered between runs, so that files whose source
+    /// did not change are taken from `out` instead of being printed again; `None` prints
+    /// every file.
+    pub format_cache: Option<PathBuf>,
     /// The generated crate's package.
     pub package: Package,
     /// Where the generated crate takes `kube-apigen` from.
@@ -68,6 +72,7 @@ impl Options {
             specs,
             out,
             check: false,
+            format_cache: None,
             package: Package::default(),
             runtime: Runtime::default(),
             membership: Membership::Detect,
@@ -114,12 +119,20 @@ pub fn generate(options: &Options) -> Result<Summary> {
     let (api, document_count) = read_api(&options.specs)?;
     let crate_options = crate_options(options)?;
     let emitter = emit::Emitter::new(&api, &crate_options);
+    let out = package::absolute(&options.out)?;
     if !options.check {
         write::ensure_generated_or_empty(&options.out)?;
     }
-    let files = format::format_crate(emitter.files()?, |file| emitter.emit(file))?;
-    let changes =
-        if options.check { write::compare(&options.out, &files)? } else { write::write(&options.out, &files)? };
+    let reuse = match &options.format_cache {
+        Some(folder) => format::Reuse::load(&out, folder),
+        None => None,
+    };
+    let files = format::format_crate(emitter.files()?, |file| emitter.emit(file), reuse.as_ref())?;
+    let changes = if options.check {
+        write::compare(&options.out, &files.texts, &files.reused)?
+    } else {
+        write::write(&options.out, &files.texts, &files.reused)?
+    };
     Ok(Summary {
         documents: document_count,
         schemas: api.types.iter().filter(|t| matches!(t.origin, ir::Origin::Schema(_))).count(),

@@ -59,5 +59,6 @@ pub fn generate(protos: &Path, out: &Path, check: bool, command: &str) -> Result
     api.protobuf.payloads.extend(structs);
     let header = emit::Header { command: command.to_owned(), specs_label: document.display_path.display().to_string() };
     let files = emit::emit_runtime_models(&api, header)?;
-    if check { write::compare(out, &files) } else { write::write(out, &files) }
+    let unchanged = Default::default();
+    if check { write::compare(out, &files, &unchanged) } else { write::write(out, &files, &unchanged) }
 }

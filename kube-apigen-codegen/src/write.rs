@@ -70,12 +70,16 @@ impl Changes {
     }
 }
 
-/// Compares the files with the output folder without writing anything.
-pub fn compare(out: &Path, files: &BTreeMap<PathBuf, String>) -> Result<Changes> {
+/// Compares the files with the output folder without writing anything. The files of
+/// `read_from_out` had their text read from the output folder during this run (reused
+/// printing), so they are unchanged without reading them again.
+pub fn compare(out: &Path, files: &BTreeMap<PathBuf, String>, read_from_out: &BTreeSet<PathBuf>) -> Result<Changes> {
     let existing = existing_files(out).map_err(|e| io_error(out, "cannot read the output folder", e))?;
     let mut changes = Changes::default();
     for (path, content) in files {
-        if fs::read(out.join(path)).is_ok_and(|old| old == content.as_bytes()) {
+        let unchanged =
+            read_from_out.contains(path) || fs::read(out.join(path)).is_ok_and(|old| old == content.as_bytes());
+        if unchanged {
             changes.unchanged.push(path.clone());
         } else {
             changes.changed.push(path.clone());
@@ -85,9 +89,10 @@ pub fn compare(out: &Path, files: &BTreeMap<PathBuf, String>) -> Result<Changes>
     Ok(changes)
 }
 
-/// Makes the output folder hold exactly `files` (plus preserved entries).
-pub fn write(out: &Path, files: &BTreeMap<PathBuf, String>) -> Result<Changes> {
-    let changes = compare(out, files)?;
+/// Makes the output folder hold exactly `files` (plus preserved entries); `read_from_out`
+/// as for [`compare`].
+pub fn write(out: &Path, files: &BTreeMap<PathBuf, String>, read_from_out: &BTreeSet<PathBuf>) -> Result<Changes> {
+    let changes = compare(out, files, read_from_out)?;
     if changes.is_empty() {
         return Ok(changes);
     }

@@ -22,6 +22,7 @@ fn main() -> ExitCode {
     {
         return code;
     }
+    let target = std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| repository_path("target"), PathBuf::from);
     let cli = Cli {
         program: "cargo xtask".to_owned(),
         generate: "codegen".to_owned(),
@@ -29,6 +30,9 @@ fn main() -> ExitCode {
         header: "cargo xtask codegen".to_owned(),
         config: repository_path("apigen.toml"),
         runtime: Runtime::Path { path: repository_path("kube-apigen"), version: GENERATOR_VERSION.to_owned() },
+        // Printed files are remembered in the target folder, which cargo already keeps out
+        // of version control and `cargo clean` empties.
+        format_cache: Some(target.join("codegen-format")),
         diff_specs: repository_path("specs"),
     };
     cli.run(&args)

@@ -6,12 +6,14 @@ use std::process::Command;
 
 mod common;
 
-fn generate(specs: &Path, out: &Path) {
+/// Generates `specs` into `out`, remembering printed files in `target`.
+fn generate_with(specs: &Path, out: &Path, target: &Path) {
     let output = Command::new(env!("CARGO_BIN_EXE_xtask"))
         .args(["codegen", "--specs"])
         .arg(specs)
         .arg("--out")
         .arg(out)
+        .env("CARGO_TARGET_DIR", target)
         .output()
         .expect("xtask runs");
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
@@ -45,7 +47,7 @@ fn cargo_fmt_leaves_a_generated_crate_as_printed() {
     }
     let tmp = tempfile::tempdir().expect("a temporary folder");
     let out = tmp.path().join("out");
-    generate(&common::specs(), &out);
+    generate_with(&common::specs(), &out, &tmp.path().join("target"));
     let printed = rust_files(&out);
     let output = Command::new("cargo")
         .arg("fmt")
@@ -57,13 +59,15 @@ fn cargo_fmt_leaves_a_generated_crate_as_printed() {
     assert_eq!(rust_files(&out), printed, "cargo fmt changed a generated file");
 }
 
-/// Regeneration undoes edits of generated files and writes what a generation from
-/// scratch writes.
+/// Regeneration (which reuses printed files) undoes edits of generated files and writes
+/// what a generation from scratch writes, with its cache intact or damaged.
 #[test]
 fn regeneration_writes_what_a_fresh_generation_writes() {
     let tmp = tempfile::tempdir().expect("a temporary folder");
     let specs = common::copy_specs(tmp.path());
     let out = tmp.path().join("out");
+    let target = tmp.path().join("target");
+    let generate = |specs: &Path, out: &Path| generate_with(specs, out, &target);
     generate(&specs, &out);
 
     let edited = out.join("src/api/autoscaling/v2/horizontal_pod_autoscaler_spec.rs");
@@ -84,4 +88,11 @@ fn regeneration_writes_what_a_fresh_generation_writes() {
     let fresh = tmp.path().join("fresh");
     generate(&specs, &fresh);
     assert_eq!(second, rust_files(&fresh), "regeneration writes what a generation from scratch writes");
+
+    // A damaged cache is a cache that knows nothing.
+    for entry in std::fs::read_dir(target.join("codegen-format")).expect("the cache folder") {
+        std::fs::write(entry.expect("a cache file").path(), "not a cache\n0 1\n").expect("the cache is damaged");
+    }
+    generate(&specs, &out);
+    assert_eq!(rust_files(&out), second, "the output is the same");
 }

@@ -120,7 +120,7 @@ fn run() -> Result<(), String> {
     for round in 0..=args.rounds {
         for (i, case) in cases.iter().enumerate() {
             let out = temp.path().join("ours").join(format!("{}-{round}", case.name));
-            let run_ours = |times: &mut Times| record(times, round, || generate(&case.specs, &out));
+            let run_ours = |times: &mut Times| record(times, round, || generate(&case.specs, &out, None));
             let kopium_out = temp.path().join("kopium").join(format!("{}-{round}", case.name));
             let run_theirs = |times: &mut Times, kopium: &Path| {
                 record(times, round, || run_kopium(kopium, &args.kopium_args, &case.files, &kopium_out))
@@ -137,7 +137,8 @@ fn run() -> Result<(), String> {
                 run_ours(&mut ours[i]);
             }
             let again = temp.path().join("regenerated").join(&case.name);
-            record(&mut regenerated[i], round, || generate(&case.specs, &again));
+            let cache = temp.path().join("format-cache");
+            record(&mut regenerated[i], round, || generate(&case.specs, &again, Some(&cache)));
         }
         if let Some(kopium) = &kopium {
             record(&mut startup, round, || timed(Command::new(kopium).arg("--version").stdout(Stdio::null())));
@@ -209,8 +210,11 @@ fn record(times: &mut Times, round: usize, f: impl FnOnce() -> Result<Duration, 
 }
 
 /// Our generator, in process.
-fn generate(specs: &Path, out: &Path) -> Result<Duration, String> {
-    let options = corpus::options(specs, out);
+fn generate(specs: &Path, out: &Path, format_cache: Option<&Path>) -> Result<Duration, String> {
+    let options = kube_apigen_codegen::Options {
+        format_cache: format_cache.map(Path::to_path_buf),
+        ..corpus::options(specs, out)
+    };
     let started = Instant::now();
     match kube_apigen_codegen::generate(&options) {
         Ok(_) => Ok(started.elapsed()),
@@ -279,7 +283,7 @@ fn build_section(cases: &[Case], kopium: Option<&Path>, kopium_args: &[String]) 
     println!("|---|---|---|---|---|---|");
     for case in cases {
         let dir = work.join(format!("ours-{}", case.name));
-        let verdict = generate(&case.specs, &dir).map_err(|e| format!("error: {e}")).and_then(|_| {
+        let verdict = generate(&case.specs, &dir, None).map_err(|e| format!("error: {e}")).and_then(|_| {
             fs::write(dir.join("Cargo.lock"), &lock).map_err(|e| e.to_string())?;
             let manifest = fs::read_to_string(dir.join("Cargo.toml")).map_err(|e| e.to_string())?;
             let package = manifest

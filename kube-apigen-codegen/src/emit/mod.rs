@@ -84,7 +84,7 @@ const SERDE_JSON_VERSION: &str = "1";
 /// Every file of the output crate, by path relative to its root, with its final text.
 pub fn emit_crate(api: &Api, options: &CrateOptions) -> Result<BTreeMap<PathBuf, String>> {
     let emitter = Emitter::new(api, options);
-    crate::format::format_crate(emitter.files()?, |file| emitter.emit(file))
+    Ok(crate::format::format_crate(emitter.files()?, |file| emitter.emit(file), None)?.texts)
 }
 
 /// The files of the runtime's `apimachinery` module ([`crate::runtime`]), by path
@@ -93,7 +93,7 @@ pub fn emit_crate(api: &Api, options: &CrateOptions) -> Result<BTreeMap<PathBuf,
 pub(crate) fn emit_runtime_models(api: &Api, header: Header) -> Result<BTreeMap<PathBuf, String>> {
     let options = CrateOptions::new("kube-apigen", header);
     let emitter = Emitter { runtime_models: true, ..Emitter::new(api, &options) };
-    crate::format::format_crate(emitter.runtime_files(), |file| emitter.emit(file))
+    Ok(crate::format::format_crate(emitter.runtime_files(), |file| emitter.emit(file), None)?.texts)
 }
 
 /// Emits the files of one output crate. [`Emitter::files`] lays the crate out;

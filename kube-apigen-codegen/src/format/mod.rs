@@ -5,14 +5,20 @@
 //! like hand-written code, and costs a small part of what a rustfmt process per run would.
 //! The crate root marks itself and its modules `#[rustfmt::skip]`, so `cargo fmt` in the
 //! workspace that holds a generated crate leaves it as printed. Emitting and printing
-//! each file run on every core.
+//! each file run on every core; printing is skipped where it would give what the output
+//! folder already holds ([`Reuse`]).
 
-use std::collections::BTreeMap;
-use std::path::PathBuf;
+mod reuse;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::hash::Hasher;
+use std::path::{Path, PathBuf};
 
 use proc_macro2::TokenStream;
 use rayon::iter::{IntoParallelIterator, ParallelIterator};
 
+pub(crate) use self::reuse::Reuse;
 use crate::error::{Error, Result};
 
 /// A file of a generated crate before printing.
@@ -37,25 +43,84 @@ impl RustSource {
     fn unparse(self) -> Result<String> {
         Ok(format!("{}\n{}", self.header, unparse(self.uses, self.items)?))
     }
+
+    /// Feeds what the file's text is made from to `hasher`, without printing it: within one
+    /// build of the generator, the text is a function of the header and the tokens.
+    fn hash_into(&self, hasher: &mut impl Hasher) {
+        struct Feed<'a, H>(&'a mut H);
+        impl<H: Hasher> std::fmt::Write for Feed<'_, H> {
+            fn write_str(&mut self, s: &str) -> std::fmt::Result {
+                self.0.write(s.as_bytes());
+                Ok(())
+            }
+        }
+        // Writing to a hasher cannot fail.
+        let _ = write!(Feed(hasher), "{}\0{}\0{}", self.header, self.uses, self.items);
+    }
 }
 
-/// The final text of every file. Each file is emitted by `emit` and printed on one of
-/// rayon's worker threads, one per core: token streams are not `Send`, so a file's stay
-/// on the thread that emits it.
+/// The final text of every file of a crate.
+pub(crate) struct Formatted {
+    pub texts: BTreeMap<PathBuf, String>,
+    /// The files whose text was read from the output folder (reused), which therefore holds
+    /// them as they are.
+    pub reused: BTreeSet<PathBuf>,
+}
+
+/// The final text of every file: Rust sources printed (or reused from `reuse`'s output
+/// folder where nothing they depend on changed), other files as they are. Each file is
+/// emitted by `emit` and printed on one of rayon's worker threads, one per core: token
+/// streams are not `Send`, so a file's stay on the thread that emits it.
 pub(crate) fn format_crate<F: Send>(
     files: Vec<(PathBuf, F)>,
     emit: impl Fn(F) -> Source + Sync,
-) -> Result<BTreeMap<PathBuf, String>> {
-    files
+    reuse: Option<&Reuse>,
+) -> Result<Formatted> {
+    let prepared: Vec<(PathBuf, Result<Prepared>)> = files
         .into_par_iter()
         .map(|(path, file)| {
-            let text = match emit(file) {
-                Source::Text(text) => text,
-                Source::Rust(rust) => rust.unparse()?,
-            };
-            Ok((path, text))
+            let prepared = prepare(&path, emit(file), reuse);
+            (path, prepared)
         })
-        .collect()
+        .collect();
+    let mut texts = BTreeMap::new();
+    let mut reused = BTreeSet::new();
+    let mut keys = BTreeMap::new();
+    for (path, prepared) in prepared {
+        let Prepared { text, key, from_out } = prepared?;
+        if let Some(key) = key {
+            keys.insert(path.clone(), key);
+        }
+        if from_out {
+            reused.insert(path.clone());
+        }
+        texts.insert(path, text);
+    }
+    if let Some(reuse) = reuse {
+        reuse.save(&keys, &texts, &reused);
+    }
+    Ok(Formatted { texts, reused })
+}
+
+/// A file's final text.
+struct Prepared {
+    text: String,
+    /// The reuse key of a Rust source, when there is a cache.
+    key: Option<u64>,
+    /// Whether the text is the output folder's copy.
+    from_out: bool,
+}
+
+fn prepare(path: &Path, source: Source, reuse: Option<&Reuse>) -> Result<Prepared> {
+    let rust = match source {
+        Source::Text(text) => return Ok(Prepared { text, key: None, from_out: false }),
+        Source::Rust(rust) => rust,
+    };
+    let key = reuse.map(|reuse| reuse.key(&rust));
+    if let Some(text) = reuse.zip(key).and_then(|(reuse, key)| reuse.printed(path, key)) {
+        return Ok(Prepared { text, key, from_out: true });
+    }
+    Ok(Prepared { text: rust.unparse()?, key, from_out: false })
 }
 
 /// Source text of a file: its `use` items, then `items` (after their inner attributes,

@@ -50,7 +50,7 @@ fn emit_both(name: &str, specs: &Path, root: &Path, runtime: &Path) -> [(String,
             ..CrateOptions::new(package.clone(), header)
         };
         let files = kube_apigen_codegen::emit::emit_crate(&api, &options).unwrap_or_else(|e| panic!("{e}"));
-        kube_apigen_codegen::write::write(&out, &files).unwrap_or_else(|e| panic!("{e}"));
+        kube_apigen_codegen::write::write(&out, &files, &Default::default()).unwrap_or_else(|e| panic!("{e}"));
         (package, out)
     })
 }
