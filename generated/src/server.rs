@@ -4,6 +4,7 @@
 
 use crate::api::autoscaling::v2::HorizontalPodAutoscalerApi;
 use crate::api::certificates::v1::CertificateSigningRequestApi;
+use crate::api::rbac::v1::{ClusterRoleApi, ClusterRoleBindingApi, RoleApi, RoleBindingApi};
 use crate::com::coreos::monitoring::v1::ProbeApi;
 use kube_apigen::axum::Router;
 use kube_apigen::{discovery, http};
@@ -16,20 +17,43 @@ use crate::api::autoscaling::v2::HorizontalPodAutoscaler;
 use crate::api::certificates::v1::CertificateSigningRequest;
 
 #[cfg(feature = "dynamic")]
+use crate::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
+
+#[cfg(feature = "dynamic")]
 use crate::com::coreos::monitoring::v1::Probe;
 
 #[cfg(feature = "dynamic")]
 use kube_apigen::dynamic;
 
 /// Implemented by a server for every resource of these specs.
-pub trait Server: HorizontalPodAutoscalerApi + CertificateSigningRequestApi + ProbeApi {}
-impl<T: HorizontalPodAutoscalerApi + CertificateSigningRequestApi + ProbeApi> Server for T {}
+pub trait Server:
+    HorizontalPodAutoscalerApi
+    + CertificateSigningRequestApi
+    + ProbeApi
+    + ClusterRoleApi
+    + ClusterRoleBindingApi
+    + RoleApi
+    + RoleBindingApi
+{
+}
+impl<
+    T: HorizontalPodAutoscalerApi
+        + CertificateSigningRequestApi
+        + ProbeApi
+        + ClusterRoleApi
+        + ClusterRoleBindingApi
+        + RoleApi
+        + RoleBindingApi,
+> Server for T
+{
+}
 /// Discovery information of every group/version, and the version reported at `/version`.
 pub static CATALOG: discovery::ApiCatalog = discovery::ApiCatalog {
     groups: &[
         crate::api::autoscaling::v2::routes::GROUP_VERSION,
         crate::api::certificates::v1::routes::GROUP_VERSION,
         crate::com::coreos::monitoring::v1::routes::GROUP_VERSION,
+        crate::api::rbac::v1::routes::GROUP_VERSION,
     ],
     version: discovery::VersionInfo { major: "1", minor: "33", git_version: "v1.33.0" },
 };
@@ -41,20 +65,26 @@ pub static TYPED_CHECKS: &[(&str, &str, &str, dynamic::TypedCheck)] = &[
     ("autoscaling", "v2", "HorizontalPodAutoscaler", dynamic::typed::<HorizontalPodAutoscaler>),
     ("certificates.k8s.io", "v1", "CertificateSigningRequest", dynamic::typed::<CertificateSigningRequest>),
     ("monitoring.coreos.com", "v1", "Probe", dynamic::typed::<Probe>),
+    ("rbac.authorization.k8s.io", "v1", "ClusterRole", dynamic::typed::<ClusterRole>),
+    ("rbac.authorization.k8s.io", "v1", "ClusterRoleBinding", dynamic::typed::<ClusterRoleBinding>),
+    ("rbac.authorization.k8s.io", "v1", "Role", dynamic::typed::<Role>),
+    ("rbac.authorization.k8s.io", "v1", "RoleBinding", dynamic::typed::<RoleBinding>),
 ];
 
 /// Every path of every resource, plus discovery (`/version`, `/api`, `/apis`, ...) and
-/// the OpenAPI documents, served by `api` with `config`. Requests no route serves get
-/// Kubernetes `Status` errors too.
+/// the OpenAPI documents, served by `api` with `config`, every request authenticated
+/// and authorized first. Requests no route serves get Kubernetes `Status` errors too.
 pub fn router<S: Server>(api: S, config: http::Config) -> Router {
-    let state = http::ApiState { api: Arc::new(api), config: Arc::new(config) };
+    let config = Arc::new(config);
+    let state = http::ApiState { api: Arc::new(api), config: Arc::clone(&config) };
     let routes = Router::new()
         .merge(crate::api::autoscaling::v2::routes::router::<S>())
         .merge(crate::api::certificates::v1::routes::router::<S>())
         .merge(crate::com::coreos::monitoring::v1::routes::router::<S>())
+        .merge(crate::api::rbac::v1::routes::router::<S>())
         .with_state(state)
         .merge(discovery::routes(&CATALOG));
-    http::status_errors(routes)
+    http::guard(http::status_errors(routes), config)
 }
 
 #[cfg(feature = "dynamic")]

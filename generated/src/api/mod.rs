@@ -2,3 +2,4 @@
 
 pub mod autoscaling;
 pub mod certificates;
+pub mod rbac;
