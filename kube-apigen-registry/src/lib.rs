@@ -27,6 +27,7 @@ pub mod health;
 pub mod local;
 pub mod metrics;
 pub mod object;
+pub mod rbac;
 pub mod selector;
 pub mod server;
 pub mod storage;
@@ -37,6 +38,6 @@ pub mod tls;
 
 #[cfg(feature = "kube")]
 pub use local::LocalServer;
-pub use server::{BuildError, Server, ServerBuilder, shutdown_signal};
+pub use server::{AuthorizationMode, BuildError, Server, ServerBuilder, shutdown_signal};
 pub use store::{Store, StoreConfig, UnknownResource};
 pub use strategy::{Strategy, WriteContext, Written};
