@@ -14,6 +14,85 @@ use serde::{Deserialize, Serialize};
 /// one is true).
 /// Serializes with the wire names.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct CreateOrReplaceParams {
+    /// When set, the request is fully processed but nothing is persisted; the only valid value is All.
+    #[serde(rename = "dryRun", skip_serializing_if = "Option::is_none")]
+    pub dry_run: Option<String>,
+    /// Name of the actor making the change, at most 128 printable characters.
+    #[serde(rename = "fieldManager", skip_serializing_if = "Option::is_none")]
+    pub field_manager: Option<String>,
+    /// What to do with unknown or duplicate fields in the body: Ignore drops them, Warn drops them with a warning header, Strict fails the request.
+    #[serde(rename = "fieldValidation", skip_serializing_if = "Option::is_none")]
+    pub field_validation: Option<String>,
+    /// If 'true', the response is pretty-printed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pretty: Option<String>,
+}
+
+impl CreateOrReplaceParams {
+    /// Decodes the parameters; a malformed value is a 400 `BadRequest` naming it.
+    pub fn from_query(query: Query<'_>) -> Result<Self, Status> {
+        let mut params = Self::default();
+        for (name, value) in query.iter() {
+            match name {
+                "dryRun" if params.dry_run.is_none() && !value.is_empty() => {
+                    params.dry_run = Some(value.to_owned());
+                }
+                "fieldManager" if params.field_manager.is_none() && !value.is_empty() => {
+                    params.field_manager = Some(value.to_owned());
+                }
+                "fieldValidation" if params.field_validation.is_none() && !value.is_empty() => {
+                    params.field_validation = Some(value.to_owned());
+                }
+                "pretty" if params.pretty.is_none() && !value.is_empty() => {
+                    params.pretty = Some(value.to_owned());
+                }
+                _ => {}
+            }
+        }
+        Ok(params)
+    }
+
+    /// The parameters' rules from the spec and the combinations Kubernetes forbids.
+    pub fn validate(&self) -> ErrorList {
+        let mut list = ErrorList::new();
+        let errors = &mut list;
+        let path = Path::ROOT;
+        if let Some(value) = &self.dry_run {
+            let path = path.field("dryRun");
+            if !["All"].contains(&value.as_str()) {
+                rules::not_supported(&path, value, &["All"], errors);
+            }
+        }
+        if let Some(value) = &self.field_manager {
+            let path = path.field("fieldManager");
+            rules::max_length(&path, value, 128, errors);
+
+            static PATTERN: rules::Pattern = rules::Pattern::new("^[\\p{L}\\p{M}\\p{N}\\p{P}\\p{S} ]*$");
+            PATTERN.check(&path, value, errors);
+        }
+        if let Some(value) = &self.field_validation {
+            let path = path.field("fieldValidation");
+            if !["Ignore", "Warn", "Strict"].contains(&value.as_str()) {
+                rules::not_supported(&path, value, &["Ignore", "Warn", "Strict"], errors);
+            }
+        }
+        list
+    }
+}
+
+impl From<&CreateOrReplaceParams> for Options {
+    fn from(_params: &CreateOrReplaceParams) -> Self {
+        Options::default()
+    }
+}
+
+/// Query parameters, decoded with Kubernetes' rules: unknown names are ignored, the
+/// first of repeated values counts (all of them for list parameters), an empty value
+/// leaves a parameter unset, booleans are false only for `0` and `false` (an empty
+/// one is true).
+/// Serializes with the wire names.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct ListParams {
     /// Ask for BOOKMARK events on a watch; servers may send them at any interval or not at all. Ignored unless watching.
     #[serde(rename = "allowWatchBookmarks", skip_serializing_if = "Option::is_none")]
@@ -142,85 +221,6 @@ impl From<&ListParams> for Options {
             watch: params.watch,
             ..Options::default()
         }
-    }
-}
-
-/// Query parameters, decoded with Kubernetes' rules: unknown names are ignored, the
-/// first of repeated values counts (all of them for list parameters), an empty value
-/// leaves a parameter unset, booleans are false only for `0` and `false` (an empty
-/// one is true).
-/// Serializes with the wire names.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct CreateOrReplaceParams {
-    /// When set, the request is fully processed but nothing is persisted; the only valid value is All.
-    #[serde(rename = "dryRun", skip_serializing_if = "Option::is_none")]
-    pub dry_run: Option<String>,
-    /// Name of the actor making the change, at most 128 printable characters.
-    #[serde(rename = "fieldManager", skip_serializing_if = "Option::is_none")]
-    pub field_manager: Option<String>,
-    /// What to do with unknown or duplicate fields in the body: Ignore drops them, Warn drops them with a warning header, Strict fails the request.
-    #[serde(rename = "fieldValidation", skip_serializing_if = "Option::is_none")]
-    pub field_validation: Option<String>,
-    /// If 'true', the response is pretty-printed.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pretty: Option<String>,
-}
-
-impl CreateOrReplaceParams {
-    /// Decodes the parameters; a malformed value is a 400 `BadRequest` naming it.
-    pub fn from_query(query: Query<'_>) -> Result<Self, Status> {
-        let mut params = Self::default();
-        for (name, value) in query.iter() {
-            match name {
-                "dryRun" if params.dry_run.is_none() && !value.is_empty() => {
-                    params.dry_run = Some(value.to_owned());
-                }
-                "fieldManager" if params.field_manager.is_none() && !value.is_empty() => {
-                    params.field_manager = Some(value.to_owned());
-                }
-                "fieldValidation" if params.field_validation.is_none() && !value.is_empty() => {
-                    params.field_validation = Some(value.to_owned());
-                }
-                "pretty" if params.pretty.is_none() && !value.is_empty() => {
-                    params.pretty = Some(value.to_owned());
-                }
-                _ => {}
-            }
-        }
-        Ok(params)
-    }
-
-    /// The parameters' rules from the spec and the combinations Kubernetes forbids.
-    pub fn validate(&self) -> ErrorList {
-        let mut list = ErrorList::new();
-        let errors = &mut list;
-        let path = Path::ROOT;
-        if let Some(value) = &self.dry_run {
-            let path = path.field("dryRun");
-            if !["All"].contains(&value.as_str()) {
-                rules::not_supported(&path, value, &["All"], errors);
-            }
-        }
-        if let Some(value) = &self.field_manager {
-            let path = path.field("fieldManager");
-            rules::max_length(&path, value, 128, errors);
-
-            static PATTERN: rules::Pattern = rules::Pattern::new("^[\\p{L}\\p{M}\\p{N}\\p{P}\\p{S} ]*$");
-            PATTERN.check(&path, value, errors);
-        }
-        if let Some(value) = &self.field_validation {
-            let path = path.field("fieldValidation");
-            if !["Ignore", "Warn", "Strict"].contains(&value.as_str()) {
-                rules::not_supported(&path, value, &["Ignore", "Warn", "Strict"], errors);
-            }
-        }
-        list
-    }
-}
-
-impl From<&CreateOrReplaceParams> for Options {
-    fn from(_params: &CreateOrReplaceParams) -> Self {
-        Options::default()
     }
 }
 
@@ -604,442 +604,6 @@ impl PatchParams {
 
 impl From<&PatchParams> for Options {
     fn from(params: &PatchParams) -> Self {
-        Options { force: params.force, ..Options::default() }
-    }
-}
-
-/// Query parameters, decoded with Kubernetes' rules: unknown names are ignored, the
-/// first of repeated values counts (all of them for list parameters), an empty value
-/// leaves a parameter unset, booleans are false only for `0` and `false` (an empty
-/// one is true).
-/// Serializes with the wire names.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct ListParams2 {
-    /// Ask for BOOKMARK events on a watch; servers may send them at any interval or not at all. Ignored unless watching.
-    #[serde(rename = "allowWatchBookmarks", skip_serializing_if = "Option::is_none")]
-    pub allow_watch_bookmarks: Option<bool>,
-    /// Token from a previous list response, with otherwise identical parameters, to fetch the next page. Not supported with watch.
-    #[serde(rename = "continue", skip_serializing_if = "Option::is_none")]
-    pub continue_: Option<String>,
-    /// Return only objects whose fields match this selector; matches everything when unset.
-    #[serde(rename = "fieldSelector", skip_serializing_if = "Option::is_none")]
-    pub field_selector: Option<String>,
-    /// Return only objects whose labels match this selector; matches everything when unset.
-    #[serde(rename = "labelSelector", skip_serializing_if = "Option::is_none")]
-    pub label_selector: Option<String>,
-    /// Maximum number of items to return; when more remain, the list metadata carries a continue token. Not supported with watch.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub limit: Option<i64>,
-    /// If 'true', the response is pretty-printed.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pretty: Option<String>,
-    /// Constrains which resource version the request may be served at; unset by default.
-    #[serde(rename = "resourceVersion", skip_serializing_if = "Option::is_none")]
-    pub resource_version: Option<String>,
-    /// How resourceVersion applies to a list call: NotOlderThan or Exact; recommended whenever resourceVersion is set.
-    #[serde(rename = "resourceVersionMatch", skip_serializing_if = "Option::is_none")]
-    pub resource_version_match: Option<String>,
-    /// With watch=true, begin the stream with synthetic events for the current objects, then a bookmark; requires resourceVersionMatch.
-    #[serde(rename = "sendInitialEvents", skip_serializing_if = "Option::is_none")]
-    pub send_initial_events: Option<bool>,
-    /// Upper bound on the duration of a list or watch call, whatever the activity.
-    #[serde(rename = "timeoutSeconds", skip_serializing_if = "Option::is_none")]
-    pub timeout_seconds: Option<i64>,
-    /// Stream add, update and remove notifications for the resource instead of returning a list; pass resourceVersion.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub watch: Option<bool>,
-}
-
-impl ListParams2 {
-    /// Decodes the parameters; a malformed value is a 400 `BadRequest` naming it.
-    pub fn from_query(query: Query<'_>) -> Result<Self, Status> {
-        let mut params = Self::default();
-        for (name, value) in query.iter() {
-            match name {
-                "allowWatchBookmarks" if params.allow_watch_bookmarks.is_none() => {
-                    params.allow_watch_bookmarks = Some(kube_apigen::http::parse_bool(value));
-                }
-                "continue" if params.continue_.is_none() && !value.is_empty() => {
-                    params.continue_ = Some(value.to_owned());
-                }
-                "fieldSelector" if params.field_selector.is_none() && !value.is_empty() => {
-                    params.field_selector = Some(value.to_owned());
-                }
-                "labelSelector" if params.label_selector.is_none() && !value.is_empty() => {
-                    params.label_selector = Some(value.to_owned());
-                }
-                "limit" if params.limit.is_none() && !value.is_empty() => {
-                    params.limit = Some(kube_apigen::http::parse_int("limit", value)?);
-                }
-                "pretty" if params.pretty.is_none() && !value.is_empty() => {
-                    params.pretty = Some(value.to_owned());
-                }
-                "resourceVersion" if params.resource_version.is_none() && !value.is_empty() => {
-                    params.resource_version = Some(value.to_owned());
-                }
-                "resourceVersionMatch" if params.resource_version_match.is_none() && !value.is_empty() => {
-                    params.resource_version_match = Some(value.to_owned());
-                }
-                "sendInitialEvents" if params.send_initial_events.is_none() => {
-                    params.send_initial_events = Some(kube_apigen::http::parse_bool(value));
-                }
-                "timeoutSeconds" if params.timeout_seconds.is_none() && !value.is_empty() => {
-                    params.timeout_seconds = Some(kube_apigen::http::parse_int("timeoutSeconds", value)?);
-                }
-                "watch" if params.watch.is_none() => {
-                    params.watch = Some(kube_apigen::http::parse_bool(value));
-                }
-                _ => {}
-            }
-        }
-        Ok(params)
-    }
-
-    /// The parameters' rules from the spec and the combinations Kubernetes forbids.
-    pub fn validate(&self) -> ErrorList {
-        let mut list = ErrorList::new();
-        let errors = &mut list;
-        rules::list_options(
-            rules::ListOptions {
-                watch: self.watch == Some(true),
-                limit: self.limit,
-                continue_: self.continue_.as_deref(),
-                resource_version: self.resource_version.as_deref(),
-                resource_version_match: self.resource_version_match.as_deref(),
-                send_initial_events: self.send_initial_events,
-            },
-            errors,
-        );
-        list
-    }
-}
-
-impl From<&ListParams2> for Options {
-    fn from(params: &ListParams2) -> Self {
-        Options {
-            allow_watch_bookmarks: params.allow_watch_bookmarks,
-            continue_: params.continue_.clone(),
-            field_selector: params.field_selector.clone(),
-            label_selector: params.label_selector.clone(),
-            limit: params.limit,
-            resource_version: params.resource_version.clone(),
-            resource_version_match: params.resource_version_match.clone(),
-            send_initial_events: params.send_initial_events,
-            timeout_seconds: params.timeout_seconds,
-            watch: params.watch,
-            ..Options::default()
-        }
-    }
-}
-
-/// Query parameters, decoded with Kubernetes' rules: unknown names are ignored, the
-/// first of repeated values counts (all of them for list parameters), an empty value
-/// leaves a parameter unset, booleans are false only for `0` and `false` (an empty
-/// one is true).
-/// Serializes with the wire names.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct CreateOrReplaceParams2 {
-    /// When set, the request is fully processed but nothing is persisted; the only valid value is All.
-    #[serde(rename = "dryRun", skip_serializing_if = "Option::is_none")]
-    pub dry_run: Option<String>,
-    /// Name of the actor making the change, at most 128 printable characters.
-    #[serde(rename = "fieldManager", skip_serializing_if = "Option::is_none")]
-    pub field_manager: Option<String>,
-    /// What to do with unknown or duplicate fields in the body: Ignore drops them, Warn drops them with a warning header, Strict fails the request.
-    #[serde(rename = "fieldValidation", skip_serializing_if = "Option::is_none")]
-    pub field_validation: Option<String>,
-    /// If 'true', the response is pretty-printed.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pretty: Option<String>,
-}
-
-impl CreateOrReplaceParams2 {
-    /// Decodes the parameters; a malformed value is a 400 `BadRequest` naming it.
-    pub fn from_query(query: Query<'_>) -> Result<Self, Status> {
-        let mut params = Self::default();
-        for (name, value) in query.iter() {
-            match name {
-                "dryRun" if params.dry_run.is_none() && !value.is_empty() => {
-                    params.dry_run = Some(value.to_owned());
-                }
-                "fieldManager" if params.field_manager.is_none() && !value.is_empty() => {
-                    params.field_manager = Some(value.to_owned());
-                }
-                "fieldValidation" if params.field_validation.is_none() && !value.is_empty() => {
-                    params.field_validation = Some(value.to_owned());
-                }
-                "pretty" if params.pretty.is_none() && !value.is_empty() => {
-                    params.pretty = Some(value.to_owned());
-                }
-                _ => {}
-            }
-        }
-        Ok(params)
-    }
-
-    /// The parameters' rules from the spec and the combinations Kubernetes forbids.
-    pub fn validate(&self) -> ErrorList {
-        ErrorList::new()
-    }
-}
-
-impl From<&CreateOrReplaceParams2> for Options {
-    fn from(_params: &CreateOrReplaceParams2) -> Self {
-        Options::default()
-    }
-}
-
-/// Query parameters, decoded with Kubernetes' rules: unknown names are ignored, the
-/// first of repeated values counts (all of them for list parameters), an empty value
-/// leaves a parameter unset, booleans are false only for `0` and `false` (an empty
-/// one is true).
-/// Serializes with the wire names.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct DeleteCollectionParams2 {
-    /// Token from a previous list response, with otherwise identical parameters, to fetch the next page. Not supported with watch.
-    #[serde(rename = "continue", skip_serializing_if = "Option::is_none")]
-    pub continue_: Option<String>,
-    /// When set, the request is fully processed but nothing is persisted; the only valid value is All.
-    #[serde(rename = "dryRun", skip_serializing_if = "Option::is_none")]
-    pub dry_run: Option<String>,
-    /// Return only objects whose fields match this selector; matches everything when unset.
-    #[serde(rename = "fieldSelector", skip_serializing_if = "Option::is_none")]
-    pub field_selector: Option<String>,
-    /// Seconds to wait before the object is deleted; 0 deletes immediately, unset uses the default of the type.
-    #[serde(rename = "gracePeriodSeconds", skip_serializing_if = "Option::is_none")]
-    pub grace_period_seconds: Option<i64>,
-    /// Return only objects whose labels match this selector; matches everything when unset.
-    #[serde(rename = "labelSelector", skip_serializing_if = "Option::is_none")]
-    pub label_selector: Option<String>,
-    /// Maximum number of items to return; when more remain, the list metadata carries a continue token. Not supported with watch.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub limit: Option<i64>,
-    /// Deprecated: use propagationPolicy. Whether dependents are orphaned; cannot be combined with propagationPolicy.
-    #[serde(rename = "orphanDependents", skip_serializing_if = "Option::is_none")]
-    pub orphan_dependents: Option<bool>,
-    /// If 'true', the response is pretty-printed.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pretty: Option<String>,
-    /// How dependents are garbage collected: Orphan, Background or Foreground; cannot be combined with orphanDependents.
-    #[serde(rename = "propagationPolicy", skip_serializing_if = "Option::is_none")]
-    pub propagation_policy: Option<String>,
-    /// Constrains which resource version the request may be served at; unset by default.
-    #[serde(rename = "resourceVersion", skip_serializing_if = "Option::is_none")]
-    pub resource_version: Option<String>,
-    /// How resourceVersion applies to a list call: NotOlderThan or Exact; recommended whenever resourceVersion is set.
-    #[serde(rename = "resourceVersionMatch", skip_serializing_if = "Option::is_none")]
-    pub resource_version_match: Option<String>,
-    /// With watch=true, begin the stream with synthetic events for the current objects, then a bookmark; requires resourceVersionMatch.
-    #[serde(rename = "sendInitialEvents", skip_serializing_if = "Option::is_none")]
-    pub send_initial_events: Option<bool>,
-    /// Upper bound on the duration of a list or watch call, whatever the activity.
-    #[serde(rename = "timeoutSeconds", skip_serializing_if = "Option::is_none")]
-    pub timeout_seconds: Option<i64>,
-}
-
-impl DeleteCollectionParams2 {
-    /// Decodes the parameters; a malformed value is a 400 `BadRequest` naming it.
-    pub fn from_query(query: Query<'_>) -> Result<Self, Status> {
-        let mut params = Self::default();
-        for (name, value) in query.iter() {
-            match name {
-                "continue" if params.continue_.is_none() && !value.is_empty() => {
-                    params.continue_ = Some(value.to_owned());
-                }
-                "dryRun" if params.dry_run.is_none() && !value.is_empty() => {
-                    params.dry_run = Some(value.to_owned());
-                }
-                "fieldSelector" if params.field_selector.is_none() && !value.is_empty() => {
-                    params.field_selector = Some(value.to_owned());
-                }
-                "gracePeriodSeconds" if params.grace_period_seconds.is_none() && !value.is_empty() => {
-                    params.grace_period_seconds = Some(kube_apigen::http::parse_int("gracePeriodSeconds", value)?);
-                }
-                "labelSelector" if params.label_selector.is_none() && !value.is_empty() => {
-                    params.label_selector = Some(value.to_owned());
-                }
-                "limit" if params.limit.is_none() && !value.is_empty() => {
-                    params.limit = Some(kube_apigen::http::parse_int("limit", value)?);
-                }
-                "orphanDependents" if params.orphan_dependents.is_none() => {
-                    params.orphan_dependents = Some(kube_apigen::http::parse_bool(value));
-                }
-                "pretty" if params.pretty.is_none() && !value.is_empty() => {
-                    params.pretty = Some(value.to_owned());
-                }
-                "propagationPolicy" if params.propagation_policy.is_none() && !value.is_empty() => {
-                    params.propagation_policy = Some(value.to_owned());
-                }
-                "resourceVersion" if params.resource_version.is_none() && !value.is_empty() => {
-                    params.resource_version = Some(value.to_owned());
-                }
-                "resourceVersionMatch" if params.resource_version_match.is_none() && !value.is_empty() => {
-                    params.resource_version_match = Some(value.to_owned());
-                }
-                "sendInitialEvents" if params.send_initial_events.is_none() => {
-                    params.send_initial_events = Some(kube_apigen::http::parse_bool(value));
-                }
-                "timeoutSeconds" if params.timeout_seconds.is_none() && !value.is_empty() => {
-                    params.timeout_seconds = Some(kube_apigen::http::parse_int("timeoutSeconds", value)?);
-                }
-                _ => {}
-            }
-        }
-        Ok(params)
-    }
-
-    /// The parameters' rules from the spec and the combinations Kubernetes forbids.
-    pub fn validate(&self) -> ErrorList {
-        ErrorList::new()
-    }
-}
-
-impl From<&DeleteCollectionParams2> for Options {
-    fn from(params: &DeleteCollectionParams2) -> Self {
-        Options {
-            continue_: params.continue_.clone(),
-            field_selector: params.field_selector.clone(),
-            grace_period_seconds: params.grace_period_seconds,
-            label_selector: params.label_selector.clone(),
-            limit: params.limit,
-            orphan_dependents: params.orphan_dependents,
-            propagation_policy: params.propagation_policy.clone(),
-            resource_version: params.resource_version.clone(),
-            resource_version_match: params.resource_version_match.clone(),
-            send_initial_events: params.send_initial_events,
-            timeout_seconds: params.timeout_seconds,
-            ..Options::default()
-        }
-    }
-}
-
-/// Query parameters, decoded with Kubernetes' rules: unknown names are ignored, the
-/// first of repeated values counts (all of them for list parameters), an empty value
-/// leaves a parameter unset, booleans are false only for `0` and `false` (an empty
-/// one is true).
-/// Serializes with the wire names.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct DeleteParams2 {
-    /// When set, the request is fully processed but nothing is persisted; the only valid value is All.
-    #[serde(rename = "dryRun", skip_serializing_if = "Option::is_none")]
-    pub dry_run: Option<String>,
-    /// Seconds to wait before the object is deleted; 0 deletes immediately, unset uses the default of the type.
-    #[serde(rename = "gracePeriodSeconds", skip_serializing_if = "Option::is_none")]
-    pub grace_period_seconds: Option<i64>,
-    /// Deprecated: use propagationPolicy. Whether dependents are orphaned; cannot be combined with propagationPolicy.
-    #[serde(rename = "orphanDependents", skip_serializing_if = "Option::is_none")]
-    pub orphan_dependents: Option<bool>,
-    /// If 'true', the response is pretty-printed.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pretty: Option<String>,
-    /// How dependents are garbage collected: Orphan, Background or Foreground; cannot be combined with orphanDependents.
-    #[serde(rename = "propagationPolicy", skip_serializing_if = "Option::is_none")]
-    pub propagation_policy: Option<String>,
-}
-
-impl DeleteParams2 {
-    /// Decodes the parameters; a malformed value is a 400 `BadRequest` naming it.
-    pub fn from_query(query: Query<'_>) -> Result<Self, Status> {
-        let mut params = Self::default();
-        for (name, value) in query.iter() {
-            match name {
-                "dryRun" if params.dry_run.is_none() && !value.is_empty() => {
-                    params.dry_run = Some(value.to_owned());
-                }
-                "gracePeriodSeconds" if params.grace_period_seconds.is_none() && !value.is_empty() => {
-                    params.grace_period_seconds = Some(kube_apigen::http::parse_int("gracePeriodSeconds", value)?);
-                }
-                "orphanDependents" if params.orphan_dependents.is_none() => {
-                    params.orphan_dependents = Some(kube_apigen::http::parse_bool(value));
-                }
-                "pretty" if params.pretty.is_none() && !value.is_empty() => {
-                    params.pretty = Some(value.to_owned());
-                }
-                "propagationPolicy" if params.propagation_policy.is_none() && !value.is_empty() => {
-                    params.propagation_policy = Some(value.to_owned());
-                }
-                _ => {}
-            }
-        }
-        Ok(params)
-    }
-
-    /// The parameters' rules from the spec and the combinations Kubernetes forbids.
-    pub fn validate(&self) -> ErrorList {
-        ErrorList::new()
-    }
-}
-
-impl From<&DeleteParams2> for Options {
-    fn from(params: &DeleteParams2) -> Self {
-        Options {
-            grace_period_seconds: params.grace_period_seconds,
-            orphan_dependents: params.orphan_dependents,
-            propagation_policy: params.propagation_policy.clone(),
-            ..Options::default()
-        }
-    }
-}
-
-/// Query parameters, decoded with Kubernetes' rules: unknown names are ignored, the
-/// first of repeated values counts (all of them for list parameters), an empty value
-/// leaves a parameter unset, booleans are false only for `0` and `false` (an empty
-/// one is true).
-/// Serializes with the wire names.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct PatchParams2 {
-    /// When set, the request is fully processed but nothing is persisted; the only valid value is All.
-    #[serde(rename = "dryRun", skip_serializing_if = "Option::is_none")]
-    pub dry_run: Option<String>,
-    /// Name of the actor making the change, at most 128 printable characters; required for apply patches.
-    #[serde(rename = "fieldManager", skip_serializing_if = "Option::is_none")]
-    pub field_manager: Option<String>,
-    /// What to do with unknown or duplicate fields in the body: Ignore drops them, Warn drops them with a warning header, Strict fails the request.
-    #[serde(rename = "fieldValidation", skip_serializing_if = "Option::is_none")]
-    pub field_validation: Option<String>,
-    /// Take over fields owned by other managers on an apply patch; must be unset for other patch types.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub force: Option<bool>,
-    /// If 'true', the response is pretty-printed.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub pretty: Option<String>,
-}
-
-impl PatchParams2 {
-    /// Decodes the parameters; a malformed value is a 400 `BadRequest` naming it.
-    pub fn from_query(query: Query<'_>) -> Result<Self, Status> {
-        let mut params = Self::default();
-        for (name, value) in query.iter() {
-            match name {
-                "dryRun" if params.dry_run.is_none() && !value.is_empty() => {
-                    params.dry_run = Some(value.to_owned());
-                }
-                "fieldManager" if params.field_manager.is_none() && !value.is_empty() => {
-                    params.field_manager = Some(value.to_owned());
-                }
-                "fieldValidation" if params.field_validation.is_none() && !value.is_empty() => {
-                    params.field_validation = Some(value.to_owned());
-                }
-                "force" if params.force.is_none() => {
-                    params.force = Some(kube_apigen::http::parse_bool(value));
-                }
-                "pretty" if params.pretty.is_none() && !value.is_empty() => {
-                    params.pretty = Some(value.to_owned());
-                }
-                _ => {}
-            }
-        }
-        Ok(params)
-    }
-
-    /// The parameters' rules from the spec and the combinations Kubernetes forbids.
-    pub fn validate(&self) -> ErrorList {
-        ErrorList::new()
-    }
-}
-
-impl From<&PatchParams2> for Options {
-    fn from(params: &PatchParams2) -> Self {
         Options { force: params.force, ..Options::default() }
     }
 }

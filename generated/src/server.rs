@@ -2,6 +2,9 @@
 
 //! A complete API server's trait, router and discovery catalog.
 
+use crate::api::authorization::v1::{
+    LocalSubjectAccessReviewApi, SelfSubjectAccessReviewApi, SelfSubjectRulesReviewApi, SubjectAccessReviewApi,
+};
 use crate::api::autoscaling::v2::HorizontalPodAutoscalerApi;
 use crate::api::certificates::v1::CertificateSigningRequestApi;
 use crate::api::rbac::v1::{ClusterRoleApi, ClusterRoleBindingApi, RoleApi, RoleBindingApi};
@@ -9,6 +12,11 @@ use crate::com::coreos::monitoring::v1::ProbeApi;
 use kube_apigen::axum::Router;
 use kube_apigen::{discovery, http};
 use std::sync::Arc;
+
+#[cfg(feature = "dynamic")]
+use crate::api::authorization::v1::{
+    LocalSubjectAccessReview, SelfSubjectAccessReview, SelfSubjectRulesReview, SubjectAccessReview,
+};
 
 #[cfg(feature = "dynamic")]
 use crate::api::autoscaling::v2::HorizontalPodAutoscaler;
@@ -27,7 +35,11 @@ use kube_apigen::dynamic;
 
 /// Implemented by a server for every resource of these specs.
 pub trait Server:
-    HorizontalPodAutoscalerApi
+    LocalSubjectAccessReviewApi
+    + SelfSubjectAccessReviewApi
+    + SelfSubjectRulesReviewApi
+    + SubjectAccessReviewApi
+    + HorizontalPodAutoscalerApi
     + CertificateSigningRequestApi
     + ProbeApi
     + ClusterRoleApi
@@ -37,7 +49,11 @@ pub trait Server:
 {
 }
 impl<
-    T: HorizontalPodAutoscalerApi
+    T: LocalSubjectAccessReviewApi
+        + SelfSubjectAccessReviewApi
+        + SelfSubjectRulesReviewApi
+        + SubjectAccessReviewApi
+        + HorizontalPodAutoscalerApi
         + CertificateSigningRequestApi
         + ProbeApi
         + ClusterRoleApi
@@ -50,6 +66,7 @@ impl<
 /// Discovery information of every group/version, and the version reported at `/version`.
 pub static CATALOG: discovery::ApiCatalog = discovery::ApiCatalog {
     groups: &[
+        crate::api::authorization::v1::routes::GROUP_VERSION,
         crate::api::autoscaling::v2::routes::GROUP_VERSION,
         crate::api::certificates::v1::routes::GROUP_VERSION,
         crate::com::coreos::monitoring::v1::routes::GROUP_VERSION,
@@ -62,6 +79,10 @@ pub static CATALOG: discovery::ApiCatalog = discovery::ApiCatalog {
 /// The typed check (decode and validate) of every resource, by group, version and
 /// kind, for servers that work with JSON (`kube_apigen::dynamic`).
 pub static TYPED_CHECKS: &[(&str, &str, &str, dynamic::TypedCheck)] = &[
+    ("authorization.k8s.io", "v1", "LocalSubjectAccessReview", dynamic::typed::<LocalSubjectAccessReview>),
+    ("authorization.k8s.io", "v1", "SelfSubjectAccessReview", dynamic::typed::<SelfSubjectAccessReview>),
+    ("authorization.k8s.io", "v1", "SelfSubjectRulesReview", dynamic::typed::<SelfSubjectRulesReview>),
+    ("authorization.k8s.io", "v1", "SubjectAccessReview", dynamic::typed::<SubjectAccessReview>),
     ("autoscaling", "v2", "HorizontalPodAutoscaler", dynamic::typed::<HorizontalPodAutoscaler>),
     ("certificates.k8s.io", "v1", "CertificateSigningRequest", dynamic::typed::<CertificateSigningRequest>),
     ("monitoring.coreos.com", "v1", "Probe", dynamic::typed::<Probe>),
@@ -78,6 +99,7 @@ pub fn router<S: Server>(api: S, config: http::Config) -> Router {
     let config = Arc::new(config);
     let state = http::ApiState { api: Arc::new(api), config: Arc::clone(&config) };
     let routes = Router::new()
+        .merge(crate::api::authorization::v1::routes::router::<S>())
         .merge(crate::api::autoscaling::v2::routes::router::<S>())
         .merge(crate::api::certificates::v1::routes::router::<S>())
         .merge(crate::com::coreos::monitoring::v1::routes::router::<S>())

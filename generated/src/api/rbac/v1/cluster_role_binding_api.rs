@@ -3,7 +3,7 @@
 use super::{CLUSTER_ROLE_BINDING, ClusterRoleBinding, ClusterRoleBindingList};
 use crate::apimachinery::pkg::apis::meta::v1::DeleteOptions;
 use crate::params::{
-    CreateOrReplaceParams2, DeleteCollectionParams2, DeleteParams2, ListParams2, NamePath, PatchParams2, ReadParams,
+    CreateOrReplaceParams, DeleteCollectionParams, DeleteParams, ListParams, NamePath, PatchParams, ReadParams,
 };
 use crate::responses::{OkCreatedOrAccepted, OkOrAccepted, OkOrCreated};
 use kube_apigen::axum::Router;
@@ -23,7 +23,7 @@ pub trait ClusterRoleBindingApi: Send + Sync + 'static {
     fn create(
         &self,
         _context: Context,
-        _params: CreateOrReplaceParams2,
+        _params: CreateOrReplaceParams,
         _body: ClusterRoleBinding,
     ) -> impl Future<Output = Result<OkCreatedOrAccepted<ClusterRoleBinding>, Status>> + Send {
         std::future::ready(Err(kube_apigen::http::not_implemented(&CLUSTER_ROLE_BINDING, "create")))
@@ -44,7 +44,7 @@ pub trait ClusterRoleBindingApi: Send + Sync + 'static {
         &self,
         _context: Context,
         _path: NamePath,
-        _params: CreateOrReplaceParams2,
+        _params: CreateOrReplaceParams,
         _body: ClusterRoleBinding,
     ) -> impl Future<Output = Result<OkOrCreated<ClusterRoleBinding>, Status>> + Send {
         std::future::ready(Err(kube_apigen::http::not_implemented(&CLUSTER_ROLE_BINDING, "update")))
@@ -55,7 +55,7 @@ pub trait ClusterRoleBindingApi: Send + Sync + 'static {
         &self,
         _context: Context,
         _path: NamePath,
-        _params: PatchParams2,
+        _params: PatchParams,
         _body: Patch,
     ) -> impl Future<Output = Result<OkOrCreated<ClusterRoleBinding>, Status>> + Send {
         std::future::ready(Err(kube_apigen::http::not_implemented(&CLUSTER_ROLE_BINDING, "patch")))
@@ -66,7 +66,7 @@ pub trait ClusterRoleBindingApi: Send + Sync + 'static {
         &self,
         _context: Context,
         _path: NamePath,
-        _params: DeleteParams2,
+        _params: DeleteParams,
         _body: Option<DeleteOptions>,
     ) -> impl Future<Output = Result<OkOrAccepted<Status>, Status>> + Send {
         std::future::ready(Err(kube_apigen::http::not_implemented(&CLUSTER_ROLE_BINDING, "delete")))
@@ -76,7 +76,7 @@ pub trait ClusterRoleBindingApi: Send + Sync + 'static {
     fn list(
         &self,
         _context: Context,
-        _params: ListParams2,
+        _params: ListParams,
     ) -> impl Future<Output = Result<ClusterRoleBindingList, Status>> + Send {
         std::future::ready(Err(kube_apigen::http::not_implemented(&CLUSTER_ROLE_BINDING, "list")))
     }
@@ -85,7 +85,7 @@ pub trait ClusterRoleBindingApi: Send + Sync + 'static {
     fn delete_collection(
         &self,
         _context: Context,
-        _params: DeleteCollectionParams2,
+        _params: DeleteCollectionParams,
         _body: Option<DeleteOptions>,
     ) -> impl Future<Output = Result<Status, Status>> + Send {
         std::future::ready(Err(kube_apigen::http::not_implemented(&CLUSTER_ROLE_BINDING, "deletecollection")))
@@ -96,7 +96,7 @@ pub trait ClusterRoleBindingApi: Send + Sync + 'static {
         &self,
         _context: Context,
         _namespace: Option<String>,
-        _params: ListParams2,
+        _params: ListParams,
     ) -> impl Future<Output = Result<WatchStream<ClusterRoleBinding>, Status>> + Send {
         std::future::ready(Err(kube_apigen::http::not_implemented(&CLUSTER_ROLE_BINDING, "watch")))
     }
@@ -106,7 +106,7 @@ impl<S: dynamic::DynamicApi> ClusterRoleBindingApi for dynamic::Dynamic<S> {
     async fn create(
         &self,
         context: Context,
-        params: CreateOrReplaceParams2,
+        params: CreateOrReplaceParams,
         body: ClusterRoleBinding,
     ) -> Result<OkCreatedOrAccepted<ClusterRoleBinding>, Status> {
         let request = dynamic::Request {
@@ -147,7 +147,7 @@ impl<S: dynamic::DynamicApi> ClusterRoleBindingApi for dynamic::Dynamic<S> {
         &self,
         context: Context,
         path: NamePath,
-        params: CreateOrReplaceParams2,
+        params: CreateOrReplaceParams,
         body: ClusterRoleBinding,
     ) -> Result<OkOrCreated<ClusterRoleBinding>, Status> {
         let request = dynamic::Request {
@@ -172,7 +172,7 @@ impl<S: dynamic::DynamicApi> ClusterRoleBindingApi for dynamic::Dynamic<S> {
         &self,
         context: Context,
         path: NamePath,
-        params: PatchParams2,
+        params: PatchParams,
         body: Patch,
     ) -> Result<OkOrCreated<ClusterRoleBinding>, Status> {
         let request = dynamic::Request {
@@ -197,7 +197,7 @@ impl<S: dynamic::DynamicApi> ClusterRoleBindingApi for dynamic::Dynamic<S> {
         &self,
         context: Context,
         path: NamePath,
-        params: DeleteParams2,
+        params: DeleteParams,
         body: Option<DeleteOptions>,
     ) -> Result<OkOrAccepted<Status>, Status> {
         let request = dynamic::Request {
@@ -218,7 +218,7 @@ impl<S: dynamic::DynamicApi> ClusterRoleBindingApi for dynamic::Dynamic<S> {
         })
     }
 
-    async fn list(&self, context: Context, params: ListParams2) -> Result<ClusterRoleBindingList, Status> {
+    async fn list(&self, context: Context, params: ListParams) -> Result<ClusterRoleBindingList, Status> {
         let request = dynamic::Request {
             verb: dynamic::Verb::List,
             resource: &CLUSTER_ROLE_BINDING,
@@ -236,7 +236,7 @@ impl<S: dynamic::DynamicApi> ClusterRoleBindingApi for dynamic::Dynamic<S> {
     async fn delete_collection(
         &self,
         context: Context,
-        params: DeleteCollectionParams2,
+        params: DeleteCollectionParams,
         body: Option<DeleteOptions>,
     ) -> Result<Status, Status> {
         let request = dynamic::Request {
@@ -257,7 +257,7 @@ impl<S: dynamic::DynamicApi> ClusterRoleBindingApi for dynamic::Dynamic<S> {
         &self,
         context: Context,
         namespace: Option<String>,
-        params: ListParams2,
+        params: ListParams,
     ) -> Result<WatchStream<ClusterRoleBinding>, Status> {
         let request = dynamic::Request {
             verb: dynamic::Verb::Watch,
@@ -294,7 +294,7 @@ fn handle_create<S: ClusterRoleBindingApi>(
     request: Request,
 ) -> impl Future<Output = Response> + Send {
     kube_apigen::http::serve(request, &state.config, &CLUSTER_ROLE_BINDING, async move |mut call| {
-        let params = CreateOrReplaceParams2::from_query(call.query())?;
+        let params = CreateOrReplaceParams::from_query(call.query())?;
         call.check_options("CreateOptions", params.validate())?;
         let body: ClusterRoleBinding = call.body()?;
         call.validate(&body, None)?;
@@ -323,7 +323,7 @@ fn handle_replace<S: ClusterRoleBindingApi>(
     request: Request,
 ) -> impl Future<Output = Response> + Send {
     kube_apigen::http::serve(request, &state.config, &CLUSTER_ROLE_BINDING, async move |mut call| {
-        let params = CreateOrReplaceParams2::from_query(call.query())?;
+        let params = CreateOrReplaceParams::from_query(call.query())?;
         call.check_options("UpdateOptions", params.validate())?;
         let body: ClusterRoleBinding = call.body()?;
         call.validate(&body, None)?;
@@ -339,7 +339,7 @@ fn handle_patch<S: ClusterRoleBindingApi>(
     request: Request,
 ) -> impl Future<Output = Response> + Send {
     kube_apigen::http::serve(request, &state.config, &CLUSTER_ROLE_BINDING, async move |mut call| {
-        let params = PatchParams2::from_query(call.query())?;
+        let params = PatchParams::from_query(call.query())?;
         let mut errors = params.validate();
         let is_apply = call.patch_type() == Some(PatchType::Apply);
         kube_apigen::rules::patch_options(params.force, params.field_manager.as_deref(), is_apply, &mut errors);
@@ -357,7 +357,7 @@ fn handle_delete<S: ClusterRoleBindingApi>(
     request: Request,
 ) -> impl Future<Output = Response> + Send {
     kube_apigen::http::serve(request, &state.config, &CLUSTER_ROLE_BINDING, async move |mut call| {
-        let params = DeleteParams2::from_query(call.query())?;
+        let params = DeleteParams::from_query(call.query())?;
         call.check_options("DeleteOptions", params.validate())?;
         let body: Option<DeleteOptions> = call.optional_body()?;
         if let Some(options) = &body {
@@ -374,7 +374,7 @@ fn handle_list<S: ClusterRoleBindingApi>(
     request: Request,
 ) -> impl Future<Output = Response> + Send {
     kube_apigen::http::serve(request, &state.config, &CLUSTER_ROLE_BINDING, async move |call| {
-        let params = ListParams2::from_query(call.query())?;
+        let params = ListParams::from_query(call.query())?;
         call.check_options("ListOptions", params.validate())?;
         if params.watch == Some(true) {
             let timeout = params.timeout_seconds;
@@ -391,7 +391,7 @@ fn handle_delete_collection<S: ClusterRoleBindingApi>(
     request: Request,
 ) -> impl Future<Output = Response> + Send {
     kube_apigen::http::serve(request, &state.config, &CLUSTER_ROLE_BINDING, async move |mut call| {
-        let params = DeleteCollectionParams2::from_query(call.query())?;
+        let params = DeleteCollectionParams::from_query(call.query())?;
         call.check_options("ListOptions", params.validate())?;
         let body: Option<DeleteOptions> = call.optional_body()?;
         if let Some(options) = &body {
@@ -407,7 +407,7 @@ fn handle_watch_all<S: ClusterRoleBindingApi>(
     request: Request,
 ) -> impl Future<Output = Response> + Send {
     kube_apigen::http::serve(request, &state.config, &CLUSTER_ROLE_BINDING, async move |call| {
-        let params = ListParams2::from_query(call.query())?;
+        let params = ListParams::from_query(call.query())?;
         call.check_options("ListOptions", params.validate())?;
         let timeout = params.timeout_seconds;
         let events = state.api.watch(call.context(), None, params).await?;
@@ -421,7 +421,7 @@ fn handle_watch<S: ClusterRoleBindingApi>(
     request: Request,
 ) -> impl Future<Output = Response> + Send {
     kube_apigen::http::serve(request, &state.config, &CLUSTER_ROLE_BINDING, async move |call| {
-        let mut params = ListParams2::from_query(call.query())?;
+        let mut params = ListParams::from_query(call.query())?;
         if let Some(name) = path.get("name") {
             params.field_selector =
                 Some(kube_apigen::http::watch::one_object_selector(params.field_selector.take(), name)?);

@@ -3,8 +3,8 @@
 use super::{ROLE, Role, RoleList};
 use crate::apimachinery::pkg::apis::meta::v1::DeleteOptions;
 use crate::params::{
-    CreateOrReplaceParams2, DeleteCollectionParams2, DeleteParams2, ListParams2, NamespaceNamePath, NamespacePath,
-    PatchParams2, ReadParams,
+    CreateOrReplaceParams, DeleteCollectionParams, DeleteParams, ListParams, NamespaceNamePath, NamespacePath,
+    PatchParams, ReadParams,
 };
 use crate::responses::{OkCreatedOrAccepted, OkOrAccepted, OkOrCreated};
 use kube_apigen::axum::Router;
@@ -25,7 +25,7 @@ pub trait RoleApi: Send + Sync + 'static {
         &self,
         _context: Context,
         _path: NamespacePath,
-        _params: CreateOrReplaceParams2,
+        _params: CreateOrReplaceParams,
         _body: Role,
     ) -> impl Future<Output = Result<OkCreatedOrAccepted<Role>, Status>> + Send {
         std::future::ready(Err(kube_apigen::http::not_implemented(&ROLE, "create")))
@@ -46,7 +46,7 @@ pub trait RoleApi: Send + Sync + 'static {
         &self,
         _context: Context,
         _path: NamespaceNamePath,
-        _params: CreateOrReplaceParams2,
+        _params: CreateOrReplaceParams,
         _body: Role,
     ) -> impl Future<Output = Result<OkOrCreated<Role>, Status>> + Send {
         std::future::ready(Err(kube_apigen::http::not_implemented(&ROLE, "update")))
@@ -57,7 +57,7 @@ pub trait RoleApi: Send + Sync + 'static {
         &self,
         _context: Context,
         _path: NamespaceNamePath,
-        _params: PatchParams2,
+        _params: PatchParams,
         _body: Patch,
     ) -> impl Future<Output = Result<OkOrCreated<Role>, Status>> + Send {
         std::future::ready(Err(kube_apigen::http::not_implemented(&ROLE, "patch")))
@@ -68,7 +68,7 @@ pub trait RoleApi: Send + Sync + 'static {
         &self,
         _context: Context,
         _path: NamespaceNamePath,
-        _params: DeleteParams2,
+        _params: DeleteParams,
         _body: Option<DeleteOptions>,
     ) -> impl Future<Output = Result<OkOrAccepted<Status>, Status>> + Send {
         std::future::ready(Err(kube_apigen::http::not_implemented(&ROLE, "delete")))
@@ -79,7 +79,7 @@ pub trait RoleApi: Send + Sync + 'static {
         &self,
         _context: Context,
         _path: NamespacePath,
-        _params: ListParams2,
+        _params: ListParams,
     ) -> impl Future<Output = Result<RoleList, Status>> + Send {
         std::future::ready(Err(kube_apigen::http::not_implemented(&ROLE, "list")))
     }
@@ -88,7 +88,7 @@ pub trait RoleApi: Send + Sync + 'static {
     fn list_all_namespaces(
         &self,
         _context: Context,
-        _params: ListParams2,
+        _params: ListParams,
     ) -> impl Future<Output = Result<RoleList, Status>> + Send {
         std::future::ready(Err(kube_apigen::http::not_implemented(&ROLE, "list")))
     }
@@ -98,7 +98,7 @@ pub trait RoleApi: Send + Sync + 'static {
         &self,
         _context: Context,
         _path: NamespacePath,
-        _params: DeleteCollectionParams2,
+        _params: DeleteCollectionParams,
         _body: Option<DeleteOptions>,
     ) -> impl Future<Output = Result<Status, Status>> + Send {
         std::future::ready(Err(kube_apigen::http::not_implemented(&ROLE, "deletecollection")))
@@ -109,7 +109,7 @@ pub trait RoleApi: Send + Sync + 'static {
         &self,
         _context: Context,
         _namespace: Option<String>,
-        _params: ListParams2,
+        _params: ListParams,
     ) -> impl Future<Output = Result<WatchStream<Role>, Status>> + Send {
         std::future::ready(Err(kube_apigen::http::not_implemented(&ROLE, "watch")))
     }
@@ -120,7 +120,7 @@ impl<S: dynamic::DynamicApi> RoleApi for dynamic::Dynamic<S> {
         &self,
         context: Context,
         path: NamespacePath,
-        params: CreateOrReplaceParams2,
+        params: CreateOrReplaceParams,
         body: Role,
     ) -> Result<OkCreatedOrAccepted<Role>, Status> {
         let request = dynamic::Request {
@@ -161,7 +161,7 @@ impl<S: dynamic::DynamicApi> RoleApi for dynamic::Dynamic<S> {
         &self,
         context: Context,
         path: NamespaceNamePath,
-        params: CreateOrReplaceParams2,
+        params: CreateOrReplaceParams,
         body: Role,
     ) -> Result<OkOrCreated<Role>, Status> {
         let request = dynamic::Request {
@@ -186,7 +186,7 @@ impl<S: dynamic::DynamicApi> RoleApi for dynamic::Dynamic<S> {
         &self,
         context: Context,
         path: NamespaceNamePath,
-        params: PatchParams2,
+        params: PatchParams,
         body: Patch,
     ) -> Result<OkOrCreated<Role>, Status> {
         let request = dynamic::Request {
@@ -211,7 +211,7 @@ impl<S: dynamic::DynamicApi> RoleApi for dynamic::Dynamic<S> {
         &self,
         context: Context,
         path: NamespaceNamePath,
-        params: DeleteParams2,
+        params: DeleteParams,
         body: Option<DeleteOptions>,
     ) -> Result<OkOrAccepted<Status>, Status> {
         let request = dynamic::Request {
@@ -232,7 +232,7 @@ impl<S: dynamic::DynamicApi> RoleApi for dynamic::Dynamic<S> {
         })
     }
 
-    async fn list(&self, context: Context, path: NamespacePath, params: ListParams2) -> Result<RoleList, Status> {
+    async fn list(&self, context: Context, path: NamespacePath, params: ListParams) -> Result<RoleList, Status> {
         let request = dynamic::Request {
             verb: dynamic::Verb::List,
             resource: &ROLE,
@@ -247,7 +247,7 @@ impl<S: dynamic::DynamicApi> RoleApi for dynamic::Dynamic<S> {
         dynamic::object(response).map(|(_, value)| value)
     }
 
-    async fn list_all_namespaces(&self, context: Context, params: ListParams2) -> Result<RoleList, Status> {
+    async fn list_all_namespaces(&self, context: Context, params: ListParams) -> Result<RoleList, Status> {
         let request = dynamic::Request {
             verb: dynamic::Verb::List,
             resource: &ROLE,
@@ -266,7 +266,7 @@ impl<S: dynamic::DynamicApi> RoleApi for dynamic::Dynamic<S> {
         &self,
         context: Context,
         path: NamespacePath,
-        params: DeleteCollectionParams2,
+        params: DeleteCollectionParams,
         body: Option<DeleteOptions>,
     ) -> Result<Status, Status> {
         let request = dynamic::Request {
@@ -287,7 +287,7 @@ impl<S: dynamic::DynamicApi> RoleApi for dynamic::Dynamic<S> {
         &self,
         context: Context,
         namespace: Option<String>,
-        params: ListParams2,
+        params: ListParams,
     ) -> Result<WatchStream<Role>, Status> {
         let request = dynamic::Request {
             verb: dynamic::Verb::Watch,
@@ -327,7 +327,7 @@ fn handle_create<S: RoleApi>(
     request: Request,
 ) -> impl Future<Output = Response> + Send {
     kube_apigen::http::serve(request, &state.config, &ROLE, async move |mut call| {
-        let params = CreateOrReplaceParams2::from_query(call.query())?;
+        let params = CreateOrReplaceParams::from_query(call.query())?;
         call.check_options("CreateOptions", params.validate())?;
         let body: Role = call.body()?;
         call.validate(&body, None)?;
@@ -356,7 +356,7 @@ fn handle_replace<S: RoleApi>(
     request: Request,
 ) -> impl Future<Output = Response> + Send {
     kube_apigen::http::serve(request, &state.config, &ROLE, async move |mut call| {
-        let params = CreateOrReplaceParams2::from_query(call.query())?;
+        let params = CreateOrReplaceParams::from_query(call.query())?;
         call.check_options("UpdateOptions", params.validate())?;
         let body: Role = call.body()?;
         call.validate(&body, None)?;
@@ -372,7 +372,7 @@ fn handle_patch<S: RoleApi>(
     request: Request,
 ) -> impl Future<Output = Response> + Send {
     kube_apigen::http::serve(request, &state.config, &ROLE, async move |mut call| {
-        let params = PatchParams2::from_query(call.query())?;
+        let params = PatchParams::from_query(call.query())?;
         let mut errors = params.validate();
         let is_apply = call.patch_type() == Some(PatchType::Apply);
         kube_apigen::rules::patch_options(params.force, params.field_manager.as_deref(), is_apply, &mut errors);
@@ -390,7 +390,7 @@ fn handle_delete<S: RoleApi>(
     request: Request,
 ) -> impl Future<Output = Response> + Send {
     kube_apigen::http::serve(request, &state.config, &ROLE, async move |mut call| {
-        let params = DeleteParams2::from_query(call.query())?;
+        let params = DeleteParams::from_query(call.query())?;
         call.check_options("DeleteOptions", params.validate())?;
         let body: Option<DeleteOptions> = call.optional_body()?;
         if let Some(options) = &body {
@@ -408,7 +408,7 @@ fn handle_list<S: RoleApi>(
     request: Request,
 ) -> impl Future<Output = Response> + Send {
     kube_apigen::http::serve(request, &state.config, &ROLE, async move |call| {
-        let params = ListParams2::from_query(call.query())?;
+        let params = ListParams::from_query(call.query())?;
         call.check_options("ListOptions", params.validate())?;
         if params.watch == Some(true) {
             let timeout = params.timeout_seconds;
@@ -425,7 +425,7 @@ fn handle_list_all_namespaces<S: RoleApi>(
     request: Request,
 ) -> impl Future<Output = Response> + Send {
     kube_apigen::http::serve(request, &state.config, &ROLE, async move |call| {
-        let params = ListParams2::from_query(call.query())?;
+        let params = ListParams::from_query(call.query())?;
         call.check_options("ListOptions", params.validate())?;
         if params.watch == Some(true) {
             let timeout = params.timeout_seconds;
@@ -443,7 +443,7 @@ fn handle_delete_collection<S: RoleApi>(
     request: Request,
 ) -> impl Future<Output = Response> + Send {
     kube_apigen::http::serve(request, &state.config, &ROLE, async move |mut call| {
-        let params = DeleteCollectionParams2::from_query(call.query())?;
+        let params = DeleteCollectionParams::from_query(call.query())?;
         call.check_options("ListOptions", params.validate())?;
         let body: Option<DeleteOptions> = call.optional_body()?;
         if let Some(options) = &body {
@@ -460,7 +460,7 @@ fn handle_watch<S: RoleApi>(
     request: Request,
 ) -> impl Future<Output = Response> + Send {
     kube_apigen::http::serve(request, &state.config, &ROLE, async move |call| {
-        let mut params = ListParams2::from_query(call.query())?;
+        let mut params = ListParams::from_query(call.query())?;
         if let Some(name) = path.get("name") {
             params.field_selector =
                 Some(kube_apigen::http::watch::one_object_selector(params.field_selector.take(), name)?);
@@ -477,7 +477,7 @@ fn handle_watch_all<S: RoleApi>(
     request: Request,
 ) -> impl Future<Output = Response> + Send {
     kube_apigen::http::serve(request, &state.config, &ROLE, async move |call| {
-        let params = ListParams2::from_query(call.query())?;
+        let params = ListParams::from_query(call.query())?;
         call.check_options("ListOptions", params.validate())?;
         let timeout = params.timeout_seconds;
         let events = state.api.watch(call.context(), None, params).await?;
