@@ -201,6 +201,49 @@ impl Authorization {
 pub trait Authorizer: Send + Sync + 'static {
     /// The decision on `attributes`.
     fn authorize<'a>(&'a self, attributes: &'a Attributes) -> BoxFuture<'a, Authorization>;
+
+    /// What `user` may do in `namespace` (`""`: cluster-wide rules only), as far as this
+    /// authorizer can tell (`authorizer.RuleResolver`; what a `SelfSubjectRulesReview`
+    /// answers). By default nothing, and incomplete.
+    fn rules_for<'a>(&'a self, user: &'a UserInfo, namespace: &'a str) -> BoxFuture<'a, Rules> {
+        let _ = (user, namespace);
+        Box::pin(std::future::ready(Rules { incomplete: true, ..Rules::default() }))
+    }
+}
+
+/// The rules an [`Authorizer`] grants a user ([`Authorizer::rules_for`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Rules {
+    /// Rules on resources.
+    pub resource_rules: Vec<ResourceRule>,
+    /// Rules on paths.
+    pub non_resource_rules: Vec<NonResourceRule>,
+    /// Whether there may be more than these (an authorizer that cannot list its rules).
+    pub incomplete: bool,
+    /// Errors met on the way, e.g. a binding to a missing role.
+    pub errors: Vec<String>,
+}
+
+/// Verbs on resources: a rule of [`Rules`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ResourceRule {
+    /// The verbs; `*` is every verb.
+    pub verbs: Vec<String>,
+    /// The API groups; `*` is every group.
+    pub api_groups: Vec<String>,
+    /// The resources (`resource/subresource`, `*/subresource`); `*` is every resource.
+    pub resources: Vec<String>,
+    /// When not empty, only the objects of these names.
+    pub resource_names: Vec<String>,
+}
+
+/// Verbs on paths: a rule of [`Rules`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NonResourceRule {
+    /// The verbs; `*` is every verb.
+    pub verbs: Vec<String>,
+    /// The paths; a trailing `*` is a prefix, `*` every path.
+    pub non_resource_urls: Vec<String>,
 }
 
 /// Allows everything (`--authorization-mode=AlwaysAllow`, the default).
@@ -210,6 +253,21 @@ pub struct AlwaysAllow;
 impl Authorizer for AlwaysAllow {
     fn authorize<'a>(&'a self, _: &'a Attributes) -> BoxFuture<'a, Authorization> {
         Box::pin(std::future::ready(Authorization::allow("")))
+    }
+
+    fn rules_for<'a>(&'a self, _: &'a UserInfo, _: &'a str) -> BoxFuture<'a, Rules> {
+        let all = || vec!["*".to_owned()];
+        Box::pin(std::future::ready(Rules {
+            resource_rules: vec![ResourceRule {
+                verbs: all(),
+                api_groups: all(),
+                resources: all(),
+                resource_names: vec![],
+            }],
+            non_resource_rules: vec![NonResourceRule { verbs: all(), non_resource_urls: all() }],
+            incomplete: false,
+            errors: vec![],
+        }))
     }
 }
 
@@ -233,6 +291,21 @@ impl Authorizer for Chain {
                 }
             }
             Authorization::no_opinion(reasons.join(", "))
+        })
+    }
+
+    /// Every authorizer's rules; incomplete when one's are.
+    fn rules_for<'a>(&'a self, user: &'a UserInfo, namespace: &'a str) -> BoxFuture<'a, Rules> {
+        Box::pin(async move {
+            let mut all = Rules::default();
+            for authorizer in &self.0 {
+                let rules = authorizer.rules_for(user, namespace).await;
+                all.resource_rules.extend(rules.resource_rules);
+                all.non_resource_rules.extend(rules.non_resource_rules);
+                all.incomplete |= rules.incomplete;
+                all.errors.extend(rules.errors);
+            }
+            all
         })
     }
 }

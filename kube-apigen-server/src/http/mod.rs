@@ -55,7 +55,8 @@ use axum::http::HeaderMap;
 use kube_apigen_core::{ResourceInfo, Status};
 
 pub use authz::{
-    Admitted, AlwaysAllow, Attributes, Authorization, Authorizer, Chain, Decision, admit, forbidden, guard,
+    Admitted, AlwaysAllow, Attributes, Authorization, Authorizer, Chain, Decision, NonResourceRule, ResourceRule,
+    Rules, admit, forbidden, guard,
 };
 pub use axum::http::StatusCode;
 pub use call::{Call, Reply, serve};
