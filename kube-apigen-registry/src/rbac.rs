@@ -26,7 +26,9 @@ use std::sync::Arc;
 use futures::future::BoxFuture;
 use kube_apigen::ResourceInfo;
 use kube_apigen::dynamic::{DynamicApi, Request, Verb};
-use kube_apigen::http::{Attributes, Authorization, Authorizer, Context, UserInfo};
+use kube_apigen::http::{
+    Attributes, Authorization, Authorizer, Context, NonResourceRule, ResourceRule, Rules, UserInfo,
+};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::sync::OnceCell;
@@ -263,27 +265,41 @@ impl Rbac {
         Ok(rules)
     }
 
-    /// Whether a binding among `bindings` (in `namespace`, `""` for ClusterRoleBindings)
-    /// grants `attributes`; the errors met on the way are added to `errors`.
-    async fn granted(
+    /// Shows `visit` every rule granted to `user` in `namespace` (`""`: by
+    /// ClusterRoleBindings only), ClusterRoleBindings first, until it answers `true`;
+    /// whether it did, and the errors met on the way (RBAC's `VisitRulesFor`).
+    async fn visit(
         &self,
-        bindings: &[Arc<Value>],
+        user: &UserInfo,
         namespace: &str,
-        attributes: &Attributes,
-        errors: &mut Vec<String>,
-    ) -> bool {
-        for binding in bindings {
-            let Ok(binding) = Binding::deserialize(&**binding) else { continue };
-            if !applies_to(&attributes.user, &binding.subjects, namespace) {
-                continue;
-            }
-            match self.role_rules(&binding.role_ref, namespace).await {
-                Ok(rules) if rules.iter().any(|rule| rule_allows(attributes, rule)) => return true,
-                Ok(_) => {}
-                Err(error) => errors.push(error),
+        mut visit: impl FnMut(&PolicyRule) -> bool,
+    ) -> (bool, Vec<String>) {
+        let mut errors = Vec::new();
+        let cluster = self.store.resource_prefix(self.resources.cluster_role_bindings);
+        let local = format!("{}{namespace}/", self.store.resource_prefix(self.resources.role_bindings));
+        let scopes = [(cluster, ""), (local, namespace)];
+        let scopes = if namespace.is_empty() { &scopes[..1] } else { &scopes[..] };
+        for (prefix, binding_namespace) in scopes {
+            let bindings = match self.list(prefix).await {
+                Ok(bindings) => bindings,
+                Err(error) => {
+                    errors.push(error);
+                    continue;
+                }
+            };
+            for binding in bindings {
+                let Ok(binding) = Binding::deserialize(&*binding) else { continue };
+                if !applies_to(user, &binding.subjects, binding_namespace) {
+                    continue;
+                }
+                match self.role_rules(&binding.role_ref, binding_namespace).await {
+                    Ok(rules) if rules.iter().any(&mut visit) => return (true, errors),
+                    Ok(_) => {}
+                    Err(error) => errors.push(error),
+                }
             }
         }
-        false
+        (false, errors)
     }
 }
 
@@ -300,26 +316,40 @@ impl Authorizer for Rbac {
             if attributes.user.groups.iter().any(|group| group == PRIVILEGED_GROUP) {
                 return Authorization::allow("");
             }
-            let mut errors = Vec::new();
-            match self.list(&self.store.resource_prefix(self.resources.cluster_role_bindings)).await {
-                Ok(bindings) if self.granted(&bindings, "", attributes, &mut errors).await => {
-                    return Authorization::allow("");
-                }
-                Ok(_) => {}
-                Err(error) => errors.push(error),
-            }
-            if !attributes.namespace.is_empty() {
-                let prefix =
-                    format!("{}{}/", self.store.resource_prefix(self.resources.role_bindings), attributes.namespace);
-                match self.list(&prefix).await {
-                    Ok(bindings) if self.granted(&bindings, &attributes.namespace, attributes, &mut errors).await => {
-                        return Authorization::allow("");
-                    }
-                    Ok(_) => {}
-                    Err(error) => errors.push(error),
-                }
+            let (allowed, errors) =
+                self.visit(&attributes.user, &attributes.namespace, |rule| rule_allows(attributes, rule)).await;
+            if allowed {
+                return Authorization::allow("");
             }
             Authorization::no_opinion(reason(errors))
+        })
+    }
+
+    fn rules_for<'a>(&'a self, user: &'a UserInfo, namespace: &'a str) -> BoxFuture<'a, Rules> {
+        Box::pin(async move {
+            self.bootstrap().await;
+            let mut rules = Rules::default();
+            let (_, errors) = self
+                .visit(user, namespace, |rule| {
+                    if !rule.resources.is_empty() {
+                        rules.resource_rules.push(ResourceRule {
+                            verbs: rule.verbs.clone(),
+                            api_groups: rule.api_groups.clone(),
+                            resources: rule.resources.clone(),
+                            resource_names: rule.resource_names.clone(),
+                        });
+                    }
+                    if !rule.non_resource_urls.is_empty() {
+                        rules.non_resource_rules.push(NonResourceRule {
+                            verbs: rule.verbs.clone(),
+                            non_resource_urls: rule.non_resource_urls.clone(),
+                        });
+                    }
+                    false
+                })
+                .await;
+            rules.errors = errors;
+            rules
         })
     }
 }

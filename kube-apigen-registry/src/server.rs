@@ -244,8 +244,11 @@ impl ServerBuilder {
             .iter()
             .filter_map(|(&key, strategy)| strategy.table().map(|table| (key, table)))
             .collect();
+        let reviewer = crate::reviews::register(&mut self.store);
         let store = Store::with_storage(self.store, storage);
         let authorizer = authorizer(&self.authorization, &store).map_err(|error| BuildError(vec![error]))?;
+        // The reviews answer with the authorizer of the requests themselves.
+        let _ = reviewer.set(Arc::clone(&authorizer));
         let config = Config {
             max_body_bytes: self.max_body_bytes,
             authenticator: self.authenticator.clone().unwrap_or_else(|| Arc::new(Anonymous)),

@@ -13,13 +13,18 @@
 //! | the typed checks of the model, then the kind's own | [`Strategy::validate`] | [`Strategy::validate_update`] |
 //! | committed, then told | [`Strategy::after_write`] | [`Strategy::after_write`] |
 //!
+//! A resource that is never stored (a review) answers its creates with
+//! [`Strategy::answer`] instead, after the checks.
+//!
 //! Every method has a default that does nothing beyond the generic behaviour, so a
 //! strategy implements only what its kind needs. Register one per resource on the
 //! server's builder ([`crate::ServerBuilder::strategy`]).
 
 use std::sync::Arc;
 
+use futures::future::BoxFuture;
 use kube_apigen::ResourceInfo;
+use kube_apigen::Status;
 use kube_apigen::field::ErrorList;
 use kube_apigen::http::{TableConvertor, UserInfo};
 use serde_json::Value;
@@ -128,6 +133,25 @@ pub trait Strategy: Send + Sync + 'static {
     fn after_write(&self, context: &WriteContext<'_>, written: Written<'_>) {
         let _ = (context, written);
     }
+
+    /// For a resource that is never stored, such as a review: what answers its creates,
+    /// once the object sent is checked ([`Strategy::validate`] too). `None`, the default:
+    /// objects are stored.
+    fn answer(&self) -> Option<&dyn Answer> {
+        None
+    }
+}
+
+/// How a resource that is never stored answers a create ([`Strategy::answer`]).
+pub trait Answer: Send + Sync {
+    /// The answer (201) to a create of `object`, checked, in `namespace` for a namespaced
+    /// resource.
+    fn create<'a>(
+        &'a self,
+        context: &'a WriteContext<'a>,
+        namespace: Option<&'a str>,
+        object: Value,
+    ) -> BoxFuture<'a, Result<Value, Status>>;
 }
 
 /// The strategy of resources nobody registered one for: only the generic behaviour.

@@ -15,7 +15,7 @@ use super::{Inner, reply, storage_status};
 use crate::checks::dropped_fields;
 use crate::object::{self, meta_str, now, set_meta};
 use crate::storage::{KeyValue, Written};
-use crate::strategy::{WriteContext, Written as Change};
+use crate::strategy::{Answer, WriteContext, Written as Change};
 
 /// The API server's message for a body naming another namespace than the URL
 /// (`rest.EnsureObjectNamespaceMatchesRequestNamespace`).
@@ -101,6 +101,28 @@ impl Inner {
             Ok(response) => Ok(response),
             Err(name) => Err(Status::already_exists(resource.group, resource.plural, &name)),
         }
+    }
+
+    /// A create of a resource that is never stored: the object checked as a create
+    /// checks it, then answered by `answer`.
+    pub(super) async fn answer(
+        &self,
+        answer: &dyn Answer,
+        context: &Context,
+        request: Request,
+    ) -> Result<Response, Status> {
+        let resource = request.resource;
+        let mut object = request.body.ok_or_else(|| Status::bad_request("the request has no body"))?;
+        if !object.is_object() {
+            return Err(Status::bad_request("the object provided is not a JSON object"));
+        }
+        set_type_meta(resource, &mut object);
+        let now = now();
+        let user = effective_user(context.user.as_ref());
+        let write = WriteContext { resource, subresource: None, user: &user, now: &now, dry_run: context.dry_run };
+        let extra = self.strategy(resource).validate(&write, &object);
+        let object = self.check(resource, object, None, extra)?;
+        Ok(reply(201, answer.create(&write, request.namespace.as_deref(), object).await?))
     }
 
     /// Creates `object` (the body of a create, or an apply's result for a missing
