@@ -2,6 +2,7 @@
 
 //! A complete API server's trait, router and discovery catalog.
 
+use crate::api::authentication::v1::SelfSubjectReviewApi;
 use crate::api::authorization::v1::{
     LocalSubjectAccessReviewApi, SelfSubjectAccessReviewApi, SelfSubjectRulesReviewApi, SubjectAccessReviewApi,
 };
@@ -12,6 +13,9 @@ use crate::com::coreos::monitoring::v1::ProbeApi;
 use kube_apigen::axum::Router;
 use kube_apigen::{discovery, http};
 use std::sync::Arc;
+
+#[cfg(feature = "dynamic")]
+use crate::api::authentication::v1::SelfSubjectReview;
 
 #[cfg(feature = "dynamic")]
 use crate::api::authorization::v1::{
@@ -35,7 +39,8 @@ use kube_apigen::dynamic;
 
 /// Implemented by a server for every resource of these specs.
 pub trait Server:
-    LocalSubjectAccessReviewApi
+    SelfSubjectReviewApi
+    + LocalSubjectAccessReviewApi
     + SelfSubjectAccessReviewApi
     + SelfSubjectRulesReviewApi
     + SubjectAccessReviewApi
@@ -49,7 +54,8 @@ pub trait Server:
 {
 }
 impl<
-    T: LocalSubjectAccessReviewApi
+    T: SelfSubjectReviewApi
+        + LocalSubjectAccessReviewApi
         + SelfSubjectAccessReviewApi
         + SelfSubjectRulesReviewApi
         + SubjectAccessReviewApi
@@ -66,6 +72,7 @@ impl<
 /// Discovery information of every group/version, and the version reported at `/version`.
 pub static CATALOG: discovery::ApiCatalog = discovery::ApiCatalog {
     groups: &[
+        crate::api::authentication::v1::routes::GROUP_VERSION,
         crate::api::authorization::v1::routes::GROUP_VERSION,
         crate::api::autoscaling::v2::routes::GROUP_VERSION,
         crate::api::certificates::v1::routes::GROUP_VERSION,
@@ -79,6 +86,7 @@ pub static CATALOG: discovery::ApiCatalog = discovery::ApiCatalog {
 /// The typed check (decode and validate) of every resource, by group, version and
 /// kind, for servers that work with JSON (`kube_apigen::dynamic`).
 pub static TYPED_CHECKS: &[(&str, &str, &str, dynamic::TypedCheck)] = &[
+    ("authentication.k8s.io", "v1", "SelfSubjectReview", dynamic::typed::<SelfSubjectReview>),
     ("authorization.k8s.io", "v1", "LocalSubjectAccessReview", dynamic::typed::<LocalSubjectAccessReview>),
     ("authorization.k8s.io", "v1", "SelfSubjectAccessReview", dynamic::typed::<SelfSubjectAccessReview>),
     ("authorization.k8s.io", "v1", "SelfSubjectRulesReview", dynamic::typed::<SelfSubjectRulesReview>),
@@ -99,6 +107,7 @@ pub fn router<S: Server>(api: S, config: http::Config) -> Router {
     let config = Arc::new(config);
     let state = http::ApiState { api: Arc::new(api), config: Arc::clone(&config) };
     let routes = Router::new()
+        .merge(crate::api::authentication::v1::routes::router::<S>())
         .merge(crate::api::authorization::v1::routes::router::<S>())
         .merge(crate::api::autoscaling::v2::routes::router::<S>())
         .merge(crate::api::certificates::v1::routes::router::<S>())
