@@ -25,7 +25,7 @@
 //!   `system:masters`, one with a namespaced Role, one with nothing): the bootstrap policy,
 //!   allowed and Forbidden requests with the API server's messages (resources, the
 //!   cluster scope, paths, a binding to a missing role), `kubectl auth can-i` (with
-//!   `--list`), `view` and a role aggregated into it;
+//!   `--list`), `kubectl auth whoami`, `view` and a role aggregated into it;
 //! - `kubectl_against_custom_resources`: the fixture crate's custom resources
 //!   (`tests/fixture-specs/gizmos.crd.yaml`) served in process by the same store on a free
 //!   loopback port: `kubectl scale` (a merge patch of the `scale` subresource; with
@@ -1053,6 +1053,13 @@ fn kubectl_against_rbac_server() {
         ])?;
         out.stdout_line_matches(&["selfsubjectaccessreviews.authorization.k8s.io", "[]", "[]", "[create]"])?;
         out.stdout_line_matches(&["[/healthz]", "[]", "[get]"])
+    });
+
+    report.step("kubectl auth whoami: a SelfSubjectReview", || {
+        let out = alice.run(&["auth", "whoami"]).ok()?;
+        out.stdout_is(
+            "ATTRIBUTE   VALUE\nUsername    alice\nUID         uid-alice\nGroups      [system:authenticated]\n",
+        )
     });
 
     report.step("bob: nothing in team-a", || {

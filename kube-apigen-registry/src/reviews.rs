@@ -5,7 +5,10 @@
 //! - `SubjectAccessReview`: may this user (or these groups) do this?
 //! - `LocalSubjectAccessReview`: the same, within the namespace of the request;
 //! - `SelfSubjectRulesReview`: what may the caller do in a namespace
-//!   ([`kube_apigen::http::Authorizer::rules_for`]; `kubectl auth can-i --list`).
+//!   ([`kube_apigen::http::Authorizer::rules_for`]; `kubectl auth can-i --list`);
+//!
+//! and `authentication.k8s.io/v1`'s `SelfSubjectReview`: who is the caller (`kubectl auth
+//! whoami`).
 //!
 //! An access review asks about exactly one of `spec.resourceAttributes` and
 //! `spec.nonResourceAttributes`; its answer is `status.allowed`, `status.denied` (when an
@@ -22,8 +25,10 @@ use serde_json::{Value, json};
 use crate::StoreConfig;
 use crate::strategy::{Answer, Strategy, WriteContext};
 
-/// The API group of the reviews.
+/// The API group of the access and rules reviews.
 pub const GROUP: &str = "authorization.k8s.io";
+/// The API group of `SelfSubjectReview`.
+pub const AUTHENTICATION_GROUP: &str = "authentication.k8s.io";
 
 /// The server's authorizer, known once the server is built (it may read the store the
 /// reviews are registered in).
@@ -35,6 +40,7 @@ enum Kind {
     Subject,
     Local,
     Rules,
+    Whoami,
 }
 
 /// The strategy of one review resource.
@@ -48,15 +54,16 @@ struct Review {
 pub(crate) fn register(config: &mut StoreConfig) -> SharedAuthorizer {
     let authorizer = SharedAuthorizer::default();
     let kinds = [
-        ("selfsubjectaccessreviews", Kind::SelfSubject),
-        ("subjectaccessreviews", Kind::Subject),
-        ("localsubjectaccessreviews", Kind::Local),
-        ("selfsubjectrulesreviews", Kind::Rules),
+        (GROUP, "selfsubjectaccessreviews", Kind::SelfSubject),
+        (GROUP, "subjectaccessreviews", Kind::Subject),
+        (GROUP, "localsubjectaccessreviews", Kind::Local),
+        (GROUP, "selfsubjectrulesreviews", Kind::Rules),
+        (AUTHENTICATION_GROUP, "selfsubjectreviews", Kind::Whoami),
     ];
-    for (plural, kind) in kinds {
-        if !config.strategies.keys().any(|&(group, p)| group == GROUP && p == plural) {
+    for (group, plural, kind) in kinds {
+        if !config.strategies.keys().any(|&(g, p)| g == group && p == plural) {
             // A catalog without the resource: nothing to answer.
-            let _ = config.strategy(GROUP, plural, Review { kind, authorizer: Arc::clone(&authorizer) });
+            let _ = config.strategy(group, plural, Review { kind, authorizer: Arc::clone(&authorizer) });
         }
     }
     authorizer
@@ -66,7 +73,7 @@ impl Strategy for Review {
     fn validate(&self, _: &WriteContext<'_>, object: &Value) -> ErrorList {
         let spec = Path::ROOT.field("spec");
         let mut errors = ErrorList::new();
-        if self.kind == Kind::Rules {
+        if matches!(self.kind, Kind::Rules | Kind::Whoami) {
             return errors;
         }
         let resource = object.pointer("/spec/resourceAttributes").filter(|v| !v.is_null());
@@ -122,6 +129,16 @@ impl Answer for Review {
                 return Err(Status::internal_error("the server's authorizer is not set"));
             };
             let spec = object.get("spec").cloned().unwrap_or(Value::Null);
+            if self.kind == Kind::Whoami {
+                let user = context.user;
+                object["status"] = json!({ "userInfo": {
+                    "username": user.username,
+                    "uid": user.uid,
+                    "groups": user.groups,
+                    "extra": user.extra,
+                } });
+                return Ok(object);
+            }
             if self.kind == Kind::Rules {
                 let namespace = spec.get("namespace").and_then(Value::as_str).unwrap_or("");
                 if namespace.is_empty() {
