@@ -345,8 +345,9 @@ pub struct Admitted {
     pub user: Option<UserInfo>,
 }
 
-/// Authenticates the request with `authenticator` (401; a panic is 500) and authorizes
-/// it with `authorizer` (403 [`forbidden`]), in the API server's order. The first call on
+/// Authenticates the request with `authenticator` (401; a panic is 500), applies its
+/// impersonation headers, each authorized (`kubectl --as`; 403), and authorizes it with
+/// `authorizer` as the user it acts as (403 [`forbidden`]), in the API server's order. The first call on
 /// a request decides and records [`Admitted`] in its extensions; later calls answer the
 /// same.
 pub async fn admit(
@@ -360,7 +361,12 @@ pub async fn admit(
     let authenticated =
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| authenticator.authenticate(&parts.headers)));
     let user = authenticated.map_err(|_| Status::internal_error(super::call::PANIC_MESSAGE))??;
-    let attributes = Attributes::of_request(effective_user(user.as_ref()), &parts.method, &parts.uri);
+    let request_uri = parts.uri.path_and_query().map_or("/", |p| p.as_str());
+    let acting =
+        super::impersonate::impersonate(&parts.headers, request_uri, effective_user(user.as_ref()), authorizer).await?;
+    // Without impersonation, an anonymous request stays anonymous (`None`).
+    let user = if user.is_none() && acting == effective_user(None) { None } else { Some(acting.clone()) };
+    let attributes = Attributes::of_request(acting, &parts.method, &parts.uri);
     let answer = authorizer.authorize(&attributes).await;
     if answer.decision != Decision::Allow {
         return Err(forbidden(&attributes, &answer.reason));

@@ -38,6 +38,7 @@ mod call;
 mod decode;
 mod drain;
 mod errors;
+mod impersonate;
 mod negotiate;
 mod patch;
 mod protobuf;
