@@ -25,7 +25,7 @@
 //!   `system:masters`, one with a namespaced Role, one with nothing): the bootstrap policy,
 //!   allowed and Forbidden requests with the API server's messages (resources, the
 //!   cluster scope, paths, a binding to a missing role), `kubectl auth can-i` (with
-//!   `--list`), `kubectl auth whoami`, `view` and a role aggregated into it;
+//!   `--list`), `kubectl auth whoami`, `kubectl --as`, `view` and a role aggregated into it;
 //! - `kubectl_against_custom_resources`: the fixture crate's custom resources
 //!   (`tests/fixture-specs/gizmos.crd.yaml`) served in process by the same store on a free
 //!   loopback port: `kubectl scale` (a merge patch of the `scale` subresource; with
@@ -1060,6 +1060,18 @@ fn kubectl_against_rbac_server() {
         out.stdout_is(
             "ATTRIBUTE   VALUE\nUsername    alice\nUID         uid-alice\nGroups      [system:authenticated]\n",
         )
+    });
+
+    report.step("kubectl --as: impersonation, each header authorized", || {
+        let out = alice.run(&["get", "hpa", "-n", "team-a", "--as", "bob"]).fails()?;
+        out.stderr_is(
+            "Error from server (Forbidden): users \"bob\" is forbidden: User \"alice\" cannot impersonate resource \"users\" \
+             in API group \"\" at the cluster scope\n",
+        )?;
+        ensure_eq(&admin.jsonpath(&["get", "hpa", "-n", "team-a", "--as", "alice"], "{.items[*].metadata.name}")?, "web", "names")?;
+        admin.run(&["auth", "can-i", "delete", "hpa", "-n", "team-a", "--as", "alice"]).fails()?.stdout_is("no\n")?;
+        let out = admin.run(&["auth", "whoami", "--as", "alice", "--as-group", "devs"]).ok()?;
+        out.stdout_is("ATTRIBUTE   VALUE\nUsername    alice\nGroups      [devs system:authenticated]\n")
     });
 
     report.step("bob: nothing in team-a", || {
