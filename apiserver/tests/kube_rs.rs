@@ -1276,6 +1276,7 @@ harness::backend_tests! {
         assert_eq!(
             names(&everything),
             [
+                "authentication.k8s.io",
                 "authorization.k8s.io",
                 "autoscaling",
                 "certificates.k8s.io",
