@@ -25,7 +25,8 @@
 //!   `system:masters`, one with a namespaced Role, one with nothing): the bootstrap policy,
 //!   allowed and Forbidden requests with the API server's messages (resources, the
 //!   cluster scope, paths, a binding to a missing role), `kubectl auth can-i` (with
-//!   `--list`), `kubectl auth whoami`, `kubectl --as`, `view` and a role aggregated into it;
+//!   `--list`), `kubectl auth whoami`, `kubectl --as`, `view` and a role aggregated into
+//!   it, and roles and bindings that would escalate refused;
 //! - `kubectl_against_custom_resources`: the fixture crate's custom resources
 //!   (`tests/fixture-specs/gizmos.crd.yaml`) served in process by the same store on a free
 //!   loopback port: `kubectl scale` (a merge patch of the `scale` subresource; with
@@ -1112,6 +1113,29 @@ fn kubectl_against_rbac_server() {
         admin.run(&["apply", "-f", &fixture("rbac-probe-viewer.yaml")]).ok()?;
         let out = bob.run(&["get", "probes", "-n", "team-a"]).ok()?;
         out.stderr_is("No resources found in team-a namespace.\n")
+    });
+
+    report.step("escalation: roles and bindings granting more than their writer holds are Forbidden", || {
+        let writer = ["create", "role", "rbac-writer", "--verb=create", "-n", "team-a"];
+        let resources = "--resource=roles.rbac.authorization.k8s.io,rolebindings.rbac.authorization.k8s.io";
+        admin.run(&[&writer[..], &[resources]].concat()).ok()?;
+        admin.run(&["create", "rolebinding", "alice-rbac", "--role=rbac-writer", "--user=alice", "-n", "team-a"]).ok()?;
+        let out = alice
+            .run(&["create", "role", "deleter", "--verb=get,delete", "--resource=horizontalpodautoscalers", "-n", "team-a"])
+            .fails()?;
+        out.stderr_is(
+            "Error from server (Forbidden): roles.rbac.authorization.k8s.io \"deleter\" is forbidden: user \"alice\" \
+             (groups=[\"system:authenticated\"]) is attempting to grant RBAC permissions not currently held:\n\
+             {APIGroups:[\"autoscaling\"], Resources:[\"horizontalpodautoscalers\"], Verbs:[\"delete\"]}\n",
+        )?;
+        alice.run(&["create", "role", "reader", "--verb=get,list", "--resource=horizontalpodautoscalers", "-n", "team-a"]).ok()?;
+        alice.run(&["create", "rolebinding", "bob-reader", "--role=reader", "--user=bob", "-n", "team-a"]).ok()?;
+        let out = alice.run(&["create", "rolebinding", "bob-edit", "--clusterrole=edit", "--user=bob", "-n", "team-a"]).fails()?;
+        out.stderr_has(
+            "rolebindings.rbac.authorization.k8s.io \"bob-edit\" is forbidden: user \"alice\" (groups=[\"system:authenticated\"]) \
+             is attempting to grant RBAC permissions not currently held:\n{APIGroups:[\"\"], Resources:[\"configmaps\"], \
+             Verbs:[\"create\" \"delete\" \"deletecollection\" \"patch\" \"update\"]}\n",
+        )
     });
 
     report.step("SIGTERM shuts the server down", || shut_down(&mut server));

@@ -215,7 +215,7 @@ impl Rbac {
                         body: Some(object),
                         patch: None,
                     };
-                    match self.store.handle(Context::default(), request).await {
+                    match self.store.handle(server_context(), request).await {
                         // Present already, or written by another server on the same etcd.
                         Err(status) if status.code() != 409 => {
                             tracing::warn!(
@@ -364,6 +364,231 @@ fn reason(mut errors: Vec<String>) -> String {
         [one] => format!("RBAC: {one}"),
         many => format!("RBAC: [{}]", many.join(", ")),
     }
+}
+
+/// The request context of the server's own writes (the bootstrap policy): a member of
+/// `system:masters`, as kube-apiserver's loopback client is.
+fn server_context() -> Context {
+    let user = UserInfo {
+        username: "system:apiserver".to_owned(),
+        groups: vec![PRIVILEGED_GROUP.to_owned()],
+        ..UserInfo::default()
+    };
+    Context { user: Some(user), ..Context::default() }
+}
+
+/// The server's authorizer and its RBAC authorizer, known once the server is built.
+#[derive(Clone, Default)]
+pub(crate) struct Deciders {
+    /// Every authorization mode, in order: it decides `escalate` and `bind`.
+    pub(crate) authorizer: crate::reviews::SharedAuthorizer,
+    /// RBAC itself: the rules a writer holds, and those of the role a binding names.
+    pub(crate) rbac: Arc<std::sync::OnceLock<Arc<Rbac>>>,
+}
+
+/// Escalation prevention, as kube-apiserver's RBAC storage does it: a Role or ClusterRole
+/// may be written only by a caller who holds every rule it grants, or may `escalate` it; a
+/// binding only by one who holds every rule of its role, or may `bind` it. Members of
+/// `system:masters` may always. Otherwise 403 `<resource> "<name>" is forbidden: user
+/// "<user>" (groups=[...]) is attempting to grant RBAC permissions not currently held:`
+/// and the rules missing, one a line.
+struct Escalation {
+    plural: &'static str,
+    deciders: Deciders,
+}
+
+/// Registers the escalation checks on the four RBAC resources `config` serves.
+pub(crate) fn register_escalation_checks(config: &mut crate::StoreConfig) -> Deciders {
+    let deciders = Deciders::default();
+    for plural in ["roles", "clusterroles", "rolebindings", "clusterrolebindings"] {
+        let _ = config.strategy(GROUP, plural, Escalation { plural, deciders: deciders.clone() });
+    }
+    deciders
+}
+
+impl crate::Strategy for Escalation {
+    fn admit<'a>(
+        &'a self,
+        context: &'a crate::WriteContext<'a>,
+        new: &'a Value,
+        _old: Option<&'a Value>,
+    ) -> BoxFuture<'a, Result<(), kube_apigen::Status>> {
+        Box::pin(async move {
+            let user = context.user;
+            let (Some(authorizer), Some(rbac)) = (self.deciders.authorizer.get(), self.deciders.rbac.get()) else {
+                return Ok(());
+            };
+            if user.groups.iter().any(|group| group == PRIVILEGED_GROUP) {
+                return Ok(());
+            }
+            let namespace = crate::object::meta_str(new, "namespace");
+            let name = crate::object::meta_str(new, "name");
+            let binding = self.plural.ends_with("bindings");
+            let (verb, target_plural, target_name, rules) = if binding {
+                let Ok(binding) = Binding::deserialize(new) else { return Ok(()) };
+                let plural = if binding.role_ref.kind == "Role" { "roles" } else { "clusterroles" };
+                ("bind", plural, binding.role_ref.name.clone(), Some(binding.role_ref))
+            } else {
+                ("escalate", self.plural, name.to_owned(), None)
+            };
+            let attributes = Attributes {
+                user: user.clone(),
+                verb: verb.to_owned(),
+                resource_request: true,
+                api_group: GROUP.to_owned(),
+                api_version: "v1".to_owned(),
+                resource: target_plural.to_owned(),
+                namespace: namespace.to_owned(),
+                name: target_name,
+                ..Attributes::default()
+            };
+            if authorizer.authorize(&attributes).await.decision == kube_apigen::http::Decision::Allow {
+                return Ok(());
+            }
+            let granted = match rules {
+                Some(role_ref) => rbac.role_rules(&role_ref, namespace).await.map_err(|message| {
+                    kube_apigen::Status::failure(404, kube_apigen::status::reason::NOT_FOUND, message)
+                })?,
+                None => rules_of(new),
+            };
+            let held = rbac.rules_for(user, namespace).await;
+            let missing = missing_rules(&held, &granted);
+            if missing.is_empty() {
+                return Ok(());
+            }
+            let quote = kube_apigen::go::fmt::quote;
+            let mut message = format!(
+                "user {} (groups={}) is attempting to grant RBAC permissions not currently held:\n{}",
+                quote(&user.username),
+                go_strings(&user.groups),
+                missing.join("\n")
+            );
+            if !held.errors.is_empty() {
+                message.push_str(&format!("; resolution errors: [{}]", held.errors.join(" ")));
+            }
+            Err(kube_apigen::Status::forbidden(GROUP, self.plural, name, message))
+        })
+    }
+}
+
+/// Go's `%q` of a `[]string`: `["a" "b"]`.
+fn go_strings(values: &[String]) -> String {
+    let quoted: Vec<String> = values.iter().map(|v| kube_apigen::go::fmt::quote(v)).collect();
+    format!("[{}]", quoted.join(" "))
+}
+
+/// The rules of `granted` that `held` does not cover, broken down to one verb, group,
+/// resource and name each, those differing only by verb merged again, as RBAC's
+/// `CompactString` writes them, sorted (`Covers`, `CompactRules`).
+fn missing_rules(held: &Rules, granted: &[PolicyRule]) -> Vec<String> {
+    let owner: Vec<PolicyRule> = held
+        .resource_rules
+        .iter()
+        .map(|r| PolicyRule {
+            verbs: r.verbs.clone(),
+            api_groups: r.api_groups.clone(),
+            resources: r.resources.clone(),
+            resource_names: r.resource_names.clone(),
+            non_resource_urls: Vec::new(),
+        })
+        .chain(held.non_resource_rules.iter().map(|r| PolicyRule {
+            verbs: r.verbs.clone(),
+            non_resource_urls: r.non_resource_urls.clone(),
+            ..PolicyRule::default()
+        }))
+        .collect();
+    let mut missing: Vec<PolicyRule> = Vec::new();
+    for sub in granted.iter().flat_map(breakdown) {
+        if owner.iter().any(|rule| covers(rule, &sub)) {
+            continue;
+        }
+        let mergeable = |m: &PolicyRule| {
+            sub.resource_names.is_empty()
+                && sub.non_resource_urls.is_empty()
+                && m.resource_names.is_empty()
+                && m.api_groups == sub.api_groups
+                && m.resources == sub.resources
+        };
+        match missing.iter_mut().find(|m| mergeable(m)) {
+            Some(merged) => merged.verbs.extend(sub.verbs),
+            None => missing.push(sub),
+        }
+    }
+    let mut shown: Vec<String> = missing.iter().map(compact_string).collect();
+    shown.sort();
+    shown.dedup();
+    shown
+}
+
+/// One rule per verb, group, resource and name (or per verb and URL).
+fn breakdown(rule: &PolicyRule) -> Vec<PolicyRule> {
+    let one = |value: &String| vec![value.clone()];
+    let mut rules = Vec::new();
+    for group in &rule.api_groups {
+        for resource in &rule.resources {
+            for verb in &rule.verbs {
+                let base = PolicyRule {
+                    api_groups: one(group),
+                    resources: one(resource),
+                    verbs: one(verb),
+                    ..PolicyRule::default()
+                };
+                if rule.resource_names.is_empty() {
+                    rules.push(base);
+                } else {
+                    rules.extend(
+                        rule.resource_names.iter().map(|name| PolicyRule { resource_names: one(name), ..base.clone() }),
+                    );
+                }
+            }
+        }
+    }
+    for url in &rule.non_resource_urls {
+        for verb in &rule.verbs {
+            rules.push(PolicyRule { non_resource_urls: one(url), verbs: one(verb), ..PolicyRule::default() });
+        }
+    }
+    rules
+}
+
+/// Whether `owner` grants everything `sub` does (RBAC's `ruleCovers`).
+fn covers(owner: &PolicyRule, sub: &PolicyRule) -> bool {
+    let has_all = |set: &[String], values: &[String]| values.iter().all(|v| set.contains(v));
+    let star = |set: &[String]| set.iter().any(|v| v == "*");
+    let verbs = star(&owner.verbs) || has_all(&owner.verbs, &sub.verbs);
+    let groups = star(&owner.api_groups) || has_all(&owner.api_groups, &sub.api_groups);
+    let resources = star(&owner.resources)
+        || sub.resources.iter().all(|resource| {
+            owner.resources.contains(resource)
+                || resource
+                    .split_once('/')
+                    .is_some_and(|(_, subresource)| owner.resources.contains(&format!("*/{subresource}")))
+        });
+    let urls =
+        sub.non_resource_urls.iter().all(|path| owner.non_resource_urls.iter().any(|url| url_matches(url, path)));
+    let names = if sub.resource_names.is_empty() {
+        owner.resource_names.is_empty()
+    } else {
+        owner.resource_names.is_empty() || has_all(&owner.resource_names, &sub.resource_names)
+    };
+    verbs && groups && resources && urls && names
+}
+
+/// A rule as RBAC's `CompactString` writes it: `{APIGroups:["g"], Resources:["r"],
+/// Verbs:["get" "list"]}`, absent lists left out.
+fn compact_string(rule: &PolicyRule) -> String {
+    let parts: Vec<String> = [
+        ("APIGroups", &rule.api_groups),
+        ("Resources", &rule.resources),
+        ("NonResourceURLs", &rule.non_resource_urls),
+        ("ResourceNames", &rule.resource_names),
+        ("Verbs", &rule.verbs),
+    ]
+    .into_iter()
+    .filter(|(_, values)| !values.is_empty())
+    .map(|(name, values)| format!("{name}:{}", go_strings(values)))
+    .collect();
+    format!("{{{}}}", parts.join(", "))
 }
 
 /// The ClusterRoles and ClusterRoleBindings kube-apiserver bootstraps that concern what
@@ -630,6 +855,41 @@ mod tests {
             &json!({ "matchExpressions": [{ "key": "c", "operator": "NotIn", "values": ["1"] }] }),
             labels
         ));
+    }
+
+    #[test]
+    fn escalation_lists_the_rules_not_held_compacted() {
+        let held = Rules {
+            resource_rules: vec![ResourceRule {
+                verbs: vec!["get".into(), "list".into()],
+                api_groups: vec!["autoscaling".into()],
+                resources: vec!["horizontalpodautoscalers".into(), "*/status".into()],
+                resource_names: vec![],
+            }],
+            non_resource_rules: vec![NonResourceRule {
+                verbs: vec!["get".into()],
+                non_resource_urls: vec!["/healthz/*".into()],
+            }],
+            ..Rules::default()
+        };
+        let granted = [
+            rule(
+                json!({ "apiGroups": ["autoscaling"], "resources": ["horizontalpodautoscalers", "horizontalpodautoscalers/status"], "verbs": ["get", "delete", "patch"] }),
+            ),
+            rule(
+                json!({ "apiGroups": ["autoscaling"], "resources": ["horizontalpodautoscalers"], "resourceNames": ["web"], "verbs": ["list"] }),
+            ),
+            rule(json!({ "nonResourceURLs": ["/healthz/etcd", "/metrics"], "verbs": ["get"] })),
+        ];
+        assert_eq!(
+            missing_rules(&held, &granted),
+            [
+                r#"{APIGroups:["autoscaling"], Resources:["horizontalpodautoscalers"], Verbs:["delete" "patch"]}"#,
+                r#"{APIGroups:["autoscaling"], Resources:["horizontalpodautoscalers/status"], Verbs:["delete" "patch"]}"#,
+                r#"{NonResourceURLs:["/metrics"], Verbs:["get"]}"#,
+            ]
+        );
+        assert!(missing_rules(&held, &granted[1..2]).is_empty(), "a name is covered by a rule for every name");
     }
 
     #[test]

@@ -245,10 +245,16 @@ impl ServerBuilder {
             .filter_map(|(&key, strategy)| strategy.table().map(|table| (key, table)))
             .collect();
         let reviewer = crate::reviews::register(&mut self.store);
+        let rbac = self.authorization.contains(&AuthorizationMode::Rbac);
+        let deciders = rbac.then(|| crate::rbac::register_escalation_checks(&mut self.store));
         let store = Store::with_storage(self.store, storage);
-        let authorizer = authorizer(&self.authorization, &store).map_err(|error| BuildError(vec![error]))?;
-        // The reviews answer with the authorizer of the requests themselves.
+        let authorizer =
+            authorizer(&self.authorization, &store, deciders.as_ref()).map_err(|error| BuildError(vec![error]))?;
+        // The reviews and the escalation checks ask the authorizer of the requests themselves.
         let _ = reviewer.set(Arc::clone(&authorizer));
+        if let Some(deciders) = deciders {
+            let _ = deciders.authorizer.set(Arc::clone(&authorizer));
+        }
         let config = Config {
             max_body_bytes: self.max_body_bytes,
             authenticator: self.authenticator.clone().unwrap_or_else(|| Arc::new(Anonymous)),
@@ -370,13 +376,24 @@ impl std::str::FromStr for AuthorizationMode {
     }
 }
 
-/// The authorizer of `modes`, in order; no modes is [`AlwaysAllow`].
-fn authorizer(modes: &[AuthorizationMode], store: &Store) -> Result<Arc<dyn Authorizer>, String> {
+/// The authorizer of `modes`, in order (no modes is [`AlwaysAllow`]); the RBAC
+/// authorizer among them goes to `deciders` too.
+fn authorizer(
+    modes: &[AuthorizationMode],
+    store: &Store,
+    deciders: Option<&crate::rbac::Deciders>,
+) -> Result<Arc<dyn Authorizer>, String> {
     let mut chain: Vec<Arc<dyn Authorizer>> = Vec::new();
     for mode in modes {
         chain.push(match mode {
             AuthorizationMode::AlwaysAllow => Arc::new(AlwaysAllow),
-            AuthorizationMode::Rbac => Arc::new(crate::rbac::Rbac::new(store.clone())?),
+            AuthorizationMode::Rbac => {
+                let rbac = Arc::new(crate::rbac::Rbac::new(store.clone())?);
+                if let Some(deciders) = deciders {
+                    let _ = deciders.rbac.set(Arc::clone(&rbac));
+                }
+                rbac
+            }
         });
     }
     Ok(match chain.len() {

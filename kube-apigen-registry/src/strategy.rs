@@ -11,6 +11,7 @@
 //! | the stored fields the endpoint may not change are kept | — | [`Strategy::reset_fields`] |
 //! | the kind's own preparation | [`Strategy::prepare_for_create`] | [`Strategy::prepare_for_update`] |
 //! | the typed checks of the model, then the kind's own | [`Strategy::validate`] | [`Strategy::validate_update`] |
+//! | may it be written? | [`Strategy::admit`] | [`Strategy::admit`] |
 //! | committed, then told | [`Strategy::after_write`] | [`Strategy::after_write`] |
 //!
 //! A resource that is never stored (a review) answers its creates with
@@ -132,6 +133,20 @@ pub trait Strategy: Send + Sync + 'static {
     /// for what follows a write, such as work done by a controller.
     fn after_write(&self, context: &WriteContext<'_>, written: Written<'_>) {
         let _ = (context, written);
+    }
+
+    /// Asked before a create or an update is committed (dry runs too), with the object as
+    /// it would be stored and, on updates, the stored one; an `Err` refuses the write (as
+    /// RBAC refuses a role that grants more than its writer holds). By default every
+    /// write proceeds.
+    fn admit<'a>(
+        &'a self,
+        context: &'a WriteContext<'a>,
+        new: &'a Value,
+        old: Option<&'a Value>,
+    ) -> BoxFuture<'a, Result<(), Status>> {
+        let _ = (context, new, old);
+        Box::pin(std::future::ready(Ok(())))
     }
 
     /// For a resource that is never stored, such as a review: what answers its creates,

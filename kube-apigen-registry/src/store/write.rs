@@ -175,6 +175,7 @@ impl Inner {
         }
         let extra = strategy.validate(&write, &object);
         let mut object = self.check(resource, object, None, extra)?;
+        strategy.admit(&write, &object, None).await?;
         let namespace = request.namespace.as_deref();
         for _ in 0..NAME_ATTEMPTS {
             let name = meta_str(&object, "name").to_owned();
@@ -292,6 +293,16 @@ impl Inner {
         if object::same_ignoring_times(&old.object, &new) {
             return Ok(Some(reply(200, (*old.object).clone())));
         }
+        let (user, now) = (effective_user(context.user.as_ref()), now());
+        let write = WriteContext {
+            resource: request.resource,
+            subresource: request.subresource,
+            user: &user,
+            now: &now,
+            dry_run: context.dry_run,
+        };
+        let strategy = self.strategy(request.resource);
+        strategy.admit(&write, &new, Some(&old.object)).await?;
         if context.dry_run {
             return Ok(Some(reply(200, new)));
         }
@@ -299,15 +310,6 @@ impl Inner {
         let Written::Done(updated) = self.storage.update(key, new, old.revision).await.map_err(storage_status)? else {
             return Ok(None);
         };
-        let (user, now) = (effective_user(context.user.as_ref()), now());
-        let write = WriteContext {
-            resource: request.resource,
-            subresource: request.subresource,
-            user: &user,
-            now: &now,
-            dry_run: false,
-        };
-        let strategy = self.strategy(request.resource);
         strategy.after_write(&write, Change::Updated { old: &old.object, new: &updated.object });
         if !goes {
             return Ok(Some(reply(200, (*updated.object).clone())));
