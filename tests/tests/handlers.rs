@@ -442,6 +442,16 @@ fn hpa_list(items: Vec<HorizontalPodAutoscaler>, revision: String) -> Horizontal
 
 /// Custom resources are not served by this store: every method answers 405.
 impl generated::com::coreos::monitoring::v1::ProbeApi for Store {}
+// The RBAC kinds and the reviews answer 405, their traits' defaults.
+impl generated::api::rbac::v1::RoleApi for Store {}
+impl generated::api::rbac::v1::ClusterRoleApi for Store {}
+impl generated::api::rbac::v1::RoleBindingApi for Store {}
+impl generated::api::rbac::v1::ClusterRoleBindingApi for Store {}
+impl generated::api::authorization::v1::SelfSubjectAccessReviewApi for Store {}
+impl generated::api::authorization::v1::SubjectAccessReviewApi for Store {}
+impl generated::api::authorization::v1::LocalSubjectAccessReviewApi for Store {}
+impl generated::api::authorization::v1::SelfSubjectRulesReviewApi for Store {}
+impl generated::api::authentication::v1::SelfSubjectReviewApi for Store {}
 
 impl CertificateSigningRequestApi for Store {
     async fn create(
