@@ -1641,7 +1641,17 @@ async fn version_and_openapi() {
     assert_eq!(paths.status, StatusCode::OK);
     let paths = paths.json();
     let listed: Vec<&String> = paths["paths"].as_object().expect("paths").keys().collect();
-    assert_eq!(listed, ["apis/autoscaling/v2", "apis/certificates.k8s.io/v1", "apis/monitoring.coreos.com/v1"]);
+    assert_eq!(
+        listed,
+        [
+            "apis/authentication.k8s.io/v1",
+            "apis/authorization.k8s.io/v1",
+            "apis/autoscaling/v2",
+            "apis/certificates.k8s.io/v1",
+            "apis/monitoring.coreos.com/v1",
+            "apis/rbac.authorization.k8s.io/v1"
+        ]
+    );
     let url = paths["paths"]["apis/autoscaling/v2"]["serverRelativeURL"].as_str().expect("a URL");
     assert!(url.starts_with("/openapi/v3/apis/autoscaling/v2?hash="), "{url}");
 
