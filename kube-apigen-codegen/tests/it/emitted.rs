@@ -65,8 +65,8 @@ fn custom_resources_share_the_parameter_types_of_built_in_ones() {
     assert_eq!(
         structs,
         [
-            "ListParams",
             "CreateOrReplaceParams",
+            "ListParams",
             "DeleteCollectionParams",
             "ReadParams",
             "DeleteParams",
