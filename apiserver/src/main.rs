@@ -11,7 +11,7 @@ use std::time::Duration;
 use clap::Parser;
 use kube_apigen::auth::TokenFile;
 use kube_apigen::http::DEFAULT_MAX_BODY_BYTES;
-use kube_apigen_registry::{shutdown_signal, tls};
+use kube_apigen_registry::{AuthorizationMode, shutdown_signal, tls};
 
 /// A Kubernetes-style API server for every resource of specs/.
 #[derive(Parser, Debug)]
@@ -32,6 +32,17 @@ struct Args {
     /// caller is an anonymous administrator.
     #[arg(long, env = "APISERVER_TOKEN_FILE", value_name = "FILE")]
     token_file: Option<PathBuf>,
+    /// The authorizers every request is asked of, in order: AlwaysAllow (everything is
+    /// allowed) and RBAC (the Roles, ClusterRoles and bindings of
+    /// rbac.authorization.k8s.io/v1; members of system:masters may do everything).
+    #[arg(
+        long,
+        env = "APISERVER_AUTHORIZATION_MODE",
+        value_name = "MODES",
+        value_delimiter = ',',
+        default_value = "AlwaysAllow"
+    )]
+    authorization_mode: Vec<AuthorizationMode>,
     /// Serve HTTPS (HTTP/2 and HTTP/1.1) with this PEM certificate (chain)...
     #[arg(long, env = "APISERVER_TLS_CERT_FILE", value_name = "FILE", requires = "tls_private_key_file")]
     tls_cert_file: Option<PathBuf>,
@@ -150,6 +161,7 @@ fn run(args: Args) -> Result<(), String> {
         .max_body_bytes(args.max_body_bytes)
         .request_timeout(args.request_timeout)
         .max_requests_inflight(args.max_requests_inflight)
+        .authorization(args.authorization_mode.iter().cloned())
         .configure_store(|store| {
             store.history = args.watch_history;
             store.bookmark_interval = args.bookmark_interval;

@@ -1273,7 +1273,18 @@ harness::backend_tests! {
         let names = |discovery: &Discovery| -> Vec<String> {
             discovery.groups_alphabetical().iter().map(|group| group.name().to_owned()).collect()
         };
-        assert_eq!(names(&everything), ["apiextensions.k8s.io", "autoscaling", "certificates.k8s.io", "monitoring.coreos.com"]);
+        assert_eq!(
+            names(&everything),
+            [
+                "apiextensions.k8s.io",
+                "authentication.k8s.io",
+                "authorization.k8s.io",
+                "autoscaling",
+                "certificates.k8s.io",
+                "monitoring.coreos.com",
+                "rbac.authorization.k8s.io"
+            ]
+        );
         assert_eq!(names(&everything), names(&plain));
         for group in plain.groups() {
             let from_aggregated = everything.get(group.name()).expect("the same groups");

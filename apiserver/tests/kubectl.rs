@@ -21,6 +21,12 @@
 //! - `kubectl_against_token_file_server`: `--token-file` with the Kubernetes CSV format;
 //!   no token is Unauthorized, a valid token works and is the CSR's `spec.username`;
 //!   kubectl speaks HTTP/2 to the TLS server (the request logs show it);
+//! - `kubectl_against_rbac_server`: `--authorization-mode RBAC` with three users (one in
+//!   `system:masters`, one with a namespaced Role, one with nothing): the bootstrap policy,
+//!   allowed and Forbidden requests with the API server's messages (resources, the
+//!   cluster scope, paths, a binding to a missing role), `kubectl auth can-i` (with
+//!   `--list`), `kubectl auth whoami`, `kubectl --as`, `view` and a role aggregated into
+//!   it, and roles and bindings that would escalate refused;
 //! - `kubectl_against_custom_resources`: the fixture crate's custom resources
 //!   (`tests/fixture-specs/gizmos.crd.yaml`) served in process by the same store on a free
 //!   loopback port: `kubectl scale` (a merge patch of the `scale` subresource; with
@@ -902,8 +908,11 @@ fn kubectl_against_token_file_server() {
     });
 
     report.step("unknown token: Unauthorized", || {
+        // Discovery is authenticated too: kubectl stops there, with its words for a 401.
         let out = stranger.run(&["get", "horizontalpodautoscalers"]).fails()?;
-        out.stderr_has("Unauthorized")?;
+        out.stderr_has(
+            "error: You must be logged in to the server (the server has asked for the client to provide credentials)",
+        )?;
         Ok(())
     });
 
@@ -939,6 +948,194 @@ fn kubectl_against_token_file_server() {
         };
         let http2 = output.lines().filter(kubectl).all(|l| l.contains("version=HTTP/2.0"));
         ensure(http2 && output.contains("user=\"alice\""), &Out::note(line), "kubectl's requests over HTTP/2")
+    });
+
+    report.step("SIGTERM shuts the server down", || shut_down(&mut server));
+    report.finish(started, &server);
+}
+
+#[test]
+fn kubectl_against_rbac_server() {
+    if cfg!(not(feature = "tls-self-signed")) {
+        eprintln!("SKIPPED: kubectl against an RBAC server needs the `tls-self-signed` feature");
+        return;
+    }
+    let Some(kubectl_bin) = harness::find_kubectl() else { return };
+    let started = Instant::now();
+    let dir = TempDir::new("rbac");
+    let tokens = fixture("rbac-tokens.csv");
+    let mut server =
+        ServerProcess::start(&["--token-file", &tokens, "--authorization-mode", "RBAC", "--tls-self-signed"]);
+    let (admin_dir, alice_dir, bob_dir) = (dir.sub("admin"), dir.sub("alice"), dir.sub("bob"));
+    // admin is in system:masters, alice has a Role in team-a, bob nothing (at first).
+    let admin = Kubectl::new(&kubectl_bin, &admin_dir, &server.url, Some("admin-token"));
+    let alice = Kubectl::new(&kubectl_bin, &alice_dir, &server.url, Some("alice-token"));
+    let bob = Kubectl::new(&kubectl_bin, &bob_dir, &server.url, Some("bob-token"));
+    let mut report = Report::new("RBAC server");
+    let forbidden = |user: &str, verb: &str, resource: &str, group: &str, scope: &str| {
+        format!(
+            "{resource}{} is forbidden: User \"{user}\" cannot {verb} resource \"{resource}\" in API group \"{group}\" {scope}",
+            if group.is_empty() { String::new() } else { format!(".{group}") }
+        )
+    };
+
+    report.step("bootstrap policy: cluster-admin bound to system:masters", || {
+        let get = ["get", "clusterrolebindings", "cluster-admin"];
+        ensure_eq(&admin.jsonpath(&get, "{.subjects[0].name}")?, "system:masters", "subject")?;
+        let roles = admin.run(&["get", "clusterroles", "-o", "name"]).ok()?;
+        for role in [
+            "cluster-admin",
+            "admin",
+            "edit",
+            "view",
+            "system:discovery",
+            "system:basic-user",
+            "system:public-info-viewer",
+        ] {
+            roles.stdout_has_line(&format!("clusterrole.rbac.authorization.k8s.io/{role}"))?;
+        }
+        Ok(())
+    });
+
+    report.step("admin creates a Role and its RoleBinding", || {
+        let out = admin.run(&["apply", "-f", &fixture("rbac-team-a.yaml")]).ok()?;
+        out.stdout_is(
+            "role.rbac.authorization.k8s.io/hpa-writer created\nrolebinding.rbac.authorization.k8s.io/alice-hpa-writer created\n",
+        )
+    });
+
+    report.step("alice: create and list in team-a", || {
+        let out = alice.run(&["create", "-f", &fixture("hpa.yaml"), "-n", "team-a"]).ok()?;
+        out.stdout_is("horizontalpodautoscaler.autoscaling/web created\n")?;
+        ensure_eq(&alice.jsonpath(&["get", "hpa", "-n", "team-a"], "{.items[*].metadata.name}")?, "web", "names")
+    });
+
+    report.step("alice: list in another namespace is Forbidden", || {
+        let out = alice.run(&["get", "hpa", "-n", "default"]).fails()?;
+        let message =
+            forbidden("alice", "list", "horizontalpodautoscalers", "autoscaling", "in the namespace \"default\"");
+        out.stderr_is(&format!("Error from server (Forbidden): {message}\n"))
+    });
+
+    report.step("alice: delete, a verb the Role lacks, is Forbidden and names the object", || {
+        let out = alice.run(&["delete", "hpa", "web", "-n", "team-a"]).fails()?;
+        out.stderr_is(
+            "Error from server (Forbidden): horizontalpodautoscalers.autoscaling \"web\" is forbidden: User \"alice\" \
+             cannot delete resource \"horizontalpodautoscalers\" in API group \"autoscaling\" in the namespace \"team-a\"\n",
+        )
+    });
+
+    report.step("alice: a cluster-scoped list is Forbidden at the cluster scope", || {
+        let out = alice.run(&["get", "certificatesigningrequests"]).fails()?;
+        let message =
+            forbidden("alice", "list", "certificatesigningrequests", "certificates.k8s.io", "at the cluster scope");
+        out.stderr_is(&format!("Error from server (Forbidden): {message}\n"))
+    });
+
+    report.step("kubectl auth can-i: SelfSubjectAccessReviews", || {
+        alice.run(&["auth", "can-i", "create", "hpa", "-n", "team-a"]).ok()?.stdout_is("yes\n")?;
+        alice.run(&["auth", "can-i", "delete", "hpa", "-n", "team-a"]).fails()?.stdout_is("no\n")?;
+        alice.run(&["auth", "can-i", "list", "hpa"]).fails()?.stdout_is("no\n")?;
+        alice.run(&["auth", "can-i", "get", "/healthz"]).ok()?.stdout_is("yes\n")?;
+        bob.run(&["auth", "can-i", "get", "/metrics"]).fails()?.stdout_is("no\n")?;
+        admin.run(&["auth", "can-i", "*", "*"]).ok()?.stdout_is("yes\n")
+    });
+
+    report.step("kubectl auth can-i --list: a SelfSubjectRulesReview", || {
+        let out = alice.run(&["auth", "can-i", "--list", "-n", "team-a"]).ok()?;
+        out.stdout_line_matches(&[
+            "horizontalpodautoscalers.autoscaling",
+            "[]",
+            "[]",
+            "[get",
+            "list",
+            "watch",
+            "create]",
+        ])?;
+        out.stdout_line_matches(&["selfsubjectaccessreviews.authorization.k8s.io", "[]", "[]", "[create]"])?;
+        out.stdout_line_matches(&["[/healthz]", "[]", "[get]"])
+    });
+
+    report.step("kubectl auth whoami: a SelfSubjectReview", || {
+        let out = alice.run(&["auth", "whoami"]).ok()?;
+        out.stdout_is(
+            "ATTRIBUTE   VALUE\nUsername    alice\nUID         uid-alice\nGroups      [system:authenticated]\n",
+        )
+    });
+
+    report.step("kubectl --as: impersonation, each header authorized", || {
+        let out = alice.run(&["get", "hpa", "-n", "team-a", "--as", "bob"]).fails()?;
+        out.stderr_is(
+            "Error from server (Forbidden): users \"bob\" is forbidden: User \"alice\" cannot impersonate resource \"users\" \
+             in API group \"\" at the cluster scope\n",
+        )?;
+        ensure_eq(&admin.jsonpath(&["get", "hpa", "-n", "team-a", "--as", "alice"], "{.items[*].metadata.name}")?, "web", "names")?;
+        admin.run(&["auth", "can-i", "delete", "hpa", "-n", "team-a", "--as", "alice"]).fails()?.stdout_is("no\n")?;
+        let out = admin.run(&["auth", "whoami", "--as", "alice", "--as-group", "devs"]).ok()?;
+        out.stdout_is("ATTRIBUTE   VALUE\nUsername    alice\nGroups      [devs system:authenticated]\n")
+    });
+
+    report.step("bob: nothing in team-a", || {
+        let out = bob.run(&["get", "hpa", "-n", "team-a"]).fails()?;
+        let message =
+            forbidden("bob", "list", "horizontalpodautoscalers", "autoscaling", "in the namespace \"team-a\"");
+        out.stderr_is(&format!("Error from server (Forbidden): {message}\n"))
+    });
+
+    report.step("bob: /healthz is public, /metrics is Forbidden as a path", || {
+        bob.run(&["get", "--raw", "/healthz"]).ok()?.stdout_is("ok")?;
+        let out = bob.run(&["get", "--raw", "/metrics"]).fails()?;
+        out.stderr_is("Error from server (Forbidden): forbidden: User \"bob\" cannot get path \"/metrics\"\n")
+    });
+
+    report.step("a binding to a missing Role grants nothing and is the reason", || {
+        admin.run(&["create", "rolebinding", "bob-ghost", "--role=ghost", "--user=bob", "-n", "team-a"]).ok()?;
+        let out = bob.run(&["get", "hpa", "-n", "team-a"]).fails()?;
+        let message =
+            forbidden("bob", "list", "horizontalpodautoscalers", "autoscaling", "in the namespace \"team-a\"");
+        out.stderr_is(&format!(
+            "Error from server (Forbidden): {message}: RBAC: role.rbac.authorization.k8s.io \"ghost\" not found\n"
+        ))?;
+        admin.run(&["delete", "rolebinding", "bob-ghost", "-n", "team-a"]).ok().map(drop)
+    });
+
+    report.step("bob with view in team-a reads HPAs there, not Probes", || {
+        admin.run(&["create", "rolebinding", "bob-view", "--clusterrole=view", "--user=bob", "-n", "team-a"]).ok()?;
+        ensure_eq(&bob.jsonpath(&["get", "hpa", "-n", "team-a"], "{.items[*].metadata.name}")?, "web", "names")?;
+        let out = bob.run(&["get", "hpa", "-n", "default"]).fails()?;
+        out.stderr_has("cannot list resource \"horizontalpodautoscalers\" in API group \"autoscaling\" in the namespace \"default\"")?;
+        let out = bob.run(&["get", "probes", "-n", "team-a"]).fails()?;
+        let message = forbidden("bob", "list", "probes", "monitoring.coreos.com", "in the namespace \"team-a\"");
+        out.stderr_is(&format!("Error from server (Forbidden): {message}\n"))
+    });
+
+    report.step("a ClusterRole labelled aggregate-to-view extends view at once", || {
+        admin.run(&["apply", "-f", &fixture("rbac-probe-viewer.yaml")]).ok()?;
+        let out = bob.run(&["get", "probes", "-n", "team-a"]).ok()?;
+        out.stderr_is("No resources found in team-a namespace.\n")
+    });
+
+    report.step("escalation: roles and bindings granting more than their writer holds are Forbidden", || {
+        let writer = ["create", "role", "rbac-writer", "--verb=create", "-n", "team-a"];
+        let resources = "--resource=roles.rbac.authorization.k8s.io,rolebindings.rbac.authorization.k8s.io";
+        admin.run(&[&writer[..], &[resources]].concat()).ok()?;
+        admin.run(&["create", "rolebinding", "alice-rbac", "--role=rbac-writer", "--user=alice", "-n", "team-a"]).ok()?;
+        let out = alice
+            .run(&["create", "role", "deleter", "--verb=get,delete", "--resource=horizontalpodautoscalers", "-n", "team-a"])
+            .fails()?;
+        out.stderr_is(
+            "Error from server (Forbidden): roles.rbac.authorization.k8s.io \"deleter\" is forbidden: user \"alice\" \
+             (groups=[\"system:authenticated\"]) is attempting to grant RBAC permissions not currently held:\n\
+             {APIGroups:[\"autoscaling\"], Resources:[\"horizontalpodautoscalers\"], Verbs:[\"delete\"]}\n",
+        )?;
+        alice.run(&["create", "role", "reader", "--verb=get,list", "--resource=horizontalpodautoscalers", "-n", "team-a"]).ok()?;
+        alice.run(&["create", "rolebinding", "bob-reader", "--role=reader", "--user=bob", "-n", "team-a"]).ok()?;
+        let out = alice.run(&["create", "rolebinding", "bob-edit", "--clusterrole=edit", "--user=bob", "-n", "team-a"]).fails()?;
+        out.stderr_has(
+            "rolebindings.rbac.authorization.k8s.io \"bob-edit\" is forbidden: user \"alice\" (groups=[\"system:authenticated\"]) \
+             is attempting to grant RBAC permissions not currently held:\n{APIGroups:[\"\"], Resources:[\"configmaps\"], \
+             Verbs:[\"create\" \"delete\" \"deletecollection\" \"patch\" \"update\"]}\n",
+        )
     });
 
     report.step("SIGTERM shuts the server down", || shut_down(&mut server));

@@ -2,17 +2,34 @@
 
 //! A complete API server's trait, router and discovery catalog.
 
+use crate::api::authentication::v1::SelfSubjectReviewApi;
+use crate::api::authorization::v1::{
+    LocalSubjectAccessReviewApi, SelfSubjectAccessReviewApi, SelfSubjectRulesReviewApi,
+    SubjectAccessReviewApi,
+};
 use crate::api::autoscaling::v2::HorizontalPodAutoscalerApi;
 use crate::api::certificates::v1::CertificateSigningRequestApi;
+use crate::api::rbac::v1::{
+    ClusterRoleApi, ClusterRoleBindingApi, RoleApi, RoleBindingApi,
+};
 use crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionApi;
 use crate::com::coreos::monitoring::v1::ProbeApi;
 use kube_apigen::{discovery, http};
 use kube_apigen::axum::Router;
 use std::sync::Arc;
 #[cfg(feature = "dynamic")]
+use crate::api::authentication::v1::SelfSubjectReview;
+#[cfg(feature = "dynamic")]
+use crate::api::authorization::v1::{
+    LocalSubjectAccessReview, SelfSubjectAccessReview, SelfSubjectRulesReview,
+    SubjectAccessReview,
+};
+#[cfg(feature = "dynamic")]
 use crate::api::autoscaling::v2::HorizontalPodAutoscaler;
 #[cfg(feature = "dynamic")]
 use crate::api::certificates::v1::CertificateSigningRequest;
+#[cfg(feature = "dynamic")]
+use crate::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
 #[cfg(feature = "dynamic")]
 use crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 #[cfg(feature = "dynamic")]
@@ -21,18 +38,23 @@ use crate::com::coreos::monitoring::v1::Probe;
 use kube_apigen::dynamic;
 
 /// Implemented by a server for every resource of these specs.
-pub trait Server: CustomResourceDefinitionApi + HorizontalPodAutoscalerApi + CertificateSigningRequestApi + ProbeApi {}
+pub trait Server: CustomResourceDefinitionApi + SelfSubjectReviewApi + LocalSubjectAccessReviewApi + SelfSubjectAccessReviewApi + SelfSubjectRulesReviewApi + SubjectAccessReviewApi + HorizontalPodAutoscalerApi + CertificateSigningRequestApi + ProbeApi + ClusterRoleApi + ClusterRoleBindingApi + RoleApi + RoleBindingApi {}
 impl<
-    T: CustomResourceDefinitionApi + HorizontalPodAutoscalerApi
-        + CertificateSigningRequestApi + ProbeApi,
+    T: CustomResourceDefinitionApi + SelfSubjectReviewApi + LocalSubjectAccessReviewApi
+        + SelfSubjectAccessReviewApi + SelfSubjectRulesReviewApi + SubjectAccessReviewApi
+        + HorizontalPodAutoscalerApi + CertificateSigningRequestApi + ProbeApi
+        + ClusterRoleApi + ClusterRoleBindingApi + RoleApi + RoleBindingApi,
 > Server for T {}
 /// Discovery information of every group/version, and the version reported at `/version`.
 pub static CATALOG: discovery::ApiCatalog = discovery::ApiCatalog {
     groups: &[
         crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::routes::GROUP_VERSION,
+        crate::api::authentication::v1::routes::GROUP_VERSION,
+        crate::api::authorization::v1::routes::GROUP_VERSION,
         crate::api::autoscaling::v2::routes::GROUP_VERSION,
         crate::api::certificates::v1::routes::GROUP_VERSION,
         crate::com::coreos::monitoring::v1::routes::GROUP_VERSION,
+        crate::api::rbac::v1::routes::GROUP_VERSION,
     ],
     version: discovery::VersionInfo {
         major: "1",
@@ -52,6 +74,36 @@ pub static TYPED_CHECKS: &[(&str, &str, &str, dynamic::TypedCheck)] = &[
         dynamic::typed::<CustomResourceDefinition>,
     ),
     (
+        "authentication.k8s.io",
+        "v1",
+        "SelfSubjectReview",
+        dynamic::typed::<SelfSubjectReview>,
+    ),
+    (
+        "authorization.k8s.io",
+        "v1",
+        "LocalSubjectAccessReview",
+        dynamic::typed::<LocalSubjectAccessReview>,
+    ),
+    (
+        "authorization.k8s.io",
+        "v1",
+        "SelfSubjectAccessReview",
+        dynamic::typed::<SelfSubjectAccessReview>,
+    ),
+    (
+        "authorization.k8s.io",
+        "v1",
+        "SelfSubjectRulesReview",
+        dynamic::typed::<SelfSubjectRulesReview>,
+    ),
+    (
+        "authorization.k8s.io",
+        "v1",
+        "SubjectAccessReview",
+        dynamic::typed::<SubjectAccessReview>,
+    ),
+    (
         "autoscaling",
         "v2",
         "HorizontalPodAutoscaler",
@@ -64,15 +116,25 @@ pub static TYPED_CHECKS: &[(&str, &str, &str, dynamic::TypedCheck)] = &[
         dynamic::typed::<CertificateSigningRequest>,
     ),
     ("monitoring.coreos.com", "v1", "Probe", dynamic::typed::<Probe>),
+    ("rbac.authorization.k8s.io", "v1", "ClusterRole", dynamic::typed::<ClusterRole>),
+    (
+        "rbac.authorization.k8s.io",
+        "v1",
+        "ClusterRoleBinding",
+        dynamic::typed::<ClusterRoleBinding>,
+    ),
+    ("rbac.authorization.k8s.io", "v1", "Role", dynamic::typed::<Role>),
+    ("rbac.authorization.k8s.io", "v1", "RoleBinding", dynamic::typed::<RoleBinding>),
 ];
 
 /// Every path of every resource, plus discovery (`/version`, `/api`, `/apis`, ...) and
-/// the OpenAPI documents, served by `api` with `config`. Requests no route serves get
-/// Kubernetes `Status` errors too.
+/// the OpenAPI documents, served by `api` with `config`, every request authenticated
+/// and authorized first. Requests no route serves get Kubernetes `Status` errors too.
 pub fn router<S: Server>(api: S, config: http::Config) -> Router {
+    let config = Arc::new(config);
     let state = http::ApiState {
         api: Arc::new(api),
-        config: Arc::new(config),
+        config: Arc::clone(&config),
     };
     let routes = Router::new()
         .merge(
@@ -80,12 +142,15 @@ pub fn router<S: Server>(api: S, config: http::Config) -> Router {
                 S,
             >(),
         )
+        .merge(crate::api::authentication::v1::routes::router::<S>())
+        .merge(crate::api::authorization::v1::routes::router::<S>())
         .merge(crate::api::autoscaling::v2::routes::router::<S>())
         .merge(crate::api::certificates::v1::routes::router::<S>())
         .merge(crate::com::coreos::monitoring::v1::routes::router::<S>())
+        .merge(crate::api::rbac::v1::routes::router::<S>())
         .with_state(state)
         .merge(discovery::routes(&CATALOG));
-    http::status_errors(routes)
+    http::guard(http::status_errors(routes), config)
 }
 
 #[cfg(feature = "dynamic")]

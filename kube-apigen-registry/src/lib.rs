@@ -32,6 +32,8 @@ pub mod health;
 pub mod local;
 pub mod metrics;
 pub mod object;
+pub mod rbac;
+pub mod reviews;
 pub mod selector;
 pub mod server;
 pub mod storage;
@@ -42,6 +44,6 @@ pub mod tls;
 
 #[cfg(feature = "kube")]
 pub use local::LocalServer;
-pub use server::{BuildError, Server, ServerBuilder, shutdown_signal};
+pub use server::{AuthorizationMode, BuildError, Server, ServerBuilder, shutdown_signal};
 pub use store::{Store, StoreConfig, UnknownResource};
-pub use strategy::{Strategy, WriteContext, Written};
+pub use strategy::{Answer, Strategy, WriteContext, Written};

@@ -18,7 +18,9 @@ use kube_apigen::axum::middleware::{Next, from_fn, from_fn_with_state};
 use kube_apigen::axum::response::{IntoResponse, Response};
 use kube_apigen::axum::routing::get;
 use kube_apigen::dynamic::{Dynamic, ServedApi};
-use kube_apigen::http::{Anonymous, Authenticator, Config, DEFAULT_MAX_BODY_BYTES, drain_unread_body};
+use kube_apigen::http::{
+    AlwaysAllow, Anonymous, Authenticator, Authorizer, Chain, Config, DEFAULT_MAX_BODY_BYTES, drain_unread_body, guard,
+};
 use kube_apigen::status::reason;
 use kube_apigen::{Resource, ResourceInfo};
 use prometheus_client::metrics::gauge::Gauge;
@@ -49,6 +51,7 @@ pub struct ServerBuilder {
     store: StoreConfig,
     storage: StorageChoice,
     authenticator: Option<Arc<dyn Authenticator>>,
+    authorization: Vec<AuthorizationMode>,
     max_body_bytes: usize,
     request_timeout: Duration,
     max_requests_inflight: usize,
@@ -98,6 +101,7 @@ impl Server {
             store,
             storage: StorageChoice::Memory,
             authenticator: None,
+            authorization: Vec::new(),
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             request_timeout: Duration::from_secs(60),
             max_requests_inflight: 400,
@@ -188,6 +192,14 @@ impl ServerBuilder {
         self
     }
 
+    /// What callers may do: the authorizers asked in order, as kube-apiserver's
+    /// `--authorization-mode` lists them (default: [`AuthorizationMode::AlwaysAllow`]).
+    /// [`AuthorizationMode::Rbac`] needs the API to serve `rbac.authorization.k8s.io/v1`.
+    pub fn authorization(mut self, modes: impl IntoIterator<Item = AuthorizationMode>) -> Self {
+        self.authorization = modes.into_iter().collect();
+        self
+    }
+
     /// Serves HTTPS (HTTP/2 and HTTP/1.1) with `identity`.
     #[cfg(feature = "tls")]
     pub fn tls(mut self, identity: crate::tls::Identity) -> Self {
@@ -238,12 +250,24 @@ impl ServerBuilder {
             .iter()
             .filter_map(|(&key, strategy)| strategy.table().map(|table| (key, table)))
             .collect();
+        let reviewer = crate::reviews::register(&mut self.store);
+        let rbac = self.authorization.contains(&AuthorizationMode::Rbac);
+        let deciders = rbac.then(|| crate::rbac::register_escalation_checks(&mut self.store));
         let store = Store::with_storage(self.store, storage);
+        let authorizer =
+            authorizer(&self.authorization, &store, deciders.as_ref()).map_err(|error| BuildError(vec![error]))?;
+        // The reviews and the escalation checks ask the authorizer of the requests themselves.
+        let _ = reviewer.set(Arc::clone(&authorizer));
+        if let Some(deciders) = deciders {
+            let _ = deciders.authorizer.set(Arc::clone(&authorizer));
+        }
         let config = Config {
             max_body_bytes: self.max_body_bytes,
             authenticator: self.authenticator.clone().unwrap_or_else(|| Arc::new(Anonymous)),
+            authorizer,
             tables,
         };
+        let gate = Arc::new(config.clone());
         let api = (self.api.router)(Dynamic(store.clone()), config.clone());
         let api = crate::custom::serve(api, store.clone(), config);
         let operations = Operations {
@@ -251,6 +275,7 @@ impl ServerBuilder {
             max_requests_inflight: self.max_requests_inflight,
             metrics: Arc::new(Metrics::new()),
             authenticator: self.authenticator,
+            gate,
         };
         let app = operable(api, store.clone(), operations);
         Ok(Server {
@@ -294,6 +319,9 @@ pub struct Operations {
     pub metrics: Arc<Metrics>,
     /// Who the request logs name (the server's authenticator, or anonymous).
     pub authenticator: Option<Arc<dyn Authenticator>>,
+    /// How every request, the health endpoints and `/metrics` included, is authenticated
+    /// and authorized ([`kube_apigen::http::guard`]).
+    pub gate: Arc<Config>,
 }
 
 struct Operated {
@@ -302,7 +330,7 @@ struct Operated {
 }
 
 /// `api` with `/healthz`, `/livez`, `/readyz` ([`health`]) and `/metrics` beside it, and
-/// every request counted, timed, logged (`tracing`, target `kube_apigen_registry::request`:
+/// every request authenticated and authorized (`operations.gate`), counted, timed, logged (`tracing`, target `kube_apigen_registry::request`:
 /// method, path, HTTP version, status, latency, user, user agent), limited in time and in
 /// number (watches are long-running: neither). What a handler leaves of a request body is
 /// read before the answer ([`kube_apigen::http::drain_unread_body`]), also for the answers
@@ -320,16 +348,66 @@ pub fn operable(api: Router, store: Store, operations: Operations) -> Router {
     );
     let permits =
         (operations.max_requests_inflight > 0).then(|| Arc::new(Semaphore::new(operations.max_requests_inflight)));
+    let gate = Arc::clone(&operations.gate);
     let operated = Arc::new(Operated { operations, permits });
-    health::routes(store)
+    let routes = health::routes(store)
         .merge(metrics_route)
         .method_not_allowed_fallback(|| async {
             let message = "the server does not allow this method on the requested resource";
             status_response(&Status::failure(405, reason::METHOD_NOT_ALLOWED, message))
         })
-        .fallback_service(api)
-        .layer(from_fn_with_state(operated, observe))
-        .layer(from_fn(drain_unread_body))
+        .fallback_service(api);
+    guard(routes, gate).layer(from_fn_with_state(operated, observe)).layer(from_fn(drain_unread_body))
+}
+
+/// An authorizer of kube-apiserver's `--authorization-mode`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AuthorizationMode {
+    /// `AlwaysAllow`: everything is allowed.
+    AlwaysAllow,
+    /// `RBAC`: the Roles, ClusterRoles and their bindings of `rbac.authorization.k8s.io/v1`
+    /// in the store ([`crate::rbac`]); members of `system:masters` may do everything.
+    Rbac,
+}
+
+impl std::str::FromStr for AuthorizationMode {
+    type Err = String;
+
+    /// A mode by its flag name: `AlwaysAllow` or `RBAC`.
+    fn from_str(name: &str) -> Result<Self, String> {
+        match name {
+            "AlwaysAllow" => Ok(AuthorizationMode::AlwaysAllow),
+            "RBAC" => Ok(AuthorizationMode::Rbac),
+            other => Err(format!("authorization-mode {other:?} is not a valid mode (AlwaysAllow, RBAC)")),
+        }
+    }
+}
+
+/// The authorizer of `modes`, in order (no modes is [`AlwaysAllow`]); the RBAC
+/// authorizer among them goes to `deciders` too.
+fn authorizer(
+    modes: &[AuthorizationMode],
+    store: &Store,
+    deciders: Option<&crate::rbac::Deciders>,
+) -> Result<Arc<dyn Authorizer>, String> {
+    let mut chain: Vec<Arc<dyn Authorizer>> = Vec::new();
+    for mode in modes {
+        chain.push(match mode {
+            AuthorizationMode::AlwaysAllow => Arc::new(AlwaysAllow),
+            AuthorizationMode::Rbac => {
+                let rbac = Arc::new(crate::rbac::Rbac::new(store.clone())?);
+                if let Some(deciders) = deciders {
+                    let _ = deciders.rbac.set(Arc::clone(&rbac));
+                }
+                rbac
+            }
+        });
+    }
+    Ok(match chain.len() {
+        0 => Arc::new(AlwaysAllow),
+        1 => chain.remove(0),
+        _ => Arc::new(Chain(chain)),
+    })
 }
 
 /// Decrements a gauge when dropped: when a request is answered, or a watch's body ends.

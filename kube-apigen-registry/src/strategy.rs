@@ -11,7 +11,11 @@
 //! | the stored fields the endpoint may not change are kept | — | [`Strategy::reset_fields`] |
 //! | the kind's own preparation | [`Strategy::prepare_for_create`] | [`Strategy::prepare_for_update`] |
 //! | the typed checks of the model, then the kind's own | [`Strategy::validate`] | [`Strategy::validate_update`] |
+//! | may it be written? | [`Strategy::admit`] | [`Strategy::admit`] |
 //! | committed, then told | [`Strategy::after_write`] | [`Strategy::after_write`] |
+//!
+//! A resource that is never stored (a review) answers its creates with
+//! [`Strategy::answer`] instead, after the checks.
 //!
 //! Every method has a default that does nothing beyond the generic behaviour, so a
 //! strategy implements only what its kind needs. Register one per resource on the
@@ -19,7 +23,9 @@
 
 use std::sync::Arc;
 
+use futures::future::BoxFuture;
 use kube_apigen::ResourceInfo;
+use kube_apigen::Status;
 use kube_apigen::field::ErrorList;
 use kube_apigen::http::{TableConvertor, UserInfo};
 use serde_json::Value;
@@ -128,6 +134,39 @@ pub trait Strategy: Send + Sync + 'static {
     fn after_write(&self, context: &WriteContext<'_>, written: Written<'_>) {
         let _ = (context, written);
     }
+
+    /// Asked before a create or an update is committed (dry runs too), with the object as
+    /// it would be stored and, on updates, the stored one; an `Err` refuses the write (as
+    /// RBAC refuses a role that grants more than its writer holds). By default every
+    /// write proceeds.
+    fn admit<'a>(
+        &'a self,
+        context: &'a WriteContext<'a>,
+        new: &'a Value,
+        old: Option<&'a Value>,
+    ) -> BoxFuture<'a, Result<(), Status>> {
+        let _ = (context, new, old);
+        Box::pin(std::future::ready(Ok(())))
+    }
+
+    /// For a resource that is never stored, such as a review: what answers its creates,
+    /// once the object sent is checked ([`Strategy::validate`] too). `None`, the default:
+    /// objects are stored.
+    fn answer(&self) -> Option<&dyn Answer> {
+        None
+    }
+}
+
+/// How a resource that is never stored answers a create ([`Strategy::answer`]).
+pub trait Answer: Send + Sync {
+    /// The answer (201) to a create of `object`, checked, in `namespace` for a namespaced
+    /// resource.
+    fn create<'a>(
+        &'a self,
+        context: &'a WriteContext<'a>,
+        namespace: Option<&'a str>,
+        object: Value,
+    ) -> BoxFuture<'a, Result<Value, Status>>;
 }
 
 /// The strategy of resources nobody registered one for: only the generic behaviour.

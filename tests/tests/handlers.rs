@@ -442,7 +442,17 @@ fn hpa_list(items: Vec<HorizontalPodAutoscaler>, revision: String) -> Horizontal
 
 /// Custom resources are not served by this store: every method answers 405.
 impl generated::com::coreos::monitoring::v1::ProbeApi for Store {}
+// CustomResourceDefinitions, the RBAC kinds and the reviews answer 405, their traits' defaults.
 impl generated::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionApi for Store {}
+impl generated::api::rbac::v1::RoleApi for Store {}
+impl generated::api::rbac::v1::ClusterRoleApi for Store {}
+impl generated::api::rbac::v1::RoleBindingApi for Store {}
+impl generated::api::rbac::v1::ClusterRoleBindingApi for Store {}
+impl generated::api::authorization::v1::SelfSubjectAccessReviewApi for Store {}
+impl generated::api::authorization::v1::SubjectAccessReviewApi for Store {}
+impl generated::api::authorization::v1::LocalSubjectAccessReviewApi for Store {}
+impl generated::api::authorization::v1::SelfSubjectRulesReviewApi for Store {}
+impl generated::api::authentication::v1::SelfSubjectReviewApi for Store {}
 
 impl CertificateSigningRequestApi for Store {
     async fn create(
@@ -1636,9 +1646,12 @@ async fn version_and_openapi() {
         listed,
         [
             "apis/apiextensions.k8s.io/v1",
+            "apis/authentication.k8s.io/v1",
+            "apis/authorization.k8s.io/v1",
             "apis/autoscaling/v2",
             "apis/certificates.k8s.io/v1",
-            "apis/monitoring.coreos.com/v1"
+            "apis/monitoring.coreos.com/v1",
+            "apis/rbac.authorization.k8s.io/v1"
         ]
     );
     let url = paths["paths"]["apis/autoscaling/v2"]["serverRelativeURL"].as_str().expect("a URL");

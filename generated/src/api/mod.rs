@@ -2,5 +2,8 @@
 
 //! The modules of `api`.
 
+pub mod authentication;
+pub mod authorization;
 pub mod autoscaling;
 pub mod certificates;
+pub mod rbac;

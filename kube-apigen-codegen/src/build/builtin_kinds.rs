@@ -1,5 +1,6 @@
 //! What Kubernetes' OpenAPI documents do not say about its built-in kinds: short names,
-//! categories and name rules, which discovery and validation need. A spec's own
+//! categories and name rules, which discovery and validation need, and which kinds are
+//! never stored. A spec's own
 //! `x-kubernetes-*` extensions take precedence.
 
 use kube_apigen_validation::meta::NameRule;
@@ -12,6 +13,21 @@ pub struct BuiltinKind {
     pub categories: &'static [&'static str],
     pub name_rule: NameRule,
 }
+
+/// Whether Kubernetes stores the objects of a kind: not those of the reviews, which a
+/// create answers and forgets, and whose metadata the API server does not check.
+pub fn is_stored(group: &str, kind: &str) -> bool {
+    !UNSTORED_KINDS.contains(&(group, kind))
+}
+
+const UNSTORED_KINDS: &[(&str, &str)] = &[
+    ("authorization.k8s.io", "SelfSubjectAccessReview"),
+    ("authorization.k8s.io", "SubjectAccessReview"),
+    ("authorization.k8s.io", "LocalSubjectAccessReview"),
+    ("authorization.k8s.io", "SelfSubjectRulesReview"),
+    ("authentication.k8s.io", "SelfSubjectReview"),
+    ("authentication.k8s.io", "TokenReview"),
+];
 
 /// The built-in kind of a group and kind, if Kubernetes has one.
 pub fn builtin_kind(group: &str, kind: &str) -> Option<&'static BuiltinKind> {

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use kube_apigen_core::Scope;
 
-use super::builtin_kinds::builtin_kind;
+use super::builtin_kinds::{builtin_kind, is_stored};
 use super::paths::{ParsedPath, parse_path};
 use super::{Builder, OBJECT_META};
 use crate::error::Result;
@@ -30,7 +30,9 @@ impl Builder<'_> {
             let id = ResourceId::new(self.api.resources.len());
             let resource =
                 self.resource(type_id, gvk, plural, if namespaced { Scope::Namespaced } else { Scope::Cluster });
-            let object_meta = self.object_meta(type_id, &resource);
+            // The API server does not check the metadata of objects it never stores.
+            let stored = is_stored(&resource.gvk.group, &resource.gvk.kind);
+            let object_meta = if stored { self.object_meta(type_id, &resource) } else { None };
             let TypeKind::Struct(s) = &mut self.api.types[type_id.index()].kind else {
                 unreachable!("resources are structs")
             };

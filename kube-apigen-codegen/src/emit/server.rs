@@ -76,15 +76,16 @@ pub fn server_file(scope: &mut Scope) -> TokenStream {
         #typed_checks
 
         /// Every path of every resource, plus discovery (`/version`, `/api`, `/apis`, ...) and
-        /// the OpenAPI documents, served by `api` with `config`. Requests no route serves get
-        /// Kubernetes `Status` errors too.
+        /// the OpenAPI documents, served by `api` with `config`, every request authenticated
+        /// and authorized first. Requests no route serves get Kubernetes `Status` errors too.
         pub fn router<S: Server>(api: S, config: #http::Config) -> #router {
-            let state = #http::ApiState { api: #arc::new(api), config: #arc::new(config) };
+            let config = #arc::new(config);
+            let state = #http::ApiState { api: #arc::new(api), config: #arc::clone(&config) };
             let routes = #router::new()
                 #(.merge(#routes::router::<S>()))*
                 .with_state(state)
                 .merge(#discovery::routes(&CATALOG));
-            #http::status_errors(routes)
+            #http::guard(#http::status_errors(routes), config)
         }
 
         #served_api

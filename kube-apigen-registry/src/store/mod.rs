@@ -293,6 +293,11 @@ impl Inner {
         if request.subresource == Some("scale") {
             return self.scale(&context, request).await;
         }
+        if request.verb == Verb::Create
+            && let Some(answer) = self.strategy(resource).answer()
+        {
+            return self.answer(answer, &context, request).await.map(|response| in_version(resource, response));
+        }
         let response = match request.verb {
             Verb::Get => self.get(&request).await,
             Verb::Create => self.create(&context, request).await,

@@ -15,7 +15,7 @@ use super::{Inner, reply, storage_status};
 use crate::checks::dropped_fields;
 use crate::object::{self, meta_str, now, set_meta};
 use crate::storage::{KeyValue, Written};
-use crate::strategy::{WriteContext, Written as Change};
+use crate::strategy::{Answer, WriteContext, Written as Change};
 
 /// The API server's message for a body naming another namespace than the URL
 /// (`rest.EnsureObjectNamespaceMatchesRequestNamespace`).
@@ -109,6 +109,28 @@ impl Inner {
         }
     }
 
+    /// A create of a resource that is never stored: the object checked as a create
+    /// checks it, then answered by `answer`.
+    pub(super) async fn answer(
+        &self,
+        answer: &dyn Answer,
+        context: &Context,
+        request: Request,
+    ) -> Result<Response, Status> {
+        let resource = request.resource;
+        let mut object = request.body.ok_or_else(|| Status::bad_request("the request has no body"))?;
+        if !object.is_object() {
+            return Err(Status::bad_request("the object provided is not a JSON object"));
+        }
+        set_type_meta(resource, &mut object);
+        let now = now();
+        let user = effective_user(context.user.as_ref());
+        let write = WriteContext { resource, subresource: None, user: &user, now: &now, dry_run: context.dry_run };
+        let extra = self.strategy(resource).validate(&write, &object);
+        let object = self.check(resource, object, None, extra)?;
+        Ok(reply(201, answer.create(&write, request.namespace.as_deref(), object).await?))
+    }
+
     /// Creates `object` (the body of a create, or an apply's result for a missing
     /// object); `Err(name)` when an object of that name exists.
     async fn create_object(
@@ -159,6 +181,7 @@ impl Inner {
         }
         let extra = strategy.validate(&write, &object);
         let mut object = self.check(resource, object, None, extra)?;
+        strategy.admit(&write, &object, None).await?;
         let namespace = request.namespace.as_deref();
         for _ in 0..NAME_ATTEMPTS {
             let name = meta_str(&object, "name").to_owned();
@@ -276,6 +299,16 @@ impl Inner {
         if object::same_ignoring_times(&old.object, &new) {
             return Ok(Some(reply(200, (*old.object).clone())));
         }
+        let (user, now) = (effective_user(context.user.as_ref()), now());
+        let write = WriteContext {
+            resource: request.resource,
+            subresource: request.subresource,
+            user: &user,
+            now: &now,
+            dry_run: context.dry_run,
+        };
+        let strategy = self.strategy(request.resource);
+        strategy.admit(&write, &new, Some(&old.object)).await?;
         if context.dry_run {
             return Ok(Some(reply(200, new)));
         }
@@ -283,15 +316,6 @@ impl Inner {
         let Written::Done(updated) = self.storage.update(key, new, old.revision).await.map_err(storage_status)? else {
             return Ok(None);
         };
-        let (user, now) = (effective_user(context.user.as_ref()), now());
-        let write = WriteContext {
-            resource: request.resource,
-            subresource: request.subresource,
-            user: &user,
-            now: &now,
-            dry_run: false,
-        };
-        let strategy = self.strategy(request.resource);
         strategy.after_write(&write, Change::Updated { old: &old.object, new: &updated.object });
         if !goes {
             return Ok(Some(reply(200, (*updated.object).clone())));

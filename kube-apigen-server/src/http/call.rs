@@ -20,6 +20,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::accept;
+use super::authz::{Admitted, admit};
 use super::decode::{self, BodyFormat, DecodeError, StrictError};
 use super::negotiate::{self, ACCEPTED, ACCEPTED_STREAM, Format, Negotiated, Output, Transform};
 use super::patch::{self, Patch};
@@ -35,7 +36,7 @@ use kube_apigen_core::schema::PatchType;
 use kube_apigen_core::{ResourceInfo, Status};
 
 /// The message of the 500 a panicking handler is answered with (the API server's).
-const PANIC_MESSAGE: &str = "This request caused apiserver to panic. Look in the logs for details.";
+pub(crate) const PANIC_MESSAGE: &str = "This request caused apiserver to panic. Look in the logs for details.";
 
 /// Strict errors beyond this many are dropped, as Go's strict decoder does.
 const MAX_STRICT_ERRORS: usize = 100;
@@ -75,7 +76,8 @@ impl IntoResponse for Reply {
 
 /// Handles one request the way the API server does, around `handler`:
 ///
-/// 1. authenticates it with `config.authenticator` (its `Err` is the answer, 401);
+/// 1. authenticates and authorizes it ([`super::admit`]: 401, 403), unless the router's
+///    [`super::guard`] did already;
 /// 2. negotiates the response format from `Accept` (406 `NotAcceptable` when nothing
 ///    acceptable is offered);
 /// 3. reads the body, at most `config.max_body_bytes` (413 `RequestEntityTooLarge`);
@@ -100,32 +102,41 @@ where
     // which the router boxes for every request, holds only what the rest needs.
     let (mut parts, body) = request.into_parts();
     let Negotiated { output, error_format } = negotiate::negotiate(accept::header(&parts.headers));
-    let admitted = admit(&parts.headers, output, config);
+    // A route mounted without the guard is admitted here, once the future runs.
+    let admission = match parts.extensions.get::<Admitted>() {
+        Some(admitted) => Ok(admitted.user.clone()),
+        None => Err((Arc::clone(&config.authenticator), Arc::clone(&config.authorizer))),
+    };
     let limit = config.max_body_bytes;
+    let table = config.tables.get(&(resource.group, resource.plural)).cloned();
     let mut warnings = Warnings::default();
     if let Some(deprecation) = resource.deprecation_warning {
         warnings.add(deprecation);
     }
     let warnings = Arc::new(Mutex::new(warnings));
-    let call = admitted.map(|(user, output)| {
-        Call(Box::new(CallState {
-            // Shared with every `Context` of the call rather than copied into each.
-            headers: Arc::new(std::mem::take(&mut parts.headers)),
-            parts,
-            body: Bytes::new(),
-            resource,
-            table: config.tables.get(&(resource.group, resource.plural)).cloned(),
-            user,
-            output,
-            warnings: Arc::clone(&warnings),
-            pending: Vec::new(),
-        }))
-    });
+    let call_warnings = Arc::clone(&warnings);
     async move {
-        let result = match call {
-            Ok(call) => run(call, body, limit, handler).await,
-            Err(status) => Err(status),
-        };
+        let result = async move {
+            let user = match admission {
+                Ok(user) => user,
+                Err((authenticator, authorizer)) => admit(&mut parts, &*authenticator, &*authorizer).await?,
+            };
+            let output = output.ok_or_else(|| Status::not_acceptable(ACCEPTED))?;
+            let call = Call(Box::new(CallState {
+                // Shared with every `Context` of the call rather than copied into each.
+                headers: Arc::new(std::mem::take(&mut parts.headers)),
+                parts,
+                body: Bytes::new(),
+                resource,
+                table,
+                user,
+                output,
+                warnings: call_warnings,
+                pending: Vec::new(),
+            }));
+            run(call, body, limit, handler).await
+        }
+        .await;
         let mut response = match result {
             Ok(Reply(response)) => response,
             Err(status) => status_response(&status, error_format),
@@ -133,15 +144,6 @@ where
         lock(&warnings).write(response.headers_mut());
         response
     }
-}
-
-/// Authenticates the request (401, or 500 if the authenticator panics), then requires an
-/// acceptable output (406), in the API server's order.
-fn admit(headers: &HeaderMap, output: Option<Output>, config: &Config) -> Result<(Option<UserInfo>, Output), Status> {
-    let authenticated = std::panic::catch_unwind(AssertUnwindSafe(|| config.authenticator.authenticate(headers)));
-    let user = authenticated.map_err(|_| Status::internal_error(PANIC_MESSAGE))??;
-    let output = output.ok_or_else(|| Status::not_acceptable(ACCEPTED))?;
-    Ok((user, output))
 }
 
 /// Reads the body into `call` (413 beyond `limit`), then runs `handler` on it (a panic is

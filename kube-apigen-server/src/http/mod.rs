@@ -6,7 +6,7 @@
 //! checks the options ([`Call::check_options`]), decodes and validates the body
 //! ([`Call::body`], [`Call::validate`]), calls the server and encodes its answer
 //! ([`Call::reply`], [`Call::watch`]). [`serve`] does the rest the way the Kubernetes API
-//! server does it: authentication (401), output negotiation (406), the body size limit
+//! server does it: authentication (401), authorization (403, [`Authorizer`]), output negotiation (406), the body size limit
 //! (413), `Status` bodies for every error (JSON or YAML), `Warning` headers, and a 500
 //! `Status` instead of a dropped connection when a handler panics. Around every route,
 //! [`drain_unread_body`] reads what a handler left of a body, so that the connection
@@ -33,10 +33,12 @@
 //! ```
 
 pub(crate) mod accept;
+mod authz;
 mod call;
 mod decode;
 mod drain;
 mod errors;
+mod impersonate;
 mod negotiate;
 mod patch;
 mod protobuf;
@@ -53,6 +55,10 @@ use axum::http::HeaderMap;
 
 use kube_apigen_core::{ResourceInfo, Status};
 
+pub use authz::{
+    Admitted, AlwaysAllow, Attributes, Authorization, Authorizer, Chain, Decision, NonResourceRule, ResourceRule,
+    Rules, admit, forbidden, guard,
+};
 pub use axum::http::StatusCode;
 pub use call::{Call, Reply, serve};
 pub use drain::{MAX_DRAINED_BYTES, drain_unread_body};
@@ -108,6 +114,8 @@ pub struct Config {
     pub max_body_bytes: usize,
     /// Who is calling. The default, [`Anonymous`], lets everyone in.
     pub authenticator: Arc<dyn Authenticator>,
+    /// What the caller may do. The default, [`AlwaysAllow`], allows everything.
+    pub authorizer: Arc<dyn Authorizer>,
     /// Resources whose `Table`s need code, by (group, plural); the others print the
     /// columns of their spec.
     pub tables: BTreeMap<(&'static str, &'static str), Arc<dyn TableConvertor>>,
@@ -115,7 +123,12 @@ pub struct Config {
 
 impl Default for Config {
     fn default() -> Self {
-        Config { max_body_bytes: DEFAULT_MAX_BODY_BYTES, authenticator: Arc::new(Anonymous), tables: BTreeMap::new() }
+        Config {
+            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            authenticator: Arc::new(Anonymous),
+            authorizer: Arc::new(AlwaysAllow),
+            tables: BTreeMap::new(),
+        }
     }
 }
 

@@ -29,3 +29,12 @@ impl HorizontalPodAutoscalerApi for OneHpa {
 impl CertificateSigningRequestApi for OneHpa {}
 impl generated::com::coreos::monitoring::v1::ProbeApi for OneHpa {}
 impl generated::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinitionApi for OneHpa {}
+impl generated::api::rbac::v1::RoleApi for OneHpa {}
+impl generated::api::rbac::v1::ClusterRoleApi for OneHpa {}
+impl generated::api::rbac::v1::RoleBindingApi for OneHpa {}
+impl generated::api::rbac::v1::ClusterRoleBindingApi for OneHpa {}
+impl generated::api::authorization::v1::SelfSubjectAccessReviewApi for OneHpa {}
+impl generated::api::authorization::v1::SubjectAccessReviewApi for OneHpa {}
+impl generated::api::authorization::v1::LocalSubjectAccessReviewApi for OneHpa {}
+impl generated::api::authorization::v1::SelfSubjectRulesReviewApi for OneHpa {}
+impl generated::api::authentication::v1::SelfSubjectReviewApi for OneHpa {}

@@ -32,18 +32,19 @@ pub static TYPED_CHECKS: &[(&str, &str, &str, dynamic::TypedCheck)] = &[
 ];
 
 /// Every path of every resource, plus discovery (`/version`, `/api`, `/apis`, ...) and
-/// the OpenAPI documents, served by `api` with `config`. Requests no route serves get
-/// Kubernetes `Status` errors too.
+/// the OpenAPI documents, served by `api` with `config`, every request authenticated
+/// and authorized first. Requests no route serves get Kubernetes `Status` errors too.
 pub fn router<S: Server>(api: S, config: http::Config) -> Router {
+    let config = Arc::new(config);
     let state = http::ApiState {
         api: Arc::new(api),
-        config: Arc::new(config),
+        config: Arc::clone(&config),
     };
     let routes = Router::new()
         .merge(crate::com::example::v1::routes::router::<S>())
         .with_state(state)
         .merge(discovery::routes(&CATALOG));
-    http::status_errors(routes)
+    http::guard(http::status_errors(routes), config)
 }
 
 #[cfg(feature = "dynamic")]
