@@ -6,7 +6,7 @@
 //! The crate root marks itself and its modules `#[rustfmt::skip]`, so `cargo fmt` in the
 //! workspace that holds a generated crate leaves it as printed. Emitting and printing
 //! each file run on every core; printing is skipped where it would give what the output
-//! folder already holds ([`Reuse`]).
+//! folder already holds (the `Reuse` cache).
 
 mod reuse;
 
