@@ -19,15 +19,7 @@ use crate::go::strconv::{parse_decimal_float, parse_int0, parse_uint0};
 /// The JSON value of the first YAML document, with the keys that repeat in a mapping.
 /// The error is the parser's or the converter's message.
 pub(crate) fn to_json(text: &str) -> Result<Scanned, String> {
-    let mut builder = Builder {
-        parser: Parser::new_from_str(text),
-        anchors: HashMap::new(),
-        path: Vec::new(),
-        seq: 0,
-        duplicates: Vec::new(),
-        depth: 0,
-        nodes: 0,
-    };
+    let mut builder = Builder::new(text);
     let value = builder.document()?;
     Ok(Scanned { value, duplicates: builder.duplicates })
 }
@@ -36,15 +28,7 @@ pub(crate) fn to_json(text: &str) -> Result<Scanned, String> {
 /// separated by `---`), empty and null documents left out, as kubectl reads a file. The
 /// error is the parser's or the converter's message.
 pub fn documents(text: &str) -> Result<Vec<Value>, String> {
-    let mut builder = Builder {
-        parser: Parser::new_from_str(text),
-        anchors: HashMap::new(),
-        path: Vec::new(),
-        seq: 0,
-        duplicates: Vec::new(),
-        depth: 0,
-        nodes: 0,
-    };
+    let mut builder = Builder::new(text);
     let mut documents = Vec::new();
     loop {
         match builder.next()?.0 {
@@ -213,6 +197,18 @@ fn size(value: &Value) -> usize {
 }
 
 impl<'a> Builder<'a> {
+    fn new(text: &'a str) -> Self {
+        Builder {
+            parser: Parser::new_from_str(text),
+            anchors: HashMap::new(),
+            path: Vec::new(),
+            seq: 0,
+            duplicates: Vec::new(),
+            depth: 0,
+            nodes: 0,
+        }
+    }
+
     fn next(&mut self) -> Result<(Event<'a>, Span), String> {
         match self.parser.next_event() {
             Some(Ok(event)) => Ok(event),
