@@ -24,7 +24,7 @@ use std::collections::BTreeSet;
 
 use kube_apigen::Status;
 use kube_apigen::cel::CelRuleSpec;
-use kube_apigen::dynamic::{DynamicApi, Request, Response};
+use kube_apigen::dynamic::{DynamicApi, Options, Request, Response, Verb};
 use kube_apigen::field::{ErrorList, FieldError, Path};
 use kube_apigen::meta;
 use serde_json::{Map, Value, json};
@@ -364,7 +364,16 @@ impl Store {
             .flat_map(|gv| gv.resources)
             .find(|resource| resource.plural == PLURAL)
             .ok_or_else(Status::route_not_found)?;
-        let request = Request::create_cluster_scoped(resource, definition);
+        let request = Request {
+            verb: Verb::Create,
+            resource,
+            subresource: None,
+            namespace: None,
+            name: None,
+            options: Options::default(),
+            body: Some(definition),
+            patch: None,
+        };
         match self.handle(Context::default(), request).await? {
             Response::Object { body, .. } => Ok(body),
             Response::Watch(_) => Err(Status::internal_error("a create answered with a watch")),

@@ -25,7 +25,7 @@ use std::sync::Arc;
 
 use futures::future::BoxFuture;
 use kube_apigen::ResourceInfo;
-use kube_apigen::dynamic::{DynamicApi, Request};
+use kube_apigen::dynamic::{DynamicApi, Request, Verb};
 use kube_apigen::http::{
     Attributes, Authorization, Authorizer, Context, NonResourceRule, ResourceRule, Rules, UserInfo,
 };
@@ -205,7 +205,16 @@ impl Rbac {
                         Some("ClusterRole") => self.resources.cluster_roles,
                         _ => self.resources.cluster_role_bindings,
                     };
-                    let request = Request::create_cluster_scoped(resource, object);
+                    let request = Request {
+                        verb: Verb::Create,
+                        resource,
+                        subresource: None,
+                        namespace: None,
+                        name: None,
+                        options: Default::default(),
+                        body: Some(object),
+                        patch: None,
+                    };
                     match self.store.handle(server_context(), request).await {
                         // Present already, or written by another server on the same etcd.
                         Err(status) if status.code() != 409 => {

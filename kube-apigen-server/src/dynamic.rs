@@ -105,24 +105,6 @@ pub struct Request {
     pub patch: Option<Patch>,
 }
 
-impl Request {
-    /// A create of `body`, an object of the cluster-scoped `resource`, with the default
-    /// options: what a server's own code asks its store for (bootstrap objects,
-    /// definitions installed in process).
-    pub fn create_cluster_scoped(resource: &'static ResourceInfo, body: Value) -> Request {
-        Request {
-            verb: Verb::Create,
-            resource,
-            subresource: None,
-            namespace: None,
-            name: None,
-            options: Options::default(),
-            body: Some(body),
-            patch: None,
-        }
-    }
-}
-
 /// The answer to a [`Request`].
 pub enum Response {
     /// A status code and a JSON body: an object, a list or a `Status`.
