@@ -14,7 +14,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use kube_apigen_codegen::{Config, GitReference, Membership, Options, Publish, Runtime, config};
+use kube_apigen_codegen::{Apimachinery, Config, GitReference, Membership, Options, Publish, Runtime, config};
 
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -129,6 +129,8 @@ crate options (with --specs and --out; default: named after DIR, 0.1.0, not publ
   --registry NAME        may be published to this registry only (repeatable)
   --workspace MODE       detect (default), member or standalone: whether the crate is a
                          member of the Cargo workspace around it
+  --apimachinery FROM    runtime (default) or k8s-openapi: whose ObjectMeta, Time, Quantity,
+                         ... the models use (k8s-openapi's make them kube-rs resources)
 
 runtime options (where the crate takes kube-apigen from; default: version {version}):
   --runtime-version VERSION   the version requirement
@@ -255,6 +257,7 @@ const CRATE_FLAGS: &[&str] = &[
     "--description",
     "--registry",
     "--workspace",
+    "--apimachinery",
     "--runtime-version",
     "--runtime-path",
     "--runtime-git",
@@ -284,6 +287,13 @@ fn apply_crate_flags(options: &mut Options, flags: &[(&str, String)]) -> Result<
                     other => {
                         return Err(format!("unknown workspace mode `{other}`; expected detect, member or standalone"));
                     }
+                }
+            }
+            "--apimachinery" => {
+                options.apimachinery = match value.as_str() {
+                    "runtime" => Apimachinery::Runtime,
+                    "k8s-openapi" => Apimachinery::K8sOpenapi,
+                    other => return Err(format!("unknown apimachinery `{other}`; expected runtime or k8s-openapi")),
                 }
             }
             "--runtime-version" => runtime_version = Some(value.clone()),

@@ -12,6 +12,7 @@
 //! description = "The acme.example.com API"
 //! publish = false            # true, or a list of registry names
 //! workspace = "detect"       # "member" or "standalone"
+//! apimachinery = "runtime"   # or "k8s-openapi": ObjectMeta, Time, ... from k8s-openapi (kube-rs)
 //!
 //! [crate.runtime]            # where `kube-apigen` comes from; default: this generator's version
 //! version = "0.1.0"
@@ -25,9 +26,9 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::Options;
 use crate::error::{Error, Result};
 use crate::package::{GENERATOR_VERSION, GitReference, Membership, Package, Publish, Runtime};
+use crate::{Apimachinery, Options};
 
 /// The file name the command-line tool looks for in the working directory.
 pub const FILE_NAME: &str = "apigen.toml";
@@ -60,6 +61,8 @@ struct CrateEntry {
     publish: Option<PublishEntry>,
     #[serde(default)]
     workspace: WorkspaceEntry,
+    #[serde(default)]
+    apimachinery: ApimachineryEntry,
     runtime: Option<toml::Spanned<RuntimeEntry>>,
 }
 
@@ -77,6 +80,14 @@ enum WorkspaceEntry {
     Detect,
     Member,
     Standalone,
+}
+
+#[derive(Deserialize, Default, Clone, Copy)]
+#[serde(rename_all = "kebab-case")]
+enum ApimachineryEntry {
+    #[default]
+    Runtime,
+    K8sOpenapi,
 }
 
 #[derive(Deserialize)]
@@ -132,6 +143,10 @@ impl CrateEntry {
             WorkspaceEntry::Detect => Membership::Detect,
             WorkspaceEntry::Member => Membership::Member,
             WorkspaceEntry::Standalone => Membership::Standalone,
+        };
+        options.apimachinery = match self.apimachinery {
+            ApimachineryEntry::Runtime => Apimachinery::Runtime,
+            ApimachineryEntry::K8sOpenapi => Apimachinery::K8sOpenapi,
         };
         if let Some(runtime) = self.runtime {
             let start = runtime.span().start;

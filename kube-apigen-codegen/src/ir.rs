@@ -121,6 +121,11 @@ impl Api {
         (0..self.types.len()).map(TypeId::new)
     }
 
+    /// Whether this type is k8s-openapi's under [`Apimachinery::K8sOpenapi`].
+    pub fn from_k8s_openapi(&self, id: TypeId) -> bool {
+        matches!(&self.ty(id).origin, Origin::Schema(name) if crate::runtime::from_k8s_openapi(name))
+    }
+
     /// Whether the runtime's `apimachinery` module defines this type (a meta type, or a
     /// type declared inside one), so that a generated crate re-exports the runtime's
     /// instead of emitting its own ([`crate::runtime`]).
@@ -346,6 +351,20 @@ impl PartialEq for FieldType {
 }
 impl Eq for FieldType {}
 
+/// Where a generated crate's apimachinery types (`ObjectMeta`, `Time`, `Quantity`, ...)
+/// come from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Apimachinery {
+    /// The runtime's own (`kube_apigen::apimachinery`, `kube_apigen::Time`, ...).
+    #[default]
+    Runtime,
+    /// k8s-openapi's, so that the models are kube-rs resources: `ObjectMeta`,
+    /// `OwnerReference`, `ManagedFieldsEntry`, `FieldsV1`, `LabelSelector` and its
+    /// requirement, `Time`, `MicroTime`, `Quantity` and `IntOrString`. The runtime's
+    /// `k8s-openapi` feature gives them the protobuf codecs and checks generated code calls.
+    K8sOpenapi,
+}
+
 /// Types with special encodings that live in the runtime.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum RuntimeType {
@@ -370,6 +389,23 @@ pub enum RuntimeType {
 }
 
 impl RuntimeType {
+    /// The path of k8s-openapi's type of the same schema, for the types a crate takes from
+    /// k8s-openapi under [`Apimachinery::K8sOpenapi`]; `None` for the ones it keeps from
+    /// the runtime (the errors, list metadata and bytes, which the server builds).
+    pub fn k8s_openapi_path(self) -> Option<&'static str> {
+        match self {
+            RuntimeType::IntOrString => Some("k8s_openapi::apimachinery::pkg::util::intstr::IntOrString"),
+            RuntimeType::Quantity => Some("k8s_openapi::apimachinery::pkg::api::resource::Quantity"),
+            RuntimeType::Time => Some("k8s_openapi::apimachinery::pkg::apis::meta::v1::Time"),
+            RuntimeType::MicroTime => Some("k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime"),
+            RuntimeType::Bytes
+            | RuntimeType::Status
+            | RuntimeType::StatusDetails
+            | RuntimeType::StatusCause
+            | RuntimeType::ListMeta => None,
+        }
+    }
+
     /// The type's name in the runtime.
     pub fn name(self) -> &'static str {
         match self {

@@ -37,6 +37,26 @@ static DEFINED: LazyLock<BTreeSet<&'static str>> = LazyLock::new(|| {
         .collect()
 });
 
+/// The schemas the runtime defines whose types a crate takes from k8s-openapi under
+/// [`crate::ir::Apimachinery::K8sOpenapi`], at the same module paths (k8s-openapi's modules
+/// follow Go's packages as generated crates' do). The others (`DeleteOptions`,
+/// `WatchEvent`, ...) are request and response bodies the server reads and writes: they
+/// stay the runtime's.
+const FROM_K8S_OPENAPI: &[&str] = &[
+    "io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1",
+    "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector",
+    "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement",
+    "io.k8s.apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry",
+    "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+    "io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference",
+];
+
+/// Whether k8s-openapi's type stands for the schema `name` under
+/// [`crate::ir::Apimachinery::K8sOpenapi`].
+pub fn from_k8s_openapi(name: &str) -> bool {
+    FROM_K8S_OPENAPI.contains(&name)
+}
+
 /// Whether the runtime defines the schema `name`.
 pub fn defines(name: &str) -> bool {
     DEFINED.contains(name)
@@ -61,4 +81,20 @@ pub fn generate(protos: &Path, out: &Path, check: bool, command: &str) -> Result
     let files = emit::emit_runtime_models(&api, header)?;
     let unchanged = Default::default();
     if check { write::compare(out, &files, &unchanged) } else { write::write(out, &files, &unchanged) }
+}
+
+/// Writes (or, with `check`, compares) `out`, the validation layer's file of `Validate`
+/// impls for k8s-openapi's types of the schemas crates take from it
+/// ([`from_k8s_openapi`]), behind its `k8s-openapi` feature.
+pub fn generate_k8s_openapi(protos: &Path, out: &Path, check: bool, command: &str) -> Result<write::Changes> {
+    let document = BUILTIN.clone();
+    let spec = spec::Spec::read(vec![document.clone()])?;
+    let protos = spec::proto::Protos::read(protos)?;
+    let api = build::build(&spec, &protos)?;
+    let types: Vec<_> = api
+        .type_ids()
+        .filter(|&id| api.from_k8s_openapi(id) && matches!(api.ty(id).kind, TypeKind::Struct(_)))
+        .collect();
+    let header = emit::Header { command: command.to_owned(), specs_label: document.display_path.display().to_string() };
+    write::file(out, &emit::emit_k8s_openapi_checks(&api, header, &types)?, check)
 }

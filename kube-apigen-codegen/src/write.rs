@@ -70,6 +70,24 @@ impl Changes {
     }
 }
 
+/// Writes (or, with `check`, only compares) one file in a folder of other files, through
+/// a temporary file renamed over it.
+pub fn file(path: &Path, content: &str, check: bool) -> Result<Changes> {
+    let mut changes = Changes::default();
+    if fs::read(path).is_ok_and(|old| old == content.as_bytes()) {
+        changes.unchanged.push(path.to_owned());
+        return Ok(changes);
+    }
+    changes.changed.push(path.to_owned());
+    if !check {
+        let staging = path.with_extension(format!("codegen-new-{}", std::process::id()));
+        fs::write(&staging, content)
+            .and_then(|()| fs::rename(&staging, path))
+            .map_err(|e| io_error(path, "cannot write", e))?;
+    }
+    Ok(changes)
+}
+
 /// Compares the files with the output folder without writing anything. The files of
 /// `read_from_out` had their text read from the output folder during this run (reused
 /// printing), so they are unchanged without reading them again.

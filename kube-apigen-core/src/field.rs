@@ -1,4 +1,4 @@
-//! Field errors in the Kubernetes format, and the [`Validate`] trait that collects them.
+//! Field errors in the Kubernetes format, as generated `Validate` impls collect them.
 //!
 //! Generated `validate` methods walk an object and push one [`FieldError`] per broken rule,
 //! never stopping at the first. Paths are built on the stack ([`Path`]) and only rendered
@@ -9,29 +9,6 @@ use std::fmt;
 use serde_json::Value;
 
 use crate::go::fmt as gofmt;
-
-/// Implemented by every generated model: collects all field errors of a value.
-pub trait Validate {
-    /// Pushes every broken rule of `self`, found at `path`, onto `errors`.
-    ///
-    /// `old` is the stored value before an update; rules that compare with it
-    /// (CEL transition rules using `oldSelf`) only run when it is given.
-    fn validate_into(&self, old: Option<&Self>, path: &Path<'_>, errors: &mut ErrorList);
-
-    /// All field errors of a new object, in the order they were found.
-    fn validate(&self) -> ErrorList {
-        let mut errors = ErrorList::new();
-        self.validate_into(None, &Path::ROOT, &mut errors);
-        errors
-    }
-
-    /// All field errors of an update from `old` to `self`.
-    fn validate_update(&self, old: &Self) -> ErrorList {
-        let mut errors = ErrorList::new();
-        self.validate_into(Some(old), &Path::ROOT, &mut errors);
-        errors
-    }
-}
 
 /// One step of the path from the root object to a field, borrowed from its parent.
 #[derive(Clone, Copy, Debug)]

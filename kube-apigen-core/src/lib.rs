@@ -4,8 +4,8 @@
 //! - the wire types with special encodings ([`IntOrString`], [`Quantity`], [`Time`],
 //!   [`MicroTime`], [`Bytes`]) and the serde helpers generated models call ([`de`],
 //!   [`ser`]);
-//! - the error model: field errors ([`field`]), the [`Validate`] trait that collects them,
-//!   and [`Status`], the API server's error object;
+//! - the error model: field errors ([`field`]) and [`Status`], the API server's error
+//!   object;
 //! - the identity of resources ([`Resource`], [`ResourceInfo`]);
 //! - protobuf field codecs and the `k8s\0` envelope ([`protobuf`]);
 //! - the vocabulary of the `x-kubernetes-*` extensions shared by the generator and the
@@ -24,7 +24,6 @@ pub mod ser;
 pub mod status;
 pub mod wire;
 
-pub use field::Validate;
 pub use resource::{Resource, ResourceInfo, Scope};
 pub use status::{ListMeta, Status, StatusCause, StatusDetails, StatusFields};
 pub use wire::{Bytes, IntOrString, MicroTime, Quantity, Time};

@@ -207,7 +207,7 @@ pub type TypedCheck = fn(new: &Value, old: Option<&Value>) -> Result<Checked, St
 /// The [`TypedCheck`] of the generated model `T`.
 pub fn typed<T>(new: &Value, old: Option<&Value>) -> Result<Checked, String>
 where
-    T: DeserializeOwned + Serialize + kube_apigen_core::Validate,
+    T: DeserializeOwned + Serialize + kube_apigen_validation::Validate,
 {
     let decoded: T = serde_json::from_value(new.clone()).map_err(|e| e.to_string())?;
     let old: Option<T> = old.and_then(|old| serde_json::from_value(old.clone()).ok());

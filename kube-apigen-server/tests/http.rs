@@ -9,7 +9,7 @@ use futures::StreamExt;
 use kube_apigen_core::field::{ErrorList, FieldError, Path as FieldPath};
 use kube_apigen_core::protobuf::{self, Payload};
 use kube_apigen_core::resource::{Column, ResourceInfo};
-use kube_apigen_core::{ListMeta, Status, Validate};
+use kube_apigen_core::{ListMeta, Status};
 use kube_apigen_server::axum::Router;
 use kube_apigen_server::axum::body::Body;
 use kube_apigen_server::axum::extract::{Path, Request, State};
@@ -20,6 +20,7 @@ use kube_apigen_server::http::watch::{Event, WatchStream};
 use kube_apigen_server::http::{
     self, ApiState, Authenticator, Config, Context, FieldValidation, Patch, PatchType, Query, StatusCode, UserInfo,
 };
+use kube_apigen_validation::Validate;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tower::ServiceExt;

@@ -191,12 +191,12 @@ pub fn required(path: &Path<'_>, errors: &mut ErrorList) {
     errors.push(FieldError::required(path, ""));
 }
 
-/// A `Quantity` must parse as one.
-pub fn quantity(path: &Path<'_>, value: &kube_apigen_core::Quantity, errors: &mut ErrorList) {
-    if !value.is_valid() {
+/// A `Quantity`'s text (of the runtime's type or k8s-openapi's) must parse as one.
+pub fn quantity(path: &Path<'_>, text: &str, errors: &mut ErrorList) {
+    if kube_apigen_core::Quantity::validate_text(text).is_err() {
         errors.push(FieldError::invalid(
             path,
-            value.as_ref(),
+            text,
             "must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
         ));
     }

@@ -27,12 +27,28 @@ pub mod apimachinery;
 
 pub use kube_apigen_core::{
     Bytes, IntOrString, ListMeta, MicroTime, Quantity, Resource, ResourceInfo, Scope, Status, StatusCause,
-    StatusDetails, StatusFields, Time, Validate, de, field, protobuf, resource, schema, ser, status, wire,
+    StatusDetails, StatusFields, Time, de, field, protobuf, resource, schema, ser, status, wire,
 };
 #[cfg(feature = "server")]
 pub use kube_apigen_server::{auth, axum, discovery, dynamic, http};
 #[cfg(feature = "validation")]
-pub use kube_apigen_validation::{cel, format, meta, rules, structural};
+pub use kube_apigen_validation::{Validate, cel, format, meta, rules, structural};
+
+/// What crates generated with `apimachinery = "k8s-openapi"` name of the runtime beside
+/// k8s-openapi's types (whose checks the validation layer implements).
+#[cfg(feature = "k8s-openapi")]
+pub mod k8s {
+    use std::sync::LazyLock;
+
+    use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+    /// The metadata of an object that has none, as k8s-openapi's `Metadata::metadata`
+    /// answers for it.
+    pub fn empty_object_meta() -> &'static ObjectMeta {
+        static EMPTY: LazyLock<ObjectMeta> = LazyLock::new(ObjectMeta::default);
+        &EMPTY
+    }
+}
 
 /// Go's standard library where Kubernetes' behaviour is Go's, from every layer turned on.
 pub mod go {

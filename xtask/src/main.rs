@@ -38,22 +38,34 @@ fn main() -> ExitCode {
     cli.run(&args)
 }
 
-/// Writes or checks the runtime's meta types, from the `.proto` files of `specs/`.
+/// Writes or checks the runtime's meta types and its impls for k8s-openapi's, from the
+/// `.proto` files of `specs/`.
 fn runtime_models(check: bool) -> Result<(), ExitCode> {
-    let out = repository_path("kube-apigen/src/apimachinery");
-    match kube_apigen_codegen::runtime::generate(&repository_path("specs"), &out, check, "cargo xtask codegen") {
+    let (specs, command) = (repository_path("specs"), "cargo xtask codegen");
+    let models = repository_path("kube-apigen/src/apimachinery");
+    report(
+        &models.display().to_string(),
+        check,
+        kube_apigen_codegen::runtime::generate(&specs, &models, check, command),
+    )?;
+    let checks = repository_path("kube-apigen-validation/src/k8s.rs");
+    let impls = kube_apigen_codegen::runtime::generate_k8s_openapi(&specs, &checks, check, command);
+    report(&checks.display().to_string(), check, impls)
+}
+
+fn report(
+    what: &str,
+    check: bool,
+    outcome: kube_apigen_codegen::Result<kube_apigen_codegen::write::Changes>,
+) -> Result<(), ExitCode> {
+    match outcome {
         Ok(changes) if check && !changes.is_empty() => {
-            eprintln!("{} is not up to date; run `cargo xtask codegen`", out.display());
+            eprintln!("{what} is not up to date; run `cargo xtask codegen`");
             Err(ExitCode::FAILURE)
         }
         Ok(changes) => {
             let verb = if check { "differ" } else { "written" };
-            println!(
-                "{}: {} files {verb}, {} unchanged",
-                out.display(),
-                changes.changed.len(),
-                changes.unchanged.len()
-            );
+            println!("{what}: {} files {verb}, {} unchanged", changes.changed.len(), changes.unchanged.len());
             Ok(())
         }
         Err(e) => {

@@ -22,7 +22,7 @@ use self::features::Feature;
 use self::scope::Scope;
 use crate::error::Result;
 use crate::format::{RustSource, Source};
-use crate::ir::{Api, GroupVersion, Resource, TypeDef, TypeId, TypeKind};
+use crate::ir::{Api, Apimachinery, GroupVersion, Resource, TypeDef, TypeId, TypeKind};
 use crate::package::{Package, Publish};
 use crate::write::MANIFEST_HEADER;
 
@@ -43,6 +43,8 @@ pub struct CrateOptions {
     /// Whether CEL rules in the common subset are translated to Rust functions; without it
     /// the interpreter checks every rule, which tests compare against.
     pub translate_cel: bool,
+    /// Whose apimachinery types the models use.
+    pub apimachinery: Apimachinery,
 }
 
 impl CrateOptions {
@@ -57,6 +59,7 @@ impl CrateOptions {
             standalone: true,
             header,
             translate_cel: true,
+            apimachinery: Apimachinery::Runtime,
         }
     }
 }
@@ -80,6 +83,8 @@ impl Header {
 /// Versions of the crates generated code depends on, kept in step with the workspace.
 const SERDE_VERSION: &str = "1";
 const SERDE_JSON_VERSION: &str = "1";
+/// The k8s-openapi the runtime's `k8s-openapi` feature implements its traits for.
+const K8S_OPENAPI_VERSION: &str = "0.29";
 
 /// Every file of the output crate, by path relative to its root, with its final text.
 pub fn emit_crate(api: &Api, options: &CrateOptions) -> Result<BTreeMap<PathBuf, String>> {
@@ -94,6 +99,29 @@ pub(crate) fn emit_runtime_models(api: &Api, header: Header) -> Result<BTreeMap<
     let options = CrateOptions::new("kube-apigen", header);
     let emitter = Emitter { runtime_models: true, ..Emitter::new(api, &options) };
     Ok(crate::format::format_crate(emitter.runtime_files(), |file| emitter.emit(file), None)?.texts)
+}
+
+/// The text of the validation layer's `Validate` impls for k8s-openapi's types of
+/// `types`, as generated crates' models have them, so that models naming k8s-openapi's
+/// types ([`Apimachinery::K8sOpenapi`]) check them alike. (The impls live in the crate of
+/// the trait, as Rust's orphan rule asks.)
+pub(crate) fn emit_k8s_openapi_checks(api: &Api, header: Header, types: &[TypeId]) -> Result<String> {
+    let analysis = validation::Analysis::new(api);
+    let file = PathBuf::from("k8s.rs");
+    let emit = |()| {
+        let module = &api.ty(types[0]).module;
+        let mut scope = Scope::new(api, module, []).with_apimachinery(Apimachinery::K8sOpenapi);
+        let tokens: TokenStream = types
+            .iter()
+            .map(|&id| {
+                scope.named(id);
+                validation::emit(&mut scope, &analysis, id, true)
+            })
+            .collect();
+        rust_file(&scope, tokens, &header.line(&header.specs_label))
+    };
+    let mut texts = crate::format::format_crate(vec![(file.clone(), ())], emit, None)?.texts;
+    Ok(texts.remove(&file).expect("the one file is printed"))
 }
 
 /// Emits the files of one output crate. [`Emitter::files`] lays the crate out;
@@ -158,6 +186,11 @@ enum Gated<'a> {
 impl<'a> Emitter<'a> {
     pub fn new(api: &'a Api, options: &'a CrateOptions) -> Self {
         Emitter { api, options, analysis: validation::Analysis::new(api), runtime_models: false }
+    }
+
+    /// The scope of a file of `module` defining the items `own`.
+    fn scope<'n>(&self, module: &'a [String], own: impl IntoIterator<Item = &'n str>) -> Scope<'a> {
+        Scope::new(self.api, module, own).with_apimachinery(self.options.apimachinery)
     }
 
     /// Whether the crate re-exports type `id` from the runtime instead of emitting it.
@@ -266,39 +299,39 @@ impl<'a> Emitter<'a> {
                 let ty = api.ty(resource.type_id);
                 let handlers = resource.methods.iter().flat_map(|m| &m.routes).map(|r| r.handler.as_str());
                 let own = [resource.trait_name.as_str(), "routes"].into_iter().chain(handlers);
-                let mut scope = Scope::new(api, &ty.module, own);
+                let mut scope = self.scope(&ty.module, own);
                 let tokens = resource_api::resource_file(&mut scope, resource);
                 rust_file(&scope, tokens, &header.line(&source_label(&api.sources[ty.source])))
             }
             File::Routes(gv) => {
-                let mut scope = Scope::new(api, &gv.module, ["router", "GROUP_VERSION"]);
+                let mut scope = self.scope(&gv.module, ["router", "GROUP_VERSION"]);
                 let tokens = routes::group_version_file(&mut scope, gv);
                 rust_file(&scope, tokens, &crate_header())
             }
             File::Params => {
                 let set_names =
                     api.param_sets.iter().map(|s| s.name.as_str()).chain(api.path_sets.iter().map(|s| s.name.as_str()));
-                let mut scope = Scope::new(api, &[], set_names);
+                let mut scope = self.scope(&[], set_names);
                 let tokens = params::params_file(&mut scope);
                 rust_file(&scope, tokens, &crate_header())
             }
             File::Responses => {
-                let mut scope = Scope::new(api, &[], api.response_sets.iter().map(|s| s.name.as_str()));
+                let mut scope = self.scope(&[], api.response_sets.iter().map(|s| s.name.as_str()));
                 let tokens = params::responses_file(&mut scope);
                 rust_file(&scope, tokens, &crate_header())
             }
             File::Server => {
-                let mut scope = Scope::new(api, &[], ["Server", "CATALOG", "TYPED_CHECKS", "router", "api"]);
+                let mut scope = self.scope(&[], ["Server", "CATALOG", "TYPED_CHECKS", "router", "api"]);
                 let tokens = server::server_file(&mut scope);
                 rust_file(&scope, tokens, &crate_header())
             }
             File::SpecDefaults(types) => {
-                let mut scope = Scope::new(api, &[], ["check", "default_is_what_decoding_an_empty_object_gives"]);
+                let mut scope = self.scope(&[], ["check", "default_is_what_decoding_an_empty_object_gives"]);
                 let tokens = spec_defaults_test(&mut scope, &types);
                 rust_file(&scope, tokens, &crate_header())
             }
             File::Module(module) => {
-                let items = module_items(api, &module, |id| self.re_exported(id));
+                let items = module_items(api, &module, self.options.apimachinery, |id| self.re_exported(id));
                 Source::Rust(RustSource::new(crate_header(), TokenStream::new(), items))
             }
             File::Models { module, types } => {
@@ -309,7 +342,7 @@ impl<'a> Emitter<'a> {
                     _ => None,
                 });
                 let own = types.iter().map(|&id| api.ty(id).name.as_str()).chain(infos);
-                let mut scope = Scope::new(api, module, own);
+                let mut scope = self.scope(module, own);
                 let tokens: TokenStream = types
                     .iter()
                     .flat_map(|&id| {
@@ -368,7 +401,13 @@ fn rust_file(scope: &Scope, items: TokenStream, header: &str) -> Source {
 /// `mod` declarations and re-exports of one module. The crate root keeps `cargo fmt` out
 /// of itself and every module it declares: generated files stay as printed
 /// ([`crate::format`]).
-fn module_items(api: &Api, module: &Module, re_exported: impl Fn(TypeId) -> bool) -> TokenStream {
+fn module_items(
+    api: &Api,
+    module: &Module,
+    apimachinery: Apimachinery,
+    re_exported: impl Fn(TypeId) -> bool,
+) -> TokenStream {
+    let k8s_openapi = apimachinery == Apimachinery::K8sOpenapi;
     let root = module.path.is_empty();
     let skip = root.then(|| quote!(#[rustfmt::skip]));
     let crate_doc = root.then(|| {
@@ -403,15 +442,24 @@ fn module_items(api: &Api, module: &Module, re_exported: impl Fn(TypeId) -> bool
     });
     let mut file_items = Vec::new();
     let mut runtime_items = Vec::new();
-    let mut defined_by_runtime = Vec::new();
+    let (mut defined_by_runtime, mut from_k8s_openapi) = (Vec::new(), Vec::new());
     for (file, ids) in &module.files {
         let mut exported = Vec::new();
         for &id in ids {
             let ty = api.ty(id);
             match &ty.kind {
                 TypeKind::Runtime(runtime) => {
-                    let name = format_ident!("{}", runtime.name());
-                    runtime_items.push(quote! { pub use kube_apigen::#name; });
+                    let path: TokenStream = match runtime.k8s_openapi_path() {
+                        Some(path) if k8s_openapi => path.parse().expect("a Rust path"),
+                        _ => {
+                            let name = format_ident!("{}", runtime.name());
+                            quote!(kube_apigen::#name)
+                        }
+                    };
+                    runtime_items.push(quote! { pub use #path; });
+                }
+                _ if re_exported(id) && k8s_openapi && api.from_k8s_openapi(id) => {
+                    from_k8s_openapi.push(format_ident!("{}", ty.name));
                 }
                 _ if re_exported(id) => defined_by_runtime.push(format_ident!("{}", ty.name)),
                 TypeKind::Struct(crate::ir::Struct { resource: Some(resource), .. }) => {
@@ -446,16 +494,18 @@ fn module_items(api: &Api, module: &Module, re_exported: impl Fn(TypeId) -> bool
             #skip mod spec_defaults;
         },
     });
-    let defined_by_runtime = (!defined_by_runtime.is_empty()).then(|| {
+    let re_export = |from: &str, names: Vec<proc_macro2::Ident>| {
+        let from = format_ident!("{from}");
         let path = module.path.iter().map(|segment| format_ident!("{segment}"));
-        quote! { pub use kube_apigen::#(#path)::*::{#(#defined_by_runtime),*}; }
-    });
+        (!names.is_empty()).then(|| quote! { pub use #from::#(#path)::*::{#(#names),*}; })
+    };
+    let defined_by_runtime = [re_export("kube_apigen", defined_by_runtime), re_export("k8s_openapi", from_k8s_openapi)];
     quote! {
         #crate_doc
         #module_doc
         #(#children)*
         #(#file_items)*
-        #defined_by_runtime
+        #(#defined_by_runtime)*
         #(#runtime_items)*
         #(#gated)*
     }
@@ -486,15 +536,30 @@ fn cargo_toml(options: &CrateOptions) -> String {
             manifest.push_str(&format!("publish = [{}]\n", names.join(", ")));
         }
     }
+    // k8s-openapi's types need the runtime's impls whatever features are on; the
+    // application picks k8s-openapi's Kubernetes version (one of its version features).
+    let (runtime, k8s_openapi) = match options.apimachinery {
+        Apimachinery::Runtime => (options.runtime.clone(), String::new()),
+        Apimachinery::K8sOpenapi => {
+            (with_feature(&options.runtime, "k8s-openapi"), format!("k8s-openapi = \"{K8S_OPENAPI_VERSION}\"\n"))
+        }
+    };
     manifest.push_str(&format!(
-        "\n[dependencies]\nkube-apigen = {}\nserde = \"{SERDE_VERSION}\"\nserde_json = \"{SERDE_JSON_VERSION}\"\n\n{}",
-        options.runtime,
+        "\n[dependencies]\nkube-apigen = {runtime}\n{k8s_openapi}serde = \"{SERDE_VERSION}\"\nserde_json = \"{SERDE_JSON_VERSION}\"\n\n{}",
         Feature::cargo_table()
     ));
     if options.standalone {
         manifest.push_str("\n[workspace]\n");
     }
     manifest
+}
+
+/// A dependency's value (`"1"` or an inline table) with `feature` turned on.
+fn with_feature(dependency: &str, feature: &str) -> String {
+    match dependency.strip_suffix(" }") {
+        Some(table) => format!("{table}, features = [\"{feature}\"] }}"),
+        None => format!("{{ version = {dependency}, features = [\"{feature}\"] }}"),
+    }
 }
 
 /// A spec path with forward slashes on every platform, so output is byte-identical.

@@ -325,11 +325,55 @@ fn resource_impl(scope: &mut Scope, name: &proc_macro2::Ident, resource: &Resour
     let info = format_ident!("{}", resource.info_static);
     let (trait_, resource_info) = (scope.import("kube_apigen::Resource"), scope.import("kube_apigen::ResourceInfo"));
     let description = resource_info_static(scope, resource);
+    let k8s_openapi = scope.k8s_openapi().then(|| k8s_openapi_resource_impls(scope, name, resource));
     quote! {
         #description
 
         impl #trait_ for #name {
             const INFO: &'static #resource_info = &#info;
+        }
+
+        #k8s_openapi
+    }
+}
+
+/// k8s-openapi's resource traits, for models whose metadata is k8s-openapi's: with them,
+/// kube-rs's blanket impl makes the model a `kube::Resource` (`Api<T>`, watchers,
+/// controllers). An object without metadata reads as empty metadata.
+fn k8s_openapi_resource_impls(scope: &mut Scope, name: &proc_macro2::Ident, resource: &Resource) -> TokenStream {
+    let gvk = &resource.gvk;
+    let (api_version, group, version, kind) = (gvk.api_version(), &gvk.group, &gvk.version, &gvk.kind);
+    let (plural, list_kind) = (&resource.plural, &resource.list_kind);
+    let resource_scope = match resource.scope {
+        kube_apigen_core::Scope::Namespaced => quote!(k8s_openapi::NamespaceResourceScope),
+        kube_apigen_core::Scope::Cluster => quote!(k8s_openapi::ClusterResourceScope),
+    };
+    let object_meta = scope.import("k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta");
+    let empty = scope.import("kube_apigen::k8s::empty_object_meta");
+    quote! {
+        impl k8s_openapi::Resource for #name {
+            const API_VERSION: &'static str = #api_version;
+            const GROUP: &'static str = #group;
+            const KIND: &'static str = #kind;
+            const VERSION: &'static str = #version;
+            const URL_PATH_SEGMENT: &'static str = #plural;
+            type Scope = #resource_scope;
+        }
+
+        impl k8s_openapi::ListableResource for #name {
+            const LIST_KIND: &'static str = #list_kind;
+        }
+
+        impl k8s_openapi::Metadata for #name {
+            type Ty = #object_meta;
+
+            fn metadata(&self) -> &#object_meta {
+                self.metadata.as_ref().unwrap_or(#empty())
+            }
+
+            fn metadata_mut(&mut self) -> &mut #object_meta {
+                self.metadata.get_or_insert_default()
+            }
         }
     }
 }

@@ -14,6 +14,13 @@ pub fn emit(scope: &mut Scope, id: TypeId) -> TokenStream {
     let name = format_ident!("{}", ty.name);
     let mut tokens = TokenStream::new();
     match &ty.kind {
+        // k8s-openapi's `Time` has no `Default`, which decoding fields in place needs: the
+        // models of such crates are JSON (and YAML) only, as custom resources are.
+        TypeKind::Struct(_) if scope.k8s_openapi() && api.protobuf.payloads.contains(&id) => {
+            let protobuf = scope.import("kube_apigen::protobuf");
+            tokens.extend(quote! { impl #protobuf::Payload for #name {} });
+        }
+        _ if scope.k8s_openapi() => {}
         TypeKind::Struct(s) => {
             if let Some(message) = api.protobuf.messages.get(&id) {
                 tokens.extend(message_impl(scope, &name, &s.fields, message));

@@ -12,7 +12,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use super::features::Feature;
-use crate::ir::{Api, FieldType, Ty, TypeId, TypeKind};
+use crate::ir::{Api, Apimachinery, FieldType, RuntimeType, Ty, TypeId, TypeKind};
 
 pub struct Scope<'a> {
     pub api: &'a Api,
@@ -22,6 +22,8 @@ pub struct Scope<'a> {
     names: BTreeMap<String, Option<Import>>,
     /// The feature the code being emitted is behind, if any.
     gate: Option<Feature>,
+    /// Whose apimachinery types the file names.
+    apimachinery: Apimachinery,
 }
 
 struct Import {
@@ -34,7 +36,26 @@ impl<'a> Scope<'a> {
     /// The scope of a file of `module` defining the items `own` (types, functions, statics).
     pub fn new<'n>(api: &'a Api, module: &'a [String], own: impl IntoIterator<Item = &'n str>) -> Scope<'a> {
         let names = own.into_iter().map(|name| (name.to_owned(), None)).collect();
-        Scope { api, module, names, gate: None }
+        Scope { api, module, names, gate: None, apimachinery: Apimachinery::Runtime }
+    }
+
+    /// The same scope naming `apimachinery`'s types.
+    pub fn with_apimachinery(self, apimachinery: Apimachinery) -> Self {
+        Scope { apimachinery, ..self }
+    }
+
+    /// Whether the file names k8s-openapi's apimachinery types.
+    pub fn k8s_openapi(&self) -> bool {
+        self.apimachinery == Apimachinery::K8sOpenapi
+    }
+
+    /// The path of a runtime type: k8s-openapi's where the file names those, else the
+    /// runtime's.
+    pub fn runtime_type(&mut self, runtime: RuntimeType) -> TokenStream {
+        match runtime.k8s_openapi_path() {
+            Some(path) if self.k8s_openapi() => self.import(path),
+            _ => self.import(&format!("kube_apigen::{}", runtime.name())),
+        }
     }
 
     /// `path` (`kube_apigen::field::Path`) as the file writes it: its last segment,
@@ -78,7 +99,10 @@ impl<'a> Scope<'a> {
     pub fn named(&mut self, id: TypeId) -> TokenStream {
         let ty = self.api.ty(id);
         if let TypeKind::Runtime(runtime) = ty.kind {
-            return self.import(&format!("kube_apigen::{}", runtime.name()));
+            return self.runtime_type(runtime);
+        }
+        if self.k8s_openapi() && self.api.from_k8s_openapi(id) {
+            return self.import(&format!("k8s_openapi::{}::{}", ty.module.join("::"), ty.name));
         }
         if matches!(self.names.get(&ty.name), Some(None)) && ty.module == self.module {
             return ident(&ty.name);
@@ -97,7 +121,7 @@ impl<'a> Scope<'a> {
             Ty::F64 => quote!(f64),
             Ty::String => quote!(String),
             Ty::Value => self.import("serde_json::Value"),
-            Ty::Runtime(runtime) => self.import(&format!("kube_apigen::{}", runtime.name())),
+            Ty::Runtime(runtime) => self.runtime_type(*runtime),
             Ty::Named(id) => self.named(*id),
             Ty::Vec(item) => {
                 let item = self.field_type(item);

@@ -305,7 +305,7 @@ impl Emitter<'_, '_> {
             Ty::Named(id) => self.named(*id, old),
             Ty::Runtime(RuntimeType::Quantity) => {
                 let rules = self.rules();
-                quote!(#rules::quantity(&path, value, errors);)
+                quote!(#rules::quantity(&path, &value.0, errors);)
             }
             Ty::Vec(item) if self.analysis.position_has_checks(api, item) => {
                 let item_old = match &ft.checks.list_type {
@@ -370,7 +370,7 @@ impl Emitter<'_, '_> {
             TypeKind::Alias(target) => self.value(target, old.is_some()),
             TypeKind::Runtime(RuntimeType::Quantity) => {
                 let rules = self.rules();
-                quote!(#rules::quantity(&path, value, errors);)
+                quote!(#rules::quantity(&path, &value.0, errors);)
             }
             _ => TokenStream::new(),
         }

@@ -107,19 +107,23 @@ fn value(scope: &mut Scope, ty: &Ty, json: &Value) -> TokenStream {
 }
 
 fn runtime_value(scope: &mut Scope, runtime: RuntimeType, json: &Value) -> TokenStream {
-    let name = scope.import(&format!("kube_apigen::{}", runtime.name()));
+    let name = scope.runtime_type(runtime);
     match (runtime, json) {
         (RuntimeType::IntOrString, Value::Number(n)) => {
             let n = integer_literal(n.as_i64().expect("checked to be an integer"));
             quote!(#name::Int(#n))
         }
         (RuntimeType::IntOrString, Value::String(text)) => quote!(#name::String(#text.to_owned())),
-        (RuntimeType::Quantity, Value::String(text)) => quote!(#name::from(#text)),
+        (RuntimeType::Quantity, Value::String(text)) => quote!(#name(#text.to_owned())),
         (RuntimeType::Quantity, Value::Number(n)) => {
             let text = n.to_string();
-            quote!(#name::from(#text))
+            quote!(#name(#text.to_owned()))
         }
-        // Checked to parse as the type does.
+        // Checked to parse as the runtime's type does; k8s-openapi's wraps the same timestamp.
+        (RuntimeType::Time | RuntimeType::MicroTime, Value::String(text)) if scope.k8s_openapi() => {
+            let runtime = scope.import(&format!("kube_apigen::{}", runtime.name()));
+            quote!(#name(#text.parse::<#runtime>().unwrap_or_default().0))
+        }
         (RuntimeType::Time | RuntimeType::MicroTime, Value::String(text)) => quote!(#text.parse().unwrap_or_default()),
         (RuntimeType::Bytes, Value::String(_)) => {
             let bytes: kube_apigen_core::Bytes = serde_json::from_value(json.clone()).expect("checked to decode");

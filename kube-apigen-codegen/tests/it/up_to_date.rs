@@ -11,7 +11,7 @@ use crate::common::{slash_path, workspace_root};
 fn committed_crates_are_up_to_date() {
     let root = workspace_root();
     let config = Config::read(&root.join("apigen.toml")).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(config.crates.len(), 2, "generated/ and tests/fixture-api/");
+    assert_eq!(config.crates.len(), 3, "generated/, tests/fixture-api/ and tests/kube-api/");
     for options in config.crates {
         let options =
             kube_apigen_codegen::Options { check: true, command: "cargo xtask codegen".to_owned(), ..options };

@@ -78,7 +78,12 @@ impl Quantity {
     /// One deliberate difference: the Go parser also takes a number with no digits at all
     /// (`"+"`, `"-"`, `"."`) as zero; the grammar does not, and neither does this check.
     pub fn validate(&self) -> Result<(), QuantityError> {
-        validate(self.0.as_bytes())
+        Quantity::validate_text(&self.0)
+    }
+
+    /// [`Quantity::validate`] of a quantity's text, whichever type holds it.
+    pub fn validate_text(text: &str) -> Result<(), QuantityError> {
+        validate(text.as_bytes())
     }
 }
 

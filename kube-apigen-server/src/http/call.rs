@@ -29,11 +29,11 @@ use super::table::{self, IncludeObject, TableConvertor, TableOptions};
 use super::warning::Warnings;
 use super::watch::{self, Encoder, WatchStream};
 use super::{Config, Context, FieldValidation, Query, UserInfo};
-use kube_apigen_core::field::Validate;
 use kube_apigen_core::field::{FieldError, Path};
 use kube_apigen_core::protobuf::Payload;
 use kube_apigen_core::schema::PatchType;
 use kube_apigen_core::{ResourceInfo, Status};
+use kube_apigen_validation::Validate;
 
 /// The message of the 500 a panicking handler is answered with (the API server's).
 pub(crate) const PANIC_MESSAGE: &str = "This request caused apiserver to panic. Look in the logs for details.";

@@ -114,7 +114,7 @@ impl Validate for HPAScalingRules {
         }
         if let Some(value) = &self.tolerance {
             let path = path.field("tolerance");
-            rules::quantity(&path, value, errors);
+            rules::quantity(&path, &value.0, errors);
         }
         let value = self;
         let node = Node::new(value, path, "object");

@@ -86,7 +86,7 @@ impl Validate for MetricTarget {
     ) {
         if let Some(value) = &self.average_value {
             let path = path.field("averageValue");
-            rules::quantity(&path, value, errors);
+            rules::quantity(&path, &value.0, errors);
         }
         {
             let path = path.field("type");
@@ -106,7 +106,7 @@ impl Validate for MetricTarget {
         }
         if let Some(value) = &self.value {
             let path = path.field("value");
-            rules::quantity(&path, value, errors);
+            rules::quantity(&path, &value.0, errors);
         }
         let value = self;
         let node = Node::new(value, path, "object");

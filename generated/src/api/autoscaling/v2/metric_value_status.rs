@@ -77,11 +77,11 @@ impl Validate for MetricValueStatus {
     ) {
         if let Some(value) = &self.average_value {
             let path = path.field("averageValue");
-            rules::quantity(&path, value, errors);
+            rules::quantity(&path, &value.0, errors);
         }
         if let Some(value) = &self.value {
             let path = path.field("value");
-            rules::quantity(&path, value, errors);
+            rules::quantity(&path, &value.0, errors);
         }
     }
 }
