@@ -12,7 +12,8 @@ use serde_json::Value;
 const PUBLISHED: &[(&str, &[&str])] = &[
     ("kube-apigen-core", &[]),
     ("kube-apigen-validation", &["kube-apigen-core"]),
-    ("kube-apigen-server", &["kube-apigen-core"]),
+    // The HTTP layer runs the Validate trait on request bodies.
+    ("kube-apigen-server", &["kube-apigen-core", "kube-apigen-validation"]),
     ("kube-apigen", &["kube-apigen-core", "kube-apigen-validation", "kube-apigen-server"]),
     ("kube-apigen-patch", &["kube-apigen-core"]),
     ("kube-apigen-registry", &["kube-apigen", "kube-apigen-patch"]),
