@@ -7,16 +7,21 @@
 //! the crate that types the client also serves it. Expected error texts are the API
 //! server's own, word for word.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use kube::Resource;
 use kube::api::{Api, DeleteParams, ListParams, Patch, PatchParams, PostParams, ResourceExt};
+use kube::runtime::controller::{Action, Controller};
+use kube::runtime::finalizer::{self, finalizer};
 use kube::runtime::watcher::{self, Event};
 use kube_api::api::autoscaling::v2::HorizontalPodAutoscaler;
 use kube_api::com::coreos::monitoring::v1::Probe;
 use kube_apigen_registry::Server;
 use serde_json::json;
+use tokio::sync::mpsc;
 
 /// The reference server, and the registry on `kube-api`'s router.
 fn servers() -> [(&'static str, Server); 2] {
@@ -140,5 +145,109 @@ async fn typed_hpa_status_and_scale() {
         let scale = hpas.get_scale("web").await;
         let (code, _, message) = api_error(scale);
         assert_eq!(code, 404, "{server_name}: HPAs have no scale subresource: {message}");
+    }
+}
+
+/// The finalizer the example controller puts on every Probe it reconciles.
+const CLEANUP: &str = "example.com/cleanup";
+
+/// What the example controller needs: a client, and where it reports the Probes whose
+/// cleanup it ran.
+struct Context {
+    client: kube::Client,
+    cleaned: mpsc::UnboundedSender<String>,
+}
+
+/// Keeps, for each Probe, an owned HorizontalPodAutoscaler of the same name (applied
+/// server-side, with the Probe as its controller), and reports the Probe's cleanup once
+/// it is deleted; the autoscaler goes with its owner by garbage collection.
+async fn reconcile(probe: Arc<Probe>, context: Arc<Context>) -> Result<Action, finalizer::Error<kube::Error>> {
+    let namespace = probe.namespace().expect("Probes are namespaced");
+    let probes: Api<Probe> = Api::namespaced(context.client.clone(), &namespace);
+    let hpas: Api<HorizontalPodAutoscaler> = Api::namespaced(context.client.clone(), &namespace);
+    finalizer(&probes, CLEANUP, probe, |event| async move {
+        match event {
+            finalizer::Event::Apply(probe) => {
+                let owned = json!({
+                    "apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+                    "metadata": {"name": probe.name_any(), "ownerReferences": [probe.controller_owner_ref(&())]},
+                    "spec": {
+                        "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": probe.name_any()},
+                        "maxReplicas": 3
+                    }
+                });
+                hpas.patch(&probe.name_any(), &PatchParams::apply("probe-controller").force(), &Patch::Apply(owned))
+                    .await?;
+                Ok(Action::await_change())
+            }
+            finalizer::Event::Cleanup(probe) => {
+                context.cleaned.send(probe.name_any()).expect("the test listens");
+                Ok(Action::await_change())
+            }
+        }
+    })
+    .await
+}
+
+/// The controller's error policy: says what failed (a failing test shows it) and tries again.
+fn retry_soon(probe: Arc<Probe>, error: &finalizer::Error<kube::Error>, _: Arc<Context>) -> Action {
+    eprintln!("reconciling Probe {} failed: {error}", probe.name_any());
+    Action::requeue(Duration::from_millis(50))
+}
+
+/// Polls `read` every 20 ms until it gives a value, for at most 10 s.
+async fn eventually<T, F: Future<Output = Option<T>>>(what: &str, mut read: impl FnMut() -> F) -> T {
+    let poll = async {
+        loop {
+            if let Some(value) = read().await {
+                return value;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(10), poll).await.unwrap_or_else(|_| panic!("{what} within 10 s"))
+}
+
+#[tokio::test]
+async fn a_controller_of_typed_probes() {
+    for (server_name, server) in servers() {
+        let client = server.client();
+        let (cleaned, mut cleanups) = mpsc::unbounded_channel();
+        let context = Arc::new(Context { client: client.clone(), cleaned });
+        let controller = Controller::new(Api::<Probe>::all(client.clone()), watcher::Config::default())
+            .owns(Api::<HorizontalPodAutoscaler>::all(client.clone()), watcher::Config::default())
+            .run(reconcile, retry_soon, context)
+            .for_each(|_| async {});
+        let controller = tokio::spawn(controller);
+
+        let probes: Api<Probe> = Api::namespaced(client.clone(), "monitoring");
+        let hpas: Api<HorizontalPodAutoscaler> = Api::namespaced(client.clone(), "monitoring");
+        let created = probes.create(&PostParams::default(), &probe("web", "30s")).await.expect("create");
+        let owner_uid = created.uid().expect("a uid");
+        let owned_by_web = || async {
+            let hpa = hpas.get_opt("web").await.expect("get the HPA")?;
+            let owner = hpa.owner_references().first()?.clone();
+            Some((hpa, owner))
+        };
+        let (owned, owner) = eventually("the owned HPA", owned_by_web).await;
+        assert_eq!(
+            (owner.uid.as_str(), owner.kind.as_str(), owner.controller),
+            (owner_uid.as_str(), "Probe", Some(true))
+        );
+        let reconciled = probes.get("web").await.expect("get");
+        assert_eq!(reconciled.finalizers(), [CLEANUP], "{server_name}");
+
+        hpas.delete("web", &DeleteParams::default()).await.expect("delete the owned HPA");
+        let replaced = || async { owned_by_web().await.filter(|(hpa, _)| hpa.uid() != owned.uid()) };
+        eventually("the HPA applied again", replaced).await;
+
+        probes.delete("web", &DeleteParams::default()).await.expect("delete");
+        let cleanup = tokio::time::timeout(Duration::from_secs(10), cleanups.recv()).await;
+        assert_eq!(cleanup.expect("the cleanup within 10 s").as_deref(), Some("web"), "{server_name}");
+        let probe_gone = || async { probes.get_opt("web").await.expect("get").is_none().then_some(()) };
+        eventually("the Probe's deletion once its finalizer is removed", probe_gone).await;
+        let hpa_gone = || async { hpas.get_opt("web").await.expect("get").is_none().then_some(()) };
+        eventually("the owned HPA's garbage collection", hpa_gone).await;
+        controller.abort();
     }
 }

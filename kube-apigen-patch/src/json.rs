@@ -13,13 +13,33 @@ pub const MAX_JSON_PATCH_OPERATIONS: usize = 10_000;
 /// that does not exist, ...) fails the whole patch with [`PatchError::JsonPatchFailed`],
 /// which the API server answers with 422 and a generic message (the detail is kept for
 /// logs). More than [`MAX_JSON_PATCH_OPERATIONS`] operations are refused with 413.
+///
+/// A `test` of `null` passes where the member is missing from an existing object, as
+/// the API server's JSON Patch library has it: kube-runtime's finalizer helper adds the
+/// first finalizer after testing `/metadata/finalizers` for `null`.
 pub fn json_patch(original: &Value, patch: &json_patch::Patch) -> Result<Value, PatchError> {
     if patch.0.len() > MAX_JSON_PATCH_OPERATIONS {
         return Err(PatchError::TooManyOperations(patch.0.len()));
     }
     let mut document = original.clone();
-    json_patch::patch(&mut document, &patch.0).map_err(|error| PatchError::JsonPatchFailed(error.to_string()))?;
+    for (index, operation) in patch.0.iter().enumerate() {
+        if let json_patch::PatchOperation::Test(test) = operation
+            && test.value.is_null()
+            && is_missing_member(&document, &test.path)
+        {
+            continue;
+        }
+        json_patch::patch(&mut document, std::slice::from_ref(operation))
+            .map_err(|error| PatchError::JsonPatchFailed(format!("operation {index}: {}", error.kind)))?;
+    }
     Ok(document)
+}
+
+/// Whether `path` names a member absent from an object that exists.
+fn is_missing_member(document: &Value, path: &json_patch::jsonptr::Pointer) -> bool {
+    let Some((parent, member)) = path.split_back() else { return false };
+    let parent = document.pointer(parent.as_str()).and_then(Value::as_object);
+    parent.is_some_and(|object| !object.contains_key(member.decoded().as_ref()))
 }
 
 /// Applies an RFC 7386 JSON Merge Patch (`application/merge-patch+json`): objects merge

@@ -106,6 +106,30 @@ fn json_patch_applies_operations_in_order() {
 }
 
 #[test]
+fn json_patch_tests_a_missing_member_as_null() {
+    // What kube-runtime's finalizer helper sends for an object without finalizers.
+    let add_first_finalizer = operations(json!([
+        {"op": "test", "path": "/metadata/finalizers", "value": null},
+        {"op": "add", "path": "/metadata/finalizers", "value": ["example.com/cleanup"]},
+    ]));
+    let original = json!({"metadata": {"name": "web"}});
+    let patched = json_patch(&original, &add_first_finalizer).unwrap();
+    assert_eq!(patched, json!({"metadata": {"name": "web", "finalizers": ["example.com/cleanup"]}}));
+    let explicit_null = json!({"metadata": {"name": "web", "finalizers": null}});
+    assert_eq!(json_patch(&explicit_null, &add_first_finalizer).unwrap(), patched);
+
+    let refused = [
+        (json!({"metadata": {"finalizers": ["other"]}}), "a present member is not null"),
+        (json!({"spec": {}}), "the parent object is missing"),
+        (json!({"metadata": []}), "the parent is no object"),
+    ];
+    for (original, why) in refused {
+        let error = json_patch(&original, &add_first_finalizer).unwrap_err();
+        assert!(matches!(error, PatchError::JsonPatchFailed(_)), "{why}: {error:?}");
+    }
+}
+
+#[test]
 fn json_patch_failures_are_the_api_servers_422() {
     let original = json!({"spec": {"maxReplicas": 5}});
     let failing = [
