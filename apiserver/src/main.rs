@@ -8,9 +8,10 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use clap::Parser;
+use clap::{ArgGroup, Parser};
 use kube_apigen::auth::TokenFile;
 use kube_apigen::http::DEFAULT_MAX_BODY_BYTES;
+use kube_apigen_registry::certificates::{ClientCertificates, RequestHeader, RequestHeaderOptions};
 use kube_apigen_registry::{AuthorizationMode, shutdown_signal, tls};
 
 /// A Kubernetes-style API server for every resource of specs/.
@@ -22,6 +23,7 @@ use kube_apigen_registry::{AuthorizationMode, shutdown_signal, tls};
                   SIGTERM or Ctrl-C stops the server gracefully: open watches end, requests in flight \
                   finish, and it exits 0."
 )]
+#[command(group(ArgGroup::new("tls").args(["tls_cert_file", "tls_self_signed"])))]
 struct Args {
     /// Address to listen on; port 0 picks a free port. Once ready, the server prints
     /// `listening on http://ADDR` (or https) on stdout.
@@ -32,6 +34,28 @@ struct Args {
     /// caller is an anonymous administrator.
     #[arg(long, env = "APISERVER_TOKEN_FILE", value_name = "FILE")]
     token_file: Option<PathBuf>,
+    /// Authenticate clients by certificate: one that verifies against a CA of this PEM
+    /// file is the user of its subject's common name, in the groups of its organizations.
+    /// Needs HTTPS. With tokens too, either one authenticates.
+    #[arg(long, env = "APISERVER_CLIENT_CA_FILE", value_name = "FILE", requires = "tls")]
+    client_ca_file: Option<PathBuf>,
+    /// Trust an authenticating front proxy (an aggregator): a request over a client
+    /// certificate of a CA of this PEM file names its user in the --requestheader-* headers.
+    /// The same headers without such a certificate are ignored. Needs HTTPS.
+    #[arg(long, env = "APISERVER_REQUESTHEADER_CLIENT_CA_FILE", value_name = "FILE", requires = "tls")]
+    requestheader_client_ca_file: Option<PathBuf>,
+    /// Common names the front proxy's certificate may have (empty: any its CA signed).
+    #[arg(long, value_name = "NAMES", value_delimiter = ',', requires = "requestheader_client_ca_file")]
+    requestheader_allowed_names: Vec<String>,
+    /// Headers naming the user, the first one set wins.
+    #[arg(long, value_name = "HEADERS", value_delimiter = ',', default_value = "X-Remote-User")]
+    requestheader_username_headers: Vec<String>,
+    /// Headers naming the user's groups.
+    #[arg(long, value_name = "HEADERS", value_delimiter = ',', default_value = "X-Remote-Group")]
+    requestheader_group_headers: Vec<String>,
+    /// Prefixes of headers carrying the user's extra attributes.
+    #[arg(long, value_name = "PREFIXES", value_delimiter = ',', default_value = "X-Remote-Extra-")]
+    requestheader_extra_headers_prefix: Vec<String>,
     /// The authorizers every request is asked of, in order: AlwaysAllow (everything is
     /// allowed) and RBAC (the Roles, ClusterRoles and bindings of
     /// rbac.authorization.k8s.io/v1; members of system:masters may do everything).
@@ -167,6 +191,19 @@ fn run(args: Args) -> Result<(), String> {
             store.bookmark_interval = args.bookmark_interval;
             store.key_prefix = args.etcd_prefix.clone();
         });
+    // kube-apiserver's order: the front proxy, client certificates, tokens.
+    if let Some(path) = &args.requestheader_client_ca_file {
+        let options = RequestHeaderOptions {
+            allowed_names: args.requestheader_allowed_names.clone(),
+            username_headers: args.requestheader_username_headers.clone(),
+            group_headers: args.requestheader_group_headers.clone(),
+            extra_headers_prefixes: args.requestheader_extra_headers_prefix.clone(),
+        };
+        builder = builder.authenticator(Arc::new(RequestHeader::from_ca_file(path, options)?));
+    }
+    if let Some(path) = &args.client_ca_file {
+        builder = builder.authenticator(Arc::new(ClientCertificates::from_ca_file(path)?));
+    }
     if let Some(path) = &args.token_file {
         let tokens = TokenFile::load(path)?;
         for warning in tokens.warnings() {

@@ -1,6 +1,10 @@
 //! The `apiserver` binary over TCP: its command line, the `listening on` line, bearer
 //! tokens (401, and the user a CSR records), and graceful shutdown on SIGTERM with an open
-//! watch (which ends with the terminating chunk; the process exits 0).
+//! watch (which ends with the terminating chunk; the process exits 0); over TLS, client
+//! certificates and an authenticating front proxy's headers.
+
+#[path = "harness/certificates.rs"]
+mod certificates;
 
 use std::io::{BufRead, BufReader, Write as _};
 use std::net::SocketAddr;
@@ -276,23 +280,33 @@ async fn sigterm_ends_open_watches_and_exits_zero() {
     assert_eq!(server.wait(Duration::from_secs(10)), Some(0));
 }
 
-/// One request over TLS, trusting `roots`; the status code and JSON body.
+/// One request over TLS, trusting `roots` and presenting `client`'s certificate if
+/// given; the status code and JSON body.
 async fn https(
     address: SocketAddr,
     roots: tokio_rustls::rustls::RootCertStore,
+    client: Option<&certificates::Client>,
     method: &str,
     path: &str,
     headers: &[(&str, &str)],
     body: Option<&Value>,
 ) -> Result<(u16, Value), String> {
     use tokio_rustls::rustls::ClientConfig;
-    use tokio_rustls::rustls::pki_types::ServerName;
+    use tokio_rustls::rustls::pki_types::pem::PemObject;
+    use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName};
     let provider = std::sync::Arc::new(tokio_rustls::rustls::crypto::ring::default_provider());
     let config = ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .unwrap()
-        .with_root_certificates(roots)
-        .with_no_client_auth();
+        .with_root_certificates(roots);
+    let config = match client {
+        Some(client) => {
+            let chain = vec![CertificateDer::from_pem_slice(client.certificate_pem.as_bytes()).unwrap()];
+            let key = PrivateKeyDer::from_pem_slice(client.key_pem.as_bytes()).unwrap();
+            config.with_client_auth_cert(chain, key).unwrap()
+        }
+        None => config.with_no_client_auth(),
+    };
     let connector = tokio_rustls::TlsConnector::from(std::sync::Arc::new(config));
     let tcp = TcpStream::connect(address).await.unwrap();
     let mut tls =
@@ -333,16 +347,107 @@ async fn serves_https_with_given_certificates_and_checks_tokens() {
     let server = Server { child, address };
 
     let csrs = "/apis/certificates.k8s.io/v1/certificatesigningrequests";
-    let (code, body) = https(server.address, roots.clone(), "GET", csrs, &[], None).await.unwrap();
+    let (code, body) = https(server.address, roots.clone(), None, "GET", csrs, &[], None).await.unwrap();
     assert_eq!((code, body["reason"].as_str()), (401, Some("Unauthorized")));
     let request =
         json!({"metadata": {"name": "r"}, "spec": {"request": "cmVxdWVzdA==", "signerName": "example.com/s"}});
     let (code, created) =
-        https(server.address, roots, "POST", csrs, &[("Authorization", "Bearer token-alice")], Some(&request))
+        https(server.address, roots, None, "POST", csrs, &[("Authorization", "Bearer token-alice")], Some(&request))
             .await
             .unwrap();
     assert_eq!(code, 201, "{created}");
     assert_eq!(created["spec"]["username"], "alice");
+}
+
+/// A server on HTTPS with `args`, trusted by the returned roots, killed when dropped.
+fn start_https(dir: &std::path::Path, args: &[&str]) -> (Server, tokio_rustls::rustls::RootCertStore) {
+    let generated = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
+    let (cert, key) = (dir.join("tls.crt"), dir.join("tls.key"));
+    std::fs::write(&cert, generated.cert.pem()).unwrap();
+    std::fs::write(&key, generated.signing_key.serialize_pem()).unwrap();
+    let mut roots = tokio_rustls::rustls::RootCertStore::empty();
+    roots.add(generated.cert.der().clone()).unwrap();
+    let mut child = Command::new(BIN)
+        .args(["--listen", "127.0.0.1:0"])
+        .args(["--tls-cert-file", cert.to_str().unwrap(), "--tls-private-key-file", key.to_str().unwrap()])
+        .args(args)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let address: SocketAddr = line.trim().strip_prefix("listening on https://").expect(&line).parse().unwrap();
+    (Server { child, address }, roots)
+}
+
+#[tokio::test]
+async fn client_certificates_and_a_front_proxy_authenticate() {
+    let dir = tempfile::tempdir().unwrap();
+    let (clients, front_proxy, other) = (
+        certificates::Ca::new(dir.path(), "clients"),
+        certificates::Ca::new(dir.path(), "front-proxy"),
+        certificates::Ca::new(dir.path(), "other"),
+    );
+    let alice = clients.client("alice", Some("devs"));
+    let aggregator = front_proxy.client("aggregator", None);
+    let not_allowed = front_proxy.client("someone-else", None);
+    let stranger = other.client("alice", Some("system:masters"));
+    let tokens = dir.path().join("tokens.csv");
+    std::fs::write(&tokens, "token-bob,bob,uid-bob\n").unwrap();
+    let path = |file: &std::path::Path| file.to_str().unwrap().to_owned();
+    let (client_ca, proxy_ca, token_file) =
+        (path(&clients.certificate_file), path(&front_proxy.certificate_file), path(&tokens));
+    let (server, roots) = start_https(
+        dir.path(),
+        &[
+            "--client-ca-file",
+            &client_ca,
+            "--requestheader-client-ca-file",
+            &proxy_ca,
+            "--requestheader-allowed-names",
+            "aggregator",
+            "--token-file",
+            &token_file,
+        ],
+    );
+    // Who the server takes the caller for: `kubectl auth whoami`'s SelfSubjectReview.
+    let whoami = async |client: Option<&certificates::Client>, headers: &[(&str, &str)]| {
+        let review = json!({"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"});
+        let reviews = "/apis/authentication.k8s.io/v1/selfsubjectreviews";
+        let (code, body) =
+            https(server.address, roots.clone(), client, "POST", reviews, headers, Some(&review)).await.unwrap();
+        match code {
+            201 => body["status"]["userInfo"].clone(),
+            _ => json!({"code": code, "message": body["message"]}),
+        }
+    };
+    let unauthorized = json!({"code": 401, "message": "Unauthorized"});
+
+    let user = json!({"username": "alice", "groups": ["devs", "system:authenticated"]});
+    assert_eq!(whoami(Some(&alice), &[]).await, user, "CN is the user, O the groups");
+    assert_eq!(whoami(Some(&stranger), &[]).await, unauthorized, "a certificate of another CA");
+    let bob = json!({"username": "bob", "uid": "uid-bob", "groups": ["system:authenticated"]});
+    let token = ("Authorization", "Bearer token-bob");
+    assert_eq!(whoami(Some(&stranger), &[token]).await, bob, "the token, beside a certificate of another CA");
+
+    let proxied = [
+        ("X-Remote-User", "carol"),
+        ("X-Remote-Group", "ops"),
+        ("X-Remote-Group", "oncall"),
+        ("X-Remote-Extra-Acme.com%2FProject", "apollo"),
+    ];
+    let carol = json!({
+        "username": "carol",
+        "groups": ["ops", "oncall", "system:authenticated"],
+        "extra": {"acme.com/project": ["apollo"]}
+    });
+    assert_eq!(whoami(Some(&aggregator), &proxied).await, carol, "the front proxy's headers");
+    assert_eq!(whoami(Some(&not_allowed), &proxied).await, unauthorized, "a proxy name not allowed");
+    assert_eq!(whoami(Some(&alice), &proxied).await, user, "the headers over another certificate: ignored");
+    let mut with_token = proxied.to_vec();
+    with_token.push(token);
+    assert_eq!(whoami(None, &with_token).await, bob, "the headers without a certificate: ignored");
+    assert_eq!(whoami(None, &proxied).await, unauthorized, "the headers alone authenticate nobody");
 }
 
 #[tokio::test]
@@ -362,7 +467,7 @@ async fn serves_https_with_a_self_signed_certificate() {
     let server = Server { child, address };
     // The certificate is nobody's: a verifying client refuses it, which shows TLS is spoken.
     let refused =
-        https(server.address, tokio_rustls::rustls::RootCertStore::empty(), "GET", "/version", &[], None).await;
+        https(server.address, tokio_rustls::rustls::RootCertStore::empty(), None, "GET", "/version", &[], None).await;
     let error = refused.expect_err("an unknown issuer");
     assert!(error.contains("UnknownIssuer") || error.contains("unknown issuer"), "{error}");
     let output = Command::new(BIN).args(["--tls-cert-file", "x.crt"]).output().unwrap();

@@ -21,6 +21,9 @@
 //! - `kubectl_against_token_file_server`: `--token-file` with the Kubernetes CSV format;
 //!   no token is Unauthorized, a valid token works and is the CSR's `spec.username`;
 //!   kubectl speaks HTTP/2 to the TLS server (the request logs show it);
+//! - `kubectl_with_client_certificates`: `--client-ca-file`; a client certificate is the
+//!   user of its CN in the groups of its O (`kubectl auth whoami`, a CSR's
+//!   `spec.username`), one of another CA is Unauthorized;
 //! - `kubectl_against_rbac_server`: `--authorization-mode RBAC` with three users (one in
 //!   `system:masters`, one with a namespaced Role, one with nothing): the bootstrap policy,
 //!   allowed and Forbidden requests with the API server's messages (resources, the
@@ -955,6 +958,46 @@ fn kubectl_against_token_file_server() {
 }
 
 #[test]
+fn kubectl_with_client_certificates() {
+    if cfg!(not(feature = "tls-self-signed")) {
+        eprintln!("SKIPPED: kubectl with client certificates needs the `tls-self-signed` feature");
+        return;
+    }
+    let Some(kubectl_bin) = harness::find_kubectl() else { return };
+    let started = Instant::now();
+    let dir = TempDir::new("certificates");
+    let (clients, other) =
+        (harness::certificates::Ca::new(&dir.path, "clients"), harness::certificates::Ca::new(&dir.path, "other"));
+    let client_ca = clients.certificate_file.to_str().unwrap().to_owned();
+    let mut server = ServerProcess::start(&["--tls-self-signed", "--client-ca-file", &client_ca]);
+    let (alice_dir, stranger_dir) = (dir.sub("alice"), dir.sub("stranger"));
+    let alice =
+        Kubectl::with_certificate(&kubectl_bin, &alice_dir, &server.url, &clients.client("alice", Some("devs")));
+    let stranger = Kubectl::with_certificate(&kubectl_bin, &stranger_dir, &server.url, &other.client("alice", None));
+    let mut report = Report::new("client certificates");
+
+    report.step("kubectl auth whoami: the certificate's CN and O", || {
+        let out = alice.run(&["auth", "whoami"]).ok()?;
+        out.stdout_is("ATTRIBUTE   VALUE\nUsername    alice\nGroups      [devs system:authenticated]\n")
+    });
+
+    report.step("the user a CSR records", || {
+        let out = alice.run(&["create", "-f", &fixture("csr.yaml")]).ok()?;
+        out.stdout_is("certificatesigningrequest.certificates.k8s.io/e2e-client created\n")?;
+        let username = alice.jsonpath(&["get", "csr", "e2e-client"], "{.spec.username}")?;
+        ensure_eq(&username, "alice", "spec.username")
+    });
+
+    report.step("a certificate of another CA: Unauthorized", || {
+        let out = stranger.run(&["auth", "whoami"]).fails()?;
+        out.stderr_is("error: You must be logged in to the server (Unauthorized)\n")
+    });
+
+    report.step("SIGTERM shuts the server down", || shut_down(&mut server));
+    report.finish(started, &server);
+}
+
+#[test]
 fn kubectl_against_rbac_server() {
     if cfg!(not(feature = "tls-self-signed")) {
         eprintln!("SKIPPED: kubectl against an RBAC server needs the `tls-self-signed` feature");
@@ -1294,11 +1337,23 @@ impl Kubectl {
     /// clientcmd reads them only when the transport is TLS); for an `https://` server, whose
     /// certificate these tests do not know, the kubeconfig skips its verification.
     fn new(bin: &Path, dir: &TempDir, url: &str, token: Option<&str>) -> Self {
-        let kubeconfig = dir.path.join("kubeconfig");
         let user = match token {
             Some(token) => format!("  user:\n    token: {token}\n"),
             None => "  user: {}\n".to_owned(),
         };
+        Self::with_user(bin, dir, url, &user)
+    }
+
+    /// As [`Kubectl::new`], the user presenting `client`'s certificate.
+    fn with_certificate(bin: &Path, dir: &TempDir, url: &str, client: &harness::certificates::Client) -> Self {
+        let (certificate, key) = (client.certificate_file.display(), client.key_file.display());
+        let user = format!("  user:\n    client-certificate: {certificate}\n    client-key: {key}\n");
+        Self::with_user(bin, dir, url, &user)
+    }
+
+    /// A kubeconfig whose user entry is `user` (YAML, indented under the list item).
+    fn with_user(bin: &Path, dir: &TempDir, url: &str, user: &str) -> Self {
+        let kubeconfig = dir.path.join("kubeconfig");
         let tls = if url.starts_with("https://") { "    insecure-skip-tls-verify: true\n" } else { "" };
         let config = format!(
             "apiVersion: v1\n\

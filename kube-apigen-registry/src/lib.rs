@@ -24,6 +24,8 @@
 //! as the API server does it ([`crd`]); the kinds they define are served once they are
 //! established.
 
+#[cfg(feature = "tls")]
+pub mod certificates;
 pub mod checks;
 pub mod crd;
 mod custom;

@@ -131,12 +131,16 @@ impl Answer for Review {
             let spec = object.get("spec").cloned().unwrap_or(Value::Null);
             if self.kind == Kind::Whoami {
                 let user = context.user;
-                object["status"] = json!({ "userInfo": {
-                    "username": user.username,
-                    "uid": user.uid,
-                    "groups": user.groups,
-                    "extra": user.extra,
-                } });
+                // Every field of `UserInfo` is `omitempty`.
+                let fields = [
+                    ("username", (!user.username.is_empty()).then(|| json!(user.username))),
+                    ("uid", (!user.uid.is_empty()).then(|| json!(user.uid))),
+                    ("groups", (!user.groups.is_empty()).then(|| json!(user.groups))),
+                    ("extra", (!user.extra.is_empty()).then(|| json!(user.extra))),
+                ];
+                let user_info: serde_json::Map<String, Value> =
+                    fields.into_iter().filter_map(|(name, value)| Some((name.to_owned(), value?))).collect();
+                object["status"] = json!({ "userInfo": user_info });
                 return Ok(object);
             }
             if self.kind == Kind::Rules {

@@ -19,7 +19,8 @@ use kube_apigen::axum::response::{IntoResponse, Response};
 use kube_apigen::axum::routing::get;
 use kube_apigen::dynamic::{Dynamic, ServedApi};
 use kube_apigen::http::{
-    AlwaysAllow, Anonymous, Authenticator, Authorizer, Chain, Config, DEFAULT_MAX_BODY_BYTES, drain_unread_body, guard,
+    AlwaysAllow, Anonymous, Authenticator, Authorizer, Chain, Config, DEFAULT_MAX_BODY_BYTES, Union, drain_unread_body,
+    guard,
 };
 use kube_apigen::status::reason;
 use kube_apigen::{Resource, ResourceInfo};
@@ -50,7 +51,7 @@ pub struct ServerBuilder {
     api: ServedApi<Store>,
     store: StoreConfig,
     storage: StorageChoice,
-    authenticator: Option<Arc<dyn Authenticator>>,
+    authenticators: Vec<Arc<dyn Authenticator>>,
     authorization: Vec<AuthorizationMode>,
     max_body_bytes: usize,
     request_timeout: Duration,
@@ -100,7 +101,7 @@ impl Server {
             api,
             store,
             storage: StorageChoice::Memory,
-            authenticator: None,
+            authenticators: Vec::new(),
             authorization: Vec::new(),
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             request_timeout: Duration::from_secs(60),
@@ -186,9 +187,12 @@ impl ServerBuilder {
         self
     }
 
-    /// Who may call (default: everyone, as an anonymous administrator).
+    /// Adds a way to tell who calls (default: none, everyone is an anonymous
+    /// administrator). With several, the first that names a user decides, in the order
+    /// added ([`kube_apigen::http::Union`]); kube-apiserver asks the front proxy's headers
+    /// first, then client certificates, then tokens.
     pub fn authenticator(mut self, authenticator: Arc<dyn Authenticator>) -> Self {
-        self.authenticator = Some(authenticator);
+        self.authenticators.push(authenticator);
         self
     }
 
@@ -261,9 +265,14 @@ impl ServerBuilder {
         if let Some(deciders) = deciders {
             let _ = deciders.authorizer.set(Arc::clone(&authorizer));
         }
+        let authenticator: Option<Arc<dyn Authenticator>> = match self.authenticators.len() {
+            0 => None,
+            1 => self.authenticators.pop(),
+            _ => Some(Arc::new(Union(std::mem::take(&mut self.authenticators)))),
+        };
         let config = Config {
             max_body_bytes: self.max_body_bytes,
-            authenticator: self.authenticator.clone().unwrap_or_else(|| Arc::new(Anonymous)),
+            authenticator: authenticator.clone().unwrap_or_else(|| Arc::new(Anonymous)),
             authorizer,
             tables,
         };
@@ -274,7 +283,7 @@ impl ServerBuilder {
             request_timeout: self.request_timeout,
             max_requests_inflight: self.max_requests_inflight,
             metrics: Arc::new(Metrics::new()),
-            authenticator: self.authenticator,
+            authenticator,
             gate,
         };
         let app = operable(api, store.clone(), operations);
@@ -442,7 +451,7 @@ async fn observe(State(operated): State<Arc<Operated>>, request: Request, next: 
     let user = operations
         .authenticator
         .as_ref()
-        .and_then(|authenticator| authenticator.authenticate(request.headers()).ok().flatten())
+        .and_then(|authenticator| authenticator.authenticate(request.headers(), request.extensions()).ok().flatten())
         .map(|user| user.username)
         .unwrap_or_else(|| ANONYMOUS_USER.to_owned());
     let response = if labels.verb == "watch" {
@@ -552,9 +561,13 @@ pub async fn serve_router<L>(
 ) -> std::io::Result<()>
 where
     L: kube_apigen::axum::serve::Listener,
-    L::Addr: std::fmt::Debug,
+    L::Addr: Clone + Send + Sync + std::fmt::Debug + 'static,
+    for<'a> L::Addr:
+        kube_apigen::axum::extract::connect_info::Connected<kube_apigen::axum::serve::IncomingStream<'a, L>>,
 {
-    kube_apigen::axum::serve(listener, app)
+    // Each request carries its connection's `ConnectInfo<L::Addr>`: the TLS client's
+    // certificates, for the authenticators that read them.
+    kube_apigen::axum::serve(listener, app.into_make_service_with_connect_info::<L::Addr>())
         .with_graceful_shutdown(async move {
             shutdown.await;
             store.shutdown();

@@ -5,6 +5,10 @@
 //! included, only over TLS; a server checking tokens (`--token-file`) is usable from
 //! kubectl only over HTTPS. A self-signed certificate needs `insecure-skip-tls-verify:
 //! true` in the kubeconfig (or the certificate as its `certificate-authority`).
+//!
+//! Every client is asked for a certificate, and any it presents is taken after checking
+//! only that the client holds its key: each request carries the chain ([`Peer`]) for the
+//! authenticators of [`crate::certificates`] to verify against their CAs.
 
 use std::io;
 use std::net::SocketAddr;
@@ -12,13 +16,17 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use kube_apigen::axum::serve::Listener;
+use kube_apigen::axum::extract::connect_info::Connected;
+use kube_apigen::axum::serve::{IncomingStream, Listener};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
 use tokio_rustls::TlsAcceptor;
-use tokio_rustls::rustls::ServerConfig;
+use tokio_rustls::rustls::client::danger::HandshakeSignatureValid;
+use tokio_rustls::rustls::crypto::{CryptoProvider, verify_tls12_signature, verify_tls13_signature};
 use tokio_rustls::rustls::pki_types::pem::PemObject;
-use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer};
+use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer, UnixTime};
+use tokio_rustls::rustls::server::danger::{ClientCertVerified, ClientCertVerifier};
+use tokio_rustls::rustls::{DigitallySignedStruct, DistinguishedName, ServerConfig, SignatureScheme};
 use tokio_rustls::server::TlsStream;
 
 /// How long a client has to complete the TLS handshake.
@@ -59,10 +67,10 @@ impl Identity {
 
     fn acceptor(self) -> Result<TlsAcceptor, String> {
         let provider = Arc::new(tokio_rustls::rustls::crypto::ring::default_provider());
-        let mut config = ServerConfig::builder_with_provider(provider)
+        let mut config = ServerConfig::builder_with_provider(Arc::clone(&provider))
             .with_safe_default_protocol_versions()
             .map_err(|e| format!("TLS configuration: {e}"))?
-            .with_no_client_auth()
+            .with_client_cert_verifier(Arc::new(AnyClientCertificate(provider)))
             .with_single_cert(self.certificates, self.key)
             .map_err(|e| format!("TLS certificate: {e}"))?;
         // HTTP/2 first, as kubectl (Go's HTTP client) prefers it; the server detects which
@@ -72,11 +80,76 @@ impl Identity {
     }
 }
 
+/// Asks for a client certificate without requiring one, and takes any chain: whether it
+/// is trusted is for the authenticators to decide per request, so that a certificate of
+/// an unknown CA is answered 401 as the API server answers it, not with a failed
+/// handshake. What is checked here is that the client holds the certificate's key.
+#[derive(Debug)]
+struct AnyClientCertificate(Arc<CryptoProvider>);
+
+impl ClientCertVerifier for AnyClientCertificate {
+    fn client_auth_mandatory(&self) -> bool {
+        false
+    }
+
+    fn root_hint_subjects(&self) -> &[DistinguishedName] {
+        &[]
+    }
+
+    fn verify_client_cert(
+        &self,
+        _end_entity: &CertificateDer<'_>,
+        _intermediates: &[CertificateDer<'_>],
+        _now: UnixTime,
+    ) -> Result<ClientCertVerified, tokio_rustls::rustls::Error> {
+        Ok(ClientCertVerified::assertion())
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        certificate: &CertificateDer<'_>,
+        signature: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, tokio_rustls::rustls::Error> {
+        verify_tls12_signature(message, certificate, signature, &self.0.signature_verification_algorithms)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        certificate: &CertificateDer<'_>,
+        signature: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, tokio_rustls::rustls::Error> {
+        verify_tls13_signature(message, certificate, signature, &self.0.signature_verification_algorithms)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.0.signature_verification_algorithms.supported_schemes()
+    }
+}
+
+/// Who is at the other end of a TLS connection: its address and the certificate chain it
+/// presented (leaf first; empty when it sent none). Served by [`TlsListener`], every
+/// request carries it as `axum::extract::ConnectInfo<Peer>`.
+#[derive(Clone, Debug)]
+pub struct Peer {
+    /// The client's address.
+    pub address: SocketAddr,
+    /// The client's certificate chain, not verified.
+    pub certificates: Arc<[CertificateDer<'static>]>,
+}
+
+impl Connected<IncomingStream<'_, TlsListener>> for Peer {
+    fn connect_info(stream: IncomingStream<'_, TlsListener>) -> Self {
+        stream.remote_addr().clone()
+    }
+}
+
 /// Accepts TCP connections and hands out those whose TLS handshake succeeded. Handshakes
 /// run concurrently, so a slow client does not hold up others; failed ones are dropped.
 pub struct TlsListener {
     local: SocketAddr,
-    handshaken: mpsc::Receiver<(TlsStream<TcpStream>, SocketAddr)>,
+    handshaken: mpsc::Receiver<(TlsStream<TcpStream>, Peer)>,
 }
 
 impl TlsListener {
@@ -103,7 +176,9 @@ impl TlsListener {
                 let sender = sender.clone();
                 tokio::spawn(async move {
                     if let Ok(Ok(tls)) = tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(stream)).await {
-                        let _ = sender.send((tls, peer)).await;
+                        let chain = tls.get_ref().1.peer_certificates().unwrap_or_default();
+                        let certificates = chain.iter().map(|c| c.clone().into_owned()).collect();
+                        let _ = sender.send((tls, Peer { address: peer, certificates })).await;
                     }
                 });
             }
@@ -114,7 +189,7 @@ impl TlsListener {
 
 impl Listener for TlsListener {
     type Io = TlsStream<TcpStream>;
-    type Addr = SocketAddr;
+    type Addr = Peer;
 
     async fn accept(&mut self) -> (Self::Io, Self::Addr) {
         match self.handshaken.recv().await {
@@ -125,6 +200,6 @@ impl Listener for TlsListener {
     }
 
     fn local_addr(&self) -> io::Result<Self::Addr> {
-        Ok(self.local)
+        Ok(Peer { address: self.local, certificates: Arc::from([]) })
     }
 }

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use crate::http::{Authenticator, UserInfo, authentication_failed};
-use axum::http::{HeaderMap, header};
+use axum::http::{Extensions, HeaderMap, header};
 use kube_apigen_core::Status;
 
 /// The group every authenticated user belongs to.
@@ -62,11 +62,8 @@ impl TokenFile {
                 file.warnings
                     .push(format!("duplicate token has been found in token file '{name}', record number '{number}'"));
             }
-            let mut groups: Vec<String> =
-                record.next().map(|groups| groups.split(',').map(str::to_owned).collect()).unwrap_or_default();
-            if !groups.iter().any(|g| g == AUTHENTICATED_GROUP) {
-                groups.push(AUTHENTICATED_GROUP.to_owned());
-            }
+            let groups = record.next().map(|groups| groups.split(',').map(str::to_owned).collect()).unwrap_or_default();
+            let groups = with_authenticated_group(groups);
             file.users.insert(token, UserInfo { username, uid, groups, extra: Default::default() });
         }
         Ok(file)
@@ -94,7 +91,7 @@ impl TokenFile {
 }
 
 impl Authenticator for TokenFile {
-    fn authenticate(&self, headers: &HeaderMap) -> Result<Option<UserInfo>, Status> {
+    fn authenticate(&self, headers: &HeaderMap, _extensions: &Extensions) -> Result<Option<UserInfo>, Status> {
         let token = headers
             .get(header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
@@ -113,6 +110,15 @@ fn bearer_token(value: &str) -> Option<&str> {
     let scheme = parts.next()?;
     let token = parts.next()?;
     (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
+}
+
+/// `groups` with `system:authenticated` added unless there, as the API server's
+/// authenticator chain adds it to every user it authenticates.
+pub fn with_authenticated_group(mut groups: Vec<String>) -> Vec<String> {
+    if !groups.iter().any(|g| g == AUTHENTICATED_GROUP) {
+        groups.push(AUTHENTICATED_GROUP.to_owned());
+    }
+    groups
 }
 
 /// The user a request acts as: the authenticated one, or `system:anonymous` in the group

@@ -13,7 +13,7 @@ use kube_apigen_core::{ListMeta, Status};
 use kube_apigen_server::axum::Router;
 use kube_apigen_server::axum::body::Body;
 use kube_apigen_server::axum::extract::{Path, Request, State};
-use kube_apigen_server::axum::http::{HeaderMap, Method, header};
+use kube_apigen_server::axum::http::{Extensions, HeaderMap, Method, header};
 use kube_apigen_server::axum::response::Response;
 use kube_apigen_server::axum::routing::get;
 use kube_apigen_server::http::watch::{Event, WatchStream};
@@ -483,7 +483,7 @@ fn widget_body(extra_spec: &str) -> String {
 struct Tokens;
 
 impl Authenticator for Tokens {
-    fn authenticate(&self, headers: &HeaderMap) -> Result<Option<UserInfo>, Status> {
+    fn authenticate(&self, headers: &HeaderMap, _: &Extensions) -> Result<Option<UserInfo>, Status> {
         match headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()) {
             Some("Bearer good") => Ok(Some(UserInfo { username: "alice".into(), ..UserInfo::default() })),
             _ => Err(http::authentication_failed()),

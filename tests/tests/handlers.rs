@@ -36,7 +36,7 @@ use generated::responses::{OkCreatedOrAccepted, OkOrAccepted, OkOrCreated};
 use http_body_util::BodyExt;
 use kube_apigen::axum::Router;
 use kube_apigen::axum::body::{Body, Bytes, HttpBody};
-use kube_apigen::axum::http::{HeaderMap, Request, StatusCode, header};
+use kube_apigen::axum::http::{Extensions, HeaderMap, Request, StatusCode, header};
 use kube_apigen::http::watch::{Event, WatchStream};
 use kube_apigen::http::{Authenticator, Config, Context, Patch, UserInfo};
 use kube_apigen::{ListMeta, Resource, Status, Time, protobuf};
@@ -1310,7 +1310,7 @@ spec:
 struct BearerToken;
 
 impl Authenticator for BearerToken {
-    fn authenticate(&self, headers: &HeaderMap) -> Result<Option<UserInfo>, Status> {
+    fn authenticate(&self, headers: &HeaderMap, _: &Extensions) -> Result<Option<UserInfo>, Status> {
         match headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()) {
             Some("Bearer good") => Ok(Some(UserInfo { username: "alice".to_owned(), ..UserInfo::default() })),
             _ => Err(kube_apigen::http::authentication_failed()),

@@ -4,6 +4,7 @@
 // Each test crate uses a part of the harness.
 #![allow(dead_code, unused_macros, unused_imports)]
 
+pub mod certificates;
 pub mod etcd;
 pub mod process;
 

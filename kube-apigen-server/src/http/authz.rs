@@ -358,8 +358,9 @@ pub async fn admit(
     if let Some(admitted) = parts.extensions.get::<Admitted>() {
         return Ok(admitted.user.clone());
     }
-    let authenticated =
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| authenticator.authenticate(&parts.headers)));
+    let authenticated = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        authenticator.authenticate(&parts.headers, &parts.extensions)
+    }));
     let user = authenticated.map_err(|_| Status::internal_error(super::call::PANIC_MESSAGE))??;
     let request_uri = parts.uri.path_and_query().map_or("/", |p| p.as_str());
     let acting =

@@ -51,7 +51,7 @@ mod yaml;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use axum::http::HeaderMap;
+use axum::http::{Extensions, HeaderMap};
 
 use kube_apigen_core::{ResourceInfo, Status};
 
@@ -138,16 +138,17 @@ impl std::fmt::Debug for Config {
     }
 }
 
-/// Decides who sent a request, from its headers.
+/// Decides who sent a request, from its headers and what its connection knows.
 ///
 /// `Ok(None)` lets the request in anonymously, `Ok(Some(user))` as `user`; `Err(status)`
 /// answers it with `status`. The API server answers every failed authentication with
 /// [`authentication_failed`] (401, message `Unauthorized`), whatever went wrong, so as not
 /// to tell an attacker which part was wrong.
 pub trait Authenticator: Send + Sync + 'static {
-    /// The user the request's headers name, `None` for anonymous, or the answer to a
-    /// failure.
-    fn authenticate(&self, headers: &HeaderMap) -> Result<Option<UserInfo>, Status>;
+    /// The user the request names, `None` for anonymous, or the answer to a failure.
+    /// `extensions` are the request's: what the server put there about the connection
+    /// (its TLS client certificates, as `axum::extract::ConnectInfo`) is read from them.
+    fn authenticate(&self, headers: &HeaderMap, extensions: &Extensions) -> Result<Option<UserInfo>, Status>;
 }
 
 /// Lets everyone in, anonymously: every caller is an anonymous administrator.
@@ -155,8 +156,31 @@ pub trait Authenticator: Send + Sync + 'static {
 pub struct Anonymous;
 
 impl Authenticator for Anonymous {
-    fn authenticate(&self, _headers: &HeaderMap) -> Result<Option<UserInfo>, Status> {
+    fn authenticate(&self, _headers: &HeaderMap, _extensions: &Extensions) -> Result<Option<UserInfo>, Status> {
         Ok(None)
+    }
+}
+
+/// Several authenticators, asked in order as kube-apiserver's union of them: the first
+/// that names a user decides. `Ok(None)` from one means it found no credentials of its
+/// kind, and the next is asked; when none names a user, the first failure answers the
+/// request, and without one it is anonymous. A client certificate from an unknown CA
+/// beside a good token is thus the token's user.
+pub struct Union(pub Vec<Arc<dyn Authenticator>>);
+
+impl Authenticator for Union {
+    fn authenticate(&self, headers: &HeaderMap, extensions: &Extensions) -> Result<Option<UserInfo>, Status> {
+        let mut failure = None;
+        for authenticator in &self.0 {
+            match authenticator.authenticate(headers, extensions) {
+                Ok(Some(user)) => return Ok(Some(user)),
+                Ok(None) => {}
+                Err(status) => {
+                    failure.get_or_insert(status);
+                }
+            }
+        }
+        failure.map_or(Ok(None), Err)
     }
 }
 
