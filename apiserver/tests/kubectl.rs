@@ -1152,10 +1152,15 @@ fn kubectl_against_rbac_server() {
         out.stderr_is(&format!("Error from server (Forbidden): {message}\n"))
     });
 
-    report.step("a ClusterRole labelled aggregate-to-view extends view at once", || {
+    report.step("a ClusterRole labelled aggregate-to-view extends view, and edit and admin through it", || {
         admin.run(&["apply", "-f", &fixture("rbac-probe-viewer.yaml")]).ok()?;
         let out = bob.run(&["get", "probes", "-n", "team-a"]).ok()?;
-        out.stderr_is("No resources found in team-a namespace.\n")
+        out.stderr_is("No resources found in team-a namespace.\n")?;
+        for role in ["view", "edit", "admin"] {
+            let resources = admin.jsonpath(&["get", "clusterrole", role], "{.rules[*].resources}")?;
+            ensure(resources.contains("\"probes\""), &Out::note(&resources), &format!("{role}'s stored rules"))?;
+        }
+        Ok(())
     });
 
     report.step("escalation: roles and bindings granting more than their writer holds are Forbidden", || {
@@ -1176,8 +1181,13 @@ fn kubectl_against_rbac_server() {
         let out = alice.run(&["create", "rolebinding", "bob-edit", "--clusterrole=edit", "--user=bob", "-n", "team-a"]).fails()?;
         out.stderr_has(
             "rolebindings.rbac.authorization.k8s.io \"bob-edit\" is forbidden: user \"alice\" (groups=[\"system:authenticated\"]) \
-             is attempting to grant RBAC permissions not currently held:\n{APIGroups:[\"\"], Resources:[\"configmaps\"], \
-             Verbs:[\"create\" \"delete\" \"deletecollection\" \"patch\" \"update\"]}\n",
+             is attempting to grant RBAC permissions not currently held:\n{APIGroups:[\"\"], Resources:[\"bindings\"], \
+             Verbs:[\"get\" \"list\" \"watch\"]}\n",
+        )?;
+        // `edit` holds `view`'s rules by aggregation: a resource's verbs compacted into one rule.
+        out.stderr_has(
+            "\n{APIGroups:[\"\"], Resources:[\"configmaps\"], \
+             Verbs:[\"create\" \"delete\" \"deletecollection\" \"patch\" \"update\" \"get\" \"list\" \"watch\"]}\n",
         )
     });
 

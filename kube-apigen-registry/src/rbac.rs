@@ -13,8 +13,9 @@
 //! - a binding to a role that does not exist grants nothing, and is named in the 403's
 //!   reason (`RBAC: clusterrole.rbac.authorization.k8s.io "x" not found`) when nothing
 //!   else allows the request;
-//! - a ClusterRole with an `aggregationRule` grants the rules of every ClusterRole its
-//!   selectors match, read at request time, so that a new role is picked up at once.
+//! - a ClusterRole with an `aggregationRule` has as its `rules` those of every ClusterRole
+//!   its selectors match, rewritten after each ClusterRole write as kube-controller-manager's
+//!   aggregation controller does ([`Rbac::aggregate`]).
 //!
 //! Roles and bindings are read from the store at every request: a change applies to the
 //! next request, and several servers on one etcd agree. The first request writes the
@@ -164,6 +165,7 @@ pub struct Rbac {
     store: Store,
     resources: Resources,
     bootstrapped: OnceCell<()>,
+    aggregating: tokio::sync::Mutex<()>,
 }
 
 impl std::fmt::Debug for Rbac {
@@ -192,7 +194,7 @@ impl Rbac {
             role_bindings: find("rolebindings")?,
             cluster_role_bindings: find("clusterrolebindings")?,
         };
-        Ok(Rbac { store, resources, bootstrapped: OnceCell::new() })
+        Ok(Rbac { store, resources, bootstrapped: OnceCell::new(), aggregating: Default::default() })
     }
 
     /// Writes the bootstrap policy where it is missing; once per authorizer.
@@ -227,6 +229,8 @@ impl Rbac {
                         _ => {}
                     }
                 }
+                // `admin`, `edit` and `view` hold their rules before the first decision.
+                self.aggregate().await;
             })
             .await;
     }
@@ -250,19 +254,59 @@ impl Rbac {
         let Some(role) = found else {
             return Err(format!("{singular}.{GROUP} {} not found", kube_apigen::go::fmt::quote(&role_ref.name)));
         };
-        let mut rules = rules_of(&role.object);
-        if let Some(selectors) = role.object.pointer("/aggregationRule/clusterRoleSelectors").and_then(Value::as_array)
-        {
-            for other in self.list(&self.store.resource_prefix(self.resources.cluster_roles)).await? {
-                let labels = crate::object::labels(&other);
-                if other.pointer("/metadata/name") != role.object.pointer("/metadata/name")
-                    && selectors.iter().any(|selector| selects(selector, labels))
-                {
-                    rules.extend(rules_of(&other));
+        Ok(rules_of(&role.object))
+    }
+
+    /// Rewrites the `rules` of every ClusterRole with an `aggregationRule`: the rules of
+    /// the other ClusterRoles its selectors match, in name order, each rule once, as
+    /// kube-controller-manager's aggregation controller keeps them. Aggregated roles that
+    /// aggregate each other (`view` into `edit` into `admin`) are settled here in one run.
+    /// Runs one at a time; a write is guarded by the `resourceVersion` it was computed
+    /// from, and one that loses a race is redone by the run the other write starts.
+    pub async fn aggregate(&self) {
+        let _one_at_a_time = self.aggregating.lock().await;
+        let Ok(stored) = self.list(&self.store.resource_prefix(self.resources.cluster_roles)).await else { return };
+        let mut roles: Vec<Value> = stored.iter().map(|role| (**role).clone()).collect();
+        roles.sort_by(|a, b| crate::object::meta_str(a, "name").cmp(crate::object::meta_str(b, "name")));
+        let mut changed = vec![false; roles.len()];
+        // Each round can only add rules, so it settles; a round per role is a bound.
+        for _ in 0..=roles.len() {
+            let mut settled = true;
+            for index in 0..roles.len() {
+                let Some(rules) = aggregated_rules(&roles, index) else { continue };
+                if roles[index].get("rules").and_then(Value::as_array).map_or(rules.is_empty(), |old| *old == rules) {
+                    continue;
                 }
+                roles[index]["rules"] = Value::Array(rules);
+                (changed[index], settled) = (true, false);
+            }
+            if settled {
+                break;
             }
         }
-        Ok(rules)
+        for (role, _) in roles.iter().zip(&changed).filter(|(_, changed)| **changed) {
+            let meta = |field| json!(crate::object::meta_str(role, field));
+            let patch = json!({"metadata": {"resourceVersion": meta("resourceVersion")}, "rules": role["rules"]});
+            let request = Request {
+                verb: Verb::Patch,
+                resource: self.resources.cluster_roles,
+                subresource: None,
+                namespace: None,
+                name: Some(crate::object::meta_str(role, "name").to_owned()),
+                options: Default::default(),
+                body: None,
+                patch: Some(kube_apigen::http::Patch::Merge(patch)),
+            };
+            if let Err(status) = self.store.handle(server_context(), request).await
+                && status.code() != 409
+            {
+                tracing::warn!(
+                    "cannot aggregate the rules of clusterrole {}: {}",
+                    crate::object::meta_str(role, "name"),
+                    status.message.as_deref().unwrap_or("")
+                );
+            }
+        }
     }
 
     /// Shows `visit` every rule granted to `user` in `namespace` (`""`: by
@@ -304,6 +348,24 @@ impl Rbac {
 }
 
 /// The rules of a role object; a rule that does not decode grants nothing.
+/// The rules `roles[index]` aggregates, if it has an `aggregationRule`: those of the
+/// other roles its selectors match, in their order, each once.
+fn aggregated_rules(roles: &[Value], index: usize) -> Option<Vec<Value>> {
+    let selectors = roles[index].pointer("/aggregationRule/clusterRoleSelectors")?.as_array()?;
+    let mut rules = Vec::new();
+    for (other, role) in roles.iter().enumerate() {
+        if other == index || !selectors.iter().any(|selector| selects(selector, crate::object::labels(role))) {
+            continue;
+        }
+        for rule in role.get("rules").and_then(Value::as_array).into_iter().flatten() {
+            if !rules.contains(rule) {
+                rules.push(rule.clone());
+            }
+        }
+    }
+    Some(rules)
+}
+
 fn rules_of(role: &Value) -> Vec<PolicyRule> {
     let rules = role.get("rules").and_then(Value::as_array);
     rules.into_iter().flatten().filter_map(|rule| PolicyRule::deserialize(rule).ok()).collect()
@@ -407,6 +469,14 @@ pub(crate) fn register_escalation_checks(config: &mut crate::StoreConfig) -> Dec
 }
 
 impl crate::Strategy for Escalation {
+    /// A ClusterRole written may change what aggregated ClusterRoles hold.
+    fn after_write(&self, _context: &crate::WriteContext<'_>, _written: crate::strategy::Written<'_>) {
+        if let ("clusterroles", Some(rbac)) = (self.plural, self.deciders.rbac.get()) {
+            let rbac = Arc::clone(rbac);
+            tokio::spawn(async move { rbac.aggregate().await });
+        }
+    }
+
     fn admit<'a>(
         &'a self,
         context: &'a crate::WriteContext<'a>,
