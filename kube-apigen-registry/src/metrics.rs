@@ -14,6 +14,8 @@
 
 use std::sync::Mutex;
 
+use kube_apigen::axum::http::{Method, Uri};
+use kube_apigen::http::{Attributes, UserInfo};
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
@@ -41,49 +43,20 @@ pub struct RequestLabels {
 }
 
 impl RequestLabels {
-    /// The verb, group, version, resource and subresource of a request, from its method,
-    /// path and query (`/apis/<group>/<version>/[namespaces/<ns>/]<resource>[/<name>[/<sub>]]`,
-    /// `/api/<version>/...`, `.../watch/...`, `?watch=true`). Paths that name no resource
-    /// have only a verb: the method in lower case.
-    pub fn of(method: &str, path: &str, query: Option<&str>) -> Self {
-        let segments: Vec<&str> = path.trim_matches('/').split('/').filter(|s| !s.is_empty()).collect();
-        let (group, rest) = match segments.as_slice() {
-            ["api", version, rest @ ..] => (("", *version), rest),
-            ["apis", group, version, rest @ ..] => ((*group, *version), rest),
-            _ => return RequestLabels { verb: method.to_ascii_lowercase(), ..RequestLabels::default() },
-        };
-        let (watch_path, rest) = match rest {
-            ["watch", rest @ ..] => (true, rest),
-            rest => (false, rest),
-        };
-        let rest = match rest {
-            ["namespaces", _, rest @ ..] if !rest.is_empty() => rest,
-            rest => rest,
-        };
-        let (resource, name, subresource) = match rest {
-            [] => return RequestLabels { verb: method.to_ascii_lowercase(), ..RequestLabels::default() },
-            [resource] => (*resource, None, ""),
-            [resource, name] => (*resource, Some(*name), ""),
-            [resource, name, subresource, ..] => (*resource, Some(*name), *subresource),
-        };
-        let watch_query = query.is_some_and(|q| q.split('&').any(|p| p == "watch=true" || p == "watch=1"));
-        let verb = match (method, name.is_some()) {
-            _ if watch_path || (method == "GET" && watch_query) => "watch",
-            ("GET" | "HEAD", true) => "get",
-            ("GET" | "HEAD", false) => "list",
-            ("POST", _) => "create",
-            ("PUT", _) => "update",
-            ("PATCH", _) => "patch",
-            ("DELETE", true) => "delete",
-            ("DELETE", false) => "deletecollection",
-            (other, _) => return RequestLabels { verb: other.to_ascii_lowercase(), ..RequestLabels::default() },
-        };
+    /// The verb, group, version, resource and subresource of a request, as authorization
+    /// reads them from its method and URI ([`Attributes::of_request`]). Paths that name no
+    /// resource, and methods that are no verb, have only a verb: the method in lower case.
+    pub fn of(method: &Method, uri: &Uri) -> Self {
+        let attributes = Attributes::of_request(UserInfo::default(), method, uri);
+        if !attributes.resource_request || attributes.verb.is_empty() {
+            return RequestLabels { verb: method.as_str().to_ascii_lowercase(), ..RequestLabels::default() };
+        }
         RequestLabels {
-            verb: verb.to_owned(),
-            group: group.0.to_owned(),
-            version: group.1.to_owned(),
-            resource: resource.to_owned(),
-            subresource: subresource.to_owned(),
+            verb: attributes.verb,
+            group: attributes.api_group,
+            version: attributes.api_version,
+            resource: attributes.resource,
+            subresource: attributes.subresource,
         }
     }
 
@@ -217,7 +190,11 @@ mod tests {
     use super::*;
 
     fn labels(method: &str, path: &str, query: Option<&str>) -> (String, String, String, String, String) {
-        let l = RequestLabels::of(method, path, query);
+        let uri = match query {
+            Some(query) => format!("{path}?{query}"),
+            None => path.to_owned(),
+        };
+        let l = RequestLabels::of(&method.parse().unwrap(), &uri.parse().unwrap());
         (l.verb, l.group, l.version, l.resource, l.subresource)
     }
 

@@ -443,7 +443,7 @@ fn exempt(path: &str) -> bool {
 async fn observe(State(operated): State<Arc<Operated>>, request: Request, next: Next) -> Response {
     let started = Instant::now();
     let operations = &operated.operations;
-    let labels = RequestLabels::of(request.method().as_str(), request.uri().path(), request.uri().query());
+    let labels = RequestLabels::of(request.method(), request.uri());
     let method = request.method().clone();
     let version = request.version();
     let path = request.uri().path().to_owned();
