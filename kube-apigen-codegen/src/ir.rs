@@ -9,8 +9,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use kube_apigen_core::Scope;
 use kube_apigen_core::schema::{ListType, PatchType};
+use kube_apigen_core::{Scope, Verb};
 use kube_apigen_validation::meta::NameRule;
 use serde_json::Value;
 
@@ -572,31 +572,19 @@ pub enum Role {
 }
 
 impl Role {
-    /// The Kubernetes verb (discovery, authorization, 405 messages).
-    pub fn verb(self) -> &'static str {
+    /// The Kubernetes verb of the operation; its name (`verb().as_str()`) is what
+    /// discovery, authorization and 405 messages say, its variant what the dynamic
+    /// adapter's requests carry.
+    pub fn verb(self) -> Verb {
         match self {
-            Role::Create => "create",
-            Role::Read => "get",
-            Role::Replace => "update",
-            Role::Patch => "patch",
-            Role::Delete => "delete",
-            Role::List => "list",
-            Role::DeleteCollection => "deletecollection",
-            Role::Watch => "watch",
-        }
-    }
-
-    /// The variant of `kube_apigen::dynamic::Verb`.
-    pub fn dynamic_verb(self) -> &'static str {
-        match self {
-            Role::Create => "Create",
-            Role::Read => "Get",
-            Role::Replace => "Update",
-            Role::Patch => "Patch",
-            Role::Delete => "Delete",
-            Role::List => "List",
-            Role::DeleteCollection => "DeleteCollection",
-            Role::Watch => "Watch",
+            Role::Create => Verb::Create,
+            Role::Read => Verb::Get,
+            Role::Replace => Verb::Update,
+            Role::Patch => Verb::Patch,
+            Role::Delete => Verb::Delete,
+            Role::List => Verb::List,
+            Role::DeleteCollection => Verb::DeleteCollection,
+            Role::Watch => Verb::Watch,
         }
     }
 

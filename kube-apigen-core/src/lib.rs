@@ -24,6 +24,6 @@ pub mod ser;
 pub mod status;
 pub mod wire;
 
-pub use resource::{Resource, ResourceInfo, Scope};
+pub use resource::{Resource, ResourceInfo, Scope, Verb};
 pub use status::{ListMeta, Status, StatusCause, StatusDetails, StatusFields};
 pub use wire::{Bytes, IntOrString, MicroTime, Quantity, Time};

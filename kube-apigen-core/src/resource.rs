@@ -147,3 +147,41 @@ pub struct Column {
     /// `.status.conditions[?(@.type=="Ready")].status`; `{...}` braces are tolerated.
     pub json_path: &'static str,
 }
+
+/// What a request does, in the terms of Kubernetes authorization verbs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Verb {
+    /// `create`: a new object.
+    Create,
+    /// `get`: one object, or a subresource of it.
+    Get,
+    /// `update`: an object replaced as a whole.
+    Update,
+    /// `patch`: an object changed by a patch.
+    Patch,
+    /// `delete`: one object removed.
+    Delete,
+    /// `list`: the objects of a collection.
+    List,
+    /// `deletecollection`: the objects of a collection removed.
+    DeleteCollection,
+    /// `watch`: the changes to a collection or one object, as a stream.
+    Watch,
+}
+
+impl Verb {
+    /// The verb as Kubernetes writes it (discovery, authorization, RBAC rules, metrics,
+    /// 405 messages): `create`, `get`, ..., `deletecollection`, `watch`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verb::Create => "create",
+            Verb::Get => "get",
+            Verb::Update => "update",
+            Verb::Patch => "patch",
+            Verb::Delete => "delete",
+            Verb::List => "list",
+            Verb::DeleteCollection => "deletecollection",
+            Verb::Watch => "watch",
+        }
+    }
+}

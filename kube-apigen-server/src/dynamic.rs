@@ -21,26 +21,7 @@ use crate::http::{Config, Context, Patch};
 use kube_apigen_core::ResourceInfo;
 use kube_apigen_core::Status;
 
-/// What a request does, in the terms of Kubernetes authorization verbs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Verb {
-    /// `create`: a new object.
-    Create,
-    /// `get`: one object, or a subresource of it.
-    Get,
-    /// `update`: an object replaced as a whole.
-    Update,
-    /// `patch`: an object changed by a patch.
-    Patch,
-    /// `delete`: one object removed.
-    Delete,
-    /// `list`: the objects of a collection.
-    List,
-    /// `deletecollection`: the objects of a collection removed.
-    DeleteCollection,
-    /// `watch`: the changes to a collection or one object, as a stream.
-    Watch,
-}
+pub use kube_apigen_core::Verb;
 
 /// The query options a JSON-level server reads ([`kube_apigen_core::schema::DYNAMIC_OPTIONS`]); an
 /// operation sets the ones its spec lists (generated parameter types convert into it).

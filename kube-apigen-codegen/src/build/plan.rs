@@ -85,7 +85,7 @@ impl Builder<'_> {
         let mut main = BTreeSet::new();
         let mut subresources: BTreeMap<&str, (BTreeSet<&'static str>, Option<crate::ir::Gvk>)> = BTreeMap::new();
         for method in methods {
-            let verb = method.role.verb();
+            let verb = method.role.verb().as_str();
             match &method.subresource {
                 Some(name) => {
                     let (verbs, kind) = subresources.entry(name).or_default();

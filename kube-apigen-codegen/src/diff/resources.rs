@@ -240,7 +240,7 @@ impl<'a> Pair<'a> {
         let names: Vec<String> = resource
             .methods
             .iter()
-            .filter(|m| m.role.verb() == verb && m.subresource.as_deref() == subresource)
+            .filter(|m| m.role.verb().as_str() == verb && m.subresource.as_deref() == subresource)
             .map(|m| format!("{}::{}", resource.trait_name, m.name))
             .collect();
         names.join(", ")
@@ -368,8 +368,8 @@ impl<'a> Pair<'a> {
         let mut operations: BTreeMap<String, Accepts> = BTreeMap::new();
         for method in &resource.methods {
             let operation = match &method.subresource {
-                Some(subresource) => format!("{}/{subresource}", method.role.verb()),
-                None => method.role.verb().to_owned(),
+                Some(subresource) => format!("{}/{subresource}", method.role.verb().as_str()),
+                None => method.role.verb().as_str().to_owned(),
             };
             let accepts = operations.entry(operation).or_default();
             accepts.patch_types.extend(method.patch_types.iter().map(|patch_type| patch_type.content_type()));

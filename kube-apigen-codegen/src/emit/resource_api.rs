@@ -48,7 +48,7 @@ fn trait_item(scope: &mut Scope, resource: &Resource, info: &TokenStream) -> Tok
             let doc = doc_attrs(method.doc.as_deref());
             // The default body reads none of its arguments.
             let (name, params, result) = signature(scope, resource, method, "_");
-            let verb = method.role.verb();
+            let verb = method.role.verb().as_str();
             quote! {
                 #doc
                 fn #name(&self, _context: #context, #(#params),*) -> impl #future<Output = Result<#result, #status>> + Send {
@@ -80,7 +80,8 @@ fn dynamic_impl(scope: &mut Scope, resource: &Resource, info: &TokenStream) -> T
         .iter()
         .map(|method| {
             let (name, params, result) = signature(scope, resource, method, "");
-            let verb = format_ident!("{}", method.role.dynamic_verb());
+            // The variant's name, as `derive(Debug)` writes it.
+            let verb = format_ident!("{}", format!("{:?}", method.role.verb()));
             let subresource = option(method.subresource.as_ref());
             let path_set = method.path_set.map(|set| api.path_set(set));
             let path_field =

@@ -283,12 +283,10 @@ impl Inner {
             && !self.serves_subresource(resource, sub)
         {
             let verb = match request.verb {
-                Verb::Get => "get",
-                Verb::Update => "update",
-                Verb::Patch => "patch",
-                _ => "create",
+                verb @ (Verb::Get | Verb::Update | Verb::Patch) => verb,
+                _ => Verb::Create,
             };
-            return Err(Status::method_not_allowed(resource.group, resource.plural, verb));
+            return Err(Status::method_not_allowed(resource.group, resource.plural, verb.as_str()));
         }
         if request.subresource == Some("scale") {
             return self.scale(&context, request).await;

@@ -17,8 +17,8 @@ use super::negotiate;
 use super::query::{Query, parse_bool};
 use super::{Authenticator, Config, UserInfo, accept};
 use crate::auth::effective_user;
-use kube_apigen_core::Status;
 use kube_apigen_core::go::fmt::quote;
+use kube_apigen_core::{Status, Verb};
 
 /// What a request asks to do, as Kubernetes' authorizers see it (`authorizer.Attributes`).
 ///
@@ -92,11 +92,11 @@ impl Attributes {
             rest = &rest[1..];
         } else {
             attributes.verb = match *method {
-                Method::POST => "create",
-                Method::GET | Method::HEAD => "get",
-                Method::PUT => "update",
-                Method::PATCH => "patch",
-                Method::DELETE => "delete",
+                Method::POST => Verb::Create.as_str(),
+                Method::GET | Method::HEAD => Verb::Get.as_str(),
+                Method::PUT => Verb::Update.as_str(),
+                Method::PATCH => Verb::Patch.as_str(),
+                Method::DELETE => Verb::Delete.as_str(),
                 _ => "",
             }
             .to_owned();
@@ -117,15 +117,15 @@ impl Attributes {
             attributes.subresource = (*subresource).to_owned();
         }
         let query = Query::parse(uri.query().unwrap_or(""));
-        if attributes.name.is_empty() && attributes.verb == "get" {
+        if attributes.name.is_empty() && attributes.verb == Verb::Get.as_str() {
             let watch = query.get("watch").is_some_and(parse_bool);
-            attributes.verb = if watch { "watch" } else { "list" }.to_owned();
+            attributes.verb = if watch { Verb::Watch } else { Verb::List }.as_str().to_owned();
             if let Some(name) = query.get("fieldSelector").and_then(exact_name) {
                 attributes.name = name.to_owned();
             }
         }
-        if attributes.name.is_empty() && attributes.verb == "delete" {
-            attributes.verb = "deletecollection".to_owned();
+        if attributes.name.is_empty() && attributes.verb == Verb::Delete.as_str() {
+            attributes.verb = Verb::DeleteCollection.as_str().to_owned();
         }
         attributes
     }
