@@ -322,43 +322,6 @@ async fn https(
     Ok((code, if body.is_empty() { Value::Null } else { serde_json::from_slice(body).unwrap() }))
 }
 
-#[tokio::test]
-async fn serves_https_with_given_certificates_and_checks_tokens() {
-    let generated = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let cert = dir.path().join("tls.crt");
-    let key = dir.path().join("tls.key");
-    std::fs::write(&cert, generated.cert.pem()).unwrap();
-    std::fs::write(&key, generated.signing_key.serialize_pem()).unwrap();
-    let tokens = dir.path().join("tokens.csv");
-    std::fs::write(&tokens, "token-alice,alice,uid-alice\n").unwrap();
-    let mut roots = tokio_rustls::rustls::RootCertStore::empty();
-    roots.add(generated.cert.der().clone()).unwrap();
-
-    let mut child = Command::new(BIN)
-        .args(["--listen", "127.0.0.1:0", "--token-file", tokens.to_str().unwrap()])
-        .args(["--tls-cert-file", cert.to_str().unwrap(), "--tls-private-key-file", key.to_str().unwrap()])
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let address: SocketAddr = line.trim().strip_prefix("listening on https://").expect(&line).parse().unwrap();
-    let server = Server { child, address };
-
-    let csrs = "/apis/certificates.k8s.io/v1/certificatesigningrequests";
-    let (code, body) = https(server.address, roots.clone(), None, "GET", csrs, &[], None).await.unwrap();
-    assert_eq!((code, body["reason"].as_str()), (401, Some("Unauthorized")));
-    let request =
-        json!({"metadata": {"name": "r"}, "spec": {"request": "cmVxdWVzdA==", "signerName": "example.com/s"}});
-    let (code, created) =
-        https(server.address, roots, None, "POST", csrs, &[("Authorization", "Bearer token-alice")], Some(&request))
-            .await
-            .unwrap();
-    assert_eq!(code, 201, "{created}");
-    assert_eq!(created["spec"]["username"], "alice");
-}
-
 /// A server on HTTPS with `args`, trusted by the returned roots, killed when dropped.
 fn start_https(dir: &std::path::Path, args: &[&str]) -> (Server, tokio_rustls::rustls::RootCertStore) {
     let generated = rcgen::generate_simple_self_signed(vec!["localhost".to_owned()]).unwrap();
@@ -378,6 +341,26 @@ fn start_https(dir: &std::path::Path, args: &[&str]) -> (Server, tokio_rustls::r
     BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
     let address: SocketAddr = line.trim().strip_prefix("listening on https://").expect(&line).parse().unwrap();
     (Server { child, address }, roots)
+}
+
+#[tokio::test]
+async fn serves_https_with_given_certificates_and_checks_tokens() {
+    let dir = tempfile::tempdir().unwrap();
+    let tokens = dir.path().join("tokens.csv");
+    std::fs::write(&tokens, "token-alice,alice,uid-alice\n").unwrap();
+    let (server, roots) = start_https(dir.path(), &["--token-file", tokens.to_str().unwrap()]);
+
+    let csrs = "/apis/certificates.k8s.io/v1/certificatesigningrequests";
+    let (code, body) = https(server.address, roots.clone(), None, "GET", csrs, &[], None).await.unwrap();
+    assert_eq!((code, body["reason"].as_str()), (401, Some("Unauthorized")));
+    let request =
+        json!({"metadata": {"name": "r"}, "spec": {"request": "cmVxdWVzdA==", "signerName": "example.com/s"}});
+    let (code, created) =
+        https(server.address, roots, None, "POST", csrs, &[("Authorization", "Bearer token-alice")], Some(&request))
+            .await
+            .unwrap();
+    assert_eq!(code, 201, "{created}");
+    assert_eq!(created["spec"]["username"], "alice");
 }
 
 #[tokio::test]
