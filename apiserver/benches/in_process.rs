@@ -4,7 +4,10 @@
 //! - build: `apiserver::builder().build()` alone (every kind of the generated crate, in
 //!   memory);
 //! - start to first answer: build, `Server::client()`, then a kube-rs list answered in
-//!   process (the first request pays for the router's first use);
+//!   process (the first request pays for the router's first use, and the creation of the
+//!   system namespaces);
+//! - the same with three CustomResourceDefinitions installed first (the fixture crate's
+//!   Gizmo and Knob, and a small Widget), the first answer a list of ConfigMaps;
 //! - 100 servers side by side: built, each sent a create and a list at once on a 2-thread
 //!   runtime; the total time and the resident memory each one adds while all are alive.
 //!
@@ -15,9 +18,34 @@ use std::time::{Duration, Instant};
 use k8s_openapi::api::autoscaling::v2::{
     CrossVersionObjectReference, HorizontalPodAutoscaler, HorizontalPodAutoscalerSpec,
 };
+use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::api::{Api, ListParams, PostParams};
 use kube_apigen_registry::Server;
+
+/// The definitions a test installs: two of the fixture crate's and a small one.
+const CRDS: &str = concat!(
+    include_str!("../../tests/fixture-specs/gizmos.crd.yaml"),
+    "\n---\n",
+    r#"
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets, singular: widget, listKind: WidgetList}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec: {type: object, properties: {size: {type: integer, minimum: 1}}}
+"#
+);
 
 fn server() -> Server {
     apiserver::builder().build().expect("the reference server builds")
@@ -82,6 +110,17 @@ fn main() {
             firsts.push(start.elapsed());
         }
         report("start to first answer", firsts);
+
+        let mut with_crds = Vec::with_capacity(rounds);
+        for _ in 0..rounds {
+            let start = Instant::now();
+            let server = server();
+            server.store().install_crds(CRDS).await.expect("the definitions are accepted");
+            let config_maps: Api<ConfigMap> = Api::default_namespaced(server.client());
+            config_maps.list(&ListParams::default()).await.expect("list");
+            with_crds.push(start.elapsed());
+        }
+        report("with 3 CRDs, first answer", with_crds);
 
         let before = resident_kib();
         let start = Instant::now();

@@ -67,6 +67,11 @@ struct Args {
         default_value = "AlwaysAllow"
     )]
     authorization_mode: Vec<AuthorizationMode>,
+    /// Admission plugins to turn off; the one there is: NamespaceLifecycle (creates
+    /// refused in namespaces that are missing or being deleted, and the system namespaces
+    /// default, kube-system, kube-public and kube-node-lease)
+    #[arg(long, env = "APISERVER_DISABLE_ADMISSION_PLUGINS", value_name = "PLUGINS", value_delimiter = ',')]
+    disable_admission_plugins: Vec<AdmissionPlugin>,
     /// Serve HTTPS (HTTP/2 and HTTP/1.1) with this PEM certificate (chain)...
     #[arg(long, env = "APISERVER_TLS_CERT_FILE", value_name = "FILE", requires = "tls_private_key_file")]
     tls_cert_file: Option<PathBuf>,
@@ -150,6 +155,14 @@ fn parse_duration(text: &str) -> Result<Duration, String> {
 }
 
 /// A duration, or `0` for none.
+/// The admission plugins that can be turned off.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[value(rename_all = "PascalCase")]
+enum AdmissionPlugin {
+    /// Namespaces' lifecycle, and the system namespaces.
+    NamespaceLifecycle,
+}
+
 fn parse_interval(text: &str) -> Result<Duration, String> {
     if text == "0" { Ok(Duration::ZERO) } else { parse_duration(text) }
 }
@@ -190,6 +203,7 @@ fn run(args: Args) -> Result<(), String> {
             store.history = args.watch_history;
             store.bookmark_interval = args.bookmark_interval;
             store.key_prefix = args.etcd_prefix.clone();
+            store.namespace_lifecycle = !args.disable_admission_plugins.contains(&AdmissionPlugin::NamespaceLifecycle);
         });
     // kube-apiserver's order: the front proxy, client certificates, tokens.
     if let Some(path) = &args.requestheader_client_ca_file {

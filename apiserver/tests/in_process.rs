@@ -15,6 +15,7 @@ use futures::{StreamExt, TryStreamExt};
 use k8s_openapi::api::autoscaling::v2::{
     CrossVersionObjectReference, HorizontalPodAutoscaler, HorizontalPodAutoscalerSpec,
 };
+use k8s_openapi::api::core::v1::Namespace;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube::api::{Api, ListParams, PostParams, ResourceExt};
 use kube::runtime::watcher::{self, Event};
@@ -75,6 +76,14 @@ async fn a_kube_client_in_process_creates_gets_lists_and_gets_the_api_servers_42
 #[tokio::test]
 async fn label_selectors_filter_lists_in_process() {
     let server = server();
+    let namespace = Namespace {
+        metadata: ObjectMeta { name: Some("team-space".to_owned()), ..ObjectMeta::default() },
+        ..Namespace::default()
+    };
+    Api::<Namespace>::all(server.client())
+        .create(&PostParams::default(), &namespace)
+        .await
+        .expect("create the namespace");
     let hpas: Api<HorizontalPodAutoscaler> = Api::namespaced(server.client(), "team-space");
     for (name, team) in [("a1", "a"), ("b1", "b"), ("a2", "a")] {
         hpas.create(&PostParams::default(), &hpa(name, team, 1, 3)).await.expect("create");

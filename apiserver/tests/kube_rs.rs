@@ -1259,28 +1259,31 @@ harness::backend_tests! {
         assert_eq!(probes.categories, ["prometheus-operator"]);
         assert!(probes.subresources.is_empty(), "no status or scale");
 
-        // Unfiltered, `/api` is asked too: without a core group it lists nothing, and the
-        // groups of `/apis` are all there, as the per-group-version documents describe them.
+        // Unfiltered, `/api` is asked too: it lists the core group's v1, and the groups of
+        // `/apis` are all there, as the per-group-version documents describe them.
         let core = client.list_core_api_versions_aggregated().await.expect("aggregated /api");
-        assert!(core.items.is_empty(), "{core:#?}");
+        let versions: Vec<Option<&str>> =
+            core.items.iter().flat_map(|group| &group.versions).map(|v| v.version.as_deref()).collect();
+        assert_eq!(versions, [Some("v1")], "{core:#?}");
         let everything =
             Discovery::new(client.clone()).run_aggregated().await.expect("aggregated discovery of /api and /apis");
         let plain = Discovery::new(client.clone())
-            .exclude(&[""])
             .run()
             .await
-            .expect("discovery of /apis, group-version by group-version");
+            .expect("discovery of /api and /apis, group-version by group-version");
         let names = |discovery: &Discovery| -> Vec<String> {
             discovery.groups_alphabetical().iter().map(|group| group.name().to_owned()).collect()
         };
         assert_eq!(
             names(&everything),
             [
+                "",
                 "apiextensions.k8s.io",
                 "authentication.k8s.io",
                 "authorization.k8s.io",
                 "autoscaling",
                 "certificates.k8s.io",
+                "coordination.k8s.io",
                 "monitoring.coreos.com",
                 "rbac.authorization.k8s.io"
             ]

@@ -7,6 +7,8 @@
 //! the crate that types the client also serves it. Expected error texts are the API
 //! server's own, word for word.
 
+mod harness;
+
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -23,10 +25,18 @@ use kube_apigen_registry::Server;
 use serde_json::json;
 use tokio::sync::mpsc;
 
-/// The reference server, and the registry on `kube-api`'s router.
+use harness::eventually;
+
+/// The reference server, and the registry on `kube-api`'s router, each without the
+/// namespace lifecycle (the tests use namespaces they do not create).
 fn servers() -> [(&'static str, Server); 2] {
-    let own = Server::builder(kube_api::server::api()).build().expect("kube-api's router builds");
-    [("reference", apiserver::builder().build().expect("the reference server builds")), ("kube-api", own)]
+    let any_namespace = |config: &mut kube_apigen_registry::StoreConfig| config.namespace_lifecycle = false;
+    let own = Server::builder(kube_api::server::api()).configure_store(any_namespace).build();
+    let reference = apiserver::builder().configure_store(any_namespace).build();
+    [
+        ("reference", reference.expect("the reference server builds")),
+        ("kube-api", own.expect("kube-api's router builds")),
+    ]
 }
 
 fn probe(name: &str, interval: &str) -> Probe {
@@ -193,19 +203,6 @@ async fn reconcile(probe: Arc<Probe>, context: Arc<Context>) -> Result<Action, f
 fn retry_soon(probe: Arc<Probe>, error: &finalizer::Error<kube::Error>, _: Arc<Context>) -> Action {
     eprintln!("reconciling Probe {} failed: {error}", probe.name_any());
     Action::requeue(Duration::from_millis(50))
-}
-
-/// Polls `read` every 20 ms until it gives a value, for at most 10 s.
-async fn eventually<T, F: Future<Output = Option<T>>>(what: &str, mut read: impl FnMut() -> F) -> T {
-    let poll = async {
-        loop {
-            if let Some(value) = read().await {
-                return value;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    };
-    tokio::time::timeout(Duration::from_secs(10), poll).await.unwrap_or_else(|_| panic!("{what} within 10 s"))
 }
 
 #[tokio::test]

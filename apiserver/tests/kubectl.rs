@@ -240,6 +240,7 @@ fn anonymous_server_scenario(server_args: &[&str], label: &'static str) {
     });
 
     report.step("get -A", || {
+        k.run(&["create", "namespace", "other"]).ok()?.stdout_is("namespace/other created\n")?;
         let out = k.run(&["create", "-n", "other", "-f", &fixture("hpa.yaml")]).ok()?;
         out.stdout_is("horizontalpodautoscaler.autoscaling/web created\n")?;
         let out = k.run(&["get", hpa, "-A"]).ok()?;
@@ -492,9 +493,56 @@ fn anonymous_server_scenario(server_args: &[&str], label: &'static str) {
     });
 
     probe_steps(&k, &mut report);
+    core_steps(&k, &mut report);
 
     report.step("SIGTERM shuts the server down", || shut_down(&mut server));
     report.finish(started, &server);
+}
+
+/// core/v1 kinds as kubectl sends them (its `create namespace`, `create configmap`, ...
+/// send protobuf), and the namespace lifecycle.
+fn core_steps(k: &Kubectl, report: &mut Report) {
+    report.step("create namespace, configmap, secret and service account (protobuf)", || {
+        k.run(&["create", "namespace", "team-a"]).ok()?.stdout_is("namespace/team-a created\n")?;
+        let out = k.run(&["create", "configmap", "web", "-n", "team-a", "--from-literal=color=blue"]).ok()?;
+        out.stdout_is("configmap/web created\n")?;
+        let out =
+            k.run(&["create", "secret", "generic", "db", "-n", "team-a", "--from-literal=password=s3cret"]).ok()?;
+        out.stdout_is("secret/db created\n")?;
+        k.run(&["create", "serviceaccount", "bot", "-n", "team-a"]).ok()?.stdout_is("serviceaccount/bot created\n")?;
+        let color = k.jsonpath(&["get", "configmap", "web", "-n", "team-a"], "{.data.color}")?;
+        ensure_eq(&color, "blue", "the ConfigMap's data")?;
+        let secret = k.jsonpath(&["get", "secret", "db", "-n", "team-a"], "{.type} {.data.password}")?;
+        ensure_eq(&secret, "Opaque czNjcmV0", "the Secret's type and data")?;
+        let namespace = k.jsonpath(&["get", "namespace", "team-a"], "{.status.phase} {.spec.finalizers}")?;
+        ensure_eq(&namespace, r#"Active ["kubernetes"]"#, "the namespace's phase and finalizers")?;
+        let out = k.run(&["get", "sa", "-n", "team-a", "-o", "name"]).ok()?;
+        out.stdout_is("serviceaccount/bot\n")?;
+        Ok(())
+    });
+
+    report.step("a create in a missing namespace: NotFound", || {
+        let out = k.run(&["create", "configmap", "stray", "-n", "nowhere"]).fails()?;
+        out.stderr_is("error: failed to create configmap: namespaces \"nowhere\" not found\n")?;
+        Ok(())
+    });
+
+    report.step("delete namespace: everything in it goes with it", || {
+        k.run(&["delete", "namespace", "team-a"]).ok()?.stdout_is("namespace \"team-a\" deleted\n")?;
+        let out = k.run(&["get", "namespace", "team-a"]).fails()?;
+        out.stderr_is("Error from server (NotFound): namespaces \"team-a\" not found\n")?;
+        let out = k.run(&["get", "configmaps,secrets", "-n", "team-a"]).ok()?;
+        out.stderr_is("No resources found in team-a namespace.\n")?;
+        Ok(())
+    });
+
+    report.step("the default namespace may not be deleted", || {
+        let out = k.run(&["delete", "namespace", "default"]).fails()?;
+        out.stderr_is(
+            "Error from server (Forbidden): namespaces \"default\" is forbidden: this namespace may not be deleted\n",
+        )?;
+        Ok(())
+    });
 }
 
 /// The Probe custom resource (`specs/monitoring.coreos.com_probes.yaml`) through kubectl.
@@ -1043,7 +1091,7 @@ fn kubectl_against_rbac_server() {
     report.step("admin creates a Role and its RoleBinding", || {
         let out = admin.run(&["apply", "-f", &fixture("rbac-team-a.yaml")]).ok()?;
         out.stdout_is(
-            "role.rbac.authorization.k8s.io/hpa-writer created\nrolebinding.rbac.authorization.k8s.io/alice-hpa-writer created\n",
+            "namespace/team-a created\nrole.rbac.authorization.k8s.io/hpa-writer created\nrolebinding.rbac.authorization.k8s.io/alice-hpa-writer created\n",
         )
     });
 

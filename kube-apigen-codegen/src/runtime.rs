@@ -43,6 +43,7 @@ static DEFINED: LazyLock<BTreeSet<&'static str>> = LazyLock::new(|| {
 /// `WatchEvent`, ...) are request and response bodies the server reads and writes: they
 /// stay the runtime's.
 const FROM_K8S_OPENAPI: &[&str] = &[
+    "io.k8s.apimachinery.pkg.apis.meta.v1.Condition",
     "io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1",
     "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector",
     "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement",

@@ -358,6 +358,14 @@ fn is_established(definition: &Value) -> bool {
     })
 }
 
+/// The storage version of an established definition, as a [`ResourceInfo`]: what the
+/// objects of its kind are stored as.
+pub(crate) fn storage_resource(definition: &Value) -> Option<&'static ResourceInfo> {
+    let versions = definition.pointer("/spec/versions").and_then(Value::as_array)?;
+    let storage = versions.iter().find(|v| v.get("storage") == Some(&Value::Bool(true)))?;
+    resource_info(definition, storage.get("name").and_then(Value::as_str)?)
+}
+
 /// The served version `version` of an established definition, as a [`ResourceInfo`]:
 /// interned, so each distinct description is made once per process.
 fn resource_info(definition: &Value, version: &str) -> Option<&'static ResourceInfo> {

@@ -24,6 +24,7 @@
 //! as the API server does it ([`crd`]); the kinds they define are served once they are
 //! established.
 
+pub mod builtin;
 #[cfg(feature = "tls")]
 pub mod certificates;
 pub mod checks;

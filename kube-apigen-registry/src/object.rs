@@ -9,15 +9,21 @@ pub fn meta_str<'a>(object: &'a Value, field: &str) -> &'a str {
 
 /// `metadata`, created (and replaced when not an object) if needed.
 pub fn meta_mut(object: &mut Value) -> &mut Map<String, Value> {
+    top_mut(object, "metadata")
+}
+
+/// The top-level object `field` (`metadata`, `spec`, `status`), created (and replaced
+/// when not an object) if needed.
+pub fn top_mut<'a>(object: &'a mut Value, field: &str) -> &'a mut Map<String, Value> {
     if !object.is_object() {
         *object = json!({});
     }
     let root = object.as_object_mut().expect("an object");
-    let meta = root.entry("metadata").or_insert_with(|| json!({}));
-    if !meta.is_object() {
-        *meta = json!({});
+    let value = root.entry(field).or_insert_with(|| json!({}));
+    if !value.is_object() {
+        *value = json!({});
     }
-    meta.as_object_mut().expect("an object")
+    value.as_object_mut().expect("an object")
 }
 
 /// Sets `metadata.<field>`, or removes it when `value` is `None`.

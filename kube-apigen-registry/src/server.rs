@@ -29,12 +29,12 @@ use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 
 use crate::checks::typed_checks;
-use crate::crd;
 use crate::health;
 use crate::metrics::{Metrics, RequestLabels};
 use crate::storage::Storage;
 use crate::strategy::Strategy;
 use crate::{Store, StoreConfig};
+use crate::{builtin, crd};
 
 /// A Kubernetes-style API server for one generated crate's API: its [`Store`], and the
 /// router that serves it with everything around it.
@@ -91,12 +91,15 @@ impl Server {
     /// A builder serving `api`, a generated crate's `server::api()` (feature `dynamic`):
     /// in memory, anonymous callers as administrators, the API server's default limits
     /// (3 MiB bodies, 60 s per request, 400 requests at once), no strategies but the
-    /// API server's own for CustomResourceDefinitions when the API serves them
-    /// ([`crate::crd`]).
+    /// API server's own for CustomResourceDefinitions ([`crate::crd`]) and for namespaces,
+    /// secrets and services ([`crate::builtin`]) when the API serves them.
     pub fn builder(api: ServedApi<Store>) -> ServerBuilder {
         let mut store = StoreConfig::new(api.catalog, typed_checks(api.typed_checks));
         // An API without `apiextensions.k8s.io` has no definitions to look after.
         let _ = store.strategy(crd::GROUP, crd::PLURAL, crd::CustomResourceDefinitions);
+        let _ = store.strategy("", "namespaces", builtin::Namespaces);
+        let _ = store.strategy("", "secrets", builtin::Secrets);
+        let _ = store.strategy("", "services", builtin::Services);
         ServerBuilder {
             api,
             store,

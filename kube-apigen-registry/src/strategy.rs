@@ -14,8 +14,10 @@
 //! | may it be written? | [`Strategy::admit`] | [`Strategy::admit`] |
 //! | committed, then told | [`Strategy::after_write`] | [`Strategy::after_write`] |
 //!
-//! A resource that is never stored (a review) answers its creates with
-//! [`Strategy::answer`] instead, after the checks.
+//! A delete asks [`Strategy::admit_delete`] first; an object that
+//! [`Strategy::holds_deletion`] is only marked, as one with finalizers is, and
+//! [`Strategy::prepare_for_deletion`] adjusts it then. A resource that is never stored
+//! (a review) answers its creates with [`Strategy::answer`] instead, after the checks.
 //!
 //! Every method has a default that does nothing beyond the generic behaviour, so a
 //! strategy implements only what its kind needs. Register one per resource on the
@@ -147,6 +149,28 @@ pub trait Strategy: Send + Sync + 'static {
     ) -> BoxFuture<'a, Result<(), Status>> {
         let _ = (context, new, old);
         Box::pin(std::future::ready(Ok(())))
+    }
+
+    /// Asked before an object is deleted (or marked); an `Err` refuses the delete, as
+    /// kube-apiserver refuses to delete the `default` namespace. By default every delete
+    /// proceeds.
+    fn admit_delete(&self, object: &Value) -> Result<(), Status> {
+        let _ = object;
+        Ok(())
+    }
+
+    /// Whether a deleted object waits, marked, for something besides its
+    /// `metadata.finalizers` (a namespace for its `spec.finalizers`); it goes once
+    /// neither holds it. By default only finalizers hold an object.
+    fn holds_deletion(&self, object: &Value) -> bool {
+        let _ = object;
+        false
+    }
+
+    /// Adjusts an object as a delete marks it (`deletionTimestamp` set): a namespace
+    /// enters its `Terminating` phase.
+    fn prepare_for_deletion(&self, object: &mut Value) {
+        let _ = object;
     }
 
     /// For a resource that is never stored, such as a review: what answers its creates,

@@ -448,6 +448,14 @@ impl generated::api::rbac::v1::RoleApi for Store {}
 impl generated::api::rbac::v1::ClusterRoleApi for Store {}
 impl generated::api::rbac::v1::RoleBindingApi for Store {}
 impl generated::api::rbac::v1::ClusterRoleBindingApi for Store {}
+impl generated::api::core::v1::NamespaceApi for Store {}
+impl generated::api::core::v1::ConfigMapApi for Store {}
+impl generated::api::core::v1::SecretApi for Store {}
+impl generated::api::core::v1::ServiceAccountApi for Store {}
+impl generated::api::core::v1::EventApi for Store {}
+impl generated::api::core::v1::ServiceApi for Store {}
+impl generated::api::core::v1::EndpointsApi for Store {}
+impl generated::api::coordination::v1::LeaseApi for Store {}
 impl generated::api::authorization::v1::SelfSubjectAccessReviewApi for Store {}
 impl generated::api::authorization::v1::SubjectAccessReviewApi for Store {}
 impl generated::api::authorization::v1::LocalSubjectAccessReviewApi for Store {}
@@ -1645,11 +1653,13 @@ async fn version_and_openapi() {
     assert_eq!(
         listed,
         [
+            "api/v1",
             "apis/apiextensions.k8s.io/v1",
             "apis/authentication.k8s.io/v1",
             "apis/authorization.k8s.io/v1",
             "apis/autoscaling/v2",
             "apis/certificates.k8s.io/v1",
+            "apis/coordination.k8s.io/v1",
             "apis/monitoring.coreos.com/v1",
             "apis/rbac.authorization.k8s.io/v1"
         ]

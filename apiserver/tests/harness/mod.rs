@@ -140,6 +140,8 @@ impl Api {
     /// requests at once.
     fn serve(builder: ServerBuilder, configure: impl FnOnce(&mut StoreConfig)) -> Self {
         let builder = builder.max_requests_inflight(0).configure_store(|config| {
+            // The tests of everything but namespaces name namespaces they never create.
+            config.namespace_lifecycle = false;
             config.bookmark_interval = Duration::from_millis(200);
             config.too_large_wait = Duration::from_millis(200);
             configure(config);
@@ -383,4 +385,17 @@ pub fn find_kubectl() -> Option<std::path::PathBuf> {
         }
         Err(error) => panic!("cannot run {}: {error}", bin.display()),
     }
+}
+
+/// Polls `read` every 20 ms until it gives a value, for at most 10 s.
+pub async fn eventually<T, F: Future<Output = Option<T>>>(what: &str, mut read: impl FnMut() -> F) -> T {
+    let poll = async {
+        loop {
+            if let Some(value) = read().await {
+                return value;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(10), poll).await.unwrap_or_else(|_| panic!("{what} within 10 s"))
 }

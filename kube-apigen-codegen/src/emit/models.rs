@@ -15,7 +15,11 @@ pub fn emit(scope: &mut Scope, id: TypeId) -> TokenStream {
     match &ty.kind {
         TypeKind::Struct(s) => {
             let definition = structure(scope, &name, s);
-            let resource = s.resource.map(|resource| resource_impl(scope, &name, scope.api.resource(resource)));
+            let resource = s.resource.map(|resource| {
+                // Kinds whose spec requires `metadata` (core/v1 Event) hold it as a plain field.
+                let optional_metadata = s.fields.iter().any(|f| f.wire_name == "metadata" && f.presence.is_option());
+                resource_impl(scope, &name, scope.api.resource(resource), optional_metadata)
+            });
             quote! { #doc #definition #resource }
         }
         TypeKind::Enum(e) => {
@@ -321,11 +325,16 @@ fn string_enum(scope: &mut Scope, name: &proc_macro2::Ident, e: &StringEnum) -> 
 }
 
 /// The resource's description, and the model's link to it.
-fn resource_impl(scope: &mut Scope, name: &proc_macro2::Ident, resource: &Resource) -> TokenStream {
+fn resource_impl(
+    scope: &mut Scope,
+    name: &proc_macro2::Ident,
+    resource: &Resource,
+    optional_metadata: bool,
+) -> TokenStream {
     let info = format_ident!("{}", resource.info_static);
     let (trait_, resource_info) = (scope.import("kube_apigen::Resource"), scope.import("kube_apigen::ResourceInfo"));
     let description = resource_info_static(scope, resource);
-    let k8s_openapi = scope.k8s_openapi().then(|| k8s_openapi_resource_impls(scope, name, resource));
+    let k8s_openapi = scope.k8s_openapi().then(|| k8s_openapi_resource_impls(scope, name, resource, optional_metadata));
     quote! {
         #description
 
@@ -340,7 +349,12 @@ fn resource_impl(scope: &mut Scope, name: &proc_macro2::Ident, resource: &Resour
 /// k8s-openapi's resource traits, for models whose metadata is k8s-openapi's: with them,
 /// kube-rs's blanket impl makes the model a `kube::Resource` (`Api<T>`, watchers,
 /// controllers). An object without metadata reads as empty metadata.
-fn k8s_openapi_resource_impls(scope: &mut Scope, name: &proc_macro2::Ident, resource: &Resource) -> TokenStream {
+fn k8s_openapi_resource_impls(
+    scope: &mut Scope,
+    name: &proc_macro2::Ident,
+    resource: &Resource,
+    optional_metadata: bool,
+) -> TokenStream {
     let gvk = &resource.gvk;
     let (api_version, group, version, kind) = (gvk.api_version(), &gvk.group, &gvk.version, &gvk.kind);
     let (plural, list_kind) = (&resource.plural, &resource.list_kind);
@@ -349,7 +363,12 @@ fn k8s_openapi_resource_impls(scope: &mut Scope, name: &proc_macro2::Ident, reso
         kube_apigen_core::Scope::Cluster => quote!(k8s_openapi::ClusterResourceScope),
     };
     let object_meta = scope.import("k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta");
-    let empty = scope.import("kube_apigen::k8s::empty_object_meta");
+    let (read, write) = if optional_metadata {
+        let empty = scope.import("kube_apigen::k8s::empty_object_meta");
+        (quote!(self.metadata.as_ref().unwrap_or(#empty())), quote!(self.metadata.get_or_insert_default()))
+    } else {
+        (quote!(&self.metadata), quote!(&mut self.metadata))
+    };
     quote! {
         impl k8s_openapi::Resource for #name {
             const API_VERSION: &'static str = #api_version;
@@ -368,11 +387,11 @@ fn k8s_openapi_resource_impls(scope: &mut Scope, name: &proc_macro2::Ident, reso
             type Ty = #object_meta;
 
             fn metadata(&self) -> &#object_meta {
-                self.metadata.as_ref().unwrap_or(#empty())
+                #read
             }
 
             fn metadata_mut(&mut self) -> &mut #object_meta {
-                self.metadata.get_or_insert_default()
+                #write
             }
         }
     }

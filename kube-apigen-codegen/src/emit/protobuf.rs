@@ -6,7 +6,7 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use super::scope::Scope;
-use crate::ir::{Field, ProtoField, ProtoLabel, ProtoMessage, TypeId, TypeKind};
+use crate::ir::{Field, ProtoField, ProtoLabel, ProtoMessage, Ty, TypeId, TypeKind};
 
 pub fn emit(scope: &mut Scope, id: TypeId) -> TokenStream {
     let api = scope.api;
@@ -60,7 +60,7 @@ fn message_impl(scope: &mut Scope, name: &proc_macro2::Ident, fields: &[Field], 
     let encodes = numbered.iter().map(|(field, proto)| encode(&protobuf, field, *proto));
     let merges = numbered.iter().map(|(field, proto)| {
         let number = Literal::u32_unsuffixed(proto.number);
-        let merge = merge(&protobuf, field, *proto);
+        let merge = merge(&protobuf, field, *proto, is_text(scope, field));
         quote!(#number => #merge,)
     });
     let type_meta = type_meta(fields, message);
@@ -139,9 +139,22 @@ fn encode(protobuf: &TokenStream, field: &Field, proto: ProtoField) -> TokenStre
     }
 }
 
-/// Reads one occurrence of the field.
-fn merge(protobuf: &TokenStream, field: &Field, proto: ProtoField) -> TokenStream {
+/// Whether the field holds a string or a string enum.
+fn is_text(scope: &Scope, field: &Field) -> bool {
+    match field.ty.ty {
+        Ty::String => true,
+        Ty::Named(id) => matches!(scope.api.ty(id).kind, TypeKind::Enum(_)),
+        _ => false,
+    }
+}
+
+/// Reads one occurrence of the field. An optional text field reads an empty string as
+/// unset: Go writes a plain string's empty value, which its JSON leaves out.
+fn merge(protobuf: &TokenStream, field: &Field, proto: ProtoField, text: bool) -> TokenStream {
     let rust = format_ident!("{}", field.rust_name);
+    if text && proto.label == ProtoLabel::Single && field.presence.is_option() && !field.boxed {
+        return quote!(#protobuf::merge_text(&mut self.#rust, wire_type, buf, depth));
+    }
     let target = match (field.presence.is_option(), field.boxed) {
         (false, false) => quote!(&mut self.#rust),
         (false, true) => quote!(&mut *self.#rust),

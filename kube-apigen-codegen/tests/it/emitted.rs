@@ -71,9 +71,9 @@ fn custom_resources_share_the_parameter_types_of_built_in_ones() {
             "ReadParams",
             "DeleteParams",
             "PatchParams",
-            "NamePath",
             "NamespacePath",
             "NamespaceNamePath",
+            "NamePath",
         ]
     );
 }

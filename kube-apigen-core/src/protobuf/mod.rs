@@ -224,6 +224,20 @@ pub fn merge<T: Value>(value: &mut T, wire_type: WireType, buf: &mut &[u8], dept
     value.merge_value(wire_type, buf, depth)
 }
 
+/// Reads an optional string (or string enum) field: an empty string is unset, as Go's
+/// JSON leaves out the empty value a plain string field always writes in protobuf.
+pub fn merge_text<T: Value + Default + PartialEq>(
+    value: &mut Option<T>,
+    wire_type: WireType,
+    buf: &mut &[u8],
+    depth: Depth,
+) -> Result<(), DecodeError> {
+    let mut read = T::default();
+    read.merge_value(wire_type, buf, depth)?;
+    *value = (read != T::default()).then_some(read);
+    Ok(())
+}
+
 /// Writes the `repeated` field `number`: one field per item, unpacked, as Go writes it.
 pub fn encode_repeated<T: Value>(number: u32, values: &[T], buf: &mut Vec<u8>) {
     for value in values {

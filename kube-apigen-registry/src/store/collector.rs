@@ -4,7 +4,8 @@
 //! One task per store, started by its first request, ending when the store is dropped
 //! or shut down. It watches every key of the store; after a batch of changes that
 //! concerns it (a write of an object with owner references, an owner marked with one of
-//! its finalizers, the deletion of an object some other object names as its owner) it
+//! its finalizers, the deletion of an object some other object names as its owner, a
+//! namespace marked, the deletion of an object in a namespace being deleted) it
 //! reads every object, indexes owner uid → dependents and acts:
 //!
 //! - an object whose owners are all gone (no object of the reference's uid, kind and name,
@@ -14,7 +15,14 @@
 //!   it, then the finalizer is removed;
 //! - an owner marked with the `foregroundDeletion` finalizer: its dependents are deleted
 //!   in the foreground; once none with `blockOwnerDeletion: true` is left, the finalizer
-//!   is removed.
+//!   is removed;
+//! - a namespace being deleted (as kube-controller-manager's namespace controller does
+//!   it): every object in it is deleted in the background; once none is left, the
+//!   `kubernetes` finalizer leaves its `spec.finalizers` through the `finalize`
+//!   subresource, and the namespace goes.
+//!
+//! Every kind of the catalog is read, and the custom resources of the stored
+//! definitions.
 //!
 //! Its writes are requests to the store (merge patches guarded by `resourceVersion`,
 //! deletes guarded by uid), so watches see them and a write that loses a race is done
@@ -37,6 +45,12 @@ use crate::storage::{Event, RangeRequest, WatchItem, WatchStream};
 
 /// The field manager of the collector's writes.
 const MANAGER: &str = "generic-garbage-collector";
+
+/// The field manager of its writes as the namespace controller.
+const NAMESPACE_MANAGER: &str = "namespace-controller";
+
+/// The finalizer of `spec.finalizers` that holds a namespace until it is empty.
+pub(crate) const NAMESPACE_FINALIZER: &str = "kubernetes";
 
 /// How long the collector waits before another round when a write of the last one failed.
 const RETRY: Duration = Duration::from_millis(200);
@@ -63,6 +77,10 @@ impl Node {
     fn has_finalizer(&self, finalizer: &str) -> bool {
         object::finalizers(&self.object).iter().any(|f| f == finalizer)
     }
+
+    fn is_namespace(&self) -> bool {
+        self.resource.group.is_empty() && self.resource.plural == "namespaces"
+    }
 }
 
 /// The `uid` of an owner reference.
@@ -78,29 +96,49 @@ impl Inner {
         });
     }
 
-    /// Every object of the store, each with the resource it is stored as.
+    /// Every object of the store, each with the resource it is stored as: the kinds of
+    /// the catalog, then the custom resources of the stored definitions.
     async fn nodes(&self) -> Option<Vec<Node>> {
         let mut nodes = Vec::new();
         let mut seen = Vec::new();
         for gv in self.catalog.groups {
             for &resource in gv.resources {
-                let prefix = self.keys.resource(resource);
-                if seen.contains(&prefix) {
-                    continue;
-                }
-                let request = RangeRequest { prefix: &prefix, start_after: None, revision: None, limit: None };
-                let range = self.storage.range(request).await.ok()?;
-                nodes.extend(range.items.into_iter().map(|kv| Node { resource, object: kv.object }));
-                seen.push(prefix);
+                self.read_nodes(resource, &mut seen, &mut nodes).await?;
             }
         }
+        let definitions: Vec<&'static ResourceInfo> = nodes
+            .iter()
+            .filter(|node| node.resource.group == crate::crd::GROUP && node.resource.plural == crate::crd::PLURAL)
+            .filter_map(|node| crate::custom::storage_resource(&node.object))
+            .collect();
+        for resource in definitions {
+            self.read_nodes(resource, &mut seen, &mut nodes).await?;
+        }
         Some(nodes)
+    }
+
+    /// Adds the objects of `resource` to `nodes`, unless its storage prefix was `seen`.
+    async fn read_nodes(
+        &self,
+        resource: &'static ResourceInfo,
+        seen: &mut Vec<String>,
+        nodes: &mut Vec<Node>,
+    ) -> Option<()> {
+        let prefix = self.keys.resource(resource);
+        if seen.contains(&prefix) {
+            return Some(());
+        }
+        let request = RangeRequest { prefix: &prefix, start_after: None, revision: None, limit: None };
+        let range = self.storage.range(request).await.ok()?;
+        nodes.extend(range.items.into_iter().map(|kv| Node { resource, object: kv.object }));
+        seen.push(prefix);
+        Some(())
     }
 
     /// One round over every object.
     async fn collect(self: &Arc<Self>) -> Round {
         let Some(nodes) = self.nodes().await else {
-            return Round { done: false, owners: HashSet::new() };
+            return Round { done: false, owners: HashSet::new(), terminating: HashSet::new() };
         };
         let by_uid: HashMap<&str, &Node> = nodes.iter().map(|node| (node.meta("uid"), node)).collect();
         let mut dependents: HashMap<&str, Vec<&Node>> = HashMap::new();
@@ -118,6 +156,19 @@ impl Inner {
             })
         };
         let mut done = true;
+        let mut terminating = HashSet::new();
+        for namespace in nodes.iter().filter(|node| node.marked() && node.is_namespace()) {
+            let name = namespace.meta("name");
+            terminating.insert(name.to_owned());
+            let contents: Vec<&Node> =
+                nodes.iter().filter(|node| node.resource.is_namespaced() && node.meta("namespace") == name).collect();
+            for node in contents.iter().filter(|node| !node.marked()) {
+                done &= self.delete_node(node, "Background").await;
+            }
+            if contents.is_empty() {
+                done &= self.finalize_namespace(namespace).await;
+            }
+        }
         for owner in nodes.iter().filter(|node| node.marked()) {
             let uid = owner.meta("uid");
             let own: Vec<&Node> = dependents
@@ -160,7 +211,22 @@ impl Inner {
                 done &= self.set_owner_references(dependent, present).await;
             }
         }
-        Round { done, owners: dependents.into_keys().map(str::to_owned).collect() }
+        Round { done, owners: dependents.into_keys().map(str::to_owned).collect(), terminating }
+    }
+
+    /// Removes the `kubernetes` finalizer of an empty namespace being deleted, through its
+    /// `finalize` subresource; the namespace goes when nothing else holds it.
+    async fn finalize_namespace(self: &Arc<Self>, namespace: &Node) -> bool {
+        let mut finalized = (*namespace.object).clone();
+        let Some(finalizers) = finalized.pointer_mut("/spec/finalizers").and_then(Value::as_array_mut) else {
+            return true;
+        };
+        finalizers.retain(|f| f.as_str() != Some(NAMESPACE_FINALIZER));
+        let mut request = self.request(namespace, Verb::Update);
+        request.subresource = Some("finalize");
+        request.body = Some(finalized);
+        let context = Context { field_manager: Some(NAMESPACE_MANAGER.to_owned()), ..Context::default() };
+        Arc::clone(self).handle(context, request).await.is_ok()
     }
 
     /// Sets a node's owner references (removing the field when none are left).
@@ -218,6 +284,8 @@ struct Round {
     done: bool,
     /// The uids the objects' owner references name, as the round read them.
     owners: HashSet<String>,
+    /// The namespaces being deleted, as the round read them.
+    terminating: HashSet<String>,
 }
 
 impl Round {
@@ -230,7 +298,11 @@ impl Round {
             object.pointer("/metadata/ownerReferences").and_then(Value::as_array).is_some_and(|r| !r.is_empty());
         let finalizing = object::is_marked(object)
             && object::finalizers(object).iter().any(|f| f == ORPHAN_FINALIZER || f == FOREGROUND_FINALIZER);
-        named || finalizing || (event.deleted && self.owners.contains(meta_str(object, "uid")))
+        let namespace = object.get("kind").and_then(Value::as_str) == Some("Namespace")
+            && object.get("apiVersion").and_then(Value::as_str) == Some("v1")
+            && object::is_marked(object);
+        let emptying = event.deleted && self.terminating.contains(meta_str(object, "namespace"));
+        named || finalizing || namespace || emptying || (event.deleted && self.owners.contains(meta_str(object, "uid")))
     }
 }
 

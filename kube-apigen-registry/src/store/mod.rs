@@ -17,6 +17,8 @@
 //! the garbage collector of `ownerReferences`.
 
 mod collector;
+pub(crate) use collector::NAMESPACE_FINALIZER;
+mod namespaces;
 mod read;
 mod scale;
 mod watch;
@@ -62,12 +64,19 @@ pub struct StoreConfig {
     pub too_large_wait: Duration,
     /// The first segment of every key (`--etcd-prefix`).
     pub key_prefix: String,
+    /// Whether namespaces have the API server's lifecycle when the catalog serves core/v1
+    /// namespaces (on by default): the system namespaces exist from the first request, and
+    /// a create in a namespace that is missing or being deleted is refused, as
+    /// kube-apiserver's `NamespaceLifecycle` admission does. Off (as
+    /// `--disable-admission-plugins=NamespaceLifecycle`, and without the system
+    /// namespaces), objects go in any namespace. Deleting a namespace empties it either way.
+    pub namespace_lifecycle: bool,
 }
 
 impl StoreConfig {
     /// The defaults: 1000 changes of history, a bookmark a minute (the API server's
     /// frequency), 1024 buffered changes per watcher, 3 seconds of waiting, keys under
-    /// `/registry`.
+    /// `/registry`, the namespace lifecycle on.
     pub fn new(catalog: &'static ApiCatalog, typed_checks: TypedChecks) -> Self {
         StoreConfig {
             catalog,
@@ -78,6 +87,7 @@ impl StoreConfig {
             broadcast_capacity: 1024,
             too_large_wait: Duration::from_secs(3),
             key_prefix: "/registry".to_owned(),
+            namespace_lifecycle: true,
         }
     }
 
@@ -135,11 +145,14 @@ pub(crate) struct Inner {
     status_subresources: HashSet<(&'static str, &'static str)>,
     bookmark_interval: Duration,
     too_large_wait: Duration,
+    namespace_lifecycle: bool,
     storage: Arc<dyn Storage>,
     keys: Keys,
     shutdown: tokio::sync::watch::Sender<bool>,
     /// Set once the garbage collector runs.
     collector: std::sync::OnceLock<()>,
+    /// Set once the system namespaces exist.
+    system_namespaces: tokio::sync::OnceCell<()>,
 }
 
 /// The store; cloning it clones a handle to the same data.
@@ -183,10 +196,12 @@ impl Store {
                 status_subresources,
                 bookmark_interval: config.bookmark_interval,
                 too_large_wait: config.too_large_wait,
+                namespace_lifecycle: config.namespace_lifecycle,
                 storage,
                 keys: Keys::new(&config.key_prefix),
                 shutdown,
                 collector: std::sync::OnceLock::new(),
+                system_namespaces: tokio::sync::OnceCell::new(),
             }),
         }
     }
@@ -256,6 +271,7 @@ impl DynamicApi for Store {
         let inner = Arc::clone(&self.inner);
         async move {
             inner.start_collector();
+            inner.create_system_namespaces().await;
             inner.handle(context, request).await
         }
     }

@@ -146,6 +146,7 @@ impl Inner {
             return Err(Status::bad_request("the object provided is not a JSON object"));
         }
         self.ensure_namespace(resource, request.namespace.as_deref(), &mut object)?;
+        self.admit_in_namespace(resource, request.namespace.as_deref(), meta_str(&object, "name")).await?;
         if !meta_str(&object, "resourceVersion").is_empty() {
             return Err(Status::internal_error("resourceVersion should not be set on objects to be created"));
         }
@@ -312,7 +313,7 @@ impl Inner {
         if context.dry_run {
             return Ok(Some(reply(200, new)));
         }
-        let goes = object::is_marked(&new) && !object::has_finalizers(&new);
+        let goes = object::is_marked(&new) && !object::has_finalizers(&new) && !strategy.holds_deletion(&new);
         let Written::Done(updated) = self.storage.update(key, new, old.revision).await.map_err(storage_status)? else {
             return Ok(None);
         };
@@ -579,13 +580,17 @@ impl Inner {
             if object::is_marked(&old.object) {
                 return Ok(Some((202, status)));
             }
+            let strategy = self.strategy(resource);
+            strategy.admit_delete(&old.object)?;
             let finalizers = options.propagation.finalizers(object::finalizers(&old.object));
-            let (code, written) = if !finalizers.is_empty() {
+            let (code, written) = if !finalizers.is_empty() || strategy.holds_deletion(&old.object) {
                 if options.dry_run {
                     return Ok(Some((202, status)));
                 }
                 let mut marked = (*old.object).clone();
-                set_meta(&mut marked, "finalizers", Some(json!(finalizers)));
+                strategy.prepare_for_deletion(&mut marked);
+                let finalizers = (!finalizers.is_empty()).then(|| json!(finalizers));
+                set_meta(&mut marked, "finalizers", finalizers);
                 set_meta(&mut marked, "deletionTimestamp", Some(json!(now())));
                 set_meta(&mut marked, "deletionGracePeriodSeconds", Some(json!(0)));
                 if let Some(generation) = marked.pointer("/metadata/generation").and_then(Value::as_i64)
@@ -609,7 +614,7 @@ impl Inner {
                 } else {
                     Change::Deleted(&stored.object)
                 };
-                self.strategy(resource).after_write(&write, change);
+                strategy.after_write(&write, change);
                 return Ok(Some((code, status)));
             }
         }

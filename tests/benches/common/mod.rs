@@ -33,6 +33,14 @@ impl generated::api::rbac::v1::RoleApi for OneHpa {}
 impl generated::api::rbac::v1::ClusterRoleApi for OneHpa {}
 impl generated::api::rbac::v1::RoleBindingApi for OneHpa {}
 impl generated::api::rbac::v1::ClusterRoleBindingApi for OneHpa {}
+impl generated::api::core::v1::NamespaceApi for OneHpa {}
+impl generated::api::core::v1::ConfigMapApi for OneHpa {}
+impl generated::api::core::v1::SecretApi for OneHpa {}
+impl generated::api::core::v1::ServiceAccountApi for OneHpa {}
+impl generated::api::core::v1::EventApi for OneHpa {}
+impl generated::api::core::v1::ServiceApi for OneHpa {}
+impl generated::api::core::v1::EndpointsApi for OneHpa {}
+impl generated::api::coordination::v1::LeaseApi for OneHpa {}
 impl generated::api::authorization::v1::SelfSubjectAccessReviewApi for OneHpa {}
 impl generated::api::authorization::v1::SubjectAccessReviewApi for OneHpa {}
 impl generated::api::authorization::v1::LocalSubjectAccessReviewApi for OneHpa {}

@@ -1,0 +1,160 @@
+//! The strategies of the core/v1 kinds whose API server code does more than their specs
+//! say, registered by [`crate::Server::builder`] when the API serves them:
+//!
+//! - **namespaces**: a create gets the `kubernetes` finalizer in `spec.finalizers` and
+//!   the `Active` phase; only the `finalize` subresource changes `spec.finalizers`; a
+//!   delete marks the namespace `Terminating` while `spec.finalizers` holds it (the
+//!   store's collector empties it, then removes the finalizer); `default`, `kube-system`
+//!   and `kube-public` may not be deleted.
+//! - **secrets**: `stringData` is written into `data` (base64) and never stored; `type`
+//!   is `Opaque` when unset.
+//! - **services**: `type` is `ClusterIP`, `sessionAffinity` `None`, each port's
+//!   `protocol` `TCP` and its `targetPort` its `port` when unset, as the API server
+//!   defaults them. No cluster IP or node port is allocated.
+
+use base64::Engine;
+use kube_apigen::Status;
+use serde_json::{Value, json};
+
+use crate::object::{meta_str, top_mut};
+use crate::store::NAMESPACE_FINALIZER;
+use crate::strategy::{Strategy, WriteContext};
+
+/// The namespaces kube-apiserver refuses to delete.
+const IMMORTAL_NAMESPACES: [&str; 3] = ["default", "kube-system", "kube-public"];
+
+/// The strategy of core/v1 `namespaces`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Namespaces;
+
+impl Strategy for Namespaces {
+    fn prepare_for_create(&self, _: &WriteContext<'_>, object: &mut Value) {
+        let spec = top_mut(object, "spec");
+        let finalizers = spec.entry("finalizers").or_insert_with(|| json!([]));
+        if let Some(list) = finalizers.as_array_mut()
+            && !list.iter().any(|f| f.as_str() == Some(NAMESPACE_FINALIZER))
+        {
+            list.push(json!(NAMESPACE_FINALIZER));
+        }
+        top_mut(object, "status").insert("phase".to_owned(), json!("Active"));
+    }
+
+    fn prepare_for_update(&self, context: &WriteContext<'_>, new: &mut Value, old: &Value) {
+        if context.subresource != Some("finalize") {
+            let kept = old.pointer("/spec/finalizers").cloned();
+            let spec = top_mut(new, "spec");
+            match kept {
+                Some(finalizers) => spec.insert("finalizers".to_owned(), finalizers),
+                None => spec.remove("finalizers"),
+            };
+        }
+    }
+
+    fn subresources(&self) -> &[&'static str] {
+        &["finalize"]
+    }
+
+    fn update_subresource(&self, _subresource: &str, old: &Value, body: &Value) -> Value {
+        let mut new = old.clone();
+        let finalizers = body.pointer("/spec/finalizers").cloned();
+        let spec = top_mut(&mut new, "spec");
+        match finalizers {
+            Some(finalizers) => spec.insert("finalizers".to_owned(), finalizers),
+            None => spec.remove("finalizers"),
+        };
+        new
+    }
+
+    fn admit_delete(&self, object: &Value) -> Result<(), Status> {
+        let name = meta_str(object, "name");
+        if IMMORTAL_NAMESPACES.contains(&name) {
+            return Err(Status::forbidden("", "namespaces", name, "this namespace may not be deleted"));
+        }
+        Ok(())
+    }
+
+    fn holds_deletion(&self, object: &Value) -> bool {
+        object.pointer("/spec/finalizers").and_then(Value::as_array).is_some_and(|f| !f.is_empty())
+    }
+
+    fn prepare_for_deletion(&self, object: &mut Value) {
+        top_mut(object, "status").insert("phase".to_owned(), json!("Terminating"));
+    }
+}
+
+/// The strategy of core/v1 `secrets`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Secrets;
+
+impl Secrets {
+    /// Writes `stringData` into `data`, and `type` when unset.
+    fn normalize(object: &mut Value) {
+        let Some(root) = object.as_object_mut() else {
+            return;
+        };
+        if let Some(Value::Object(strings)) = root.remove("stringData") {
+            let data = root.entry("data").or_insert_with(|| json!({}));
+            if !data.is_object() {
+                *data = json!({});
+            }
+            if let Some(data) = data.as_object_mut() {
+                for (key, value) in strings {
+                    let text = value.as_str().unwrap_or_default();
+                    data.insert(key, json!(base64::engine::general_purpose::STANDARD.encode(text)));
+                }
+            }
+        }
+        if root.get("type").and_then(Value::as_str).is_none_or(str::is_empty) {
+            root.insert("type".to_owned(), json!("Opaque"));
+        }
+    }
+}
+
+impl Strategy for Secrets {
+    fn prepare_for_create(&self, _: &WriteContext<'_>, object: &mut Value) {
+        Self::normalize(object);
+    }
+
+    fn prepare_for_update(&self, _: &WriteContext<'_>, new: &mut Value, _: &Value) {
+        Self::normalize(new);
+    }
+}
+
+/// The strategy of core/v1 `services`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Services;
+
+impl Services {
+    /// The API server's defaults of a service's spec.
+    fn set_defaults(object: &mut Value) {
+        let spec = top_mut(object, "spec");
+        for (field, default) in [("type", "ClusterIP"), ("sessionAffinity", "None")] {
+            if spec.get(field).and_then(Value::as_str).is_none_or(str::is_empty) {
+                spec.insert(field.to_owned(), json!(default));
+            }
+        }
+        for port in spec.get_mut("ports").and_then(Value::as_array_mut).into_iter().flatten() {
+            let Some(port) = port.as_object_mut() else {
+                continue;
+            };
+            if port.get("protocol").and_then(Value::as_str).is_none_or(str::is_empty) {
+                port.insert("protocol".to_owned(), json!("TCP"));
+            }
+            if port.get("targetPort").is_none_or(|target| target == &json!(0) || target == &json!(""))
+                && let Some(number) = port.get("port").cloned()
+            {
+                port.insert("targetPort".to_owned(), number);
+            }
+        }
+    }
+}
+
+impl Strategy for Services {
+    fn prepare_for_create(&self, _: &WriteContext<'_>, object: &mut Value) {
+        Self::set_defaults(object);
+    }
+
+    fn prepare_for_update(&self, _: &WriteContext<'_>, new: &mut Value, _: &Value) {
+        Self::set_defaults(new);
+    }
+}
