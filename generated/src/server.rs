@@ -9,6 +9,11 @@ use crate::api::authorization::v1::{
 };
 use crate::api::autoscaling::v2::HorizontalPodAutoscalerApi;
 use crate::api::certificates::v1::CertificateSigningRequestApi;
+use crate::api::coordination::v1::LeaseApi;
+use crate::api::core::v1::{
+    ConfigMapApi, EndpointsApi, EventApi, NamespaceApi, SecretApi, ServiceAccountApi,
+    ServiceApi,
+};
 use crate::api::rbac::v1::{
     ClusterRoleApi, ClusterRoleBindingApi, RoleApi, RoleBindingApi,
 };
@@ -29,6 +34,12 @@ use crate::api::autoscaling::v2::HorizontalPodAutoscaler;
 #[cfg(feature = "dynamic")]
 use crate::api::certificates::v1::CertificateSigningRequest;
 #[cfg(feature = "dynamic")]
+use crate::api::coordination::v1::Lease;
+#[cfg(feature = "dynamic")]
+use crate::api::core::v1::{
+    ConfigMap, Endpoints, Event, Namespace, Secret, Service, ServiceAccount,
+};
+#[cfg(feature = "dynamic")]
 use crate::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
 #[cfg(feature = "dynamic")]
 use crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
@@ -38,21 +49,25 @@ use crate::com::coreos::monitoring::v1::Probe;
 use kube_apigen::dynamic;
 
 /// Implemented by a server for every resource of these specs.
-pub trait Server: CustomResourceDefinitionApi + SelfSubjectReviewApi + LocalSubjectAccessReviewApi + SelfSubjectAccessReviewApi + SelfSubjectRulesReviewApi + SubjectAccessReviewApi + HorizontalPodAutoscalerApi + CertificateSigningRequestApi + ProbeApi + ClusterRoleApi + ClusterRoleBindingApi + RoleApi + RoleBindingApi {}
+pub trait Server: ConfigMapApi + EndpointsApi + EventApi + NamespaceApi + SecretApi + ServiceApi + ServiceAccountApi + CustomResourceDefinitionApi + SelfSubjectReviewApi + LocalSubjectAccessReviewApi + SelfSubjectAccessReviewApi + SelfSubjectRulesReviewApi + SubjectAccessReviewApi + HorizontalPodAutoscalerApi + CertificateSigningRequestApi + LeaseApi + ProbeApi + ClusterRoleApi + ClusterRoleBindingApi + RoleApi + RoleBindingApi {}
 impl<
-    T: CustomResourceDefinitionApi + SelfSubjectReviewApi + LocalSubjectAccessReviewApi
-        + SelfSubjectAccessReviewApi + SelfSubjectRulesReviewApi + SubjectAccessReviewApi
-        + HorizontalPodAutoscalerApi + CertificateSigningRequestApi + ProbeApi
-        + ClusterRoleApi + ClusterRoleBindingApi + RoleApi + RoleBindingApi,
+    T: ConfigMapApi + EndpointsApi + EventApi + NamespaceApi + SecretApi + ServiceApi
+        + ServiceAccountApi + CustomResourceDefinitionApi + SelfSubjectReviewApi
+        + LocalSubjectAccessReviewApi + SelfSubjectAccessReviewApi
+        + SelfSubjectRulesReviewApi + SubjectAccessReviewApi + HorizontalPodAutoscalerApi
+        + CertificateSigningRequestApi + LeaseApi + ProbeApi + ClusterRoleApi
+        + ClusterRoleBindingApi + RoleApi + RoleBindingApi,
 > Server for T {}
 /// Discovery information of every group/version, and the version reported at `/version`.
 pub static CATALOG: discovery::ApiCatalog = discovery::ApiCatalog {
     groups: &[
+        crate::api::core::v1::routes::GROUP_VERSION,
         crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::routes::GROUP_VERSION,
         crate::api::authentication::v1::routes::GROUP_VERSION,
         crate::api::authorization::v1::routes::GROUP_VERSION,
         crate::api::autoscaling::v2::routes::GROUP_VERSION,
         crate::api::certificates::v1::routes::GROUP_VERSION,
+        crate::api::coordination::v1::routes::GROUP_VERSION,
         crate::com::coreos::monitoring::v1::routes::GROUP_VERSION,
         crate::api::rbac::v1::routes::GROUP_VERSION,
     ],
@@ -67,6 +82,13 @@ pub static CATALOG: discovery::ApiCatalog = discovery::ApiCatalog {
 /// The typed check (decode and validate) of every resource, by group, version and
 /// kind, for servers that work with JSON (`kube_apigen::dynamic`).
 pub static TYPED_CHECKS: &[(&str, &str, &str, dynamic::TypedCheck)] = &[
+    ("", "v1", "ConfigMap", dynamic::typed::<ConfigMap>),
+    ("", "v1", "Endpoints", dynamic::typed::<Endpoints>),
+    ("", "v1", "Event", dynamic::typed::<Event>),
+    ("", "v1", "Namespace", dynamic::typed::<Namespace>),
+    ("", "v1", "Secret", dynamic::typed::<Secret>),
+    ("", "v1", "Service", dynamic::typed::<Service>),
+    ("", "v1", "ServiceAccount", dynamic::typed::<ServiceAccount>),
     (
         "apiextensions.k8s.io",
         "v1",
@@ -115,6 +137,7 @@ pub static TYPED_CHECKS: &[(&str, &str, &str, dynamic::TypedCheck)] = &[
         "CertificateSigningRequest",
         dynamic::typed::<CertificateSigningRequest>,
     ),
+    ("coordination.k8s.io", "v1", "Lease", dynamic::typed::<Lease>),
     ("monitoring.coreos.com", "v1", "Probe", dynamic::typed::<Probe>),
     ("rbac.authorization.k8s.io", "v1", "ClusterRole", dynamic::typed::<ClusterRole>),
     (
@@ -137,6 +160,7 @@ pub fn router<S: Server>(api: S, config: http::Config) -> Router {
         config: Arc::clone(&config),
     };
     let routes = Router::new()
+        .merge(crate::api::core::v1::routes::router::<S>())
         .merge(
             crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::routes::router::<
                 S,
@@ -146,6 +170,7 @@ pub fn router<S: Server>(api: S, config: http::Config) -> Router {
         .merge(crate::api::authorization::v1::routes::router::<S>())
         .merge(crate::api::autoscaling::v2::routes::router::<S>())
         .merge(crate::api::certificates::v1::routes::router::<S>())
+        .merge(crate::api::coordination::v1::routes::router::<S>())
         .merge(crate::com::coreos::monitoring::v1::routes::router::<S>())
         .merge(crate::api::rbac::v1::routes::router::<S>())
         .with_state(state)

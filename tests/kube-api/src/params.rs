@@ -675,12 +675,6 @@ impl From<&PatchParams> for Options {
     }
 }
 
-/// Path parameters: `name`.
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
-pub struct NamePath {
-    pub name: String,
-}
-
 /// Path parameters: `namespace`.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 pub struct NamespacePath {
@@ -691,5 +685,11 @@ pub struct NamespacePath {
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 pub struct NamespaceNamePath {
     pub namespace: String,
+    pub name: String,
+}
+
+/// Path parameters: `name`.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+pub struct NamePath {
     pub name: String,
 }

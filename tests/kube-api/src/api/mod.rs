@@ -6,4 +6,6 @@ pub mod authentication;
 pub mod authorization;
 pub mod autoscaling;
 pub mod certificates;
+pub mod coordination;
+pub mod core;
 pub mod rbac;

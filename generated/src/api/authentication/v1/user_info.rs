@@ -98,15 +98,8 @@ impl protobuf::Message for UserInfo {
         depth: protobuf::Depth,
     ) -> Result<(), protobuf::DecodeError> {
         match number {
-            1 => {
-                protobuf::merge(
-                    self.username.get_or_insert_default(),
-                    wire_type,
-                    buf,
-                    depth,
-                )
-            }
-            2 => protobuf::merge(self.uid.get_or_insert_default(), wire_type, buf, depth),
+            1 => protobuf::merge_text(&mut self.username, wire_type, buf, depth),
+            2 => protobuf::merge_text(&mut self.uid, wire_type, buf, depth),
             3 => {
                 protobuf::merge_repeated(
                     self.groups.get_or_insert_default(),

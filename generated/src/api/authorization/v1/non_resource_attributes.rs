@@ -83,12 +83,8 @@ impl protobuf::Message for NonResourceAttributes {
         depth: protobuf::Depth,
     ) -> Result<(), protobuf::DecodeError> {
         match number {
-            1 => {
-                protobuf::merge(self.path.get_or_insert_default(), wire_type, buf, depth)
-            }
-            2 => {
-                protobuf::merge(self.verb.get_or_insert_default(), wire_type, buf, depth)
-            }
+            1 => protobuf::merge_text(&mut self.path, wire_type, buf, depth),
+            2 => protobuf::merge_text(&mut self.verb, wire_type, buf, depth),
             _ => protobuf::skip(number, wire_type, buf, depth),
         }
     }

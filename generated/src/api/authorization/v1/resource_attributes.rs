@@ -121,52 +121,13 @@ impl protobuf::Message for ResourceAttributes {
         depth: protobuf::Depth,
     ) -> Result<(), protobuf::DecodeError> {
         match number {
-            1 => {
-                protobuf::merge(
-                    self.namespace.get_or_insert_default(),
-                    wire_type,
-                    buf,
-                    depth,
-                )
-            }
-            2 => {
-                protobuf::merge(self.verb.get_or_insert_default(), wire_type, buf, depth)
-            }
-            3 => {
-                protobuf::merge(
-                    self.group.get_or_insert_default(),
-                    wire_type,
-                    buf,
-                    depth,
-                )
-            }
-            4 => {
-                protobuf::merge(
-                    self.version.get_or_insert_default(),
-                    wire_type,
-                    buf,
-                    depth,
-                )
-            }
-            5 => {
-                protobuf::merge(
-                    self.resource.get_or_insert_default(),
-                    wire_type,
-                    buf,
-                    depth,
-                )
-            }
-            6 => {
-                protobuf::merge(
-                    self.subresource.get_or_insert_default(),
-                    wire_type,
-                    buf,
-                    depth,
-                )
-            }
-            7 => {
-                protobuf::merge(self.name.get_or_insert_default(), wire_type, buf, depth)
-            }
+            1 => protobuf::merge_text(&mut self.namespace, wire_type, buf, depth),
+            2 => protobuf::merge_text(&mut self.verb, wire_type, buf, depth),
+            3 => protobuf::merge_text(&mut self.group, wire_type, buf, depth),
+            4 => protobuf::merge_text(&mut self.version, wire_type, buf, depth),
+            5 => protobuf::merge_text(&mut self.resource, wire_type, buf, depth),
+            6 => protobuf::merge_text(&mut self.subresource, wire_type, buf, depth),
+            7 => protobuf::merge_text(&mut self.name, wire_type, buf, depth),
             _ => protobuf::skip(number, wire_type, buf, depth),
         }
     }

@@ -77,14 +77,7 @@ impl protobuf::Message for SelfSubjectRulesReviewSpec {
         depth: protobuf::Depth,
     ) -> Result<(), protobuf::DecodeError> {
         match number {
-            1 => {
-                protobuf::merge(
-                    self.namespace.get_or_insert_default(),
-                    wire_type,
-                    buf,
-                    depth,
-                )
-            }
+            1 => protobuf::merge_text(&mut self.namespace, wire_type, buf, depth),
             _ => protobuf::skip(number, wire_type, buf, depth),
         }
     }

@@ -138,9 +138,7 @@ impl protobuf::Message for SubjectAccessReviewSpec {
                     depth,
                 )
             }
-            3 => {
-                protobuf::merge(self.user.get_or_insert_default(), wire_type, buf, depth)
-            }
+            3 => protobuf::merge_text(&mut self.user, wire_type, buf, depth),
             4 => {
                 protobuf::merge_repeated(
                     self.groups.get_or_insert_default(),
@@ -157,7 +155,7 @@ impl protobuf::Message for SubjectAccessReviewSpec {
                     depth,
                 )
             }
-            6 => protobuf::merge(self.uid.get_or_insert_default(), wire_type, buf, depth),
+            6 => protobuf::merge_text(&mut self.uid, wire_type, buf, depth),
             _ => protobuf::skip(number, wire_type, buf, depth),
         }
     }

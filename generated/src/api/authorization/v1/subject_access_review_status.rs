@@ -101,22 +101,8 @@ impl protobuf::Message for SubjectAccessReviewStatus {
     ) -> Result<(), protobuf::DecodeError> {
         match number {
             1 => protobuf::merge(&mut self.allowed, wire_type, buf, depth),
-            2 => {
-                protobuf::merge(
-                    self.reason.get_or_insert_default(),
-                    wire_type,
-                    buf,
-                    depth,
-                )
-            }
-            3 => {
-                protobuf::merge(
-                    self.evaluation_error.get_or_insert_default(),
-                    wire_type,
-                    buf,
-                    depth,
-                )
-            }
+            2 => protobuf::merge_text(&mut self.reason, wire_type, buf, depth),
+            3 => protobuf::merge_text(&mut self.evaluation_error, wire_type, buf, depth),
             4 => {
                 protobuf::merge(
                     self.denied.get_or_insert_default(),

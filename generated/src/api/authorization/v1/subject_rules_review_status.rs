@@ -113,14 +113,7 @@ impl protobuf::Message for SubjectRulesReviewStatus {
                 )
             }
             3 => protobuf::merge(&mut self.incomplete, wire_type, buf, depth),
-            4 => {
-                protobuf::merge(
-                    self.evaluation_error.get_or_insert_default(),
-                    wire_type,
-                    buf,
-                    depth,
-                )
-            }
+            4 => protobuf::merge_text(&mut self.evaluation_error, wire_type, buf, depth),
             _ => protobuf::skip(number, wire_type, buf, depth),
         }
     }

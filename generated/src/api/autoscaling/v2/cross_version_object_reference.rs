@@ -106,14 +106,7 @@ impl protobuf::Message for CrossVersionObjectReference {
         match number {
             1 => protobuf::merge(&mut self.kind, wire_type, buf, depth),
             2 => protobuf::merge(&mut self.name, wire_type, buf, depth),
-            3 => {
-                protobuf::merge(
-                    self.api_version.get_or_insert_default(),
-                    wire_type,
-                    buf,
-                    depth,
-                )
-            }
+            3 => protobuf::merge_text(&mut self.api_version, wire_type, buf, depth),
             _ => protobuf::skip(number, wire_type, buf, depth),
         }
     }

@@ -158,22 +158,8 @@ impl protobuf::Message for HorizontalPodAutoscalerCondition {
                     depth,
                 )
             }
-            4 => {
-                protobuf::merge(
-                    self.reason.get_or_insert_default(),
-                    wire_type,
-                    buf,
-                    depth,
-                )
-            }
-            5 => {
-                protobuf::merge(
-                    self.message.get_or_insert_default(),
-                    wire_type,
-                    buf,
-                    depth,
-                )
-            }
+            4 => protobuf::merge_text(&mut self.reason, wire_type, buf, depth),
+            5 => protobuf::merge_text(&mut self.message, wire_type, buf, depth),
             6 => {
                 protobuf::merge(
                     self.observed_generation.get_or_insert_default(),

@@ -154,14 +154,7 @@ impl protobuf::Message for HPAScalingRules {
         depth: protobuf::Depth,
     ) -> Result<(), protobuf::DecodeError> {
         match number {
-            1 => {
-                protobuf::merge(
-                    self.select_policy.get_or_insert_default(),
-                    wire_type,
-                    buf,
-                    depth,
-                )
-            }
+            1 => protobuf::merge_text(&mut self.select_policy, wire_type, buf, depth),
             2 => {
                 protobuf::merge_repeated(
                     self.policies.get_or_insert_default(),

@@ -169,22 +169,8 @@ impl protobuf::Message for CertificateSigningRequestCondition {
     ) -> Result<(), protobuf::DecodeError> {
         match number {
             1 => protobuf::merge(&mut self.type_, wire_type, buf, depth),
-            2 => {
-                protobuf::merge(
-                    self.reason.get_or_insert_default(),
-                    wire_type,
-                    buf,
-                    depth,
-                )
-            }
-            3 => {
-                protobuf::merge(
-                    self.message.get_or_insert_default(),
-                    wire_type,
-                    buf,
-                    depth,
-                )
-            }
+            2 => protobuf::merge_text(&mut self.reason, wire_type, buf, depth),
+            3 => protobuf::merge_text(&mut self.message, wire_type, buf, depth),
             4 => {
                 protobuf::merge(
                     self.last_update_time.get_or_insert_default(),

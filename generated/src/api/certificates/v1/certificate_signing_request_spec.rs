@@ -166,15 +166,8 @@ impl protobuf::Message for CertificateSigningRequestSpec {
     ) -> Result<(), protobuf::DecodeError> {
         match number {
             1 => protobuf::merge(&mut self.request, wire_type, buf, depth),
-            2 => {
-                protobuf::merge(
-                    self.username.get_or_insert_default(),
-                    wire_type,
-                    buf,
-                    depth,
-                )
-            }
-            3 => protobuf::merge(self.uid.get_or_insert_default(), wire_type, buf, depth),
+            2 => protobuf::merge_text(&mut self.username, wire_type, buf, depth),
+            3 => protobuf::merge_text(&mut self.uid, wire_type, buf, depth),
             4 => {
                 protobuf::merge_repeated(
                     self.groups.get_or_insert_default(),

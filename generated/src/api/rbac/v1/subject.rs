@@ -111,23 +111,9 @@ impl protobuf::Message for Subject {
     ) -> Result<(), protobuf::DecodeError> {
         match number {
             1 => protobuf::merge(&mut self.kind, wire_type, buf, depth),
-            2 => {
-                protobuf::merge(
-                    self.api_group.get_or_insert_default(),
-                    wire_type,
-                    buf,
-                    depth,
-                )
-            }
+            2 => protobuf::merge_text(&mut self.api_group, wire_type, buf, depth),
             3 => protobuf::merge(&mut self.name, wire_type, buf, depth),
-            4 => {
-                protobuf::merge(
-                    self.namespace.get_or_insert_default(),
-                    wire_type,
-                    buf,
-                    depth,
-                )
-            }
+            4 => protobuf::merge_text(&mut self.namespace, wire_type, buf, depth),
             _ => protobuf::skip(number, wire_type, buf, depth),
         }
     }

@@ -5,3 +5,4 @@
 pub mod api;
 pub mod apis;
 pub mod runtime;
+pub mod util;

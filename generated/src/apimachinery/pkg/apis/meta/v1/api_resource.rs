@@ -193,25 +193,11 @@ impl protobuf::Message for APIResource {
                     depth,
                 )
             }
-            8 => {
-                protobuf::merge(
-                    self.group.get_or_insert_default(),
-                    wire_type,
-                    buf,
-                    depth,
-                )
-            }
-            9 => {
-                protobuf::merge(
-                    self.version.get_or_insert_default(),
-                    wire_type,
-                    buf,
-                    depth,
-                )
-            }
+            8 => protobuf::merge_text(&mut self.group, wire_type, buf, depth),
+            9 => protobuf::merge_text(&mut self.version, wire_type, buf, depth),
             10 => {
-                protobuf::merge(
-                    self.storage_version_hash.get_or_insert_default(),
+                protobuf::merge_text(
+                    &mut self.storage_version_hash,
                     wire_type,
                     buf,
                     depth,

@@ -7,11 +7,12 @@ pub use self::api_resource::APIResource;
 mod api_resource_list;
 pub use self::api_resource_list::APIResourceList;
 pub use kube_apigen::apimachinery::pkg::apis::meta::v1::{
-    DeleteOptions, DeleteOptionsDryRunItem, DeleteOptionsPropagationPolicy, FieldsV1,
-    LabelSelector, LabelSelectorRequirement, ManagedFieldsEntry, ObjectMeta,
+    Condition, DeleteOptions, DeleteOptionsDryRunItem, DeleteOptionsPropagationPolicy,
+    FieldsV1, LabelSelector, LabelSelectorRequirement, ManagedFieldsEntry, ObjectMeta,
     OwnerReference, Patch, Preconditions, WatchEvent,
 };
 pub use kube_apigen::ListMeta;
+pub use kube_apigen::MicroTime;
 pub use kube_apigen::Status;
 pub use kube_apigen::StatusCause;
 pub use kube_apigen::StatusDetails;

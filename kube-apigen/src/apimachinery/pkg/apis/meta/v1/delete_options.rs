@@ -215,12 +215,7 @@ impl protobuf::Message for DeleteOptions {
                 )
             }
             4 => {
-                protobuf::merge(
-                    self.propagation_policy.get_or_insert_default(),
-                    wire_type,
-                    buf,
-                    depth,
-                )
+                protobuf::merge_text(&mut self.propagation_policy, wire_type, buf, depth)
             }
             5 => {
                 protobuf::merge_repeated(

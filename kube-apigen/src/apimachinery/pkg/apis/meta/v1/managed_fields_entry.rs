@@ -122,41 +122,13 @@ impl protobuf::Message for ManagedFieldsEntry {
         depth: protobuf::Depth,
     ) -> Result<(), protobuf::DecodeError> {
         match number {
-            1 => {
-                protobuf::merge(
-                    self.manager.get_or_insert_default(),
-                    wire_type,
-                    buf,
-                    depth,
-                )
-            }
-            2 => {
-                protobuf::merge(
-                    self.operation.get_or_insert_default(),
-                    wire_type,
-                    buf,
-                    depth,
-                )
-            }
-            3 => {
-                protobuf::merge(
-                    self.api_version.get_or_insert_default(),
-                    wire_type,
-                    buf,
-                    depth,
-                )
-            }
+            1 => protobuf::merge_text(&mut self.manager, wire_type, buf, depth),
+            2 => protobuf::merge_text(&mut self.operation, wire_type, buf, depth),
+            3 => protobuf::merge_text(&mut self.api_version, wire_type, buf, depth),
             4 => {
                 protobuf::merge(self.time.get_or_insert_default(), wire_type, buf, depth)
             }
-            6 => {
-                protobuf::merge(
-                    self.fields_type.get_or_insert_default(),
-                    wire_type,
-                    buf,
-                    depth,
-                )
-            }
+            6 => protobuf::merge_text(&mut self.fields_type, wire_type, buf, depth),
             7 => {
                 protobuf::merge(
                     self.fields_v1.get_or_insert_default(),
@@ -165,14 +137,7 @@ impl protobuf::Message for ManagedFieldsEntry {
                     depth,
                 )
             }
-            8 => {
-                protobuf::merge(
-                    self.subresource.get_or_insert_default(),
-                    wire_type,
-                    buf,
-                    depth,
-                )
-            }
+            8 => protobuf::merge_text(&mut self.subresource, wire_type, buf, depth),
             _ => protobuf::skip(number, wire_type, buf, depth),
         }
     }

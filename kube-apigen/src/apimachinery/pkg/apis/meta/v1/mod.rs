@@ -2,6 +2,8 @@
 
 //! The types of the schemas `io.k8s.apimachinery.pkg.apis.meta.v1.*`.
 
+mod condition;
+pub use self::condition::Condition;
 mod delete_options;
 pub use self::delete_options::{
     DeleteOptions, DeleteOptionsDryRunItem, DeleteOptionsPropagationPolicy,

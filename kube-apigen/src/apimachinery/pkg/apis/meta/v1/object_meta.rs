@@ -219,42 +219,12 @@ impl protobuf::Message for ObjectMeta {
         depth: protobuf::Depth,
     ) -> Result<(), protobuf::DecodeError> {
         match number {
-            1 => {
-                protobuf::merge(self.name.get_or_insert_default(), wire_type, buf, depth)
-            }
-            2 => {
-                protobuf::merge(
-                    self.generate_name.get_or_insert_default(),
-                    wire_type,
-                    buf,
-                    depth,
-                )
-            }
-            3 => {
-                protobuf::merge(
-                    self.namespace.get_or_insert_default(),
-                    wire_type,
-                    buf,
-                    depth,
-                )
-            }
-            4 => {
-                protobuf::merge(
-                    self.self_link.get_or_insert_default(),
-                    wire_type,
-                    buf,
-                    depth,
-                )
-            }
-            5 => protobuf::merge(self.uid.get_or_insert_default(), wire_type, buf, depth),
-            6 => {
-                protobuf::merge(
-                    self.resource_version.get_or_insert_default(),
-                    wire_type,
-                    buf,
-                    depth,
-                )
-            }
+            1 => protobuf::merge_text(&mut self.name, wire_type, buf, depth),
+            2 => protobuf::merge_text(&mut self.generate_name, wire_type, buf, depth),
+            3 => protobuf::merge_text(&mut self.namespace, wire_type, buf, depth),
+            4 => protobuf::merge_text(&mut self.self_link, wire_type, buf, depth),
+            5 => protobuf::merge_text(&mut self.uid, wire_type, buf, depth),
+            6 => protobuf::merge_text(&mut self.resource_version, wire_type, buf, depth),
             7 => {
                 protobuf::merge(
                     self.generation.get_or_insert_default(),

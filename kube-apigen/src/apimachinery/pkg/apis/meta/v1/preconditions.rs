@@ -83,15 +83,8 @@ impl protobuf::Message for Preconditions {
         depth: protobuf::Depth,
     ) -> Result<(), protobuf::DecodeError> {
         match number {
-            1 => protobuf::merge(self.uid.get_or_insert_default(), wire_type, buf, depth),
-            2 => {
-                protobuf::merge(
-                    self.resource_version.get_or_insert_default(),
-                    wire_type,
-                    buf,
-                    depth,
-                )
-            }
+            1 => protobuf::merge_text(&mut self.uid, wire_type, buf, depth),
+            2 => protobuf::merge_text(&mut self.resource_version, wire_type, buf, depth),
             _ => protobuf::skip(number, wire_type, buf, depth),
         }
     }

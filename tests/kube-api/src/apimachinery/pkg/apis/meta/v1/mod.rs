@@ -11,10 +11,11 @@ pub use kube_apigen::apimachinery::pkg::apis::meta::v1::{
     Preconditions, WatchEvent,
 };
 pub use k8s_openapi::apimachinery::pkg::apis::meta::v1::{
-    FieldsV1, LabelSelector, LabelSelectorRequirement, ManagedFieldsEntry, ObjectMeta,
-    OwnerReference,
+    Condition, FieldsV1, LabelSelector, LabelSelectorRequirement, ManagedFieldsEntry,
+    ObjectMeta, OwnerReference,
 };
 pub use kube_apigen::ListMeta;
+pub use k8s_openapi::apimachinery::pkg::apis::meta::v1::MicroTime;
 pub use kube_apigen::Status;
 pub use kube_apigen::StatusCause;
 pub use kube_apigen::StatusDetails;
