@@ -121,24 +121,42 @@ impl PatchType {
     }
 }
 
-/// The query parameters a JSON-level server reads (`dynamic::Options`, with the `server`
-/// feature), by wire name and field: generated parameter types convert into it.
-pub const DYNAMIC_OPTIONS: &[(&str, &str)] = &[
-    ("labelSelector", "label_selector"),
-    ("fieldSelector", "field_selector"),
-    ("limit", "limit"),
-    ("continue", "continue_"),
-    ("resourceVersion", "resource_version"),
-    ("resourceVersionMatch", "resource_version_match"),
-    ("watch", "watch"),
-    ("allowWatchBookmarks", "allow_watch_bookmarks"),
-    ("sendInitialEvents", "send_initial_events"),
-    ("timeoutSeconds", "timeout_seconds"),
-    ("force", "force"),
-    ("gracePeriodSeconds", "grace_period_seconds"),
-    ("propagationPolicy", "propagation_policy"),
-    ("orphanDependents", "orphan_dependents"),
-];
+/// Calls `$callback!` with the query parameters a JSON-level server reads, each as
+/// `"wireName" field: Type, "doc";`: the one list [`DYNAMIC_OPTIONS`] and the server
+/// layer's `dynamic::Options` are both made from.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! with_dynamic_options {
+    ($callback:ident) => {
+        $callback! {
+            "labelSelector" label_selector: String, "`labelSelector`: only the objects whose labels match.";
+            "fieldSelector" field_selector: String, "`fieldSelector`: only the objects whose fields match, e.g. `metadata.name=web`.";
+            "limit" limit: i64, "`limit`: the most items a page of a list may hold.";
+            "continue" continue_: String, "`continue`: the token of the next page, from the last page's `metadata.continue`.";
+            "resourceVersion" resource_version: String, "`resourceVersion`: the version to read at or to watch from.";
+            "resourceVersionMatch" resource_version_match: String, "`resourceVersionMatch`: how a list reads `resourceVersion`, `Exact` or `NotOlderThan`.";
+            "watch" watch: bool, "`watch`: stream the changes instead of listing.";
+            "allowWatchBookmarks" allow_watch_bookmarks: bool, "`allowWatchBookmarks`: the watch may send `BOOKMARK` events.";
+            "sendInitialEvents" send_initial_events: bool, "`sendInitialEvents`: the watch starts with an `ADDED` event per current object, then a bookmark.";
+            "timeoutSeconds" timeout_seconds: i64, "`timeoutSeconds`: how long a list or watch may last.";
+            "force" force: bool, "`force`: a server-side apply takes over fields that other managers own.";
+            "gracePeriodSeconds" grace_period_seconds: i64, "`gracePeriodSeconds`: how long a deleted object may take to go; 0 for at once.";
+            "propagationPolicy" propagation_policy: String, "`propagationPolicy`: what becomes of dependents on delete: `Orphan`, `Background` or `Foreground`.";
+            "orphanDependents" orphan_dependents: bool, "`orphanDependents`: whether dependents are orphaned on delete; superseded by `propagationPolicy`.";
+        }
+    };
+}
+
+macro_rules! option_names {
+    ($($wire:literal $field:ident: $ty:ty, $doc:literal;)*) => {
+        /// The query parameters a JSON-level server reads (`dynamic::Options`, with the
+        /// `server` feature), by wire name and field: generated parameter types convert
+        /// into it.
+        pub const DYNAMIC_OPTIONS: &[(&str, &str)] = &[$(($wire, stringify!($field))),*];
+    };
+}
+
+with_dynamic_options!(option_names);
 
 #[cfg(test)]
 mod tests {

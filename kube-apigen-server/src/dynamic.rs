@@ -23,47 +23,26 @@ use kube_apigen_core::Status;
 
 pub use kube_apigen_core::Verb;
 
-/// The query options a JSON-level server reads ([`kube_apigen_core::schema::DYNAMIC_OPTIONS`]); an
-/// operation sets the ones its spec lists (generated parameter types convert into it).
-/// `dryRun`, `fieldManager` and `fieldValidation` are in the request's [`Context`], decoded
-/// once.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-pub struct Options {
-    /// `labelSelector`: only the objects whose labels match.
-    pub label_selector: Option<String>,
-    /// `fieldSelector`: only the objects whose fields match, e.g. `metadata.name=web`.
-    pub field_selector: Option<String>,
-    /// `limit`: the most items a page of a list may hold.
-    pub limit: Option<i64>,
-    /// `continue`: the token of the next page, from the last page's `metadata.continue`.
-    #[serde(rename = "continue")]
-    pub continue_: Option<String>,
-    /// `resourceVersion`: the version to read at or to watch from.
-    pub resource_version: Option<String>,
-    /// `resourceVersionMatch`: how a list reads `resourceVersion`, `Exact` or
-    /// `NotOlderThan`.
-    pub resource_version_match: Option<String>,
-    /// `watch`: stream the changes instead of listing.
-    pub watch: Option<bool>,
-    /// `allowWatchBookmarks`: the watch may send `BOOKMARK` events.
-    pub allow_watch_bookmarks: Option<bool>,
-    /// `sendInitialEvents`: the watch starts with an `ADDED` event per current object,
-    /// then a bookmark.
-    pub send_initial_events: Option<bool>,
-    /// `timeoutSeconds`: how long a list or watch may last.
-    pub timeout_seconds: Option<i64>,
-    /// `force`: a server-side apply takes over fields that other managers own.
-    pub force: Option<bool>,
-    /// `gracePeriodSeconds`: how long a deleted object may take to go; 0 for at once.
-    pub grace_period_seconds: Option<i64>,
-    /// `propagationPolicy`: what becomes of dependents on delete: `Orphan`, `Background` or
-    /// `Foreground`.
-    pub propagation_policy: Option<String>,
-    /// `orphanDependents`: whether dependents are orphaned on delete; superseded by
-    /// `propagationPolicy`.
-    pub orphan_dependents: Option<bool>,
+macro_rules! options {
+    ($($wire:literal $field:ident: $ty:ty, $doc:literal;)*) => {
+        /// The query options a JSON-level server reads
+        /// ([`kube_apigen_core::schema::DYNAMIC_OPTIONS`], made from the same list); an
+        /// operation sets the ones its spec lists (generated parameter types convert into
+        /// it). `dryRun`, `fieldManager` and `fieldValidation` are in the request's
+        /// [`Context`], decoded once.
+        #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+        #[serde(default)]
+        pub struct Options {
+            $(
+                #[doc = $doc]
+                #[serde(rename = $wire)]
+                pub $field: Option<$ty>,
+            )*
+        }
+    };
 }
+
+kube_apigen_core::with_dynamic_options!(options);
 
 /// One operation on one resource, at the JSON level.
 #[derive(Debug)]
