@@ -135,9 +135,15 @@ struct WidgetList {
 }
 
 // The test's types have no protobuf message, like a custom resource's.
-impl Payload for Widget {}
-impl Payload for WidgetList {}
-impl Payload for DeleteOptions {}
+impl Payload for Widget {
+    const GO_TYPE: &'static str = "Widget";
+}
+impl Payload for WidgetList {
+    const GO_TYPE: &'static str = "WidgetList";
+}
+impl Payload for DeleteOptions {
+    const GO_TYPE: &'static str = "DeleteOptions";
+}
 
 #[derive(Debug, Deserialize)]
 struct NamespacePath {

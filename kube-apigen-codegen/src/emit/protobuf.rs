@@ -6,19 +6,28 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use super::scope::Scope;
-use crate::ir::{Field, ProtoField, ProtoLabel, ProtoMessage, Ty, TypeId, TypeKind};
+use crate::ir::{Field, Origin, ProtoField, ProtoLabel, ProtoMessage, Ty, TypeId, TypeKind};
 
 pub fn emit(scope: &mut Scope, id: TypeId) -> TokenStream {
     let api = scope.api;
     let ty = api.ty(id);
     let name = format_ident!("{}", ty.name);
+    // The Go type a body decodes into is its schema's last segment.
+    let go_type = match &ty.origin {
+        Origin::Schema(schema) => schema.rsplit('.').next().unwrap_or(schema),
+        _ => ty.name.as_str(),
+    };
     let mut tokens = TokenStream::new();
     match &ty.kind {
         // k8s-openapi's `Time` has no `Default`, which decoding fields in place needs: the
         // models of such crates are JSON (and YAML) only, as custom resources are.
         TypeKind::Struct(_) if scope.k8s_openapi() && api.protobuf.payloads.contains(&id) => {
             let protobuf = scope.import("kube_apigen::protobuf");
-            tokens.extend(quote! { impl #protobuf::Payload for #name {} });
+            tokens.extend(quote! {
+                impl #protobuf::Payload for #name {
+                    const GO_TYPE: &'static str = #go_type;
+                }
+            });
         }
         _ if scope.k8s_openapi() => {}
         TypeKind::Struct(s) => {
@@ -37,11 +46,14 @@ pub fn emit(scope: &mut Scope, id: TypeId) -> TokenStream {
                 tokens.extend(match api.protobuf.messages.contains_key(&id) {
                     true => quote! {
                         impl #protobuf::Payload for #name {
+                            const GO_TYPE: &'static str = #go_type;
                             const PROTOBUF: Option<#protobuf::Codec<Self>> = Some(#codec);
                         }
                     },
                     false => quote! {
-                        impl #protobuf::Payload for #name {}
+                        impl #protobuf::Payload for #name {
+                            const GO_TYPE: &'static str = #go_type;
+                        }
                     },
                 });
             }

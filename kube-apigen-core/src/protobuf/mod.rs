@@ -305,6 +305,11 @@ pub fn skip(number: u32, wire_type: WireType, buf: &mut &[u8], _depth: Depth) ->
 /// A type a request or response body can be: JSON and YAML through serde; protobuf when
 /// it has a message. Generated models that are request or response bodies implement it.
 pub trait Payload: serde::Serialize + Sized {
+    /// The name of the Go type the API server decodes such a body into
+    /// (`HorizontalPodAutoscaler`, `DeleteOptions`): what its decode errors name. For a
+    /// generated model, its schema's name.
+    const GO_TYPE: &'static str;
+
     /// The protobuf codec, when the type has a message.
     const PROTOBUF: Option<Codec<Self>> = None;
 }
@@ -347,4 +352,7 @@ fn decode_object<M: Message>(envelope: &Unknown<'_>) -> Result<M, DecodeError> {
     Ok(object)
 }
 
-impl Payload for serde_json::Value {}
+/// Any JSON, as the API server's `Unstructured` holds custom resources.
+impl Payload for serde_json::Value {
+    const GO_TYPE: &'static str = "Unstructured";
+}

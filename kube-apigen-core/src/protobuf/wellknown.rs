@@ -298,5 +298,6 @@ impl Message for StatusCause {
 }
 
 impl super::Payload for Status {
+    const GO_TYPE: &'static str = "Status";
     const PROTOBUF: Option<super::Codec<Self>> = Some(super::Codec::message("v1", "Status"));
 }

@@ -352,8 +352,7 @@ impl Call {
     /// decoding error: unknown field "spec.foo", duplicate field "spec.x"` under `Strict`,
     /// a `Warning` each under `Warn` (the default), nothing under `Ignore`.
     ///
-    /// `<T>` is the last segment of `T`'s Rust type name, which for generated models is
-    /// the Kind; `<Kind>` and `<v>` are the body's own `kind` and `apiVersion` when it
+    /// `<T>` is `T`'s Go type name ([`Payload::GO_TYPE`], for generated models the Kind); `<Kind>` and `<v>` are the body's own `kind` and `apiVersion` when it
     /// has them, else `<T>` and the resource's version.
     pub fn body<T: Payload + DeserializeOwned>(&mut self) -> Result<T, Status> {
         let content_type = self.0.headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok());
@@ -361,7 +360,7 @@ impl Call {
             return protobuf::decode_body(&self.0.body, self.0.resource);
         }
         let format = self.body_format()?;
-        let target = decode::short_type_name::<T>();
+        let target = T::GO_TYPE;
         let decoded =
             decode::decode::<T>(&self.0.body, format, target, self.0.resource.version).map_err(|e| match e {
                 DecodeError::Unrecognized(message) | DecodeError::CannotHandle(message) => Status::bad_request(message),

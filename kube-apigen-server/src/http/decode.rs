@@ -434,14 +434,6 @@ pub(crate) fn summarize(body: &[u8]) -> String {
     out
 }
 
-/// The last path segment of a type's name, without generics: what the API server calls
-/// the Go type a body is decoded into (`HorizontalPodAutoscaler`).
-pub(crate) fn short_type_name<T>() -> &'static str {
-    let name = std::any::type_name::<T>();
-    let name = name.split('<').next().unwrap_or(name);
-    name.rsplit("::").next().unwrap_or(name)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -536,11 +528,5 @@ mod tests {
         assert_eq!(summarize(b""), "<empty>");
         assert_eq!(summarize(b"[1]"), "5b315d");
         assert_eq!(summarize(&[b'{'; 40]), format!("{} ...", "{".repeat(30)));
-    }
-
-    #[test]
-    fn type_names() {
-        assert_eq!(short_type_name::<Obj>(), "Obj");
-        assert_eq!(short_type_name::<Vec<Obj>>(), "Vec");
     }
 }

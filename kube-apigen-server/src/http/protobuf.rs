@@ -3,7 +3,7 @@
 
 use bytes::Bytes;
 
-use super::decode::{short_type_name, summarize};
+use super::decode::summarize;
 use kube_apigen_core::go::fmt as gofmt;
 use kube_apigen_core::protobuf::{self, Payload};
 use kube_apigen_core::{ResourceInfo, Status};
@@ -22,7 +22,7 @@ pub(crate) fn decode_body<T: Payload + serde::de::DeserializeOwned>(
     body: &[u8],
     resource: &ResourceInfo,
 ) -> Result<T, Status> {
-    let target = short_type_name::<T>();
+    let target = T::GO_TYPE;
     let envelope = protobuf::decode_envelope(body).map_err(|e| {
         Status::bad_request(format!(
             "the object provided is unrecognized (must be of type {target}): {e} ({})",
@@ -74,12 +74,8 @@ pub(crate) fn watch_frame<T: Payload>(event_type: &str, object: &T, resource: &R
 
 /// The API server's words for an object its protobuf serializer cannot write: a custom
 /// resource (`unstructured.Unstructured`) or a list of them (a `T` named `list_kind`).
-fn not_marshalable<T>(list_kind: &str) -> String {
-    let go_type = if short_type_name::<T>() == list_kind {
-        "*unstructured.UnstructuredList"
-    } else {
-        "*unstructured.Unstructured"
-    };
+fn not_marshalable<T: Payload>(list_kind: &str) -> String {
+    let go_type = if T::GO_TYPE == list_kind { "*unstructured.UnstructuredList" } else { "*unstructured.Unstructured" };
     format!(
         "object {go_type} does not implement the protobuf marshalling interface and cannot be encoded to a protobuf message"
     )

@@ -508,7 +508,9 @@ pub(crate) fn find<'v>(json_path: &str, object: &'v Value) -> Option<&'v Value> 
 
 /// Converted responses have no protobuf message: Tables and partial metadata are sent as
 /// JSON or YAML only.
-impl kube_apigen_core::protobuf::Payload for Converted<'_> {}
+impl kube_apigen_core::protobuf::Payload for Converted<'_> {
+    const GO_TYPE: &'static str = "Table";
+}
 
 #[cfg(test)]
 mod tests {

@@ -100,4 +100,6 @@ impl Validate for Scale {
     }
 }
 
-impl protobuf::Payload for Scale {}
+impl protobuf::Payload for Scale {
+    const GO_TYPE: &'static str = "Scale";
+}

@@ -182,4 +182,6 @@ impl Validate for Widget {
     }
 }
 
-impl protobuf::Payload for Widget {}
+impl protobuf::Payload for Widget {
+    const GO_TYPE: &'static str = "Widget";
+}

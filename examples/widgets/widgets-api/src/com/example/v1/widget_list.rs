@@ -92,4 +92,6 @@ impl Validate for WidgetList {
     }
 }
 
-impl protobuf::Payload for WidgetList {}
+impl protobuf::Payload for WidgetList {
+    const GO_TYPE: &'static str = "WidgetList";
+}

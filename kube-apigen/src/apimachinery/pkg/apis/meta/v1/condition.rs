@@ -183,5 +183,7 @@ impl protobuf::Message for Condition {
 }
 
 impl protobuf::Payload for Condition {
+    const GO_TYPE: &'static str = "Condition";
+
     const PROTOBUF: Option<protobuf::Codec<Self>> = Some(protobuf::Codec::UNTYPED);
 }

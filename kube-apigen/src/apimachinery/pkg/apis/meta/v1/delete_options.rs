@@ -246,6 +246,8 @@ impl protobuf::Message for DeleteOptions {
 }
 
 impl protobuf::Payload for DeleteOptions {
+    const GO_TYPE: &'static str = "DeleteOptions";
+
     const PROTOBUF: Option<protobuf::Codec<Self>> = Some(protobuf::Codec::UNTYPED);
 }
 

@@ -121,5 +121,7 @@ impl protobuf::Message for LabelSelector {
 }
 
 impl protobuf::Payload for LabelSelector {
+    const GO_TYPE: &'static str = "LabelSelector";
+
     const PROTOBUF: Option<protobuf::Codec<Self>> = Some(protobuf::Codec::UNTYPED);
 }

@@ -120,5 +120,7 @@ impl protobuf::Message for LabelSelectorRequirement {
 }
 
 impl protobuf::Payload for LabelSelectorRequirement {
+    const GO_TYPE: &'static str = "LabelSelectorRequirement";
+
     const PROTOBUF: Option<protobuf::Codec<Self>> = Some(protobuf::Codec::UNTYPED);
 }

@@ -144,5 +144,7 @@ impl protobuf::Message for ManagedFieldsEntry {
 }
 
 impl protobuf::Payload for ManagedFieldsEntry {
+    const GO_TYPE: &'static str = "ManagedFieldsEntry";
+
     const PROTOBUF: Option<protobuf::Codec<Self>> = Some(protobuf::Codec::UNTYPED);
 }

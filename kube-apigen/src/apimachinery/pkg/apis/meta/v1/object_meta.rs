@@ -303,5 +303,7 @@ impl protobuf::Message for ObjectMeta {
 }
 
 impl protobuf::Payload for ObjectMeta {
+    const GO_TYPE: &'static str = "ObjectMeta";
+
     const PROTOBUF: Option<protobuf::Codec<Self>> = Some(protobuf::Codec::UNTYPED);
 }

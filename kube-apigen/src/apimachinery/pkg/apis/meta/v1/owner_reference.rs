@@ -169,5 +169,7 @@ impl protobuf::Message for OwnerReference {
 }
 
 impl protobuf::Payload for OwnerReference {
+    const GO_TYPE: &'static str = "OwnerReference";
+
     const PROTOBUF: Option<protobuf::Codec<Self>> = Some(protobuf::Codec::UNTYPED);
 }

@@ -91,5 +91,7 @@ impl protobuf::Message for Preconditions {
 }
 
 impl protobuf::Payload for Preconditions {
+    const GO_TYPE: &'static str = "Preconditions";
+
     const PROTOBUF: Option<protobuf::Codec<Self>> = Some(protobuf::Codec::UNTYPED);
 }

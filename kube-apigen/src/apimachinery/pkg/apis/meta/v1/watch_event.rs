@@ -100,5 +100,7 @@ impl protobuf::Message for WatchEvent {
 }
 
 impl protobuf::Payload for WatchEvent {
+    const GO_TYPE: &'static str = "WatchEvent";
+
     const PROTOBUF: Option<protobuf::Codec<Self>> = Some(protobuf::Codec::UNTYPED);
 }

@@ -92,4 +92,6 @@ impl Validate for GizmoList {
     }
 }
 
-impl protobuf::Payload for GizmoList {}
+impl protobuf::Payload for GizmoList {
+    const GO_TYPE: &'static str = "GizmoList";
+}

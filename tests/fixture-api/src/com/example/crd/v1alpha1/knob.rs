@@ -158,4 +158,6 @@ impl Validate for Knob {
     }
 }
 
-impl protobuf::Payload for Knob {}
+impl protobuf::Payload for Knob {
+    const GO_TYPE: &'static str = "Knob";
+}

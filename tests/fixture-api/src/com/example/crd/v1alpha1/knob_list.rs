@@ -92,4 +92,6 @@ impl Validate for KnobList {
     }
 }
 
-impl protobuf::Payload for KnobList {}
+impl protobuf::Payload for KnobList {
+    const GO_TYPE: &'static str = "KnobList";
+}

@@ -133,4 +133,6 @@ impl Validate for Gizmo {
     }
 }
 
-impl protobuf::Payload for Gizmo {}
+impl protobuf::Payload for Gizmo {
+    const GO_TYPE: &'static str = "Gizmo";
+}
