@@ -8,6 +8,9 @@
 //!   system namespaces);
 //! - the same with three CustomResourceDefinitions installed first (the fixture crate's
 //!   Gizmo and Knob, and a small Widget), the first answer a list of ConfigMaps;
+//! - creates of the fixture crate's Gizmo, one kind checked two ways in one run: compiled
+//!   (the fixture crate's router and typed checks) and at run time (its definition
+//!   installed on the reference server, checked from its schema), alternating batches;
 //! - 100 servers side by side: built, each sent a create and a list at once on a 2-thread
 //!   runtime; the total time and the resident memory each one adds while all are alive.
 //!
@@ -20,7 +23,7 @@ use k8s_openapi::api::autoscaling::v2::{
 };
 use k8s_openapi::api::core::v1::ConfigMap;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use kube::api::{Api, ListParams, PostParams};
+use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, ListParams, PostParams};
 use kube_apigen_registry::Server;
 
 /// The definitions a test installs: two of the fixture crate's and a small one.
@@ -46,6 +49,16 @@ spec:
           spec: {type: object, properties: {size: {type: integer, minimum: 1}}}
 "#
 );
+
+/// A valid Gizmo: its spec rules (a CEL rule among them) all hold.
+fn gizmo(name: &str) -> serde_json::Value {
+    serde_json::json!({
+        "apiVersion": "crd.example.com/v1",
+        "kind": "Gizmo",
+        "metadata": {"name": name, "labels": {"app": name}},
+        "spec": {"mode": "Always", "replicas": 2, "maxReplicas": 5}
+    })
+}
 
 fn server() -> Server {
     apiserver::builder().build().expect("the reference server builds")
@@ -121,6 +134,27 @@ fn main() {
             with_crds.push(start.elapsed());
         }
         report("with 3 CRDs, first answer", with_crds);
+
+        let compiled = Server::builder(fixture_api::server::api()).build().expect("the fixture server builds");
+        let at_run_time = server();
+        at_run_time.store().install_crds(CRDS).await.expect("the definitions are accepted");
+        let resource =
+            ApiResource::from_gvk_with_plural(&GroupVersionKind::gvk("crd.example.com", "v1", "Gizmo"), "gizmos");
+        let (mut typed, mut structural) = (Vec::new(), Vec::new());
+        for batch in 0..rounds.div_ceil(20) {
+            for (server, samples) in [(&compiled, &mut typed), (&at_run_time, &mut structural)] {
+                let gizmos: Api<DynamicObject> = Api::default_namespaced_with(server.client(), &resource);
+                for i in 0..20 {
+                    let gizmo: DynamicObject =
+                        serde_json::from_value(gizmo(&format!("g-{batch}-{i}"))).expect("a Gizmo");
+                    let start = Instant::now();
+                    gizmos.create(&PostParams::default(), &gizmo).await.expect("create");
+                    samples.push(start.elapsed());
+                }
+            }
+        }
+        report("Gizmo create, compiled", typed);
+        report("Gizmo create, at run time", structural);
 
         let before = resident_kib();
         let start = Instant::now();

@@ -1,8 +1,9 @@
 //! A kube-rs controller tested on the in-process server, as a controller author would
 //! write one: a kind of its own (kube-derive's `CustomResource`), its definition installed
 //! at run time from `Greeting::crd()`, a `kube::runtime::Controller` that owns a
-//! ConfigMap per Greeting and keeps a finalizer, and the lifecycle it relies on (owned
-//! objects garbage-collected, namespaces emptied when deleted).
+//! ConfigMap per Greeting, keeps a finalizer and records events.k8s.io/v1 Events with
+//! kube-runtime's `Recorder`, and the lifecycle it relies on (owned objects
+//! garbage-collected, namespaces emptied when deleted).
 //!
 //! Nothing here is the project's own type: the controller speaks k8s-openapi and its
 //! derived kind, and the server is the reference server built in the test.
@@ -17,6 +18,7 @@ use futures::StreamExt;
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
 use kube::api::{Api, DeleteParams, Patch, PatchParams, PostParams, ResourceExt};
 use kube::runtime::controller::{Action, Controller};
+use kube::runtime::events::{Event, EventType, Recorder, Reporter};
 use kube::runtime::finalizer::{self, finalizer};
 use kube::runtime::watcher;
 use kube::{CustomResource, CustomResourceExt, Resource};
@@ -47,11 +49,16 @@ pub struct GreetingStatus {
 /// The finalizer the controller keeps on every Greeting.
 const CLEANUP: &str = "example.com/cleanup";
 
+/// The finalizer the test puts on a ConfigMap to hold a namespace while it terminates.
+const HOLD: &str = "example.com/hold";
+
 /// The field manager of the controller's writes.
 const MANAGER: &str = "greeting-controller";
 
 struct Context {
     client: kube::Client,
+    /// Publishes events.k8s.io/v1 Events about the Greetings.
+    recorder: Recorder,
     /// Tells the test whose cleanup ran.
     cleaned: mpsc::UnboundedSender<String>,
 }
@@ -79,6 +86,14 @@ async fn reconcile(greeting: Arc<Greeting>, context: Arc<Context>) -> Result<Act
                 config_maps.patch(&name, &apply, &Patch::Apply(owned)).await?;
                 let status = json!({"status": {"configMap": name}});
                 greetings.patch_status(&greeting.name_any(), &PatchParams::default(), &Patch::Merge(status)).await?;
+                let published = Event {
+                    type_: EventType::Normal,
+                    reason: "Published".to_owned(),
+                    note: Some(format!("published as {name}")),
+                    action: "Publish".to_owned(),
+                    secondary: None,
+                };
+                context.recorder.publish(&published, &greeting.object_ref(&())).await?;
                 Ok(Action::await_change())
             }
             finalizer::Event::Cleanup(greeting) => {
@@ -112,7 +127,8 @@ async fn setup() -> (Server, mpsc::UnboundedReceiver<String>, tokio::task::JoinH
         .await
         .expect("create the namespace");
     let (cleaned, cleanups) = mpsc::unbounded_channel();
-    let context = Arc::new(Context { client: client.clone(), cleaned });
+    let recorder = Recorder::new(client.clone(), Reporter { controller: MANAGER.to_owned(), instance: None });
+    let context = Arc::new(Context { client: client.clone(), recorder, cleaned });
     let controller = Controller::new(Api::<Greeting>::all(client.clone()), watcher::Config::default())
         .owns(Api::<ConfigMap>::all(client), watcher::Config::default())
         .run(reconcile, retry_soon, context)
@@ -155,6 +171,17 @@ async fn the_controller_publishes_updates_and_cleans_up_its_greetings() {
     .await;
     assert_eq!(reconciled.finalizers(), [CLEANUP]);
     assert_eq!(reconciled.status.and_then(|s| s.config_map).as_deref(), Some("greeting-hello"));
+    let events: Api<k8s_openapi::api::events::v1::Event> = Api::namespaced(server.client(), "greetings");
+    let recorded = eventually("the recorded event", || async {
+        let items = events.list(&Default::default()).await.expect("list the events").items;
+        items.into_iter().find(|event| event.regarding.as_ref().and_then(|r| r.name.as_deref()) == Some("hello"))
+    })
+    .await;
+    assert_eq!(
+        (recorded.reason.as_deref(), recorded.action.as_deref(), recorded.reporting_controller.as_deref()),
+        (Some("Published"), Some("Publish"), Some(MANAGER)),
+        "{recorded:?}"
+    );
 
     let edit = json!({"spec": {"message": "Hello again"}});
     greetings.patch("hello", &PatchParams::default(), &Patch::Merge(edit)).await.expect("edit the greeting");
@@ -182,6 +209,17 @@ async fn deleting_the_namespace_runs_the_cleanup_and_empties_it() {
     let namespaces: Api<Namespace> = Api::all(server.client());
     greetings.create(&PostParams::default(), &greeting("bye", "Goodbye")).await.expect("create");
     eventually("the published ConfigMap", || async { config_maps.get_opt("greeting-bye").await.expect("get") }).await;
+    // A ConfigMap whose finalizer the test holds keeps the namespace terminating until
+    // the test lets it go.
+    let held = ConfigMap {
+        metadata: kube::api::ObjectMeta {
+            name: Some("held".to_owned()),
+            finalizers: Some(vec![HOLD.to_owned()]),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    config_maps.create(&PostParams::default(), &held).await.expect("create the held ConfigMap");
 
     namespaces.delete("greetings", &DeleteParams::default()).await.expect("delete the namespace");
     let terminating = namespaces.get("greetings").await.expect("the namespace waits for its content");
@@ -204,6 +242,13 @@ async fn deleting_the_namespace_runs_the_cleanup_and_empties_it() {
 
     let cleanup = tokio::time::timeout(Duration::from_secs(10), cleanups.recv()).await;
     assert_eq!(cleanup.expect("the cleanup within 10 s").as_deref(), Some("bye"));
+    eventually("the Greeting's deletion", || async {
+        greetings.get_opt("bye").await.expect("get").is_none().then_some(())
+    })
+    .await;
+    assert!(namespaces.get_opt("greetings").await.expect("get").is_some(), "the held ConfigMap keeps the namespace");
+    let release = json!({"metadata": {"finalizers": null}});
+    config_maps.patch("held", &PatchParams::default(), &Patch::Merge(release)).await.expect("release the ConfigMap");
     eventually("the namespace's deletion", || async {
         namespaces.get_opt("greetings").await.expect("get").is_none().then_some(())
     })

@@ -1284,6 +1284,8 @@ harness::backend_tests! {
                 "autoscaling",
                 "certificates.k8s.io",
                 "coordination.k8s.io",
+                "discovery.k8s.io",
+                "events.k8s.io",
                 "monitoring.coreos.com",
                 "rbac.authorization.k8s.io"
             ]

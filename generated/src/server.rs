@@ -14,6 +14,7 @@ use crate::api::core::v1::{
     ConfigMapApi, EndpointsApi, EventApi, NamespaceApi, SecretApi, ServiceAccountApi,
     ServiceApi,
 };
+use crate::api::discovery::v1::EndpointSliceApi;
 use crate::api::rbac::v1::{
     ClusterRoleApi, ClusterRoleBindingApi, RoleApi, RoleBindingApi,
 };
@@ -40,6 +41,8 @@ use crate::api::core::v1::{
     ConfigMap, Endpoints, Event, Namespace, Secret, Service, ServiceAccount,
 };
 #[cfg(feature = "dynamic")]
+use crate::api::discovery::v1::EndpointSlice;
+#[cfg(feature = "dynamic")]
 use crate::api::rbac::v1::{ClusterRole, ClusterRoleBinding, Role, RoleBinding};
 #[cfg(feature = "dynamic")]
 use crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
@@ -49,13 +52,14 @@ use crate::com::coreos::monitoring::v1::Probe;
 use kube_apigen::dynamic;
 
 /// Implemented by a server for every resource of these specs.
-pub trait Server: ConfigMapApi + EndpointsApi + EventApi + NamespaceApi + SecretApi + ServiceApi + ServiceAccountApi + CustomResourceDefinitionApi + SelfSubjectReviewApi + LocalSubjectAccessReviewApi + SelfSubjectAccessReviewApi + SelfSubjectRulesReviewApi + SubjectAccessReviewApi + HorizontalPodAutoscalerApi + CertificateSigningRequestApi + LeaseApi + ProbeApi + ClusterRoleApi + ClusterRoleBindingApi + RoleApi + RoleBindingApi {}
+pub trait Server: ConfigMapApi + EndpointsApi + EventApi + NamespaceApi + SecretApi + ServiceApi + ServiceAccountApi + CustomResourceDefinitionApi + SelfSubjectReviewApi + LocalSubjectAccessReviewApi + SelfSubjectAccessReviewApi + SelfSubjectRulesReviewApi + SubjectAccessReviewApi + HorizontalPodAutoscalerApi + CertificateSigningRequestApi + LeaseApi + EndpointSliceApi + crate::api::events::v1::EventApi + ProbeApi + ClusterRoleApi + ClusterRoleBindingApi + RoleApi + RoleBindingApi {}
 impl<
     T: ConfigMapApi + EndpointsApi + EventApi + NamespaceApi + SecretApi + ServiceApi
         + ServiceAccountApi + CustomResourceDefinitionApi + SelfSubjectReviewApi
         + LocalSubjectAccessReviewApi + SelfSubjectAccessReviewApi
         + SelfSubjectRulesReviewApi + SubjectAccessReviewApi + HorizontalPodAutoscalerApi
-        + CertificateSigningRequestApi + LeaseApi + ProbeApi + ClusterRoleApi
+        + CertificateSigningRequestApi + LeaseApi + EndpointSliceApi
+        + crate::api::events::v1::EventApi + ProbeApi + ClusterRoleApi
         + ClusterRoleBindingApi + RoleApi + RoleBindingApi,
 > Server for T {}
 /// Discovery information of every group/version, and the version reported at `/version`.
@@ -68,6 +72,8 @@ pub static CATALOG: discovery::ApiCatalog = discovery::ApiCatalog {
         crate::api::autoscaling::v2::routes::GROUP_VERSION,
         crate::api::certificates::v1::routes::GROUP_VERSION,
         crate::api::coordination::v1::routes::GROUP_VERSION,
+        crate::api::discovery::v1::routes::GROUP_VERSION,
+        crate::api::events::v1::routes::GROUP_VERSION,
         crate::com::coreos::monitoring::v1::routes::GROUP_VERSION,
         crate::api::rbac::v1::routes::GROUP_VERSION,
     ],
@@ -138,6 +144,8 @@ pub static TYPED_CHECKS: &[(&str, &str, &str, dynamic::TypedCheck)] = &[
         dynamic::typed::<CertificateSigningRequest>,
     ),
     ("coordination.k8s.io", "v1", "Lease", dynamic::typed::<Lease>),
+    ("discovery.k8s.io", "v1", "EndpointSlice", dynamic::typed::<EndpointSlice>),
+    ("events.k8s.io", "v1", "Event", dynamic::typed::<crate::api::events::v1::Event>),
     ("monitoring.coreos.com", "v1", "Probe", dynamic::typed::<Probe>),
     ("rbac.authorization.k8s.io", "v1", "ClusterRole", dynamic::typed::<ClusterRole>),
     (
@@ -171,6 +179,8 @@ pub fn router<S: Server>(api: S, config: http::Config) -> Router {
         .merge(crate::api::autoscaling::v2::routes::router::<S>())
         .merge(crate::api::certificates::v1::routes::router::<S>())
         .merge(crate::api::coordination::v1::routes::router::<S>())
+        .merge(crate::api::discovery::v1::routes::router::<S>())
+        .merge(crate::api::events::v1::routes::router::<S>())
         .merge(crate::com::coreos::monitoring::v1::routes::router::<S>())
         .merge(crate::api::rbac::v1::routes::router::<S>())
         .with_state(state)

@@ -116,6 +116,33 @@ impl Api {
         &self.response_sets[id.index()]
     }
 
+    /// Readies the IR for models on k8s-openapi's types ([`Apimachinery::K8sOpenapi`]):
+    /// its `Time` and `MicroTime` have no `Default`, so a required field of either is held
+    /// as an `Option` that must be present, as k8s-openapi's own models hold it.
+    pub fn hold_required_times_as_options(&mut self) {
+        let is_time = |types: &[TypeDef], ty: &Ty| {
+            let runtime = match ty {
+                Ty::Runtime(runtime) => Some(*runtime),
+                Ty::Named(id) => match types[id.index()].kind {
+                    TypeKind::Runtime(runtime) => Some(runtime),
+                    _ => None,
+                },
+                _ => None,
+            };
+            matches!(runtime, Some(RuntimeType::Time | RuntimeType::MicroTime))
+        };
+        for index in 0..self.types.len() {
+            let TypeKind::Struct(s) = &self.types[index].kind else { continue };
+            let times: Vec<usize> = (0..s.fields.len())
+                .filter(|&f| s.fields[f].presence == Presence::Required && is_time(&self.types, &s.fields[f].ty.ty))
+                .collect();
+            let TypeKind::Struct(s) = &mut self.types[index].kind else { continue };
+            for f in times {
+                s.fields[f].presence = Presence::MustBePresent;
+            }
+        }
+    }
+
     /// The type ids in order.
     pub fn type_ids(&self) -> impl Iterator<Item = TypeId> + use<> {
         (0..self.types.len()).map(TypeId::new)

@@ -120,7 +120,10 @@ pub fn read_api(specs: &Path) -> Result<(ir::Api, usize)> {
 /// Nothing is written unless every spec loads and every file is emitted.
 pub fn generate(options: &Options) -> Result<Summary> {
     let started = Instant::now();
-    let (api, document_count) = read_api(&options.specs)?;
+    let (mut api, document_count) = read_api(&options.specs)?;
+    if options.apimachinery == Apimachinery::K8sOpenapi {
+        api.hold_required_times_as_options();
+    }
     let crate_options = crate_options(options)?;
     let emitter = emit::Emitter::new(&api, &crate_options);
     let out = package::absolute(&options.out)?;

@@ -456,6 +456,8 @@ impl generated::api::core::v1::EventApi for Store {}
 impl generated::api::core::v1::ServiceApi for Store {}
 impl generated::api::core::v1::EndpointsApi for Store {}
 impl generated::api::coordination::v1::LeaseApi for Store {}
+impl generated::api::discovery::v1::EndpointSliceApi for Store {}
+impl generated::api::events::v1::EventApi for Store {}
 impl generated::api::authorization::v1::SelfSubjectAccessReviewApi for Store {}
 impl generated::api::authorization::v1::SubjectAccessReviewApi for Store {}
 impl generated::api::authorization::v1::LocalSubjectAccessReviewApi for Store {}
@@ -1660,6 +1662,8 @@ async fn version_and_openapi() {
             "apis/autoscaling/v2",
             "apis/certificates.k8s.io/v1",
             "apis/coordination.k8s.io/v1",
+            "apis/discovery.k8s.io/v1",
+            "apis/events.k8s.io/v1",
             "apis/monitoring.coreos.com/v1",
             "apis/rbac.authorization.k8s.io/v1"
         ]

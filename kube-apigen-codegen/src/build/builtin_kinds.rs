@@ -65,6 +65,7 @@ const BUILTIN_KINDS: &[BuiltinKind] = &[
     kind("policy", "PodDisruptionBudget", &["pdb"], &[], Subdomain),
     kind("apiextensions.k8s.io", "CustomResourceDefinition", &["crd", "crds"], &["api-extensions"], Subdomain),
     kind("discovery.k8s.io", "EndpointSlice", &[], &[], Subdomain),
+    kind("events.k8s.io", "Event", &["ev"], &[], Subdomain),
     kind("coordination.k8s.io", "Lease", &[], &[], Subdomain),
     kind("rbac.authorization.k8s.io", "Role", &[], &[], PathSegment),
     kind("rbac.authorization.k8s.io", "ClusterRole", &[], &[], PathSegment),

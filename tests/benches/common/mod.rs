@@ -41,6 +41,8 @@ impl generated::api::core::v1::EventApi for OneHpa {}
 impl generated::api::core::v1::ServiceApi for OneHpa {}
 impl generated::api::core::v1::EndpointsApi for OneHpa {}
 impl generated::api::coordination::v1::LeaseApi for OneHpa {}
+impl generated::api::discovery::v1::EndpointSliceApi for OneHpa {}
+impl generated::api::events::v1::EventApi for OneHpa {}
 impl generated::api::authorization::v1::SelfSubjectAccessReviewApi for OneHpa {}
 impl generated::api::authorization::v1::SubjectAccessReviewApi for OneHpa {}
 impl generated::api::authorization::v1::LocalSubjectAccessReviewApi for OneHpa {}

@@ -8,4 +8,6 @@ pub mod autoscaling;
 pub mod certificates;
 pub mod coordination;
 pub mod core;
+pub mod discovery;
+pub mod events;
 pub mod rbac;

@@ -155,6 +155,8 @@ impl protobuf::Message for SelfSubjectReview {
 }
 
 impl protobuf::Payload for SelfSubjectReview {
+    const GO_TYPE: &'static str = "SelfSubjectReview";
+
     const PROTOBUF: Option<protobuf::Codec<Self>> = Some(
         protobuf::Codec::message("authentication.k8s.io/v1", "SelfSubjectReview"),
     );

@@ -163,6 +163,8 @@ impl protobuf::Message for LocalSubjectAccessReview {
 }
 
 impl protobuf::Payload for LocalSubjectAccessReview {
+    const GO_TYPE: &'static str = "LocalSubjectAccessReview";
+
     const PROTOBUF: Option<protobuf::Codec<Self>> = Some(
         protobuf::Codec::message("authorization.k8s.io/v1", "LocalSubjectAccessReview"),
     );

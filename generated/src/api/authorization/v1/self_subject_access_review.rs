@@ -163,6 +163,8 @@ impl protobuf::Message for SelfSubjectAccessReview {
 }
 
 impl protobuf::Payload for SelfSubjectAccessReview {
+    const GO_TYPE: &'static str = "SelfSubjectAccessReview";
+
     const PROTOBUF: Option<protobuf::Codec<Self>> = Some(
         protobuf::Codec::message("authorization.k8s.io/v1", "SelfSubjectAccessReview"),
     );

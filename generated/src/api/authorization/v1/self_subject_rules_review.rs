@@ -163,6 +163,8 @@ impl protobuf::Message for SelfSubjectRulesReview {
 }
 
 impl protobuf::Payload for SelfSubjectRulesReview {
+    const GO_TYPE: &'static str = "SelfSubjectRulesReview";
+
     const PROTOBUF: Option<protobuf::Codec<Self>> = Some(
         protobuf::Codec::message("authorization.k8s.io/v1", "SelfSubjectRulesReview"),
     );

@@ -163,6 +163,8 @@ impl protobuf::Message for SubjectAccessReview {
 }
 
 impl protobuf::Payload for SubjectAccessReview {
+    const GO_TYPE: &'static str = "SubjectAccessReview";
+
     const PROTOBUF: Option<protobuf::Codec<Self>> = Some(
         protobuf::Codec::message("authorization.k8s.io/v1", "SubjectAccessReview"),
     );

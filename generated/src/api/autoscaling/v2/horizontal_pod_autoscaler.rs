@@ -247,6 +247,8 @@ impl protobuf::Message for HorizontalPodAutoscaler {
 }
 
 impl protobuf::Payload for HorizontalPodAutoscaler {
+    const GO_TYPE: &'static str = "HorizontalPodAutoscaler";
+
     const PROTOBUF: Option<protobuf::Codec<Self>> = Some(
         protobuf::Codec::message("autoscaling/v2", "HorizontalPodAutoscaler"),
     );

@@ -123,6 +123,8 @@ impl protobuf::Message for HorizontalPodAutoscalerList {
 }
 
 impl protobuf::Payload for HorizontalPodAutoscalerList {
+    const GO_TYPE: &'static str = "HorizontalPodAutoscalerList";
+
     const PROTOBUF: Option<protobuf::Codec<Self>> = Some(
         protobuf::Codec::message("autoscaling/v2", "HorizontalPodAutoscalerList"),
     );

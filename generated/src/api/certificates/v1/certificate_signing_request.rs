@@ -252,6 +252,8 @@ impl protobuf::Message for CertificateSigningRequest {
 }
 
 impl protobuf::Payload for CertificateSigningRequest {
+    const GO_TYPE: &'static str = "CertificateSigningRequest";
+
     const PROTOBUF: Option<protobuf::Codec<Self>> = Some(
         protobuf::Codec::message("certificates.k8s.io/v1", "CertificateSigningRequest"),
     );

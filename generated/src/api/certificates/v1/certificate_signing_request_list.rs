@@ -123,6 +123,8 @@ impl protobuf::Message for CertificateSigningRequestList {
 }
 
 impl protobuf::Payload for CertificateSigningRequestList {
+    const GO_TYPE: &'static str = "CertificateSigningRequestList";
+
     const PROTOBUF: Option<protobuf::Codec<Self>> = Some(
         protobuf::Codec::message(
             "certificates.k8s.io/v1",

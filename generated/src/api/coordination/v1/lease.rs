@@ -172,6 +172,8 @@ impl protobuf::Message for Lease {
 }
 
 impl protobuf::Payload for Lease {
+    const GO_TYPE: &'static str = "Lease";
+
     const PROTOBUF: Option<protobuf::Codec<Self>> = Some(
         protobuf::Codec::message("coordination.k8s.io/v1", "Lease"),
     );

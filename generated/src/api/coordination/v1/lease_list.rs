@@ -123,6 +123,8 @@ impl protobuf::Message for LeaseList {
 }
 
 impl protobuf::Payload for LeaseList {
+    const GO_TYPE: &'static str = "LeaseList";
+
     const PROTOBUF: Option<protobuf::Codec<Self>> = Some(
         protobuf::Codec::message("coordination.k8s.io/v1", "LeaseList"),
     );

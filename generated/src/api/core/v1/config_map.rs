@@ -216,6 +216,8 @@ impl protobuf::Message for ConfigMap {
 }
 
 impl protobuf::Payload for ConfigMap {
+    const GO_TYPE: &'static str = "ConfigMap";
+
     const PROTOBUF: Option<protobuf::Codec<Self>> = Some(
         protobuf::Codec::message("v1", "ConfigMap"),
     );

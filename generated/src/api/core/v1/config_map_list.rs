@@ -123,6 +123,8 @@ impl protobuf::Message for ConfigMapList {
 }
 
 impl protobuf::Payload for ConfigMapList {
+    const GO_TYPE: &'static str = "ConfigMapList";
+
     const PROTOBUF: Option<protobuf::Codec<Self>> = Some(
         protobuf::Codec::message("v1", "ConfigMapList"),
     );

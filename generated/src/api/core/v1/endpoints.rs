@@ -189,6 +189,8 @@ impl protobuf::Message for Endpoints {
 }
 
 impl protobuf::Payload for Endpoints {
+    const GO_TYPE: &'static str = "Endpoints";
+
     const PROTOBUF: Option<protobuf::Codec<Self>> = Some(
         protobuf::Codec::message("v1", "Endpoints"),
     );

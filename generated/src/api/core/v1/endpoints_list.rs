@@ -123,6 +123,8 @@ impl protobuf::Message for EndpointsList {
 }
 
 impl protobuf::Payload for EndpointsList {
+    const GO_TYPE: &'static str = "EndpointsList";
+
     const PROTOBUF: Option<protobuf::Codec<Self>> = Some(
         protobuf::Codec::message("v1", "EndpointsList"),
     );

@@ -331,6 +331,8 @@ impl protobuf::Message for Event {
 }
 
 impl protobuf::Payload for Event {
+    const GO_TYPE: &'static str = "Event";
+
     const PROTOBUF: Option<protobuf::Codec<Self>> = Some(
         protobuf::Codec::message("v1", "Event"),
     );

@@ -123,6 +123,8 @@ impl protobuf::Message for EventList {
 }
 
 impl protobuf::Payload for EventList {
+    const GO_TYPE: &'static str = "EventList";
+
     const PROTOBUF: Option<protobuf::Codec<Self>> = Some(
         protobuf::Codec::message("v1", "EventList"),
     );

@@ -208,6 +208,8 @@ impl protobuf::Message for Namespace {
 }
 
 impl protobuf::Payload for Namespace {
+    const GO_TYPE: &'static str = "Namespace";
+
     const PROTOBUF: Option<protobuf::Codec<Self>> = Some(
         protobuf::Codec::message("v1", "Namespace"),
     );

@@ -123,6 +123,8 @@ impl protobuf::Message for NamespaceList {
 }
 
 impl protobuf::Payload for NamespaceList {
+    const GO_TYPE: &'static str = "NamespaceList";
+
     const PROTOBUF: Option<protobuf::Codec<Self>> = Some(
         protobuf::Codec::message("v1", "NamespaceList"),
     );

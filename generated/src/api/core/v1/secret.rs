@@ -224,6 +224,8 @@ impl protobuf::Message for Secret {
 }
 
 impl protobuf::Payload for Secret {
+    const GO_TYPE: &'static str = "Secret";
+
     const PROTOBUF: Option<protobuf::Codec<Self>> = Some(
         protobuf::Codec::message("v1", "Secret"),
     );

@@ -123,6 +123,8 @@ impl protobuf::Message for SecretList {
 }
 
 impl protobuf::Payload for SecretList {
+    const GO_TYPE: &'static str = "SecretList";
+
     const PROTOBUF: Option<protobuf::Codec<Self>> = Some(
         protobuf::Codec::message("v1", "SecretList"),
     );

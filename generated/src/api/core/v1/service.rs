@@ -207,6 +207,8 @@ impl protobuf::Message for Service {
 }
 
 impl protobuf::Payload for Service {
+    const GO_TYPE: &'static str = "Service";
+
     const PROTOBUF: Option<protobuf::Codec<Self>> = Some(
         protobuf::Codec::message("v1", "Service"),
     );

@@ -231,6 +231,8 @@ impl protobuf::Message for ServiceAccount {
 }
 
 impl protobuf::Payload for ServiceAccount {
+    const GO_TYPE: &'static str = "ServiceAccount";
+
     const PROTOBUF: Option<protobuf::Codec<Self>> = Some(
         protobuf::Codec::message("v1", "ServiceAccount"),
     );

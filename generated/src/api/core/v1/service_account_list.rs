@@ -123,6 +123,8 @@ impl protobuf::Message for ServiceAccountList {
 }
 
 impl protobuf::Payload for ServiceAccountList {
+    const GO_TYPE: &'static str = "ServiceAccountList";
+
     const PROTOBUF: Option<protobuf::Codec<Self>> = Some(
         protobuf::Codec::message("v1", "ServiceAccountList"),
     );

@@ -123,6 +123,8 @@ impl protobuf::Message for ServiceList {
 }
 
 impl protobuf::Payload for ServiceList {
+    const GO_TYPE: &'static str = "ServiceList";
+
     const PROTOBUF: Option<protobuf::Codec<Self>> = Some(
         protobuf::Codec::message("v1", "ServiceList"),
     );

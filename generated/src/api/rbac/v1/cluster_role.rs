@@ -201,6 +201,8 @@ impl protobuf::Message for ClusterRole {
 }
 
 impl protobuf::Payload for ClusterRole {
+    const GO_TYPE: &'static str = "ClusterRole";
+
     const PROTOBUF: Option<protobuf::Codec<Self>> = Some(
         protobuf::Codec::message("rbac.authorization.k8s.io/v1", "ClusterRole"),
     );

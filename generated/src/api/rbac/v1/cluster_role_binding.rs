@@ -202,6 +202,8 @@ impl protobuf::Message for ClusterRoleBinding {
 }
 
 impl protobuf::Payload for ClusterRoleBinding {
+    const GO_TYPE: &'static str = "ClusterRoleBinding";
+
     const PROTOBUF: Option<protobuf::Codec<Self>> = Some(
         protobuf::Codec::message("rbac.authorization.k8s.io/v1", "ClusterRoleBinding"),
     );

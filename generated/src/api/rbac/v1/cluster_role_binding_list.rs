@@ -123,6 +123,8 @@ impl protobuf::Message for ClusterRoleBindingList {
 }
 
 impl protobuf::Payload for ClusterRoleBindingList {
+    const GO_TYPE: &'static str = "ClusterRoleBindingList";
+
     const PROTOBUF: Option<protobuf::Codec<Self>> = Some(
         protobuf::Codec::message(
             "rbac.authorization.k8s.io/v1",

@@ -123,6 +123,8 @@ impl protobuf::Message for ClusterRoleList {
 }
 
 impl protobuf::Payload for ClusterRoleList {
+    const GO_TYPE: &'static str = "ClusterRoleList";
+
     const PROTOBUF: Option<protobuf::Codec<Self>> = Some(
         protobuf::Codec::message("rbac.authorization.k8s.io/v1", "ClusterRoleList"),
     );

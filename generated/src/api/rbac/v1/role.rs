@@ -177,6 +177,8 @@ impl protobuf::Message for Role {
 }
 
 impl protobuf::Payload for Role {
+    const GO_TYPE: &'static str = "Role";
+
     const PROTOBUF: Option<protobuf::Codec<Self>> = Some(
         protobuf::Codec::message("rbac.authorization.k8s.io/v1", "Role"),
     );

@@ -202,6 +202,8 @@ impl protobuf::Message for RoleBinding {
 }
 
 impl protobuf::Payload for RoleBinding {
+    const GO_TYPE: &'static str = "RoleBinding";
+
     const PROTOBUF: Option<protobuf::Codec<Self>> = Some(
         protobuf::Codec::message("rbac.authorization.k8s.io/v1", "RoleBinding"),
     );

@@ -123,6 +123,8 @@ impl protobuf::Message for RoleBindingList {
 }
 
 impl protobuf::Payload for RoleBindingList {
+    const GO_TYPE: &'static str = "RoleBindingList";
+
     const PROTOBUF: Option<protobuf::Codec<Self>> = Some(
         protobuf::Codec::message("rbac.authorization.k8s.io/v1", "RoleBindingList"),
     );

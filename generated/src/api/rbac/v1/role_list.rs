@@ -123,6 +123,8 @@ impl protobuf::Message for RoleList {
 }
 
 impl protobuf::Payload for RoleList {
+    const GO_TYPE: &'static str = "RoleList";
+
     const PROTOBUF: Option<protobuf::Codec<Self>> = Some(
         protobuf::Codec::message("rbac.authorization.k8s.io/v1", "RoleList"),
     );

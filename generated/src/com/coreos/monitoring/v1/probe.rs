@@ -178,4 +178,6 @@ impl Validate for Probe {
     }
 }
 
-impl protobuf::Payload for Probe {}
+impl protobuf::Payload for Probe {
+    const GO_TYPE: &'static str = "Probe";
+}

@@ -92,4 +92,6 @@ impl Validate for ProbeList {
     }
 }
 
-impl protobuf::Payload for ProbeList {}
+impl protobuf::Payload for ProbeList {
+    const GO_TYPE: &'static str = "ProbeList";
+}

@@ -144,4 +144,6 @@ impl Validate for SelfSubjectReview {
     }
 }
 
-impl protobuf::Payload for SelfSubjectReview {}
+impl protobuf::Payload for SelfSubjectReview {
+    const GO_TYPE: &'static str = "SelfSubjectReview";
+}

@@ -150,4 +150,6 @@ impl Validate for LocalSubjectAccessReview {
     }
 }
 
-impl protobuf::Payload for LocalSubjectAccessReview {}
+impl protobuf::Payload for LocalSubjectAccessReview {
+    const GO_TYPE: &'static str = "LocalSubjectAccessReview";
+}

@@ -150,4 +150,6 @@ impl Validate for SelfSubjectAccessReview {
     }
 }
 
-impl protobuf::Payload for SelfSubjectAccessReview {}
+impl protobuf::Payload for SelfSubjectAccessReview {
+    const GO_TYPE: &'static str = "SelfSubjectAccessReview";
+}

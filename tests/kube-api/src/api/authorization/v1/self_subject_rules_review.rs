@@ -150,4 +150,6 @@ impl Validate for SelfSubjectRulesReview {
     }
 }
 
-impl protobuf::Payload for SelfSubjectRulesReview {}
+impl protobuf::Payload for SelfSubjectRulesReview {
+    const GO_TYPE: &'static str = "SelfSubjectRulesReview";
+}

@@ -150,4 +150,6 @@ impl Validate for SubjectAccessReview {
     }
 }
 
-impl protobuf::Payload for SubjectAccessReview {}
+impl protobuf::Payload for SubjectAccessReview {
+    const GO_TYPE: &'static str = "SubjectAccessReview";
+}

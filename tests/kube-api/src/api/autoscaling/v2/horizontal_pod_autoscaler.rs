@@ -234,4 +234,6 @@ impl Validate for HorizontalPodAutoscaler {
     }
 }
 
-impl protobuf::Payload for HorizontalPodAutoscaler {}
+impl protobuf::Payload for HorizontalPodAutoscaler {
+    const GO_TYPE: &'static str = "HorizontalPodAutoscaler";
+}

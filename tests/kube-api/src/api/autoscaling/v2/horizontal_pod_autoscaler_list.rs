@@ -88,4 +88,6 @@ impl Validate for HorizontalPodAutoscalerList {
     }
 }
 
-impl protobuf::Payload for HorizontalPodAutoscalerList {}
+impl protobuf::Payload for HorizontalPodAutoscalerList {
+    const GO_TYPE: &'static str = "HorizontalPodAutoscalerList";
+}

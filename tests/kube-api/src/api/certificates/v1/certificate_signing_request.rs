@@ -239,4 +239,6 @@ impl Validate for CertificateSigningRequest {
     }
 }
 
-impl protobuf::Payload for CertificateSigningRequest {}
+impl protobuf::Payload for CertificateSigningRequest {
+    const GO_TYPE: &'static str = "CertificateSigningRequest";
+}

@@ -88,4 +88,6 @@ impl Validate for CertificateSigningRequestList {
     }
 }
 
-impl protobuf::Payload for CertificateSigningRequestList {}
+impl protobuf::Payload for CertificateSigningRequestList {
+    const GO_TYPE: &'static str = "CertificateSigningRequestList";
+}

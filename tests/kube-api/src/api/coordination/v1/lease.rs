@@ -166,4 +166,6 @@ impl Validate for Lease {
     }
 }
 
-impl protobuf::Payload for Lease {}
+impl protobuf::Payload for Lease {
+    const GO_TYPE: &'static str = "Lease";
+}

@@ -88,4 +88,6 @@ impl Validate for LeaseList {
     }
 }
 
-impl protobuf::Payload for LeaseList {}
+impl protobuf::Payload for LeaseList {
+    const GO_TYPE: &'static str = "LeaseList";
+}

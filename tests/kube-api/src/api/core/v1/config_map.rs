@@ -183,4 +183,6 @@ impl Validate for ConfigMap {
     }
 }
 
-impl protobuf::Payload for ConfigMap {}
+impl protobuf::Payload for ConfigMap {
+    const GO_TYPE: &'static str = "ConfigMap";
+}

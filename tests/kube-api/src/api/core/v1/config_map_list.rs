@@ -88,4 +88,6 @@ impl Validate for ConfigMapList {
     }
 }
 
-impl protobuf::Payload for ConfigMapList {}
+impl protobuf::Payload for ConfigMapList {
+    const GO_TYPE: &'static str = "ConfigMapList";
+}

@@ -178,4 +178,6 @@ impl Validate for Endpoints {
     }
 }
 
-impl protobuf::Payload for Endpoints {}
+impl protobuf::Payload for Endpoints {
+    const GO_TYPE: &'static str = "Endpoints";
+}

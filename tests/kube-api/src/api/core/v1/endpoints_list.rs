@@ -88,4 +88,6 @@ impl Validate for EndpointsList {
     }
 }
 
-impl protobuf::Payload for EndpointsList {}
+impl protobuf::Payload for EndpointsList {
+    const GO_TYPE: &'static str = "EndpointsList";
+}

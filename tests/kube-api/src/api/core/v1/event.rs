@@ -249,4 +249,6 @@ impl Validate for Event {
     }
 }
 
-impl protobuf::Payload for Event {}
+impl protobuf::Payload for Event {
+    const GO_TYPE: &'static str = "Event";
+}

@@ -88,4 +88,6 @@ impl Validate for EventList {
     }
 }
 
-impl protobuf::Payload for EventList {}
+impl protobuf::Payload for EventList {
+    const GO_TYPE: &'static str = "EventList";
+}

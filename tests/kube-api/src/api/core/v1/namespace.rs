@@ -193,4 +193,6 @@ impl Validate for Namespace {
     }
 }
 
-impl protobuf::Payload for Namespace {}
+impl protobuf::Payload for Namespace {
+    const GO_TYPE: &'static str = "Namespace";
+}

@@ -88,4 +88,6 @@ impl Validate for NamespaceList {
     }
 }
 
-impl protobuf::Payload for NamespaceList {}
+impl protobuf::Payload for NamespaceList {
+    const GO_TYPE: &'static str = "NamespaceList";
+}

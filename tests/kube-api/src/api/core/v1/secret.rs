@@ -189,4 +189,6 @@ impl Validate for Secret {
     }
 }
 
-impl protobuf::Payload for Secret {}
+impl protobuf::Payload for Secret {
+    const GO_TYPE: &'static str = "Secret";
+}

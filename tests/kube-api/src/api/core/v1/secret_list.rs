@@ -88,4 +88,6 @@ impl Validate for SecretList {
     }
 }
 
-impl protobuf::Payload for SecretList {}
+impl protobuf::Payload for SecretList {
+    const GO_TYPE: &'static str = "SecretList";
+}

@@ -192,4 +192,6 @@ impl Validate for Service {
     }
 }
 
-impl protobuf::Payload for Service {}
+impl protobuf::Payload for Service {
+    const GO_TYPE: &'static str = "Service";
+}

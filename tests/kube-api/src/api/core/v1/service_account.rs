@@ -198,4 +198,6 @@ impl Validate for ServiceAccount {
     }
 }
 
-impl protobuf::Payload for ServiceAccount {}
+impl protobuf::Payload for ServiceAccount {
+    const GO_TYPE: &'static str = "ServiceAccount";
+}

@@ -88,4 +88,6 @@ impl Validate for ServiceAccountList {
     }
 }
 
-impl protobuf::Payload for ServiceAccountList {}
+impl protobuf::Payload for ServiceAccountList {
+    const GO_TYPE: &'static str = "ServiceAccountList";
+}

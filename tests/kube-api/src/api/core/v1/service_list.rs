@@ -88,4 +88,6 @@ impl Validate for ServiceList {
     }
 }
 
-impl protobuf::Payload for ServiceList {}
+impl protobuf::Payload for ServiceList {
+    const GO_TYPE: &'static str = "ServiceList";
+}

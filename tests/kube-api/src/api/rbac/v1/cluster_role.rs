@@ -181,4 +181,6 @@ impl Validate for ClusterRole {
     }
 }
 
-impl protobuf::Payload for ClusterRole {}
+impl protobuf::Payload for ClusterRole {
+    const GO_TYPE: &'static str = "ClusterRole";
+}

@@ -189,4 +189,6 @@ impl Validate for ClusterRoleBinding {
     }
 }
 
-impl protobuf::Payload for ClusterRoleBinding {}
+impl protobuf::Payload for ClusterRoleBinding {
+    const GO_TYPE: &'static str = "ClusterRoleBinding";
+}

@@ -88,4 +88,6 @@ impl Validate for ClusterRoleBindingList {
     }
 }
 
-impl protobuf::Payload for ClusterRoleBindingList {}
+impl protobuf::Payload for ClusterRoleBindingList {
+    const GO_TYPE: &'static str = "ClusterRoleBindingList";
+}

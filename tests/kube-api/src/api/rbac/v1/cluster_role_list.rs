@@ -88,4 +88,6 @@ impl Validate for ClusterRoleList {
     }
 }
 
-impl protobuf::Payload for ClusterRoleList {}
+impl protobuf::Payload for ClusterRoleList {
+    const GO_TYPE: &'static str = "ClusterRoleList";
+}

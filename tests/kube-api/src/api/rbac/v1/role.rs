@@ -166,4 +166,6 @@ impl Validate for Role {
     }
 }
 
-impl protobuf::Payload for Role {}
+impl protobuf::Payload for Role {
+    const GO_TYPE: &'static str = "Role";
+}

@@ -189,4 +189,6 @@ impl Validate for RoleBinding {
     }
 }
 
-impl protobuf::Payload for RoleBinding {}
+impl protobuf::Payload for RoleBinding {
+    const GO_TYPE: &'static str = "RoleBinding";
+}

@@ -88,4 +88,6 @@ impl Validate for RoleBindingList {
     }
 }
 
-impl protobuf::Payload for RoleBindingList {}
+impl protobuf::Payload for RoleBindingList {
+    const GO_TYPE: &'static str = "RoleBindingList";
+}

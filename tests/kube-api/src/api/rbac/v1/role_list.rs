@@ -88,4 +88,6 @@ impl Validate for RoleList {
     }
 }
 
-impl protobuf::Payload for RoleList {}
+impl protobuf::Payload for RoleList {
+    const GO_TYPE: &'static str = "RoleList";
+}

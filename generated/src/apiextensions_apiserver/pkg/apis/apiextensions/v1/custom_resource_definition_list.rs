@@ -88,4 +88,6 @@ impl Validate for CustomResourceDefinitionList {
     }
 }
 
-impl protobuf::Payload for CustomResourceDefinitionList {}
+impl protobuf::Payload for CustomResourceDefinitionList {
+    const GO_TYPE: &'static str = "CustomResourceDefinitionList";
+}

@@ -209,4 +209,6 @@ impl Validate for Probe {
     }
 }
 
-impl protobuf::Payload for Probe {}
+impl protobuf::Payload for Probe {
+    const GO_TYPE: &'static str = "Probe";
+}

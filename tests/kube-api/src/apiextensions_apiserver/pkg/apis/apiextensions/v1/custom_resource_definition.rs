@@ -193,4 +193,6 @@ impl Validate for CustomResourceDefinition {
     }
 }
 
-impl protobuf::Payload for CustomResourceDefinition {}
+impl protobuf::Payload for CustomResourceDefinition {
+    const GO_TYPE: &'static str = "CustomResourceDefinition";
+}
