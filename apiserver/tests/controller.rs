@@ -246,7 +246,34 @@ async fn deleting_the_namespace_runs_the_cleanup_and_empties_it() {
         greetings.get_opt("bye").await.expect("get").is_none().then_some(())
     })
     .await;
-    assert!(namespaces.get_opt("greetings").await.expect("get").is_some(), "the held ConfigMap keeps the namespace");
+    // What is left shows in the namespace's conditions, in kube-controller-manager's words.
+    let remaining = || async {
+        let namespace = namespaces.get("greetings").await.expect("the held ConfigMap keeps the namespace");
+        let conditions = namespace.status?.conditions?;
+        let said = |type_: &str| {
+            conditions
+                .iter()
+                .find(|c| c.type_ == type_)
+                .map(|c| (c.status.clone(), c.reason.clone(), c.message.clone()))
+        };
+        let held = (said("NamespaceContentRemaining")?, said("NamespaceFinalizersRemaining")?);
+        (held.0.1.as_deref() == Some("SomeResourcesRemain")
+            && held.0.2.as_deref().is_some_and(|m| !m.contains("greetings")))
+        .then_some(held)
+    };
+    let (content, finalizers) = eventually("the conditions of what is left", remaining).await;
+    assert_eq!(
+        (content.0.as_str(), content.2.as_deref()),
+        ("True", Some("Some resources are remaining: configmaps. has 1 resource instances"))
+    );
+    assert_eq!(
+        (finalizers.0.as_str(), finalizers.1.as_deref(), finalizers.2.as_deref()),
+        (
+            "True",
+            Some("SomeFinalizersRemain"),
+            Some("Some content in the namespace has finalizers remaining: example.com/hold in 1 resource instances")
+        )
+    );
     let release = json!({"metadata": {"finalizers": null}});
     config_maps.patch("held", &PatchParams::default(), &Patch::Merge(release)).await.expect("release the ConfigMap");
     eventually("the namespace's deletion", || async {

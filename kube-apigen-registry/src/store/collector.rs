@@ -160,14 +160,21 @@ impl Inner {
         for namespace in nodes.iter().filter(|node| node.marked() && node.is_namespace()) {
             let name = namespace.meta("name");
             terminating.insert(name.to_owned());
-            let contents: Vec<&Node> =
-                nodes.iter().filter(|node| node.resource.is_namespaced() && node.meta("namespace") == name).collect();
-            for node in contents.iter().filter(|node| !node.marked()) {
-                done &= self.delete_node(node, "Background").await;
+            let contents = nodes.iter().filter(|node| node.resource.is_namespaced() && node.meta("namespace") == name);
+            // What is left once this round's deletes are done: objects held by finalizers,
+            // and those whose delete failed (tried again next round).
+            let mut remaining = Vec::new();
+            for node in contents {
+                let deleted = node.marked() || self.delete_node(node, "Background").await;
+                done &= deleted;
+                if !deleted || !object::finalizers(&node.object).is_empty() {
+                    remaining.push(node);
+                }
             }
-            if contents.is_empty() {
-                done &= self.finalize_namespace(namespace).await;
-            }
+            done &= match remaining.is_empty() {
+                true => self.finalize_namespace(namespace).await,
+                false => self.report_namespace_content(namespace, &remaining).await,
+            };
         }
         for owner in nodes.iter().filter(|node| node.marked()) {
             let uid = owner.meta("uid");
@@ -225,6 +232,26 @@ impl Inner {
         let mut request = self.request(namespace, Verb::Update);
         request.subresource = Some("finalize");
         request.body = Some(finalized);
+        let context = Context { field_manager: Some(NAMESPACE_MANAGER.to_owned()), ..Context::default() };
+        Arc::clone(self).handle(context, request).await.is_ok()
+    }
+
+    /// Sets the conditions of a namespace being deleted to what is left in it, as
+    /// kube-controller-manager's namespace controller words them; writes nothing when they
+    /// say that already.
+    async fn report_namespace_content(self: &Arc<Self>, namespace: &Node, remaining: &[&Node]) -> bool {
+        let resources = remaining.iter().map(|node| format!("{}.{}", node.resource.plural, node.resource.group));
+        let finalizers = remaining.iter().flat_map(|node| object::finalizers(&node.object));
+        let stored = namespace.object.pointer("/status/conditions").and_then(Value::as_array);
+        let conditions = super::namespaces::deletion_conditions(resources, finalizers, stored, &object::now());
+        if stored.is_some_and(|stored| super::namespaces::same_conditions(stored, &conditions)) {
+            return true;
+        }
+        let mut reported = (*namespace.object).clone();
+        object::top_mut(&mut reported, "status").insert("conditions".to_owned(), Value::Array(conditions));
+        let mut request = self.request(namespace, Verb::Update);
+        request.subresource = Some("status");
+        request.body = Some(reported);
         let context = Context { field_manager: Some(NAMESPACE_MANAGER.to_owned()), ..Context::default() };
         Arc::clone(self).handle(context, request).await.is_ok()
     }

@@ -8,6 +8,8 @@
 //! - A create of a namespaced object in a namespace that does not exist is 404 `NotFound`
 //!   for the namespace; in a namespace being deleted, 403 `Forbidden` with the
 //!   `NamespaceTerminating` cause.
+//! - A namespace being deleted reports what is left in it in its conditions
+//!   ([`deletion_conditions`], written by the collector).
 
 use std::sync::Arc;
 
@@ -15,7 +17,7 @@ use kube_apigen::ResourceInfo;
 use kube_apigen::dynamic::{Options, Request, Verb};
 use kube_apigen::http::Context;
 use kube_apigen::{Status, StatusCause};
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::{Inner, storage_status};
 use crate::object;
@@ -97,5 +99,133 @@ impl Inner {
             });
         }
         Err(status)
+    }
+}
+
+/// The conditions kube-controller-manager's namespace controller gives a namespace being
+/// deleted, in its order, for the content left in it: one `<plural>.<group>` per object
+/// (`configmaps.` in the core group) and one name per finalizer they hold. A condition
+/// keeps its `lastTransitionTime` from `stored` while its status stays.
+pub(super) fn deletion_conditions(
+    resources: impl Iterator<Item = String>,
+    finalizers: impl Iterator<Item = String>,
+    stored: Option<&Vec<Value>>,
+    now: &str,
+) -> Vec<Value> {
+    let counted = |names: &mut dyn Iterator<Item = String>, each: &str| {
+        let mut counts = std::collections::BTreeMap::<String, usize>::new();
+        for name in names {
+            *counts.entry(name).or_default() += 1;
+        }
+        counts.into_iter().map(|(name, count)| format!("{name} {each} {count} resource instances")).collect::<Vec<_>>()
+    };
+    let resources = counted(&mut { resources }, "has");
+    let finalizers = counted(&mut { finalizers }, "in");
+    let remaining = |list: &[String], reason: &'static str, message: &str| {
+        (!list.is_empty()).then(|| ("True", reason, format!("{message}: {}", list.join(", "))))
+    };
+    let ok = |reason: &'static str, message: &str| ("False", reason, message.to_owned());
+    let conditions = [
+        ("NamespaceDeletionDiscoveryFailure", ok("ResourcesDiscovered", "All resources successfully discovered")),
+        (
+            "NamespaceDeletionGroupVersionParsingFailure",
+            ok("ParsedGroupVersions", "All legacy kube types successfully parsed"),
+        ),
+        (
+            "NamespaceDeletionContentFailure",
+            ok("ContentDeleted", "All content successfully deleted, may be waiting on finalization"),
+        ),
+        (
+            "NamespaceContentRemaining",
+            remaining(&resources, "SomeResourcesRemain", "Some resources are remaining")
+                .unwrap_or_else(|| ok("ContentRemoved", "All content successfully removed")),
+        ),
+        (
+            "NamespaceFinalizersRemaining",
+            remaining(&finalizers, "SomeFinalizersRemain", "Some content in the namespace has finalizers remaining")
+                .unwrap_or_else(|| ok("ContentHasNoFinalizers", "All content-preserving finalizers finished")),
+        ),
+    ];
+    conditions
+        .into_iter()
+        .map(|(type_, (status, reason, message))| {
+            let before = stored.into_iter().flatten().find(|c| c.get("type").and_then(Value::as_str) == Some(type_));
+            let since = before
+                .filter(|c| c.get("status").and_then(Value::as_str) == Some(status))
+                .and_then(|c| c.get("lastTransitionTime").cloned())
+                .unwrap_or_else(|| json!(now));
+            json!({"type": type_, "status": status, "lastTransitionTime": since, "reason": reason, "message": message})
+        })
+        .collect()
+}
+
+/// Whether two lists of conditions say the same, times aside.
+pub(super) fn same_conditions(a: &[Value], b: &[Value]) -> bool {
+    let strip = |list: &[Value]| -> Vec<Value> {
+        list.iter()
+            .map(|c| {
+                let mut c = c.clone();
+                if let Some(c) = c.as_object_mut() {
+                    c.remove("lastTransitionTime");
+                }
+                c
+            })
+            .collect()
+    };
+    strip(a) == strip(b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn said(conditions: &[Value], type_: &str) -> (String, String, String) {
+        let c = conditions.iter().find(|c| c["type"] == type_).expect("the condition");
+        let text = |key: &str| c[key].as_str().unwrap_or_default().to_owned();
+        (text("status"), text("reason"), text("message"))
+    }
+
+    #[test]
+    fn what_is_left_is_counted_per_resource_and_finalizer_in_name_order() {
+        let resources = ["widgets.example.com", "configmaps.", "configmaps."].map(str::to_owned).into_iter();
+        let finalizers = ["b.io/x", "a.io/y", "b.io/x"].map(str::to_owned).into_iter();
+        let conditions = deletion_conditions(resources, finalizers, None, "2026-12-03T10:00:00Z");
+        let types: Vec<&str> = conditions.iter().filter_map(|c| c["type"].as_str()).collect();
+        assert_eq!(
+            types,
+            [
+                "NamespaceDeletionDiscoveryFailure",
+                "NamespaceDeletionGroupVersionParsingFailure",
+                "NamespaceDeletionContentFailure",
+                "NamespaceContentRemaining",
+                "NamespaceFinalizersRemaining"
+            ]
+        );
+        assert_eq!(
+            said(&conditions, "NamespaceContentRemaining").2,
+            "Some resources are remaining: configmaps. has 2 resource instances, widgets.example.com has 1 resource instances"
+        );
+        assert_eq!(
+            said(&conditions, "NamespaceFinalizersRemaining").2,
+            "Some content in the namespace has finalizers remaining: a.io/y in 1 resource instances, b.io/x in 2 resource instances"
+        );
+    }
+
+    #[test]
+    fn a_condition_keeps_its_transition_time_while_its_status_stays() {
+        let first = deletion_conditions(["configmaps.".to_owned()].into_iter(), std::iter::empty(), None, "T1");
+        let again = deletion_conditions(["configmaps.".to_owned()].into_iter(), std::iter::empty(), Some(&first), "T2");
+        let emptied = deletion_conditions(std::iter::empty(), std::iter::empty(), Some(&first), "T3");
+        let time = |list: &[Value]| {
+            let c = list.iter().find(|c| c["type"] == "NamespaceContentRemaining").expect("the condition");
+            c["lastTransitionTime"].as_str().unwrap_or_default().to_owned()
+        };
+        assert_eq!((time(&first), time(&again), time(&emptied)), ("T1".into(), "T1".into(), "T3".into()));
+        assert!(same_conditions(&first, &again));
+        assert!(!same_conditions(&first, &emptied));
+        assert_eq!(
+            said(&emptied, "NamespaceContentRemaining"),
+            ("False".into(), "ContentRemoved".into(), "All content successfully removed".into())
+        );
     }
 }
