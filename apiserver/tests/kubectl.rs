@@ -521,6 +521,18 @@ fn core_steps(k: &Kubectl, report: &mut Report) {
         Ok(())
     });
 
+    report.step("get namespace and secret print kube's columns", || {
+        let out = k.run(&["get", "namespace", "team-a"]).ok()?;
+        let rows = out.rows();
+        ensure(rows.first().is_some_and(|h| h[..] == ["NAME", "STATUS", "AGE"]), &out, "namespace columns")?;
+        ensure(rows.get(1).is_some_and(|r| r[..2] == ["team-a", "Active"]), &out, "the namespace row")?;
+        let out = k.run(&["get", "secret", "db", "-n", "team-a"]).ok()?;
+        let rows = out.rows();
+        ensure(rows.first().is_some_and(|h| h[..2] == ["NAME", "TYPE"]), &out, "secret columns")?;
+        ensure(rows.get(1).is_some_and(|r| r[..2] == ["db", "Opaque"]), &out, "the secret row")?;
+        Ok(())
+    });
+
     report.step("a create in a missing namespace: NotFound", || {
         let out = k.run(&["create", "configmap", "stray", "-n", "nowhere"]).fails()?;
         out.stderr_is("error: failed to create configmap: namespaces \"nowhere\" not found\n")?;

@@ -2,7 +2,7 @@
 
 use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube_apigen::{Resource, ResourceInfo, Scope, de, protobuf, ser};
-use kube_apigen::resource::SubresourceInfo;
+use kube_apigen::resource::{Column, SubresourceInfo};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde::de::MapAccess;
 use super::{NamespaceSpec, NamespaceStatus};
@@ -115,7 +115,24 @@ pub static NAMESPACE: ResourceInfo = ResourceInfo {
             kind: None,
         },
     ],
-    columns: &[],
+    columns: &[
+        Column {
+            name: "Status",
+            type_: "string",
+            format: "",
+            description: "The namespace's phase: Active or Terminating.",
+            priority: 0,
+            json_path: ".status.phase",
+        },
+        Column {
+            name: "Age",
+            type_: "date",
+            format: "",
+            description: "How long ago the object was created.",
+            priority: 0,
+            json_path: ".metadata.creationTimestamp",
+        },
+    ],
     scale: None,
     deprecation_warning: None,
     storage_version: true,

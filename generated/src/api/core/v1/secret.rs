@@ -2,6 +2,7 @@
 
 use crate::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube_apigen::{Bytes, Resource, ResourceInfo, Scope, de, protobuf, ser};
+use kube_apigen::resource::Column;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde::de::MapAccess;
 use std::collections::BTreeMap;
@@ -115,7 +116,24 @@ pub static SECRET: ResourceInfo = ResourceInfo {
     short_names: &[],
     categories: &[],
     subresources: &[],
-    columns: &[],
+    columns: &[
+        Column {
+            name: "Type",
+            type_: "string",
+            format: "",
+            description: "What the data is for.",
+            priority: 0,
+            json_path: ".type",
+        },
+        Column {
+            name: "Age",
+            type_: "date",
+            format: "",
+            description: "How long ago the object was created.",
+            priority: 0,
+            json_path: ".metadata.creationTimestamp",
+        },
+    ],
     scale: None,
     deprecation_warning: None,
     storage_version: true,

@@ -3,6 +3,7 @@
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube_apigen::{Resource, ResourceInfo, Scope, de, protobuf, ser};
 use kube_apigen::k8s::empty_object_meta;
+use kube_apigen::resource::Column;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde::de::MapAccess;
 use super::LeaseSpec;
@@ -93,7 +94,24 @@ pub static LEASE: ResourceInfo = ResourceInfo {
     short_names: &[],
     categories: &[],
     subresources: &[],
-    columns: &[],
+    columns: &[
+        Column {
+            name: "Holder",
+            type_: "string",
+            format: "",
+            description: "Who holds the lease.",
+            priority: 0,
+            json_path: ".spec.holderIdentity",
+        },
+        Column {
+            name: "Age",
+            type_: "date",
+            format: "",
+            description: "How long ago the object was created.",
+            priority: 0,
+            json_path: ".metadata.creationTimestamp",
+        },
+    ],
     scale: None,
     deprecation_warning: None,
     storage_version: true,

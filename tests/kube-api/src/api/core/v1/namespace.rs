@@ -3,7 +3,7 @@
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube_apigen::{Resource, ResourceInfo, Scope, de, protobuf, ser};
 use kube_apigen::k8s::empty_object_meta;
-use kube_apigen::resource::SubresourceInfo;
+use kube_apigen::resource::{Column, SubresourceInfo};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde::de::MapAccess;
 use super::{NamespaceSpec, NamespaceStatus};
@@ -116,7 +116,24 @@ pub static NAMESPACE: ResourceInfo = ResourceInfo {
             kind: None,
         },
     ],
-    columns: &[],
+    columns: &[
+        Column {
+            name: "Status",
+            type_: "string",
+            format: "",
+            description: "The namespace's phase: Active or Terminating.",
+            priority: 0,
+            json_path: ".status.phase",
+        },
+        Column {
+            name: "Age",
+            type_: "date",
+            format: "",
+            description: "How long ago the object was created.",
+            priority: 0,
+            json_path: ".metadata.creationTimestamp",
+        },
+    ],
     scale: None,
     deprecation_warning: None,
     storage_version: true,
