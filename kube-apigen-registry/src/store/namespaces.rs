@@ -112,15 +112,7 @@ pub(super) fn deletion_conditions(
     stored: Option<&Vec<Value>>,
     now: &str,
 ) -> Vec<Value> {
-    let counted = |names: &mut dyn Iterator<Item = String>, each: &str| {
-        let mut counts = std::collections::BTreeMap::<String, usize>::new();
-        for name in names {
-            *counts.entry(name).or_default() += 1;
-        }
-        counts.into_iter().map(|(name, count)| format!("{name} {each} {count} resource instances")).collect::<Vec<_>>()
-    };
-    let resources = counted(&mut { resources }, "has");
-    let finalizers = counted(&mut { finalizers }, "in");
+    let (resources, finalizers) = (counted(resources, "has"), counted(finalizers, "in"));
     let remaining = |list: &[String], reason: &'static str, message: &str| {
         (!list.is_empty()).then(|| ("True", reason, format!("{message}: {}", list.join(", "))))
     };
@@ -157,6 +149,15 @@ pub(super) fn deletion_conditions(
             json!({"type": type_, "status": status, "lastTransitionTime": since, "reason": reason, "message": message})
         })
         .collect()
+}
+
+/// `<name> <each> <count> resource instances` per distinct name, in name order.
+fn counted(names: impl Iterator<Item = String>, each: &str) -> Vec<String> {
+    let mut counts = std::collections::BTreeMap::<String, usize>::new();
+    for name in names {
+        *counts.entry(name).or_default() += 1;
+    }
+    counts.into_iter().map(|(name, count)| format!("{name} {each} {count} resource instances")).collect()
 }
 
 /// Whether two lists of conditions say the same, times aside.
