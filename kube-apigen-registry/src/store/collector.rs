@@ -39,6 +39,7 @@ use kube_apigen::http::{Context, Patch};
 use serde_json::{Value, json};
 
 use super::Inner;
+use super::namespaces::NAMESPACE_FINALIZER;
 use super::write::{FOREGROUND_FINALIZER, ORPHAN_FINALIZER};
 use crate::object::{self, meta_str};
 use crate::storage::{Event, RangeRequest, WatchItem, WatchStream};
@@ -48,9 +49,6 @@ const MANAGER: &str = "generic-garbage-collector";
 
 /// The field manager of its writes as the namespace controller.
 const NAMESPACE_MANAGER: &str = "namespace-controller";
-
-/// The finalizer of `spec.finalizers` that holds a namespace until it is empty.
-pub(crate) const NAMESPACE_FINALIZER: &str = "kubernetes";
 
 /// How long the collector waits before another round when a write of the last one failed.
 const RETRY: Duration = Duration::from_millis(200);
@@ -79,7 +77,7 @@ impl Node {
     }
 
     fn is_namespace(&self) -> bool {
-        self.resource.group.is_empty() && self.resource.plural == "namespaces"
+        super::namespaces::is_namespaces(self.resource)
     }
 }
 

@@ -17,8 +17,8 @@
 //! the garbage collector of `ownerReferences`.
 
 mod collector;
-pub(crate) use collector::NAMESPACE_FINALIZER;
 mod namespaces;
+pub(crate) use namespaces::NAMESPACE_FINALIZER;
 mod read;
 mod scale;
 mod watch;
@@ -145,7 +145,9 @@ pub(crate) struct Inner {
     status_subresources: HashSet<(&'static str, &'static str)>,
     bookmark_interval: Duration,
     too_large_wait: Duration,
-    namespace_lifecycle: bool,
+    /// The core/v1 namespaces resource, when the catalog serves it and namespaces have
+    /// their lifecycle ([`StoreConfig::namespace_lifecycle`]).
+    namespaces: Option<&'static ResourceInfo>,
     storage: Arc<dyn Storage>,
     keys: Keys,
     shutdown: tokio::sync::watch::Sender<bool>,
@@ -196,7 +198,7 @@ impl Store {
                 status_subresources,
                 bookmark_interval: config.bookmark_interval,
                 too_large_wait: config.too_large_wait,
-                namespace_lifecycle: config.namespace_lifecycle,
+                namespaces: config.namespace_lifecycle.then(|| namespaces::served(config.catalog)).flatten(),
                 storage,
                 keys: Keys::new(&config.key_prefix),
                 shutdown,

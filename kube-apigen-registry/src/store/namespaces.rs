@@ -14,6 +14,7 @@
 use std::sync::Arc;
 
 use kube_apigen::ResourceInfo;
+use kube_apigen::discovery::ApiCatalog;
 use kube_apigen::dynamic::{Options, Request, Verb};
 use kube_apigen::http::Context;
 use kube_apigen::{Status, StatusCause};
@@ -22,30 +23,29 @@ use serde_json::{Value, json};
 use super::{Inner, storage_status};
 use crate::object;
 
+/// The finalizer of `spec.finalizers` that holds a namespace until it is empty.
+pub(crate) const NAMESPACE_FINALIZER: &str = "kubernetes";
+
 /// The namespaces kube-apiserver creates at start.
-pub const SYSTEM_NAMESPACES: [&str; 4] = ["default", "kube-system", "kube-public", "kube-node-lease"];
+const SYSTEM_NAMESPACES: [&str; 4] = ["default", "kube-system", "kube-public", "kube-node-lease"];
 
 /// The cause kube-apiserver gives a create in a namespace being deleted.
 const TERMINATING_CAUSE: &str = "NamespaceTerminating";
 
-impl Inner {
-    /// The core/v1 namespaces resource, when the API serves it and namespaces have their
-    /// lifecycle ([`super::StoreConfig::namespace_lifecycle`]).
-    pub(super) fn namespaces(&self) -> Option<&'static ResourceInfo> {
-        if !self.namespace_lifecycle {
-            return None;
-        }
-        self.catalog
-            .groups
-            .iter()
-            .filter(|gv| gv.group.is_empty())
-            .flat_map(|gv| gv.resources.iter().copied())
-            .find(|resource| resource.plural == "namespaces")
-    }
+/// Whether `resource` is core/v1 `namespaces`.
+pub(super) fn is_namespaces(resource: &ResourceInfo) -> bool {
+    resource.group.is_empty() && resource.plural == "namespaces"
+}
 
+/// The namespaces resource of `catalog`, when it serves one.
+pub(super) fn served(catalog: &ApiCatalog) -> Option<&'static ResourceInfo> {
+    catalog.groups.iter().flat_map(|gv| gv.resources.iter().copied()).find(|resource| is_namespaces(resource))
+}
+
+impl Inner {
     /// Creates the system namespaces that are missing, once per store.
     pub(super) async fn create_system_namespaces(self: &Arc<Self>) {
-        let Some(namespaces) = self.namespaces() else {
+        let Some(namespaces) = self.namespaces else {
             return;
         };
         self.system_namespaces
@@ -76,7 +76,7 @@ impl Inner {
         namespace: Option<&str>,
         name: &str,
     ) -> Result<(), Status> {
-        let (Some(namespaces), Some(namespace)) = (self.namespaces(), namespace) else {
+        let (Some(namespaces), Some(namespace)) = (self.namespaces, namespace) else {
             return Ok(());
         };
         if !resource.is_namespaced() {
