@@ -154,7 +154,6 @@ fn parse_duration(text: &str) -> Result<Duration, String> {
     if total > 0.0 { Ok(Duration::from_secs_f64(total)) } else { Err(invalid()) }
 }
 
-/// A duration, or `0` for none.
 /// The admission plugins that can be turned off.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 #[value(rename_all = "PascalCase")]
@@ -163,6 +162,7 @@ enum AdmissionPlugin {
     NamespaceLifecycle,
 }
 
+/// A duration, or `0` for none.
 fn parse_interval(text: &str) -> Result<Duration, String> {
     if text == "0" { Ok(Duration::ZERO) } else { parse_duration(text) }
 }

@@ -352,8 +352,9 @@ impl Call {
     /// decoding error: unknown field "spec.foo", duplicate field "spec.x"` under `Strict`,
     /// a `Warning` each under `Warn` (the default), nothing under `Ignore`.
     ///
-    /// `<T>` is `T`'s Go type name ([`Payload::GO_TYPE`], for generated models the Kind); `<Kind>` and `<v>` are the body's own `kind` and `apiVersion` when it
-    /// has them, else `<T>` and the resource's version.
+    /// `<T>` is `T`'s Go type name ([`Payload::GO_TYPE`], for generated models the
+    /// Kind); `<Kind>` and `<v>` are the body's own `kind` and `apiVersion` when it has
+    /// them, else `<T>` and the resource's version.
     pub fn body<T: Payload + DeserializeOwned>(&mut self) -> Result<T, Status> {
         let content_type = self.0.headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok());
         if content_type.is_some_and(protobuf::is_protobuf) {
