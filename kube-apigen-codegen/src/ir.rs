@@ -187,6 +187,17 @@ pub struct TypeDef {
     pub kind: TypeKind,
 }
 
+impl TypeDef {
+    /// The name of the Go type behind it, which the API server's decode errors name: its
+    /// schema name's last segment, or its Rust name for an inline type.
+    pub fn go_name(&self) -> &str {
+        match &self.origin {
+            Origin::Schema(schema) => schema.rsplit('.').next().unwrap_or(schema),
+            Origin::Inline { .. } => &self.name,
+        }
+    }
+}
+
 /// Where a type comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Origin {

@@ -6,17 +6,13 @@ use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use super::scope::Scope;
-use crate::ir::{Field, Origin, ProtoField, ProtoLabel, ProtoMessage, Ty, TypeId, TypeKind};
+use crate::ir::{Field, ProtoField, ProtoLabel, ProtoMessage, Ty, TypeId, TypeKind};
 
 pub fn emit(scope: &mut Scope, id: TypeId) -> TokenStream {
     let api = scope.api;
     let ty = api.ty(id);
     let name = format_ident!("{}", ty.name);
-    // The Go type a body decodes into is its schema's last segment.
-    let go_type = match &ty.origin {
-        Origin::Schema(schema) => schema.rsplit('.').next().unwrap_or(schema),
-        _ => ty.name.as_str(),
-    };
+    let go_type = ty.go_name();
     let mut tokens = TokenStream::new();
     match &ty.kind {
         // k8s-openapi's `Time` has no `Default`, which decoding fields in place needs: the
