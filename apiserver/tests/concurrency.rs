@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use harness::Backend;
-use harness::process::{ServerProcess, WITHOUT_NAMESPACE_LIFECYCLE};
+use harness::process::ServerProcess;
 use http_body_util::{BodyExt, Full};
 use hyper::client::conn::http1::SendRequest;
 use hyper_util::rt::TokioIo;
@@ -673,7 +673,7 @@ async fn run(addr: String) {
 /// (cleanly, with the terminating chunk) and exits with status 0 within 5 s.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_ends_open_watches_and_exits() {
-    let mut server = ServerProcess::start(&WITHOUT_NAMESPACE_LIFECYCLE);
+    let mut server = ServerProcess::start_in_any_namespace(&[]);
     let addr = server.addr.clone();
     let mut conn = Conn::open(&addr).await;
     let reply = conn

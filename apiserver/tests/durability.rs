@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use harness::process::{self, ServerProcess, WITHOUT_NAMESPACE_LIFECYCLE};
+use harness::process::{self, ServerProcess};
 use harness::{CSRS, HPAS, csr, hpa};
 use serde_json::{Value, json};
 
@@ -30,9 +30,8 @@ fn listed(list: &Value) -> Vec<(String, String, String)> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_restart_keeps_every_object() {
     let data = tempfile::tempdir().unwrap();
-    let args =
-        ["--data-dir", data.path().to_str().unwrap(), WITHOUT_NAMESPACE_LIFECYCLE[0], WITHOUT_NAMESPACE_LIFECYCLE[1]];
-    let mut server = ServerProcess::start(&args);
+    let args = ["--data-dir", data.path().to_str().unwrap()];
+    let mut server = ServerProcess::start_in_any_namespace(&args);
     for i in 0..10 {
         let collection = if i % 2 == 0 { HPAS.to_owned() } else { HPAS.replace("/default/", "/other/") };
         let reply = server.request("POST", &collection, Some(&hpa(&format!("h{i}"), json!({})))).await.unwrap();
@@ -49,7 +48,7 @@ async fn a_restart_keeps_every_object() {
     let csr_before = server.request("GET", &format!("{CSRS}/c"), None).await.unwrap().json();
     assert!(server.terminate().is_some_and(|status| status.success()));
 
-    let server = ServerProcess::start(&args);
+    let server = ServerProcess::start_in_any_namespace(&args);
     let after = server.request("GET", all, None).await.unwrap().json();
     assert_eq!(listed(&after), listed(&before));
     assert_eq!(after["items"], before["items"], "the same objects");

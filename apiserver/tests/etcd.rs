@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use harness::etcd::Etcd;
-use harness::process::{self, ServerProcess, WITHOUT_NAMESPACE_LIFECYCLE};
+use harness::process::{self, ServerProcess};
 use harness::{HPAS, hpa};
 use serde_json::{Value, json};
 
@@ -35,18 +35,8 @@ fn names(list: &Value) -> BTreeSet<String> {
 async fn two_servers_on_one_etcd_serve_one_api() {
     let Some(etcd) = Etcd::start(1, "two_servers_on_one_etcd_serve_one_api") else { return };
     let servers = etcd.servers();
-    let mut one = ServerProcess::start(&[
-        "--etcd-servers",
-        &servers,
-        WITHOUT_NAMESPACE_LIFECYCLE[0],
-        WITHOUT_NAMESPACE_LIFECYCLE[1],
-    ]);
-    let mut other = ServerProcess::start(&[
-        "--etcd-servers",
-        &servers,
-        WITHOUT_NAMESPACE_LIFECYCLE[0],
-        WITHOUT_NAMESPACE_LIFECYCLE[1],
-    ]);
+    let mut one = ServerProcess::start_in_any_namespace(&["--etcd-servers", &servers]);
+    let mut other = ServerProcess::start_in_any_namespace(&["--etcd-servers", &servers]);
 
     // A watch through the other server, from now.
     let start = other.request("GET", HPAS, None).await.unwrap().json();
@@ -83,12 +73,7 @@ async fn two_servers_on_one_etcd_serve_one_api() {
     assert_eq!(kept["spec"]["maxReplicas"], 7);
     assert!(one.terminate().is_some_and(|s| s.success()));
     assert!(other.terminate().is_some_and(|s| s.success()));
-    let again = ServerProcess::start(&[
-        "--etcd-servers",
-        &servers,
-        WITHOUT_NAMESPACE_LIFECYCLE[0],
-        WITHOUT_NAMESPACE_LIFECYCLE[1],
-    ]);
+    let again = ServerProcess::start_in_any_namespace(&["--etcd-servers", &servers]);
     assert_eq!(again.request("GET", &format!("{HPAS}/shared"), None).await.unwrap().json(), kept);
 }
 
@@ -112,14 +97,7 @@ async fn write_until(addr: String, writer: usize, stop: Arc<AtomicBool>, acknowl
 async fn a_cluster_keeps_serving_without_a_member_fails_cleanly_without_a_quorum_and_recovers() {
     let Some(mut etcd) = Etcd::start(3, "a_cluster_keeps_serving...") else { return };
     let timeout = Duration::from_secs(3);
-    let server = ServerProcess::start(&[
-        "--etcd-servers",
-        &etcd.servers(),
-        "--request-timeout",
-        "3s",
-        WITHOUT_NAMESPACE_LIFECYCLE[0],
-        WITHOUT_NAMESPACE_LIFECYCLE[1],
-    ]);
+    let server = ServerProcess::start_in_any_namespace(&["--etcd-servers", &etcd.servers(), "--request-timeout", "3s"]);
 
     // Writers throughout; one member is killed in the middle.
     let stop = Arc::new(AtomicBool::new(false));
@@ -190,14 +168,8 @@ async fn compaction_expires_old_watches_and_kube_rs_relists() {
     use kube::runtime::watcher;
 
     let Some(etcd) = Etcd::start(1, "compaction_expires_old_watches_and_kube_rs_relists") else { return };
-    let server = ServerProcess::start(&[
-        "--etcd-servers",
-        &etcd.servers(),
-        "--etcd-compaction-interval",
-        "1s",
-        WITHOUT_NAMESPACE_LIFECYCLE[0],
-        WITHOUT_NAMESPACE_LIFECYCLE[1],
-    ]);
+    let server =
+        ServerProcess::start_in_any_namespace(&["--etcd-servers", &etcd.servers(), "--etcd-compaction-interval", "1s"]);
     let first = server.request("POST", HPAS, Some(&hpa("a", json!({})))).await.unwrap().json();
 
     // kube-rs's watcher: a list, then watches of 1 s each from the last version it saw.

@@ -6,9 +6,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// The flags of a server whose objects go in any namespace: for the tests of everything but
-/// namespaces, which name namespaces they never create.
-pub const WITHOUT_NAMESPACE_LIFECYCLE: [&str; 2] = ["--disable-admission-plugins", "NamespaceLifecycle"];
+/// The flags of a server whose objects go in any namespace.
+const WITHOUT_NAMESPACE_LIFECYCLE: [&str; 2] = ["--disable-admission-plugins", "NamespaceLifecycle"];
 
 /// A running server.
 pub struct ServerProcess {
@@ -87,9 +86,16 @@ impl ServerProcess {
         self.child.try_wait().ok().flatten()
     }
 
+    /// [`ServerProcess::start`] without the namespace lifecycle: objects go in any
+    /// namespace, for the tests of everything but namespaces, which name namespaces they
+    /// never create.
+    pub fn start_in_any_namespace(args: &[&str]) -> ServerProcess {
+        ServerProcess::start(&[args, &WITHOUT_NAMESPACE_LIFECYCLE].concat())
+    }
+
     /// [`ServerProcess::start`] on `backend`: in memory, on a data directory of its own,
     /// or on an etcd of its own; `None` (with a `SKIPPED` line) when there is no etcd.
-    /// Without the namespace lifecycle ([`WITHOUT_NAMESPACE_LIFECYCLE`]).
+    /// Without the namespace lifecycle ([`ServerProcess::start_in_any_namespace`]).
     pub fn start_on(backend: super::Backend, args: &[&str]) -> Option<ServerProcess> {
         let held = match backend {
             super::Backend::Memory => None,
@@ -104,9 +110,8 @@ impl ServerProcess {
             Some(super::Held::Etcd(etcd)) => vec!["--etcd-servers".to_owned(), etcd.servers()],
         };
         let mut all: Vec<&str> = backend_args.iter().map(String::as_str).collect();
-        all.extend_from_slice(&WITHOUT_NAMESPACE_LIFECYCLE);
         all.extend_from_slice(args);
-        let mut server = ServerProcess::start(&all);
+        let mut server = ServerProcess::start_in_any_namespace(&all);
         server.held = held;
         Some(server)
     }
