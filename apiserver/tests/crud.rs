@@ -17,6 +17,22 @@ harness::backend_tests! {
         assert_eq!(created["metadata"]["managedFields"][0]["manager"], "kubectl-create");
     }
 
+    async fn quantities_are_stored_as_the_api_server_writes_them() {
+        let api = Api::new();
+        let mut object = hpa("web", json!({}));
+        let target = |value: Value| {
+            json!([{"type": "Resource", "resource": {"name": "memory", "target": {"type": "AverageValue", "averageValue": value}}}])
+        };
+        object["spec"]["metrics"] = target(json!("1024Mi"));
+        let created = api.create(HPAS, &object).await;
+        assert_eq!(created["spec"]["metrics"][0]["resource"]["target"]["averageValue"], "1Gi");
+        let (status, patched) = api.merge_patch(&format!("{HPAS}/web"), &json!({"spec": {"metrics": target(json!(1.5))}})).await;
+        assert_eq!(status, StatusCode::OK, "{patched}");
+        assert_eq!(patched["spec"]["metrics"][0]["resource"]["target"]["averageValue"], "1500m");
+        let (_, read) = api.get(&format!("{HPAS}/web")).await;
+        assert_eq!(read["spec"]["metrics"][0]["resource"]["target"]["averageValue"], "1500m");
+    }
+
     async fn already_exists_is_409() {
         let api = Api::new();
         api.create(HPAS, &hpa("web", json!({}))).await;

@@ -18,5 +18,5 @@ mod time;
 
 pub use bytes::Bytes;
 pub use int_or_string::IntOrString;
-pub use quantity::{Quantity, QuantityError};
+pub use quantity::{Amount, Quantity, QuantityError};
 pub use time::{MicroTime, ParseTimeError, Time, is_date};

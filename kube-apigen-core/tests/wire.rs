@@ -114,10 +114,37 @@ fn int_or_string_in_a_struct() {
 // ---- Quantity ----
 
 #[test]
-fn quantity_round_trips_strings_verbatim() {
-    for text in ["100m", "1.5Gi", "2e3", "1E-3", "0", "-1", "+5k", ".5", "1.", "128974848", "12Mi"] {
-        round_trip(&format!("\"{text}\""), Quantity(text.into()));
+fn quantity_keeps_the_texts_the_api_server_keeps() {
+    for text in ["100m", "2e3", "1E-3", "0", "-1", "+5k", "1.", "128974848", "12Mi", "1Gi", "1500Ki", "05"] {
+        let q: Quantity = from_json(&format!("\"{text}\""));
+        assert_eq!(q.as_str(), text);
+        assert_eq!(to_json(&q), format!("\"{text}\""));
     }
+}
+
+#[test]
+fn quantity_decodes_to_the_api_servers_canonical_text() {
+    for (sent, written) in [
+        ("1.5Gi", "1536Mi"),
+        ("1024Mi", "1Gi"),
+        (".5", "500m"),
+        ("1000m", "1"),
+        ("1000", "1k"),
+        ("0.5Gi", "512Mi"),
+        ("1e4", "10e3"),
+        ("0.0000000001", "1n"),
+    ] {
+        let q: Quantity = from_json(&format!("\"{sent}\""));
+        assert_eq!(q.as_str(), written, "decoding {sent:?}");
+    }
+    // Values built in code keep their text until asked.
+    let mut q = Quantity::from("1.5");
+    assert_eq!(q.as_str(), "1.5");
+    q.canonicalize();
+    assert_eq!(q.as_str(), "1500m");
+    // No quantity: kept as sent, for validation to report.
+    let q: Quantity = from_json(r#""1.5 cores""#);
+    assert_eq!(q.as_str(), "1.5 cores");
 }
 
 #[test]
@@ -126,27 +153,44 @@ fn quantity_accepts_numbers_and_writes_strings() {
         ("1", "1"),
         ("0", "0"),
         ("-3", "-3"),
-        ("0.5", "0.5"),
+        ("0.5", "500m"),
         ("1.0", "1"),
-        ("1e3", "1000"),
-        ("1.5e-3", "0.0015"),
+        ("1e3", "1k"),
+        ("1.5e-3", "1500u"),
         ("18446744073709551615", "18446744073709551615"),
         ("-9223372036854775808", "-9223372036854775808"),
-        ("0.1", "0.1"),
+        ("0.1", "100m"),
     ];
     for (json, text) in cases {
         let q: Quantity = from_json(json);
-        assert_eq!(q, Quantity(text.into()), "decoding {json}");
+        assert_eq!(q.as_str(), text, "decoding {json}");
         assert_eq!(to_json(&q), format!("\"{text}\""));
     }
 }
 
 #[test]
 fn quantity_trims_whitespace_and_takes_null_as_zero() {
-    assert_eq!(from_json::<Quantity>(r#"" 250m ""#), Quantity("250m".into()));
-    assert_eq!(from_json::<Quantity>("null"), Quantity("0".into()));
+    assert_eq!(from_json::<Quantity>(r#"" 250m ""#).as_str(), "250m");
+    assert_eq!(from_json::<Quantity>("null").as_str(), "0");
     assert_eq!(from_json::<Option<Quantity>>("null"), None);
     assert_eq!(Quantity::default().to_string(), "0");
+}
+
+#[test]
+fn quantity_compares_and_hashes_by_amount() {
+    use std::collections::HashSet;
+    assert_eq!(Quantity::from("1"), Quantity::from("1000m"));
+    assert_eq!(Quantity::from("1Ki"), Quantity::from("1024"));
+    assert!(Quantity::from("50M") < Quantity::from("50Mi"));
+    assert_ne!(Quantity::from("1"), Quantity::from("2"));
+    // Texts that are no quantity compare by text, after every quantity.
+    assert!(Quantity::from("1E") < Quantity::from("abc"));
+    assert_ne!(Quantity::from("abc"), Quantity::from("abd"));
+    let set: HashSet<Quantity> = ["1", "1000m", "1k", "1000"].map(Quantity::from).into_iter().collect();
+    assert_eq!(set.len(), 2);
+    assert_eq!(Quantity::from("1.5").amount().unwrap().as_int64(), None);
+    assert_eq!(Quantity::from("2k").amount().unwrap().as_int64(), Some(2000));
+    assert_eq!(Quantity::from("1 k").amount().unwrap_err(), QuantityError::Format);
 }
 
 #[test]
@@ -217,14 +261,14 @@ fn quantity_conversions() {
     assert_eq!(q.as_str(), "1Gi");
     assert_eq!(AsRef::<str>::as_ref(&q), "1Gi");
     assert_eq!(q.to_string(), "1Gi");
-    assert_eq!(Quantity::from(String::from("2")), Quantity("2".into()));
+    assert_eq!(Quantity::from(String::from("2")).as_str(), "2");
     assert_eq!(serde_json::Value::from(&q), serde_json::json!("1Gi"));
 }
 
 #[test]
 fn quantity_map_like_resource_requests() {
     let requests: BTreeMap<String, Quantity> = from_json(r#"{"cpu":0.5,"memory":"128Mi"}"#);
-    assert_eq!(to_json(&requests), r#"{"cpu":"0.5","memory":"128Mi"}"#);
+    assert_eq!(to_json(&requests), r#"{"cpu":"500m","memory":"128Mi"}"#);
 }
 
 // ---- Time and MicroTime ----

@@ -297,7 +297,7 @@ fn missing_metadata_is_written_only_by_k8s_openapi() {
 
 #[test]
 fn quantity_numbers_decode_alike() {
-    for (number, text) in [(json!(500), "500"), (json!(0.25), "0.25"), (json!(1e3), "1000"), (json!(-3), "-3")] {
+    for (number, text) in [(json!(500), "500"), (json!(-3), "-3"), (json!(1536), "1536")] {
         let input = json!({"type": "AverageValue", "averageValue": number});
         let expected = json!({"type": "AverageValue", "averageValue": text});
         let (ours, theirs) = cross_check::<ours_hpa::MetricTarget, theirs_hpa::MetricTarget>(
@@ -308,6 +308,23 @@ fn quantity_numbers_decode_alike() {
         );
         assert_eq!(ours.average_value.as_ref().map(|q| q.as_str()), Some(text));
         assert_eq!(theirs.average_value.as_ref().map(|q| q.0.as_str()), Some(text));
+    }
+}
+
+#[test]
+fn quantity_is_canonicalized_only_by_support() {
+    // Difference: the API server writes a quantity it has read in its canonical form
+    // (`0.25` as `250m`, `1000` as `1k`, `1.5Gi` as `1536Mi`); so does kube_apigen::Quantity.
+    // k8s-openapi keeps the text as sent.
+    for (sent, canonical) in
+        [(json!(0.25), "250m"), (json!(1000), "1k"), (json!(1.5), "1500m"), (json!("1.5Gi"), "1536Mi")]
+    {
+        let input = json!({"type": "AverageValue", "averageValue": sent});
+        let ours: ours_hpa::MetricTarget = decode_value("ours", &input);
+        let theirs: theirs_hpa::MetricTarget = decode_value("theirs", &input);
+        assert_eq!(ours.average_value.as_ref().map(|q| q.as_str()), Some(canonical));
+        let sent_text = sent.as_str().map_or_else(|| sent.to_string(), str::to_owned);
+        assert_eq!(theirs.average_value.as_ref().map(|q| q.0.as_str()), Some(sent_text.as_str()));
     }
 }
 

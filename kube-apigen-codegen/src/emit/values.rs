@@ -114,9 +114,11 @@ fn runtime_value(scope: &mut Scope, runtime: RuntimeType, json: &Value) -> Token
             quote!(#name::Int(#n))
         }
         (RuntimeType::IntOrString, Value::String(text)) => quote!(#name::String(#text.to_owned())),
-        (RuntimeType::Quantity, Value::String(text)) => quote!(#name(#text.to_owned())),
-        (RuntimeType::Quantity, Value::Number(n)) => {
-            let text = n.to_string();
+        // What the API server holds once it has read the default.
+        (RuntimeType::Quantity, Value::String(_) | Value::Number(_)) => {
+            let quantity: kube_apigen_core::Quantity =
+                serde_json::from_value(json.clone()).expect("a string or a number is a quantity");
+            let text = quantity.as_str();
             quote!(#name(#text.to_owned()))
         }
         // Checked to parse as the runtime's type does; k8s-openapi's wraps the same timestamp.

@@ -145,7 +145,9 @@ impl Message for Quantity {
         match number {
             1 => {
                 merge(&mut self.0, wire_type, buf, depth)?;
-                self.validate().map_err(|e| DecodeError::new(format!("quantity {:?}: {e}", self.0)))
+                self.validate().map_err(|e| DecodeError::new(format!("quantity {:?}: {e}", self.0)))?;
+                self.canonicalize();
+                Ok(())
             }
             _ => skip(number, wire_type, buf, depth),
         }

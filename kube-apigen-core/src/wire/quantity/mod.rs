@@ -1,26 +1,40 @@
 //! `io.k8s.apimachinery.pkg.api.resource.Quantity`.
 
+mod amount;
+mod big;
+
+use std::cmp::Ordering;
 use std::fmt;
+use std::hash::{Hash, Hasher};
 
 use serde::de::{self, Deserializer, Unexpected, Visitor};
 use serde::ser::Serializer;
 use serde::{Deserialize, Serialize};
 
-/// A fixed-point amount such as `500m`, `1.5Gi` or `2e3`, kept as its string form.
+pub use amount::Amount;
+
+/// A fixed-point amount such as `500m`, `1.5Gi` or `2e3`, kept as its text.
 ///
-/// Serializes as a JSON string. On input a JSON string is taken as is (surrounding
-/// whitespace trimmed, as Kubernetes does) and a JSON number becomes its shortest decimal
-/// text (`1` → `"1"`, `0.5` → `"0.5"`, `1e3` → `"1000"`). `null` decodes as `"0"`, the
-/// Go zero value; an `Option<Quantity>` field decodes `null` as `None` first.
+/// Serializes as a JSON string. Decoding (JSON, YAML, protobuf) reads the text as the API
+/// server does and keeps what it would write back: its canonical form (`1.5` → `1500m`,
+/// `1000m` → `1`, `0.5Gi` → `512Mi`, `1024Mi` → `1Gi`), or the text as sent where the API
+/// server keeps it (`500m`, `1Gi`, `+5`). A JSON string is trimmed of surrounding
+/// whitespace first; a JSON number is read from its shortest decimal text (`0.5`, `1000`;
+/// where the API server reads the number as written, `1e3` becomes `1k` here and stays
+/// `1e3` there). `null` decodes as `"0"`, the Go zero value; an `Option<Quantity>` field
+/// decodes `null` as `None` first. Values built with `From` keep their text as given
+/// until [`Quantity::canonicalize`].
 ///
-/// Decoding does not check the syntax; [`Quantity::validate`] does, so that validation can
-/// report a bad quantity as a field error. Unlike the API server this type does not
-/// canonicalize (`1.5` stays `"1.5"`, where Kubernetes answers `"1500m"`), and equality
-/// and ordering compare the text, not the amount (`"1"` != `"1000m"`).
+/// Decoding does not reject a text that is no quantity; [`Quantity::validate`] does, so
+/// that validation can report it as a field error.
+///
+/// Equality, ordering and hashing are by [`Amount`] (`"1"` == `"1000m"`), as the API
+/// server compares quantities; texts that are no quantity compare by text, after every
+/// quantity.
 ///
 /// Integers beyond the 64-bit range are decoded by `serde_json` as floating point and may
 /// lose digits; send such amounts as strings.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Debug)]
 pub struct Quantity(pub String);
 
 /// Why a string is not a quantity. The messages are the API server's.
@@ -84,6 +98,66 @@ impl Quantity {
     /// [`Quantity::validate`] of a quantity's text, whichever type holds it.
     pub fn validate_text(text: &str) -> Result<(), QuantityError> {
         validate(text.as_bytes())
+    }
+
+    /// The amount, as the API server's parser reads the text; its errors are those of
+    /// [`Quantity::validate`].
+    pub fn amount(&self) -> Result<Amount, QuantityError> {
+        self.0.parse()
+    }
+
+    /// Rewrites the text as the API server writes this quantity (see the type's
+    /// documentation); a text that is no quantity stays as it is. Decoding does this.
+    pub fn canonicalize(&mut self) {
+        if amount::kept_at_a_glance(&self.0) {
+            return;
+        }
+        if let Ok(parsed) = amount::parse(&self.0)
+            && !parsed.keeps_text
+        {
+            self.0 = amount::canonical_text(&parsed.amount, parsed.format);
+        }
+    }
+
+    /// `text` as a decoder reads it.
+    fn decoded(text: String) -> Quantity {
+        let mut quantity = Quantity(text);
+        quantity.canonicalize();
+        quantity
+    }
+}
+
+impl PartialEq for Quantity {
+    fn eq(&self, other: &Quantity) -> bool {
+        self.cmp(other).is_eq()
+    }
+}
+
+impl Eq for Quantity {}
+
+impl PartialOrd for Quantity {
+    fn partial_cmp(&self, other: &Quantity) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Quantity {
+    fn cmp(&self, other: &Quantity) -> Ordering {
+        match (self.amount(), other.amount()) {
+            (Ok(a), Ok(b)) => a.cmp(&b),
+            (Ok(_), Err(_)) => Ordering::Less,
+            (Err(_), Ok(_)) => Ordering::Greater,
+            (Err(_), Err(_)) => self.0.cmp(&other.0),
+        }
+    }
+}
+
+impl Hash for Quantity {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        match self.amount() {
+            Ok(amount) => amount.hash(state),
+            Err(_) => self.0.hash(state),
+        }
     }
 }
 
@@ -192,7 +266,7 @@ impl<'de> Visitor<'de> for QuantityVisitor {
     }
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Quantity, E> {
-        Ok(Quantity(v.trim().to_owned()))
+        Ok(Quantity::decoded(v.trim().to_owned()))
     }
 
     fn visit_string<E: de::Error>(self, mut v: String) -> Result<Quantity, E> {
@@ -200,23 +274,23 @@ impl<'de> Visitor<'de> for QuantityVisitor {
         if trimmed.len() != v.len() {
             v = trimmed.to_owned();
         }
-        Ok(Quantity(v))
+        Ok(Quantity::decoded(v))
     }
 
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<Quantity, E> {
-        Ok(Quantity(v.to_string()))
+        Ok(Quantity::decoded(v.to_string()))
     }
 
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<Quantity, E> {
-        Ok(Quantity(v.to_string()))
+        Ok(Quantity::decoded(v.to_string()))
     }
 
     fn visit_i128<E: de::Error>(self, v: i128) -> Result<Quantity, E> {
-        Ok(Quantity(v.to_string()))
+        Ok(Quantity::decoded(v.to_string()))
     }
 
     fn visit_u128<E: de::Error>(self, v: u128) -> Result<Quantity, E> {
-        Ok(Quantity(v.to_string()))
+        Ok(Quantity::decoded(v.to_string()))
     }
 
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<Quantity, E> {
@@ -225,7 +299,7 @@ impl<'de> Visitor<'de> for QuantityVisitor {
         }
         // `Display` for f64 is the shortest text that reads back as the same value, and
         // never uses an exponent: 0.5 -> "0.5", 1000.0 -> "1000", 1e-7 -> "0.0000001".
-        Ok(Quantity(v.to_string()))
+        Ok(Quantity::decoded(v.to_string()))
     }
 
     fn visit_unit<E: de::Error>(self) -> Result<Quantity, E> {
