@@ -521,15 +521,19 @@ fn core_steps(k: &Kubectl, report: &mut Report) {
         Ok(())
     });
 
-    report.step("get namespace and secret print kube's columns", || {
+    report.step("get namespace, configmap and secret print kube's columns", || {
         let out = k.run(&["get", "namespace", "team-a"]).ok()?;
         let rows = out.rows();
         ensure(rows.first().is_some_and(|h| h[..] == ["NAME", "STATUS", "AGE"]), &out, "namespace columns")?;
         ensure(rows.get(1).is_some_and(|r| r[..2] == ["team-a", "Active"]), &out, "the namespace row")?;
+        let out = k.run(&["get", "configmap", "web", "-n", "team-a"]).ok()?;
+        let rows = out.rows();
+        ensure(rows.first().is_some_and(|h| h[..] == ["NAME", "DATA", "AGE"]), &out, "configmap columns")?;
+        ensure(rows.get(1).is_some_and(|r| r[..2] == ["web", "1"]), &out, "the configmap row")?;
         let out = k.run(&["get", "secret", "db", "-n", "team-a"]).ok()?;
         let rows = out.rows();
-        ensure(rows.first().is_some_and(|h| h[..2] == ["NAME", "TYPE"]), &out, "secret columns")?;
-        ensure(rows.get(1).is_some_and(|r| r[..2] == ["db", "Opaque"]), &out, "the secret row")?;
+        ensure(rows.first().is_some_and(|h| h[..] == ["NAME", "TYPE", "DATA", "AGE"]), &out, "secret columns")?;
+        ensure(rows.get(1).is_some_and(|r| r[..3] == ["db", "Opaque", "1"]), &out, "the secret row")?;
         Ok(())
     });
 

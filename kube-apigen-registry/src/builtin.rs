@@ -6,14 +6,19 @@
 //!   delete marks the namespace `Terminating` while `spec.finalizers` holds it (the
 //!   store's collector empties it, then removes the finalizer); `default`, `kube-system`
 //!   and `kube-public` may not be deleted.
+//! - **configmaps**: `kubectl get` shows how many keys `data` and `binaryData` hold.
 //! - **secrets**: `stringData` is written into `data` (base64) and never stored; `type`
-//!   is `Opaque` when unset.
+//!   is `Opaque` when unset; `kubectl get` shows the type and how many keys `data` holds.
 //! - **services**: `type` is `ClusterIP`, `sessionAffinity` `None`, each port's
 //!   `protocol` `TCP` and its `targetPort` its `port` when unset, as the API server
 //!   defaults them. No cluster IP or node port is allocated.
 
+use std::sync::Arc;
+
 use base64::Engine;
 use kube_apigen::Status;
+use kube_apigen::http::TableConvertor;
+use kube_apigen::resource::Column;
 use serde_json::{Value, json};
 
 use crate::object::{meta_str, top_mut};
@@ -117,6 +122,72 @@ impl Strategy for Secrets {
 
     fn prepare_for_update(&self, _: &WriteContext<'_>, new: &mut Value, _: &Value) {
         Self::normalize(new);
+    }
+
+    fn table(&self) -> Option<Arc<dyn TableConvertor>> {
+        Some(Arc::new(DataTable { with_type: true, maps: &["data"] }))
+    }
+}
+
+/// The strategy of core/v1 `configmaps`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ConfigMaps;
+
+impl Strategy for ConfigMaps {
+    fn table(&self) -> Option<Arc<dyn TableConvertor>> {
+        Some(Arc::new(DataTable { with_type: false, maps: &["data", "binaryData"] }))
+    }
+}
+
+/// The `kubectl get` columns of a kind holding data by key, as the API server prints
+/// them: `Data` counts the keys of `maps`; secrets show their `Type` first.
+struct DataTable {
+    with_type: bool,
+    maps: &'static [&'static str],
+}
+
+const TYPE_COLUMN: Column = Column {
+    name: "Type",
+    type_: "string",
+    format: "",
+    description: "What the data is for.",
+    priority: 0,
+    json_path: ".type",
+};
+
+const DATA_COLUMN: Column = Column {
+    name: "Data",
+    type_: "string",
+    format: "",
+    description: "How many keys the data holds.",
+    priority: 0,
+    json_path: "",
+};
+
+const AGE_COLUMN: Column = Column {
+    name: "Age",
+    type_: "date",
+    format: "",
+    description: "How long ago the object was created.",
+    priority: 0,
+    json_path: ".metadata.creationTimestamp",
+};
+
+impl TableConvertor for DataTable {
+    fn columns(&self) -> &[Column] {
+        const WITH_TYPE: [Column; 3] = [TYPE_COLUMN, DATA_COLUMN, AGE_COLUMN];
+        if self.with_type { &WITH_TYPE } else { &WITH_TYPE[1..] }
+    }
+
+    fn cells(&self, object: &Value) -> Vec<Value> {
+        let keys: usize = self.maps.iter().filter_map(|map| object.get(map)?.as_object()).map(|map| map.len()).sum();
+        let created = object.pointer("/metadata/creationTimestamp").cloned().unwrap_or(Value::Null);
+        let mut cells = Vec::with_capacity(3);
+        if self.with_type {
+            cells.push(object.get("type").cloned().unwrap_or(Value::Null));
+        }
+        cells.extend([json!(keys), created]);
+        cells
     }
 }
 

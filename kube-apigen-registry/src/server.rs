@@ -92,12 +92,13 @@ impl Server {
     /// in memory, anonymous callers as administrators, the API server's default limits
     /// (3 MiB bodies, 60 s per request, 400 requests at once), no strategies but the
     /// API server's own for CustomResourceDefinitions ([`crate::crd`]) and for namespaces,
-    /// secrets and services ([`crate::builtin`]) when the API serves them.
+    /// configmaps, secrets and services ([`crate::builtin`]) when the API serves them.
     pub fn builder(api: ServedApi<Store>) -> ServerBuilder {
         let mut store = StoreConfig::new(api.catalog, typed_checks(api.typed_checks));
         // An API without `apiextensions.k8s.io` has no definitions to look after.
         let _ = store.strategy(crd::GROUP, crd::PLURAL, crd::CustomResourceDefinitions);
         let _ = store.strategy("", "namespaces", builtin::Namespaces);
+        let _ = store.strategy("", "configmaps", builtin::ConfigMaps);
         let _ = store.strategy("", "secrets", builtin::Secrets);
         let _ = store.strategy("", "services", builtin::Services);
         ServerBuilder {

@@ -3,7 +3,6 @@
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use kube_apigen::{Bytes, Resource, ResourceInfo, Scope, de, protobuf, ser};
 use kube_apigen::k8s::empty_object_meta;
-use kube_apigen::resource::Column;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde::de::MapAccess;
 use std::collections::BTreeMap;
@@ -117,24 +116,7 @@ pub static SECRET: ResourceInfo = ResourceInfo {
     short_names: &[],
     categories: &[],
     subresources: &[],
-    columns: &[
-        Column {
-            name: "Type",
-            type_: "string",
-            format: "",
-            description: "What the data is for.",
-            priority: 0,
-            json_path: ".type",
-        },
-        Column {
-            name: "Age",
-            type_: "date",
-            format: "",
-            description: "How long ago the object was created.",
-            priority: 0,
-            json_path: ".metadata.creationTimestamp",
-        },
-    ],
+    columns: &[],
     scale: None,
     deprecation_warning: None,
     storage_version: true,
