@@ -30,6 +30,7 @@ pub mod certificates;
 pub mod checks;
 pub mod crd;
 mod custom;
+pub mod events;
 pub mod health;
 #[cfg(feature = "kube")]
 pub mod local;

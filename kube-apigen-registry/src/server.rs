@@ -34,7 +34,7 @@ use crate::metrics::{Metrics, RequestLabels};
 use crate::storage::Storage;
 use crate::strategy::Strategy;
 use crate::{Store, StoreConfig};
-use crate::{builtin, crd};
+use crate::{builtin, crd, events};
 
 /// A Kubernetes-style API server for one generated crate's API: its [`Store`], and the
 /// router that serves it with everything around it.
@@ -92,13 +92,16 @@ impl Server {
     /// in memory, anonymous callers as administrators, the API server's default limits
     /// (3 MiB bodies, 60 s per request, 400 requests at once), no strategies but the
     /// API server's own for CustomResourceDefinitions ([`crate::crd`]) and for namespaces,
-    /// configmaps, secrets and services ([`crate::builtin`]) when the API serves them.
+    /// configmaps, secrets and services ([`crate::builtin`]) and for events
+    /// ([`crate::events`]) when the API serves them.
     pub fn builder(api: ServedApi<Store>) -> ServerBuilder {
         let mut store = StoreConfig::new(api.catalog, typed_checks(api.typed_checks));
         // An API without `apiextensions.k8s.io` has no definitions to look after.
         let _ = store.strategy(crd::GROUP, crd::PLURAL, crd::CustomResourceDefinitions);
         let _ = store.strategy("", "namespaces", builtin::Namespaces);
         let _ = store.strategy("", "configmaps", builtin::ConfigMaps);
+        let _ = store.strategy("", "events", events::Events::CORE);
+        let _ = store.strategy(events::GROUP, "events", events::Events::EVENTS_V1);
         let _ = store.strategy("", "secrets", builtin::Secrets);
         let _ = store.strategy("", "services", builtin::Services);
         ServerBuilder {
