@@ -65,6 +65,11 @@ async fn server(modes: &[AuthorizationMode], other_bindings: usize) -> Router {
             "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": { "name": "hpa-reader" },
             "rules": [{ "apiGroups": ["autoscaling"], "resources": ["horizontalpodautoscalers"], "verbs": ["list"] }],
         });
+        let namespace = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-a"}});
+        assert_eq!(
+            send(&router, Method::POST, "/api/v1/namespaces", "admin-token", Some(namespace)).await,
+            StatusCode::CREATED
+        );
         let roles = format!("{RBAC}/namespaces/team-a/roles");
         assert_eq!(send(&router, Method::POST, &roles, "admin-token", Some(role)).await, StatusCode::CREATED);
         let bindings = format!("{RBAC}/namespaces/team-a/rolebindings");

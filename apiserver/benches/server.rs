@@ -15,6 +15,12 @@
 //! - watch fan-out: 1,000 watch connections on one namespace; for each of several creates,
 //!   the time from sending the POST to the moment the last watcher has read the ADDED event;
 //!   the median over the writes (and the min and max).
+//! - on etcd, the baseline of creates: as many raw etcd v3 clients (gRPC over one
+//!   channel, as the server's), each committing its next create transaction (a put if the
+//!   key has no revision, as the server's store writes) as soon as the previous one is
+//!   done, with the object as the server serves one of the create phase (its stored bytes
+//!   but for `resourceVersion`), on an etcd of its own; reported as the server's creates
+//!   per second over these.
 //!
 //! Every phase runs on each storage backend, side by side in one run: in memory, on a data
 //! directory (`--data-dir`, a fresh one per phase), and on etcd (`--etcd-servers`, a
@@ -69,7 +75,7 @@ impl Backend {
     }
 }
 
-/// What a server's backend needs alive (held, never read).
+/// What a server's backend needs alive; read only for the etcd members' process ids.
 #[allow(dead_code)]
 enum Held {
     Nothing,
@@ -82,7 +88,7 @@ enum Held {
 struct Server {
     child: Child,
     addr: String,
-    _held: Held,
+    held: Held,
 }
 
 impl Server {
@@ -101,7 +107,9 @@ impl Server {
             }
         };
         let mut child = Command::new(env!("CARGO_BIN_EXE_apiserver"))
-            .args(["--listen", "127.0.0.1:0"])
+            // The phases write into namespaces they never create, as the figures before
+            // the namespace lifecycle did.
+            .args(["--listen", "127.0.0.1:0", "--disable-admission-plugins", "NamespaceLifecycle"])
             .args(&args)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -119,7 +127,7 @@ impl Server {
             }
         });
         let addr = rx.recv_timeout(Duration::from_secs(30)).expect("the server's `listening on` line");
-        Server { child, addr, _held: held }
+        Server { child, addr, held }
     }
 }
 
@@ -206,6 +214,23 @@ impl Figures {
     }
 }
 
+/// The CPU time (user and system) process `pid` has used so far, from `/proc`.
+fn cpu_time(pid: u32) -> Duration {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // The fields after the command (which may hold spaces), from the state on: utime and
+    // stime are the 12th and 13th, in clock ticks.
+    let fields: Vec<&str> = stat.rsplit_once(')').map_or("", |(_, rest)| rest).split_whitespace().collect();
+    let ticks: u64 = [11, 12].iter().filter_map(|&i| fields.get(i)?.parse::<u64>().ok()).sum();
+    // SAFETY: sysconf has no preconditions.
+    let per_second = u64::try_from(unsafe { libc::sysconf(libc::_SC_CLK_TCK) }).unwrap_or(100).max(1);
+    Duration::from_millis(ticks * 1000 / per_second)
+}
+
+/// The CPU time of `pids` together.
+fn cpu_of(pids: &[u32]) -> Duration {
+    pids.iter().map(|&pid| cpu_time(pid)).sum()
+}
+
 fn percentile(sorted: &[Duration], p: f64) -> Duration {
     let index = ((sorted.len() as f64 * p).ceil() as usize).clamp(1, sorted.len()) - 1;
     sorted[index]
@@ -247,6 +272,62 @@ where
     let mut all = Vec::new();
     for task in tasks {
         all.extend(task.await.expect("a client task panicked"));
+    }
+    all.sort();
+    Figures { seconds: measure.as_secs_f64(), latencies: all }
+}
+
+/// `CONNECTIONS` closed-loop etcd clients committing create transactions of `value`
+/// under new keys, for `WARMUP` + `measure`: what the server's creates cost etcd alone.
+async fn raw_etcd_creates(servers: &str, value: Vec<u8>, measure: Duration) -> Figures {
+    use etcdv3client::KvClient;
+    use etcdv3client::grpc::{CredentialInterceptor, TonicClient};
+    use etcdv3client::pb::{self, compare, request_op};
+
+    let url = servers.split(',').next().expect("an etcd server").to_owned();
+    let channel = tonic::transport::Endpoint::from_shared(url).expect("an etcd URL").connect_lazy();
+    let service = CredentialInterceptor::new(None, None, TonicClient::new(channel));
+    let start = tokio::time::Instant::now() + Duration::from_millis(200);
+    let measure_from = start + WARMUP;
+    let end = measure_from + measure;
+    let value = Arc::new(value);
+    let mut tasks = Vec::new();
+    for c in 0..CONNECTIONS {
+        let (service, value) = (service.clone(), value.clone());
+        tasks.push(tokio::spawn(async move {
+            let mut latencies = Vec::new();
+            tokio::time::sleep_until(start).await;
+            for i in 0.. {
+                let begun = tokio::time::Instant::now();
+                if begun >= end {
+                    break;
+                }
+                let key = format!("/registry/autoscaling/horizontalpodautoscalers/bench-create-{}/c{c}-{i}", c % 8);
+                let create = pb::Compare {
+                    result: compare::CompareResult::Equal as i32,
+                    target: compare::CompareTarget::Create as i32,
+                    key: key.clone().into(),
+                    target_union: Some(compare::TargetUnion::CreateRevision(0)),
+                    ..Default::default()
+                };
+                let put = pb::PutRequest { key: key.into(), value: (*value).clone(), ..Default::default() };
+                let request = pb::TxnRequest {
+                    compare: vec![create],
+                    success: vec![pb::RequestOp { request: Some(request_op::Request::RequestPut(put)) }],
+                    failure: Vec::new(),
+                };
+                let committed = KvClient::new(service.clone()).txn(request).await.expect("an etcd transaction");
+                assert!(committed.succeeded, "a new key");
+                if begun >= measure_from {
+                    latencies.push(begun.elapsed());
+                }
+            }
+            latencies
+        }));
+    }
+    let mut all = Vec::new();
+    for task in tasks {
+        all.extend(task.await.expect("an etcd client task panicked"));
     }
     all.sort();
     Figures { seconds: measure.as_secs_f64(), latencies: all }
@@ -362,18 +443,65 @@ async fn populate(addr: &str, prefix: &str, count: usize) {
 }
 
 /// Each phase has a server of its own, so that one phase's objects do not slow the next.
-async fn run(backend: Backend, measure: Duration) -> (Vec<(String, Figures)>, Vec<Duration>) {
+/// What one backend's phases measured: the rows of the table, the fan-out times, the CPU
+/// of the create phase, and on etcd the raw baseline of creates with its CPU.
+struct Run {
+    rows: Vec<(String, Figures)>,
+    fanout: Vec<Duration>,
+    create_cpu: Cpu,
+    baseline: Option<(Figures, Cpu)>,
+}
+
+/// The CPU time the processes of a phase used, over its wall time (warm-up included).
+struct Cpu {
+    server: Duration,
+    etcd: Duration,
+    wall: Duration,
+}
+
+impl Cpu {
+    /// Cores in use on average: `time` over the wall time.
+    fn cores(&self, time: Duration) -> f64 {
+        time.as_secs_f64() / self.wall.as_secs_f64()
+    }
+}
+
+async fn run(backend: Backend, measure: Duration) -> Run {
     let mut rows = Vec::new();
 
     let server = Server::start(backend);
     let addr = server.addr.clone();
+    let etcd_pids = match &server.held {
+        Held::Etcd(etcd) => etcd.pids(),
+        _ => Vec::new(),
+    };
+    let before = (cpu_time(server.child.id()), cpu_of(&etcd_pids), Instant::now());
     let create = closed_loop(&addr, measure, 201, |c, i| {
         let path = format!("{NS_PATH}/bench-create-{}/horizontalpodautoscalers", c % 8);
         ("POST".into(), path, Some(hpa(&format!("c{c}-{i}"))))
     })
     .await;
+    let create_cpu = Cpu {
+        server: cpu_time(server.child.id()) - before.0,
+        etcd: cpu_of(&etcd_pids) - before.1,
+        wall: before.2.elapsed(),
+    };
     rows.push(("create (POST, 201; 8 namespaces)".to_owned(), create));
-    drop(server);
+    let mut baseline = None;
+    if backend == Backend::Etcd {
+        // What the server stored for one of those objects, on an etcd of the baseline's own.
+        let mut reader = connect(&addr).await;
+        let path = format!("{NS_PATH}/bench-create-0/horizontalpodautoscalers/c0-0");
+        let stored = call(&mut reader, request(&addr, "GET", &path, None), 200).await.to_vec();
+        drop(server);
+        let etcd = etcd::Etcd::start(1, "the etcd baseline").expect("an etcd binary");
+        let (cpu, wall) = (cpu_of(&etcd.pids()), Instant::now());
+        let figures = raw_etcd_creates(&etcd.servers(), stored, measure).await;
+        let cpu = Cpu { server: Duration::ZERO, etcd: cpu_of(&etcd.pids()) - cpu, wall: wall.elapsed() };
+        baseline = Some((figures, cpu));
+    } else {
+        drop(server);
+    }
 
     let server = Server::start(backend);
     let addr = server.addr.clone();
@@ -427,7 +555,7 @@ async fn run(backend: Backend, measure: Duration) -> (Vec<(String, Figures)>, Ve
     let mut times = fanout(&server.addr).await;
     times.sort();
     drop(server);
-    (rows, times)
+    Run { rows, fanout: times, create_cpu, baseline }
 }
 
 fn main() {
@@ -453,16 +581,16 @@ fn main() {
 
     println!("| operation ({CONNECTIONS} connections) | backend | requests/s | p50 | p99 | requests measured |");
     println!("|---|---|---:|---:|---:|---:|");
-    let phases = results.first().map_or(0, |(_, (rows, _))| rows.len());
+    let phases = results.first().map_or(0, |(_, run)| run.rows.len());
     for phase in 0..phases {
-        for (backend, (rows, _)) in &results {
-            let (name, f) = &rows[phase];
+        for (backend, run) in &results {
+            let (name, f) = &run.rows[phase];
             let (p50, p99) = (percentile(&f.latencies, 0.5), percentile(&f.latencies, 0.99));
             let rate = f.rate();
             println!("| {name} | {} | {rate:.0} | {} | {} | {} |", backend.name(), ms(p50), ms(p99), f.latencies.len());
         }
     }
-    for (backend, (rows, _)) in &results {
+    for (backend, Run { rows, .. }) in &results {
         let (alone, crowded) = (&rows[rows.len() - 2].1, &rows[rows.len() - 1].1);
         println!(
             "{}: list with {OTHER_OBJECTS} others / list alone = {:.2}",
@@ -473,8 +601,35 @@ fn main() {
     println!();
     println!("| watch fan-out, {WATCHERS} watchers, {FANOUT_WRITES} writes | backend | median | min | max |");
     println!("|---|---|---:|---:|---:|");
-    for (backend, (_, times)) in &results {
+    for (backend, Run { fanout: times, .. }) in &results {
         let (min, median, max) = (times[0], times[times.len() / 2], times[times.len() - 1]);
         println!("| one write to all {WATCHERS} | {} | {} | {} | {} |", backend.name(), ms(median), ms(min), ms(max));
+    }
+    for (_, run) in &results {
+        let (Some((raw, raw_cpu)), Some((_, created))) = (&run.baseline, run.rows.first()) else { continue };
+        println!();
+        println!(
+            "etcd: creates through the server {:.0}/s (p50 {}, p99 {}), raw etcd create transactions {:.0}/s (p50 {}, p99 {}): {:.2} of the baseline",
+            created.rate(),
+            ms(percentile(&created.latencies, 0.5)),
+            ms(percentile(&created.latencies, 0.99)),
+            raw.rate(),
+            ms(percentile(&raw.latencies, 0.5)),
+            ms(percentile(&raw.latencies, 0.99)),
+            created.rate() / raw.rate()
+        );
+        let cpu = &run.create_cpu;
+        println!(
+            "CPU cores in use: through the server, the server {:.2} and etcd {:.2}; the baseline, etcd {:.2} (the load generator has the rest of 2)",
+            cpu.cores(cpu.server),
+            cpu.cores(cpu.etcd),
+            raw_cpu.cores(raw_cpu.etcd)
+        );
+        println!(
+            "CPU per create: server {:.0} µs, etcd {:.0} µs; baseline etcd {:.0} µs",
+            cpu.server.as_secs_f64() * 1e6 / (created.rate() * cpu.wall.as_secs_f64()),
+            cpu.etcd.as_secs_f64() * 1e6 / (created.rate() * cpu.wall.as_secs_f64()),
+            raw_cpu.etcd.as_secs_f64() * 1e6 / (raw.rate() * raw_cpu.wall.as_secs_f64())
+        );
     }
 }

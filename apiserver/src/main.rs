@@ -14,6 +14,10 @@ use kube_apigen::http::DEFAULT_MAX_BODY_BYTES;
 use kube_apigen_registry::certificates::{ClientCertificates, RequestHeader, RequestHeaderOptions};
 use kube_apigen_registry::{AuthorizationMode, shutdown_signal, tls};
 
+/// The allocator of the binary (the library leaves the choice to its users).
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// A Kubernetes-style API server for every resource of specs/.
 #[derive(Parser, Debug)]
 #[command(

@@ -124,6 +124,11 @@ impl Etcd {
         }
     }
 
+    /// The process ids of the running members.
+    pub fn pids(&self) -> Vec<u32> {
+        self.members.iter().filter_map(|m| m.child.as_ref()).map(Child::id).collect()
+    }
+
     /// The client URLs, as `--etcd-servers` takes them.
     pub fn servers(&self) -> String {
         self.members.iter().map(|m| m.client_url.as_str()).collect::<Vec<_>>().join(",")
