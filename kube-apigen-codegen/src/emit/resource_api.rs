@@ -1,6 +1,7 @@
 //! A resource's `<kind>_api.rs`: its description (`ResourceInfo`), its trait with one
-//! async method per operation, the trait's implementation for JSON-level servers, and the
-//! axum handlers and routes that do the HTTP work around the trait.
+//! async method per operation, the trait's implementation for JSON-level servers
+//! (feature `dynamic`), and the axum handlers and routes that do the HTTP work around
+//! the trait.
 
 use std::collections::BTreeMap;
 
@@ -8,6 +9,7 @@ use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
 use super::doc_attrs;
+use super::features::Feature;
 use super::scope::Scope;
 use crate::ir::{Method, Resource, Role, Route, RouteKind, Success, Ty};
 use kube_apigen_core::schema::PatchType;
@@ -16,7 +18,8 @@ use kube_apigen_core::schema::PatchType;
 pub fn resource_file(scope: &mut Scope, resource: &Resource) -> TokenStream {
     let info = scope.import(&format!("super::{}", resource.info_static));
     let trait_item = trait_item(scope, resource, &info);
-    let dynamic = dynamic_impl(scope, resource, &info);
+    // Only JSON-level servers (the `dynamic` feature) use the adapter.
+    let dynamic = scope.gated(Feature::Dynamic, |scope| dynamic_impl(scope, resource, &info));
     let routes = routes(scope, resource);
     let handlers: Vec<TokenStream> = resource.methods.iter().map(|m| handler(scope, resource, &info, m)).collect();
     quote! {

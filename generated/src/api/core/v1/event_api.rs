@@ -6,7 +6,7 @@ use crate::params::{
     NamespaceNamePath, NamespacePath, PatchParams, ReadParams,
 };
 use crate::responses::{OkCreatedOrAccepted, OkOrAccepted, OkOrCreated};
-use kube_apigen::{Status, dynamic};
+use kube_apigen::Status;
 use kube_apigen::axum::Router;
 use kube_apigen::axum::extract::{Request, State};
 use kube_apigen::axum::http::StatusCode;
@@ -17,6 +17,8 @@ use kube_apigen::http::watch::WatchStream;
 use std::collections::BTreeMap;
 use std::future::Future;
 use super::{EVENT, Event, EventList};
+#[cfg(feature = "dynamic")]
+use kube_apigen::dynamic;
 
 /// The operations on Event. Every method answers 405 `MethodNotAllowed` unless implemented, so a server implements only what it supports.
 pub trait EventApi: Send + Sync + 'static {
@@ -117,6 +119,7 @@ pub trait EventApi: Send + Sync + 'static {
     }
 }
 
+#[cfg(feature = "dynamic")]
 impl<S: dynamic::DynamicApi> EventApi for dynamic::Dynamic<S> {
     async fn create(
         &self,

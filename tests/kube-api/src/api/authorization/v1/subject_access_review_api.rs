@@ -2,7 +2,7 @@
 
 use crate::params::CreateOrReplaceParams;
 use crate::responses::OkCreatedOrAccepted;
-use kube_apigen::{Status, dynamic};
+use kube_apigen::Status;
 use kube_apigen::axum::Router;
 use kube_apigen::axum::extract::{Request, State};
 use kube_apigen::axum::http::StatusCode;
@@ -11,6 +11,8 @@ use kube_apigen::axum::routing::post;
 use kube_apigen::http::{ApiState, Context};
 use std::future::Future;
 use super::{SUBJECT_ACCESS_REVIEW, SubjectAccessReview};
+#[cfg(feature = "dynamic")]
+use kube_apigen::dynamic;
 
 /// The operations on SubjectAccessReview. Every method answers 405 `MethodNotAllowed` unless implemented, so a server implements only what it supports.
 pub trait SubjectAccessReviewApi: Send + Sync + 'static {
@@ -29,6 +31,7 @@ pub trait SubjectAccessReviewApi: Send + Sync + 'static {
     }
 }
 
+#[cfg(feature = "dynamic")]
 impl<S: dynamic::DynamicApi> SubjectAccessReviewApi for dynamic::Dynamic<S> {
     async fn create(
         &self,

@@ -6,7 +6,7 @@ use crate::params::{
     NamespaceNamePath, NamespacePath, PatchParams, ReadParams,
 };
 use crate::responses::{OkCreatedOrAccepted, OkOrAccepted, OkOrCreated};
-use kube_apigen::{Status, dynamic};
+use kube_apigen::Status;
 use kube_apigen::axum::Router;
 use kube_apigen::axum::extract::{Request, State};
 use kube_apigen::axum::http::StatusCode;
@@ -19,6 +19,8 @@ use std::future::Future;
 use super::{
     HORIZONTAL_POD_AUTOSCALER, HorizontalPodAutoscaler, HorizontalPodAutoscalerList,
 };
+#[cfg(feature = "dynamic")]
+use kube_apigen::dynamic;
 
 /// The operations on HorizontalPodAutoscaler. Every method answers 405 `MethodNotAllowed` unless implemented, so a server implements only what it supports.
 pub trait HorizontalPodAutoscalerApi: Send + Sync + 'static {
@@ -190,6 +192,7 @@ pub trait HorizontalPodAutoscalerApi: Send + Sync + 'static {
     }
 }
 
+#[cfg(feature = "dynamic")]
 impl<S: dynamic::DynamicApi> HorizontalPodAutoscalerApi for dynamic::Dynamic<S> {
     async fn create(
         &self,

@@ -6,7 +6,7 @@ use crate::params::{
     PatchParams, ReadParams,
 };
 use crate::responses::{OkCreatedOrAccepted, OkOrAccepted, OkOrCreated};
-use kube_apigen::{Status, dynamic};
+use kube_apigen::Status;
 use kube_apigen::axum::Router;
 use kube_apigen::axum::extract::{Request, State};
 use kube_apigen::axum::http::StatusCode;
@@ -19,6 +19,8 @@ use std::future::Future;
 use super::{
     CERTIFICATE_SIGNING_REQUEST, CertificateSigningRequest, CertificateSigningRequestList,
 };
+#[cfg(feature = "dynamic")]
+use kube_apigen::dynamic;
 
 /// The operations on CertificateSigningRequest. Every method answers 405 `MethodNotAllowed` unless implemented, so a server implements only what it supports.
 pub trait CertificateSigningRequestApi: Send + Sync + 'static {
@@ -251,6 +253,7 @@ pub trait CertificateSigningRequestApi: Send + Sync + 'static {
     }
 }
 
+#[cfg(feature = "dynamic")]
 impl<S: dynamic::DynamicApi> CertificateSigningRequestApi for dynamic::Dynamic<S> {
     async fn create(
         &self,

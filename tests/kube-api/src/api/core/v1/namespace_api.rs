@@ -6,7 +6,7 @@ use crate::params::{
     PatchParams, ReadParams,
 };
 use crate::responses::{OkCreatedOrAccepted, OkOrAccepted, OkOrCreated};
-use kube_apigen::{Status, dynamic};
+use kube_apigen::Status;
 use kube_apigen::axum::Router;
 use kube_apigen::axum::extract::{Request, State};
 use kube_apigen::axum::http::StatusCode;
@@ -17,6 +17,8 @@ use kube_apigen::http::watch::WatchStream;
 use std::collections::BTreeMap;
 use std::future::Future;
 use super::{NAMESPACE, Namespace, NamespaceList};
+#[cfg(feature = "dynamic")]
+use kube_apigen::dynamic;
 
 /// The operations on Namespace. Every method answers 405 `MethodNotAllowed` unless implemented, so a server implements only what it supports.
 pub trait NamespaceApi: Send + Sync + 'static {
@@ -148,6 +150,7 @@ pub trait NamespaceApi: Send + Sync + 'static {
     }
 }
 
+#[cfg(feature = "dynamic")]
 impl<S: dynamic::DynamicApi> NamespaceApi for dynamic::Dynamic<S> {
     async fn create(
         &self,

@@ -6,7 +6,7 @@ use crate::params::{
     NamespaceNamePath, NamespacePath, PatchParams, ReadParams,
 };
 use crate::responses::{OkCreatedOrAccepted, OkOrAccepted, OkOrCreated};
-use kube_apigen::{Status, dynamic};
+use kube_apigen::Status;
 use kube_apigen::axum::Router;
 use kube_apigen::axum::extract::{Request, State};
 use kube_apigen::axum::http::StatusCode;
@@ -16,6 +16,8 @@ use kube_apigen::http::{ApiState, Context, Patch, PatchType, PathParams};
 use kube_apigen::http::watch::WatchStream;
 use std::future::Future;
 use super::{GIZMO, Gizmo, GizmoList};
+#[cfg(feature = "dynamic")]
+use kube_apigen::dynamic;
 
 /// The operations on Gizmo. Every method answers 405 `MethodNotAllowed` unless implemented, so a server implements only what it supports.
 pub trait GizmoApi: Send + Sync + 'static {
@@ -116,6 +118,7 @@ pub trait GizmoApi: Send + Sync + 'static {
     }
 }
 
+#[cfg(feature = "dynamic")]
 impl<S: dynamic::DynamicApi> GizmoApi for dynamic::Dynamic<S> {
     async fn create(
         &self,

@@ -6,7 +6,7 @@ use crate::params::{
     PatchParams, ReadParams,
 };
 use crate::responses::{OkCreatedOrAccepted, OkOrAccepted, OkOrCreated};
-use kube_apigen::{Status, dynamic};
+use kube_apigen::Status;
 use kube_apigen::axum::Router;
 use kube_apigen::axum::extract::{Request, State};
 use kube_apigen::axum::http::StatusCode;
@@ -19,6 +19,8 @@ use std::future::Future;
 use super::{
     CUSTOM_RESOURCE_DEFINITION, CustomResourceDefinition, CustomResourceDefinitionList,
 };
+#[cfg(feature = "dynamic")]
+use kube_apigen::dynamic;
 
 /// The operations on CustomResourceDefinition. Every method answers 405 `MethodNotAllowed` unless implemented, so a server implements only what it supports.
 pub trait CustomResourceDefinitionApi: Send + Sync + 'static {
@@ -184,6 +186,7 @@ pub trait CustomResourceDefinitionApi: Send + Sync + 'static {
     }
 }
 
+#[cfg(feature = "dynamic")]
 impl<S: dynamic::DynamicApi> CustomResourceDefinitionApi for dynamic::Dynamic<S> {
     async fn create(
         &self,
