@@ -536,6 +536,18 @@ fn core_steps(k: &Kubectl, report: &mut Report) {
         ensure(rows.get(1).is_some_and(|r| r[..3] == ["db", "Opaque", "1"]), &out, "the secret row")?;
         Ok(())
     });
+    report.step("get endpointslices prints the first three ports and addresses", || {
+        let manifest = "apiVersion: discovery.k8s.io/v1\nkind: EndpointSlice\nmetadata:\n  name: web-1\n  namespace: team-a\naddressType: IPv4\nports:\n- port: 80\n- name: https\nendpoints:\n- addresses: [10.0.0.1, 10.0.0.2]\n- addresses: [10.0.0.3]\n- addresses: [10.0.0.4]\n";
+        let out = k.run_stdin(&["create", "-f", "-"], manifest).ok()?;
+        out.stdout_is("endpointslice.discovery.k8s.io/web-1 created\n")?;
+        let out = k.run(&["get", "endpointslices", "-n", "team-a"]).ok()?;
+        let rows = out.rows();
+        let header = ["NAME", "ADDRESSTYPE", "PORTS", "ENDPOINTS", "AGE"];
+        ensure(rows.first().is_some_and(|h| h[..] == header), &out, "endpointslice columns")?;
+        let row = ["web-1", "IPv4", "80,https", "10.0.0.1,10.0.0.2,10.0.0.3", "+", "1", "more..."];
+        ensure(rows.get(1).is_some_and(|r| r.len() > 7 && r[..7] == row), &out, "the endpointslice row")?;
+        Ok(())
+    });
 
     report.step("a create in a missing namespace: NotFound", || {
         let out = k.run(&["create", "configmap", "stray", "-n", "nowhere"]).fails()?;

@@ -1,4 +1,4 @@
-//! The strategies of the core/v1 kinds whose API server code does more than their specs
+//! The strategies of the built-in kinds whose API server code does more than their specs
 //! say, registered by [`crate::Server::builder`] when the API serves them:
 //!
 //! - **namespaces**: a create gets the `kubernetes` finalizer in `spec.finalizers` and
@@ -9,6 +9,8 @@
 //! - **configmaps**: `kubectl get` shows how many keys `data` and `binaryData` hold.
 //! - **secrets**: `stringData` is written into `data` (base64) and never stored; `type`
 //!   is `Opaque` when unset; `kubectl get` shows the type and how many keys `data` holds.
+//! - **endpointslices** (`discovery.k8s.io`): `kubectl get` shows the address type and
+//!   the first three ports and addresses, as the API server prints them.
 //! - **services**: `type` is `ClusterIP`, `sessionAffinity` `None`, each port's
 //!   `protocol` `TCP` and its `targetPort` its `port` when unset, as the API server
 //!   defaults them. No cluster IP or node port is allocated.
@@ -227,5 +229,67 @@ impl Strategy for Services {
 
     fn prepare_for_update(&self, _: &WriteContext<'_>, new: &mut Value, _: &Value) {
         Self::set_defaults(new);
+    }
+}
+
+/// The strategy of `discovery.k8s.io/v1` `endpointslices`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct EndpointSlices;
+
+impl Strategy for EndpointSlices {
+    fn table(&self) -> Option<Arc<dyn TableConvertor>> {
+        Some(Arc::new(EndpointSliceTable))
+    }
+}
+
+/// The `kubectl get` columns of endpoint slices.
+struct EndpointSliceTable;
+
+/// A column of text after `Name`.
+const fn text_column(name: &'static str, description: &'static str) -> Column {
+    Column { name, type_: "string", format: "", description, priority: 0, json_path: "" }
+}
+
+impl TableConvertor for EndpointSliceTable {
+    fn columns(&self) -> &[Column] {
+        const COLUMNS: [Column; 4] = [
+            text_column("AddressType", "The kind of the addresses: IPv4, IPv6 or FQDN."),
+            text_column("Ports", "The first ports of the slice."),
+            text_column("Endpoints", "The first addresses of the slice's endpoints."),
+            AGE_COLUMN,
+        ];
+        &COLUMNS
+    }
+
+    fn cells(&self, object: &Value) -> Vec<Value> {
+        let items = |field: &str| object.get(field).and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+        // A port shows its number, else its name, else `*`.
+        let ports =
+            items("ports").iter().map(|port| match (port.get("port").and_then(Value::as_i64), port.get("name")) {
+                (Some(number), _) => number.to_string(),
+                (None, Some(Value::String(name))) => name.clone(),
+                _ => "*".to_owned(),
+            });
+        let addresses = items("endpoints")
+            .iter()
+            .flat_map(|endpoint| endpoint.get("addresses").and_then(Value::as_array).into_iter().flatten())
+            .map(|address| address.as_str().unwrap_or_default().to_owned());
+        vec![
+            object.get("addressType").cloned().unwrap_or(Value::Null),
+            json!(first_three(ports)),
+            json!(first_three(addresses)),
+            object.pointer("/metadata/creationTimestamp").cloned().unwrap_or(Value::Null),
+        ]
+    }
+}
+
+/// The first three of `items` joined with commas, `+ N more...` for the rest, `<unset>`
+/// for none: the API server's printing of lists in a cell.
+fn first_three(items: impl Iterator<Item = String>) -> String {
+    let items: Vec<String> = items.collect();
+    match items.len() {
+        0 => "<unset>".to_owned(),
+        1..=3 => items.join(","),
+        count => format!("{} + {} more...", items[..3].join(","), count - 3),
     }
 }

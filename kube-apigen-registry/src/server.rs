@@ -92,7 +92,7 @@ impl Server {
     /// in memory, anonymous callers as administrators, the API server's default limits
     /// (3 MiB bodies, 60 s per request, 400 requests at once), no strategies but the
     /// API server's own for CustomResourceDefinitions ([`crate::crd`]) and for namespaces,
-    /// configmaps, secrets and services ([`crate::builtin`]) and for events
+    /// configmaps, secrets, services and endpoint slices ([`crate::builtin`]) and for events
     /// ([`crate::events`]) when the API serves them.
     pub fn builder(api: ServedApi<Store>) -> ServerBuilder {
         let mut store = StoreConfig::new(api.catalog, typed_checks(api.typed_checks));
@@ -100,6 +100,7 @@ impl Server {
         let _ = store.strategy(crd::GROUP, crd::PLURAL, crd::CustomResourceDefinitions);
         let _ = store.strategy("", "namespaces", builtin::Namespaces);
         let _ = store.strategy("", "configmaps", builtin::ConfigMaps);
+        let _ = store.strategy("discovery.k8s.io", "endpointslices", builtin::EndpointSlices);
         let _ = store.strategy("", "events", events::Events::CORE);
         let _ = store.strategy(events::GROUP, "events", events::Events::EVENTS_V1);
         let _ = store.strategy("", "secrets", builtin::Secrets);
