@@ -530,10 +530,13 @@ fn core_steps(k: &Kubectl, report: &mut Report) {
         let rows = out.rows();
         ensure(rows.first().is_some_and(|h| h[..] == ["NAME", "DATA", "AGE"]), &out, "configmap columns")?;
         ensure(rows.get(1).is_some_and(|r| r[..2] == ["web", "1"]), &out, "the configmap row")?;
+        // The age as kubectl shows it (`5s`), not the timestamp.
+        ensure(rows.get(1).is_some_and(|r| r[2].ends_with('s') && !r[2].contains(':')), &out, "the configmap age")?;
         let out = k.run(&["get", "secret", "db", "-n", "team-a"]).ok()?;
         let rows = out.rows();
         ensure(rows.first().is_some_and(|h| h[..] == ["NAME", "TYPE", "DATA", "AGE"]), &out, "secret columns")?;
         ensure(rows.get(1).is_some_and(|r| r[..3] == ["db", "Opaque", "1"]), &out, "the secret row")?;
+        ensure(rows.get(1).is_some_and(|r| r[3].ends_with('s') && !r[3].contains(':')), &out, "the secret age")?;
         Ok(())
     });
     report.step("get endpointslices prints the first three ports and addresses", || {
@@ -545,7 +548,8 @@ fn core_steps(k: &Kubectl, report: &mut Report) {
         let header = ["NAME", "ADDRESSTYPE", "PORTS", "ENDPOINTS", "AGE"];
         ensure(rows.first().is_some_and(|h| h[..] == header), &out, "endpointslice columns")?;
         let row = ["web-1", "IPv4", "80,https", "10.0.0.1,10.0.0.2,10.0.0.3", "+", "1", "more..."];
-        ensure(rows.get(1).is_some_and(|r| r.len() > 7 && r[..7] == row), &out, "the endpointslice row")?;
+        ensure(rows.get(1).is_some_and(|r| r.len() == 8 && r[..7] == row), &out, "the endpointslice row")?;
+        ensure(rows.get(1).is_some_and(|r| r[7].ends_with('s') && !r[7].contains(':')), &out, "the slice's age")?;
         Ok(())
     });
 

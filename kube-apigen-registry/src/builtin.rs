@@ -19,7 +19,7 @@ use std::sync::Arc;
 
 use base64::Engine;
 use kube_apigen::Status;
-use kube_apigen::http::TableConvertor;
+use kube_apigen::http::{AGE, TableConvertor};
 use kube_apigen::resource::Column;
 use serde_json::{Value, json};
 
@@ -148,48 +148,24 @@ struct DataTable {
     maps: &'static [&'static str],
 }
 
-const TYPE_COLUMN: Column = Column {
-    name: "Type",
-    type_: "string",
-    format: "",
-    description: "What the data is for.",
-    priority: 0,
-    json_path: ".type",
-};
+/// A column of text after `Name`, printed from `json_path` or, when it is empty, by the
+/// convertor.
+const fn text_column(name: &'static str, description: &'static str, json_path: &'static str) -> Column {
+    Column { name, type_: "string", format: "", description, priority: 0, json_path }
+}
 
-const DATA_COLUMN: Column = Column {
-    name: "Data",
-    type_: "string",
-    format: "",
-    description: "How many keys the data holds.",
-    priority: 0,
-    json_path: "",
-};
-
-const AGE_COLUMN: Column = Column {
-    name: "Age",
-    type_: "date",
-    format: "",
-    description: "How long ago the object was created.",
-    priority: 0,
-    json_path: ".metadata.creationTimestamp",
-};
+const TYPE_COLUMN: Column = text_column("Type", "What the data is for.", ".type");
+const DATA_COLUMN: Column = text_column("Data", "How many keys the data holds.", "");
 
 impl TableConvertor for DataTable {
     fn columns(&self) -> &[Column] {
-        const WITH_TYPE: [Column; 3] = [TYPE_COLUMN, DATA_COLUMN, AGE_COLUMN];
+        const WITH_TYPE: [Column; 3] = [TYPE_COLUMN, DATA_COLUMN, AGE];
         if self.with_type { &WITH_TYPE } else { &WITH_TYPE[1..] }
     }
 
     fn cells(&self, object: &Value) -> Vec<Value> {
         let keys: usize = self.maps.iter().filter_map(|map| object.get(map)?.as_object()).map(|map| map.len()).sum();
-        let created = object.pointer("/metadata/creationTimestamp").cloned().unwrap_or(Value::Null);
-        let mut cells = Vec::with_capacity(3);
-        if self.with_type {
-            cells.push(object.get("type").cloned().unwrap_or(Value::Null));
-        }
-        cells.extend([json!(keys), created]);
-        cells
+        vec![json!(keys)]
     }
 }
 
@@ -245,18 +221,13 @@ impl Strategy for EndpointSlices {
 /// The `kubectl get` columns of endpoint slices.
 struct EndpointSliceTable;
 
-/// A column of text after `Name`.
-const fn text_column(name: &'static str, description: &'static str) -> Column {
-    Column { name, type_: "string", format: "", description, priority: 0, json_path: "" }
-}
-
 impl TableConvertor for EndpointSliceTable {
     fn columns(&self) -> &[Column] {
         const COLUMNS: [Column; 4] = [
-            text_column("AddressType", "The kind of the addresses: IPv4, IPv6 or FQDN."),
-            text_column("Ports", "The first ports of the slice."),
-            text_column("Endpoints", "The first addresses of the slice's endpoints."),
-            AGE_COLUMN,
+            text_column("AddressType", "The kind of the addresses: IPv4, IPv6 or FQDN.", ".addressType"),
+            text_column("Ports", "The first ports of the slice.", ""),
+            text_column("Endpoints", "The first addresses of the slice's endpoints.", ""),
+            AGE,
         ];
         &COLUMNS
     }
@@ -274,12 +245,7 @@ impl TableConvertor for EndpointSliceTable {
             .iter()
             .flat_map(|endpoint| endpoint.get("addresses").and_then(Value::as_array).into_iter().flatten())
             .map(|address| address.as_str().unwrap_or_default().to_owned());
-        vec![
-            object.get("addressType").cloned().unwrap_or(Value::Null),
-            json!(first_three(ports)),
-            json!(first_three(addresses)),
-            object.pointer("/metadata/creationTimestamp").cloned().unwrap_or(Value::Null),
-        ]
+        vec![json!(first_three(ports)), json!(first_three(addresses))]
     }
 }
 

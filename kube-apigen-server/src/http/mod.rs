@@ -66,7 +66,7 @@ pub use errors::{PathParams, status_errors};
 pub use kube_apigen_core::schema::PatchType;
 pub use patch::Patch;
 pub use query::{Query, parse_bool, parse_int};
-pub use table::TableConvertor;
+pub use table::{AGE, TableConvertor};
 pub use yaml::documents as yaml_documents;
 
 /// The state every generated router carries: the server's implementation and the HTTP

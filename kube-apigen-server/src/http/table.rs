@@ -17,8 +17,9 @@ pub(crate) const NAME_DESCRIPTION: &str = "Name must be unique within a namespac
 /// `Age` column.
 pub(crate) const CREATION_TIMESTAMP_DESCRIPTION: &str = "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata";
 
-/// The column the API server prints for custom resources that declare none.
-pub(crate) const AGE: Column = Column {
+/// The `Age` column: the API server prints it for custom resources that declare no
+/// columns, and its built-in kinds end with it.
+pub const AGE: Column = Column {
     name: "Age",
     type_: "date",
     format: "",
@@ -56,10 +57,12 @@ impl IncludeObject {
 /// their spec declares ([`ResourceInfo::columns`]). Register one per resource in
 /// [`super::Config::tables`].
 pub trait TableConvertor: Send + Sync + 'static {
-    /// The columns after `Name`.
+    /// The columns after `Name`. A column with a `json_path` is printed from that path,
+    /// as a spec's columns are (a `date` as an age such as `5m`); the others are
+    /// [`TableConvertor::cells`].
     fn columns(&self) -> &[Column];
 
-    /// The cells of `object` for [`TableConvertor::columns`], in their order.
+    /// The cells of `object` for the columns without a `json_path`, in their order.
     fn cells(&self, object: &Value) -> Vec<Value>;
 }
 
@@ -269,10 +272,12 @@ fn table<'a>(
         .map(|object| {
             let mut cells = Vec::with_capacity(columns.len() + 1);
             cells.push(Value::String(meta_str(object, "name").unwrap_or_default()));
-            match options.convertor {
-                Some(convertor) => cells.extend(convertor.cells(object)),
-                None => cells.extend(columns.iter().map(|column| cell(column, object, options.now_millis))),
-            }
+            let mut computed =
+                options.convertor.map(|convertor| convertor.cells(object)).unwrap_or_default().into_iter();
+            cells.extend(columns.iter().map(|column| match column.json_path {
+                "" => computed.next().unwrap_or(Value::Null),
+                _ => cell(column, object, options.now_millis),
+            }));
             let object = match options.include_object {
                 IncludeObject::None => RowObject::Full(Value::Null),
                 IncludeObject::Metadata => RowObject::Partial(partial(object, version)),
