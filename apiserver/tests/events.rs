@@ -110,5 +110,19 @@ harness::backend_tests! {
         event["involvedObject"]["namespace"] = json!("default");
         assert_eq!(api.post(CORE_EVENTS, &event).await.0, StatusCode::CREATED);
         // No strict checks through core/v1: no eventTime, no reporting fields.
+
+        // With eventTime, core/v1 names its reporting controller `reportingComponent`;
+        // the error names the internal field.
+        let mut event = json!({
+            "apiVersion": "v1", "kind": "Event", "metadata": {"name": "new"},
+            "involvedObject": {"kind": "ConfigMap", "name": "web", "namespace": "default"},
+            "eventTime": "2026-12-03T10:00:00.000000Z",
+            "reportingInstance": "node-1", "action": "Created", "reason": "Created", "type": "Normal"
+        });
+        let (status, body) = api.post(CORE_EVENTS, &event).await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+        assert_eq!(causes(&body).first(), Some(&("reportingController".to_owned(), "FieldValueRequired".to_owned())));
+        event["reportingComponent"] = json!("example.com/controller");
+        assert_eq!(api.post(CORE_EVENTS, &event).await.0, StatusCode::CREATED);
     }
 }

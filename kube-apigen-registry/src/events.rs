@@ -10,7 +10,8 @@
 //! observed time, and the deprecated core fields are unset.
 //!
 //! The API server checks both versions as its internal (core) event, so every error
-//! names the core field: `involvedObject` for `regarding`, `message` for `note`,
+//! names the internal field: `involvedObject` for `regarding`, `message` for `note`,
+//! `reportingController` for core/v1's `reportingComponent`,
 //! `source`, `firstTimestamp`, `lastTimestamp` and `count` for their `deprecated` forms.
 //! Not checked: which fields an update may change.
 
@@ -42,6 +43,7 @@ impl Events {
 #[derive(Debug)]
 struct Fields {
     involved_object: &'static str,
+    reporting_controller: &'static str,
     message: &'static str,
     source: &'static str,
     first_timestamp: &'static str,
@@ -51,6 +53,7 @@ struct Fields {
 
 const CORE_FIELDS: Fields = Fields {
     involved_object: "involvedObject",
+    reporting_controller: "reportingComponent",
     message: "message",
     source: "source",
     first_timestamp: "firstTimestamp",
@@ -60,6 +63,7 @@ const CORE_FIELDS: Fields = Fields {
 
 const EVENTS_V1_FIELDS: Fields = Fields {
     involved_object: "regarding",
+    reporting_controller: "reportingController",
     message: "note",
     source: "deprecatedSource",
     first_timestamp: "deprecatedFirstTimestamp",
@@ -127,7 +131,7 @@ impl Events {
             if involved_namespace.is_empty() && namespace != "default" && namespace != "kube-system" {
                 errors.push(mismatch());
             }
-            let controller = text(object, "reportingController");
+            let controller = text(object, self.fields.reporting_controller);
             let controller_path = Path::ROOT.field("reportingController");
             if controller.is_empty() {
                 errors.push(FieldError::required(&controller_path, ""));
