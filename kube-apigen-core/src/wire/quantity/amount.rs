@@ -151,31 +151,6 @@ pub(super) fn parse(text: &str) -> Result<Parsed, QuantityError> {
     Ok(Parsed { amount: Amount(Repr::Dec(decimal)), format, keeps_text: false })
 }
 
-/// Whether the API server keeps `text` as sent, decided without parsing it, for the
-/// common shape of integer digits and an SI suffix (`500m`, `250`, `1Gi`); `false` means
-/// "parse to know". Decoding asks this of every quantity it reads.
-pub(super) fn kept_at_a_glance(text: &str) -> bool {
-    let bytes = text.as_bytes();
-    let digits = bytes.iter().take_while(|b| b.is_ascii_digit()).count();
-    let (number, suffix) = bytes.split_at(digits);
-    if !matches!(number.first(), Some(b'1'..=b'9')) {
-        return false;
-    }
-    match suffix {
-        // A decimal exponent that is a multiple of 3, at most 18 digits, not ending in 000.
-        b"" | b"n" | b"u" | b"m" | b"k" | b"M" | b"G" | b"T" | b"P" | b"E" => digits <= 18 && !number.ends_with(b"000"),
-        b"Ki" | b"Mi" | b"Gi" | b"Ti" | b"Pi" | b"Ei" => {
-            let exponent = 10 * (1 + b"KMGTPE".iter().position(|c| *c == suffix[0]).unwrap_or(0));
-            // The fast path's precision holds, and the value is no multiple of 8.
-            let precision = 15 - digits as i64 - (exponent * 3 / 10) as i64 - 1;
-            let last =
-                number[number.len().saturating_sub(3)..].iter().fold(0u32, |acc, d| acc * 10 + u32::from(d - b'0'));
-            precision >= 0 && last % 8 != 0
-        }
-        _ => false,
-    }
-}
-
 /// `ceil(digits × 2^bits × 10^q)` for a value below 10^20 × 2^bits, with `digits` of
 /// any length: digits too far right to matter are folded into one sticky digit.
 fn ceil_nanos(digits: &str, q: i64, bits: u32) -> Big {

@@ -109,9 +109,6 @@ impl Quantity {
     /// Rewrites the text as the API server writes this quantity (see the type's
     /// documentation); a text that is no quantity stays as it is. Decoding does this.
     pub fn canonicalize(&mut self) {
-        if amount::kept_at_a_glance(&self.0) {
-            return;
-        }
         if let Ok(parsed) = amount::parse(&self.0)
             && !parsed.keeps_text
         {
