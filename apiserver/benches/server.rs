@@ -236,35 +236,37 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
     sorted[index]
 }
 
-/// `CONNECTIONS` closed-loop clients sending `make(connection, i)` for `WARMUP` + `measure`.
-async fn closed_loop<F>(addr: &str, measure: Duration, expect: u16, make: F) -> Figures
+/// `CONNECTIONS` closed-loop clients for `WARMUP` + `measure`: each connection `c` gets
+/// its client from `open(c)`, then sends `send(client, c, i)` for i = 0, 1, ... (which
+/// hands the client back) as soon as the previous one is answered; the latencies are
+/// those of the requests sent after the warm-up.
+async fn clients<C, O, OF, S, SF>(measure: Duration, open: O, send: S) -> Figures
 where
-    F: Fn(usize, usize) -> (String, String, Option<Value>) + Send + Sync + 'static,
+    C: Send + 'static,
+    O: Fn(usize) -> OF,
+    OF: Future<Output = C> + Send + 'static,
+    S: Fn(C, usize, usize) -> SF + Clone + Send + 'static,
+    SF: Future<Output = C> + Send,
 {
-    let make = Arc::new(make);
     let start = tokio::time::Instant::now() + Duration::from_millis(200);
     let measure_from = start + WARMUP;
     let end = measure_from + measure;
     let mut tasks = Vec::new();
     for c in 0..CONNECTIONS {
-        let addr = addr.to_owned();
-        let make = make.clone();
+        let (client, send) = (open(c), send.clone());
         tasks.push(tokio::spawn(async move {
-            let mut sender = connect(&addr).await;
+            let mut client = client.await;
             let mut latencies = Vec::new();
             tokio::time::sleep_until(start).await;
-            let mut i = 0;
-            loop {
+            for i in 0.. {
                 let begun = tokio::time::Instant::now();
                 if begun >= end {
                     break;
                 }
-                let (method, path, body) = make(c, i);
-                call(&mut sender, request(&addr, &method, &path, body.as_ref()), expect).await;
+                client = send(client, c, i).await;
                 if begun >= measure_from {
                     latencies.push(begun.elapsed());
                 }
-                i += 1;
             }
             latencies
         }));
@@ -277,8 +279,30 @@ where
     Figures { seconds: measure.as_secs_f64(), latencies: all }
 }
 
-/// `CONNECTIONS` closed-loop etcd clients committing create transactions of `value`
-/// under new keys, for `WARMUP` + `measure`: what the server's creates cost etcd alone.
+/// [`clients`] sending `make(connection, i)` to the server at `addr`, each answer `expect`ed.
+async fn closed_loop<F>(addr: &str, measure: Duration, expect: u16, make: F) -> Figures
+where
+    F: Fn(usize, usize) -> (String, String, Option<Value>) + Send + Sync + 'static,
+{
+    let make = Arc::new(make);
+    let addr = addr.to_owned();
+    let open = |_| {
+        let addr = addr.clone();
+        async move { (connect(&addr).await, addr) }
+    };
+    clients(measure, open, move |(mut sender, addr): (SendRequest<Full<Bytes>>, String), c, i| {
+        let (method, path, body) = make(c, i);
+        let req = request(&addr, &method, &path, body.as_ref());
+        async move {
+            call(&mut sender, req, expect).await;
+            (sender, addr)
+        }
+    })
+    .await
+}
+
+/// [`clients`] of etcd committing create transactions of `value` under new keys: what
+/// the server's creates cost etcd alone.
 async fn raw_etcd_creates(servers: &str, value: Vec<u8>, measure: Duration) -> Figures {
     use etcdv3client::KvClient;
     use etcdv3client::grpc::{CredentialInterceptor, TonicClient};
@@ -287,50 +311,30 @@ async fn raw_etcd_creates(servers: &str, value: Vec<u8>, measure: Duration) -> F
     let url = servers.split(',').next().expect("an etcd server").to_owned();
     let channel = tonic::transport::Endpoint::from_shared(url).expect("an etcd URL").connect_lazy();
     let service = CredentialInterceptor::new(None, None, TonicClient::new(channel));
-    let start = tokio::time::Instant::now() + Duration::from_millis(200);
-    let measure_from = start + WARMUP;
-    let end = measure_from + measure;
     let value = Arc::new(value);
-    let mut tasks = Vec::new();
-    for c in 0..CONNECTIONS {
-        let (service, value) = (service.clone(), value.clone());
-        tasks.push(tokio::spawn(async move {
-            let mut latencies = Vec::new();
-            tokio::time::sleep_until(start).await;
-            for i in 0.. {
-                let begun = tokio::time::Instant::now();
-                if begun >= end {
-                    break;
-                }
-                let key = format!("/registry/autoscaling/horizontalpodautoscalers/bench-create-{}/c{c}-{i}", c % 8);
-                let create = pb::Compare {
-                    result: compare::CompareResult::Equal as i32,
-                    target: compare::CompareTarget::Create as i32,
-                    key: key.clone().into(),
-                    target_union: Some(compare::TargetUnion::CreateRevision(0)),
-                    ..Default::default()
-                };
-                let put = pb::PutRequest { key: key.into(), value: (*value).clone(), ..Default::default() };
-                let request = pb::TxnRequest {
-                    compare: vec![create],
-                    success: vec![pb::RequestOp { request: Some(request_op::Request::RequestPut(put)) }],
-                    failure: Vec::new(),
-                };
-                let committed = KvClient::new(service.clone()).txn(request).await.expect("an etcd transaction");
-                assert!(committed.succeeded, "a new key");
-                if begun >= measure_from {
-                    latencies.push(begun.elapsed());
-                }
-            }
-            latencies
-        }));
-    }
-    let mut all = Vec::new();
-    for task in tasks {
-        all.extend(task.await.expect("an etcd client task panicked"));
-    }
-    all.sort();
-    Figures { seconds: measure.as_secs_f64(), latencies: all }
+    let open = |_| std::future::ready(KvClient::new(service.clone()));
+    clients(measure, open, move |mut kv: KvClient<CredentialInterceptor<TonicClient>>, c, i| {
+        let key = format!("/registry/autoscaling/horizontalpodautoscalers/bench-create-{}/c{c}-{i}", c % 8);
+        let create = pb::Compare {
+            result: compare::CompareResult::Equal as i32,
+            target: compare::CompareTarget::Create as i32,
+            key: key.clone().into(),
+            target_union: Some(compare::TargetUnion::CreateRevision(0)),
+            ..Default::default()
+        };
+        let put = pb::PutRequest { key: key.into(), value: (*value).clone(), ..Default::default() };
+        let request = pb::TxnRequest {
+            compare: vec![create],
+            success: vec![pb::RequestOp { request: Some(request_op::Request::RequestPut(put)) }],
+            failure: Vec::new(),
+        };
+        async move {
+            let committed = kv.txn(request).await.expect("an etcd transaction");
+            assert!(committed.succeeded, "a new key");
+            kv
+        }
+    })
+    .await
 }
 
 /// Opens `WATCHERS` watches on `namespace`, then times `FANOUT_WRITES` creates until every
