@@ -30,6 +30,7 @@ use kube_apigen::meta;
 use serde_json::{Map, Value, json};
 
 use crate::Store;
+use crate::object;
 use crate::strategy::{Strategy, WriteContext};
 use kube_apigen::http::Context;
 
@@ -134,14 +135,7 @@ fn status(object: &Value, old: Option<&Value>, now: &str) -> Value {
     }
     let old_conditions = old.and_then(|status| status.get("conditions")).and_then(Value::as_array);
     let condition = |type_: &str, reason: &str, message: &str| {
-        // A condition whose status does not change keeps its transition time.
-        let since = old_conditions
-            .into_iter()
-            .flatten()
-            .find(|c| text(c, "type") == Some(type_) && text(c, "status") == Some("True"))
-            .and_then(|c| text(c, "lastTransitionTime"))
-            .unwrap_or(now);
-        json!({ "type": type_, "status": "True", "lastTransitionTime": since, "reason": reason, "message": message })
+        object::condition(old_conditions, type_, "True", reason, message, now)
     };
     let mut status = Map::new();
     status.insert("acceptedNames".to_owned(), object.pointer("/spec/names").cloned().unwrap_or_else(|| json!({})));

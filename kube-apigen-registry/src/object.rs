@@ -113,6 +113,27 @@ pub fn same_ignoring_times(a: &Value, b: &Value) -> bool {
     strip(a) == strip(b)
 }
 
+/// A status condition as the API server's controllers write it: its `lastTransitionTime`
+/// is that of the condition of the same type in `stored` while the status stays, `now`
+/// once it changes.
+pub fn condition(
+    stored: Option<&Vec<Value>>,
+    type_: &str,
+    status: &str,
+    reason: &str,
+    message: &str,
+    now: &str,
+) -> Value {
+    let since = stored
+        .into_iter()
+        .flatten()
+        .find(|c| c.get("type").and_then(Value::as_str) == Some(type_))
+        .filter(|c| c.get("status").and_then(Value::as_str) == Some(status))
+        .and_then(|c| c.get("lastTransitionTime").cloned())
+        .unwrap_or_else(|| json!(now));
+    json!({"type": type_, "status": status, "lastTransitionTime": since, "reason": reason, "message": message})
+}
+
 /// The current time as the API server writes timestamps: RFC 3339, UTC, seconds.
 pub fn now() -> String {
     jiff::Timestamp::now().strftime("%Y-%m-%dT%H:%M:%SZ").to_string()

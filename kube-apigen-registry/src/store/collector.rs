@@ -242,7 +242,7 @@ impl Inner {
         let finalizers = remaining.iter().flat_map(|node| object::finalizers(&node.object));
         let stored = namespace.object.pointer("/status/conditions").and_then(Value::as_array);
         let conditions = super::namespaces::deletion_conditions(resources, finalizers, stored, &object::now());
-        if stored.is_some_and(|stored| super::namespaces::same_conditions(stored, &conditions)) {
+        if stored.is_some_and(|stored| *stored == conditions) {
             return true;
         }
         let mut reported = (*namespace.object).clone();
