@@ -116,28 +116,46 @@ impl Api {
         &self.response_sets[id.index()]
     }
 
+    /// The type behind aliases.
+    pub fn resolve<'t>(&'t self, ty: &'t Ty) -> &'t Ty {
+        match ty {
+            Ty::Named(id) => match &self.ty(*id).kind {
+                TypeKind::Alias(target) => self.resolve(&target.ty),
+                _ => ty,
+            },
+            _ => ty,
+        }
+    }
+
+    /// The runtime's type behind `ty`, whether named by the spec (meta/v1 `Time`) or by a
+    /// format (`date-time`), through aliases.
+    pub fn runtime_type(&self, ty: &Ty) -> Option<RuntimeType> {
+        match self.resolve(ty) {
+            Ty::Runtime(runtime) => Some(*runtime),
+            Ty::Named(id) => match self.ty(*id).kind {
+                TypeKind::Runtime(runtime) => Some(runtime),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     /// Readies the IR for models on k8s-openapi's types ([`Apimachinery::K8sOpenapi`]):
     /// its `Time` and `MicroTime` have no `Default`, so a required field of either is held
     /// as an `Option` that must be present, as k8s-openapi's own models hold it.
     pub fn hold_required_times_as_options(&mut self) {
-        let is_time = |types: &[TypeDef], ty: &Ty| {
-            let runtime = match ty {
-                Ty::Runtime(runtime) => Some(*runtime),
-                Ty::Named(id) => match types[id.index()].kind {
-                    TypeKind::Runtime(runtime) => Some(runtime),
-                    _ => None,
-                },
-                _ => None,
-            };
-            matches!(runtime, Some(RuntimeType::Time | RuntimeType::MicroTime))
-        };
-        for index in 0..self.types.len() {
-            let TypeKind::Struct(s) = &self.types[index].kind else { continue };
-            let times: Vec<usize> = (0..s.fields.len())
-                .filter(|&f| s.fields[f].presence == Presence::Required && is_time(&self.types, &s.fields[f].ty.ty))
-                .collect();
-            let TypeKind::Struct(s) = &mut self.types[index].kind else { continue };
-            for f in times {
+        let is_time = |ty: &Ty| matches!(self.runtime_type(ty), Some(RuntimeType::Time | RuntimeType::MicroTime));
+        let mut times = Vec::new();
+        for (index, ty) in self.types.iter().enumerate() {
+            let TypeKind::Struct(s) = &ty.kind else { continue };
+            for (f, field) in s.fields.iter().enumerate() {
+                if field.presence == Presence::Required && is_time(&field.ty.ty) {
+                    times.push((index, f));
+                }
+            }
+        }
+        for (index, f) in times {
+            if let TypeKind::Struct(s) = &mut self.types[index].kind {
                 s.fields[f].presence = Presence::MustBePresent;
             }
         }

@@ -91,7 +91,7 @@ pub(super) fn node(
 /// The Rust type `value` is passed as to a rule function at a node of type `ty`: `str`
 /// and slices rather than `String` and `Vec` (callers' references coerce).
 fn param_type(scope: &mut Scope, ty: &FieldType) -> TokenStream {
-    match translate::resolve(scope.api, &ty.ty) {
+    match scope.api.resolve(&ty.ty) {
         Ty::String => quote!(str),
         Ty::Vec(item) => {
             let item = scope.rust_type(&item.ty);

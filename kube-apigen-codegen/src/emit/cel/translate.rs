@@ -178,32 +178,10 @@ enum Access {
     Ref(TokenStream, bool),
 }
 
-/// The type behind aliases and the runtime's re-exports.
-pub(super) fn resolve<'t>(api: &'t Api, ty: &'t Ty) -> &'t Ty {
-    match ty {
-        Ty::Named(id) => match &api.ty(*id).kind {
-            TypeKind::Alias(target) => resolve(api, &target.ty),
-            _ => ty,
-        },
-        _ => ty,
-    }
-}
-
-fn runtime_type(api: &Api, ty: &Ty) -> Option<RuntimeType> {
-    match resolve(api, ty) {
-        Ty::Runtime(runtime) => Some(*runtime),
-        Ty::Named(id) => match api.ty(*id).kind {
-            TypeKind::Runtime(runtime) => Some(runtime),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
 impl Translator<'_> {
     /// `self` at a node of type `ty`, passed as `value: &param_type(ty)`.
     fn self_value(&self, ty: &FieldType) -> Option<Value> {
-        match resolve(self.api, &ty.ty) {
+        match self.api.resolve(&ty.ty) {
             Ty::String => Some(Value::new(Kind::Str, Code::new(quote!(value), Prec::Atom, false))),
             Ty::Vec(item) => Some(Value::new(
                 Kind::List { item: item.clone(), place: false },
@@ -223,7 +201,7 @@ impl Translator<'_> {
         // field, which dereferences by itself.
         let scalar =
             |tokens: &TokenStream| if by_ref { (quote!(*#tokens), Prec::Unary) } else { (tokens.clone(), Prec::Atom) };
-        if let Some(runtime) = runtime_type(self.api, &ty.ty) {
+        if let Some(runtime) = self.api.runtime_type(&ty.ty) {
             return match runtime {
                 RuntimeType::Quantity => {
                     Some(Value::new(Kind::Str, Code::new(quote!(#tokens.0.as_str()), Prec::Atom, fallible)))
@@ -232,7 +210,7 @@ impl Translator<'_> {
                 _ => None,
             };
         }
-        Some(match resolve(self.api, &ty.ty) {
+        Some(match self.api.resolve(&ty.ty) {
             Ty::Bool => {
                 let (tokens, prec) = scalar(&tokens);
                 Value::new(Kind::Bool, Code::new(tokens, prec, fallible))
@@ -289,7 +267,7 @@ impl Translator<'_> {
                         },
                     ));
                 }
-                let scalar = matches!(resolve(self.api, &field.ty.ty), Ty::Bool | Ty::I32 | Ty::I64);
+                let scalar = matches!(self.api.resolve(&field.ty.ty), Ty::Bool | Ty::I32 | Ty::I64);
                 let access = match (field.presence == Presence::Required, field.boxed) {
                     // Only structs are boxed (to break cycles); fields and methods see through.
                     (true, _) => Access::Place(quote!(#base.#rust), fallible),
@@ -297,7 +275,7 @@ impl Translator<'_> {
                     (false, false) => Access::Ref(quote!(#base.#rust.as_ref()?), true),
                     (false, true) => Access::Ref(quote!(#base.#rust.as_deref()?), true),
                 };
-                if field.boxed && !matches!(resolve(self.api, &field.ty.ty), Ty::Named(_)) {
+                if field.boxed && !matches!(self.api.resolve(&field.ty.ty), Ty::Named(_)) {
                     return None;
                 }
                 self.typed(&field.ty, access)
