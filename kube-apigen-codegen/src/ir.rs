@@ -844,8 +844,12 @@ pub struct ProtoMessage {
 /// How a field is written in its struct's message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ProtoField {
-    /// The field number.
+    /// The field number (within the embedded message when `embedded_in` is set).
     pub number: u32,
     /// Single, repeated or map.
     pub label: ProtoLabel,
+    /// The number of the message field holding the field, when it belongs to a Go
+    /// struct embedded in the struct's own: JSON inlines such fields (so the schema
+    /// lists them with the struct's), protobuf nests them (`Volume.volumeSource`).
+    pub embedded_in: Option<u32>,
 }

@@ -17,7 +17,7 @@ use kube_apigen_core::protobuf::MESSAGE_LAYOUTS;
 use super::{Builder, RUNTIME_SCHEMAS};
 use crate::error::Result;
 use crate::ir::{Origin, ProtoField, ProtoMessage, RuntimeType, Struct, Ty, TypeId, TypeKind};
-use crate::spec::proto::{Label, ProtoMessage as Message, ProtoType, Protos};
+use crate::spec::proto::{Label, ProtoField as MessageField, ProtoMessage as Message, ProtoType, Protos};
 
 /// The properties the envelope (`runtime.Unknown.typeMeta`) carries for every object.
 const TYPE_META: &[&str] = &["apiVersion", "kind"];
@@ -82,8 +82,9 @@ impl Builder<'_> {
         notes: &mut Vec<String>,
     ) -> Result<Option<ProtoMessage>> {
         let mut fields = Vec::with_capacity(s.fields.len());
+        let mut holders = BTreeSet::new();
         for field in &s.fields {
-            let Some(proto) = message.fields.iter().find(|p| p.name == field.wire_name) else {
+            let Some((owner, proto, embedded_in)) = find_field(s, message, protos, &field.wire_name) else {
                 if TYPE_META.contains(&field.wire_name.as_str()) && !s.gvks.is_empty() {
                     fields.push(None);
                     continue;
@@ -106,19 +107,26 @@ impl Builder<'_> {
                         "field `{}` ({}) of message {} is {shape}, which does not fit property `{}` of {schema}: {}",
                         proto.name,
                         proto.number,
-                        message.name,
+                        owner.name,
                         field.wire_name,
                         self.describe(&field.ty.ty)
                     ),
                 ));
             }
-            fields.push(Some(ProtoField { number: proto.number, label: proto.label }));
+            holders.extend(embedded_in);
+            fields.push(Some(ProtoField { number: proto.number, label: proto.label, embedded_in }));
         }
+        let is_property = |name: &str| s.fields.iter().any(|f| f.wire_name == name);
         for proto in &message.fields {
-            if !s.fields.iter().any(|f| f.wire_name == proto.name) {
+            let unknown = match embedded(proto, protos).filter(|_| holders.contains(&proto.number)) {
+                Some(inner) => inner.fields.iter().filter(|f| !is_property(&f.name)).map(|f| (f, inner)).collect(),
+                None if !is_property(&proto.name) => vec![(proto, message)],
+                None => Vec::new(),
+            };
+            for (field, owner) in unknown {
                 notes.push(format!(
                     "field `{}` ({}) of message {} is not a property of {schema}: decoding skips it",
-                    proto.name, proto.number, message.name
+                    field.name, field.number, owner.name
                 ));
             }
         }
@@ -242,6 +250,32 @@ impl Builder<'_> {
             Ty::Vec(item) => format!("a list of {}", self.describe(&item.ty)),
             Ty::Map(value) => format!("a map of {}", self.describe(&value.ty)),
         }
+    }
+}
+
+/// The field of `message` that holds property `name` of `s`: its own field of that name,
+/// or the field of that name of a Go struct embedded in it (a message field that is no
+/// property, whose message has the field), with the number of the field holding it.
+fn find_field<'m>(
+    s: &Struct,
+    message: &'m Message,
+    protos: &'m Protos,
+    name: &str,
+) -> Option<(&'m Message, &'m MessageField, Option<u32>)> {
+    if let Some(own) = message.fields.iter().find(|p| p.name == name) {
+        return Some((message, own, None));
+    }
+    message.fields.iter().filter(|holder| !s.fields.iter().any(|f| f.wire_name == holder.name)).find_map(|holder| {
+        let inner = embedded(holder, protos)?;
+        inner.fields.iter().find(|p| p.name == name).map(|field| (inner, field, Some(holder.number)))
+    })
+}
+
+/// The message a single message field holds, which an embedded Go struct would be.
+fn embedded<'m>(field: &MessageField, protos: &'m Protos) -> Option<&'m Message> {
+    match (&field.ty, field.label) {
+        (ProtoType::Message(name), Label::Single) => protos.by_proto_name(name),
+        _ => None,
     }
 }
 

@@ -2,6 +2,8 @@
 //! field written by its number, in number order), `Value` for the string enums they hold,
 //! and `Payload` for request and response bodies.
 
+use std::collections::BTreeMap;
+
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
@@ -62,15 +64,44 @@ pub fn emit(scope: &mut Scope, id: TypeId) -> TokenStream {
 
 fn message_impl(scope: &mut Scope, name: &proc_macro2::Ident, fields: &[Field], message: &ProtoMessage) -> TokenStream {
     let protobuf = scope.import("kube_apigen::protobuf");
-    let mut numbered: Vec<(&Field, ProtoField)> =
+    let numbered: Vec<(&Field, ProtoField)> =
         fields.iter().zip(&message.fields).filter_map(|(field, proto)| proto.map(|proto| (field, proto))).collect();
-    numbered.sort_by_key(|(_, proto)| proto.number);
-    let encodes = numbered.iter().map(|(field, proto)| encode(&protobuf, field, *proto));
-    let merges = numbered.iter().map(|(field, proto)| {
-        let number = Literal::u32_unsuffixed(proto.number);
-        let merge = merge(&protobuf, field, *proto, is_text(scope, field));
-        quote!(#number => #merge,)
-    });
+    // The message's own fields, each embedded struct's fields standing as one field.
+    let mut top: BTreeMap<u32, Vec<(&Field, ProtoField)>> = BTreeMap::new();
+    for &(field, proto) in &numbered {
+        top.entry(proto.embedded_in.unwrap_or(proto.number)).or_default().push((field, proto));
+    }
+    let (mut encodes, mut merges) = (Vec::new(), Vec::new());
+    for (number, mut held) in top {
+        held.sort_by_key(|(_, proto)| proto.number);
+        let number = Literal::u32_unsuffixed(number);
+        let field_merges = held.iter().map(|(field, proto)| {
+            let inner = Literal::u32_unsuffixed(proto.number);
+            let merge = merge(&protobuf, field, *proto, is_text(scope, field));
+            quote!(#inner => #merge,)
+        });
+        match held.as_slice() {
+            [(field, proto)] if proto.embedded_in.is_none() => {
+                encodes.push(encode(&protobuf, field, *proto));
+                merges.extend(field_merges);
+            }
+            // Go writes an embedded struct always, as a message of its fields.
+            _ => {
+                let inner_encodes: Vec<TokenStream> =
+                    held.iter().map(|(field, proto)| encode(&protobuf, field, *proto)).collect();
+                encodes.push(quote! {
+                    #protobuf::encode_embedded(#number, buf, |buf| { #(#inner_encodes;)* })
+                });
+                let field_merges: Vec<TokenStream> = field_merges.collect();
+                merges.push(quote! {
+                    #number => #protobuf::merge_embedded(wire_type, buf, depth, |number, wire_type, buf, depth| match number {
+                        #(#field_merges)*
+                        _ => #protobuf::skip(number, wire_type, buf, depth),
+                    }),
+                });
+            }
+        }
+    }
     let type_meta = type_meta(fields, message);
     let doc = format!(" Encoded as the protobuf message `{}`.", message.name);
     quote! {

@@ -238,6 +238,25 @@ pub fn merge_text<T: Value + Default + PartialEq>(
     Ok(())
 }
 
+/// Writes field `number` as the message of what `write` writes: the fields of a Go struct
+/// embedded in the one being written, which JSON inlines and protobuf nests. Go writes
+/// the field even when none of them is set.
+pub fn encode_embedded(number: u32, buf: &mut Vec<u8>, write: impl FnOnce(&mut Vec<u8>)) {
+    encode_key(number, WireType::LengthDelimited, buf);
+    length_prefixed(buf, write);
+}
+
+/// Reads one occurrence of the field written by [`encode_embedded`]: `field` reads each
+/// field of the embedded struct into the struct holding it.
+pub fn merge_embedded(
+    wire_type: WireType,
+    buf: &mut &[u8],
+    depth: Depth,
+    field: impl FnMut(u32, WireType, &mut &[u8], Depth) -> Result<(), DecodeError>,
+) -> Result<(), DecodeError> {
+    for_each_field(wire_type, buf, depth, field)
+}
+
 /// Writes the `repeated` field `number`: one field per item, unpacked, as Go writes it.
 pub fn encode_repeated<T: Value>(number: u32, values: &[T], buf: &mut Vec<u8>) {
     for value in values {
