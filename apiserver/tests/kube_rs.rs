@@ -1279,6 +1279,7 @@ harness::backend_tests! {
             [
                 "",
                 "apiextensions.k8s.io",
+                "apps",
                 "authentication.k8s.io",
                 "authorization.k8s.io",
                 "autoscaling",

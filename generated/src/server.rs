@@ -2,6 +2,7 @@
 
 //! A complete API server's trait, router and discovery catalog.
 
+use crate::api::apps::v1::{DeploymentApi, ReplicaSetApi};
 use crate::api::authentication::v1::SelfSubjectReviewApi;
 use crate::api::authorization::v1::{
     LocalSubjectAccessReviewApi, SelfSubjectAccessReviewApi, SelfSubjectRulesReviewApi,
@@ -11,8 +12,8 @@ use crate::api::autoscaling::v2::HorizontalPodAutoscalerApi;
 use crate::api::certificates::v1::CertificateSigningRequestApi;
 use crate::api::coordination::v1::LeaseApi;
 use crate::api::core::v1::{
-    ConfigMapApi, EndpointsApi, EventApi, NamespaceApi, SecretApi, ServiceAccountApi,
-    ServiceApi,
+    ConfigMapApi, EndpointsApi, EventApi, NamespaceApi, PodApi, SecretApi,
+    ServiceAccountApi, ServiceApi,
 };
 use crate::api::discovery::v1::EndpointSliceApi;
 use crate::api::rbac::v1::{
@@ -23,6 +24,8 @@ use crate::com::coreos::monitoring::v1::ProbeApi;
 use kube_apigen::{discovery, http};
 use kube_apigen::axum::Router;
 use std::sync::Arc;
+#[cfg(feature = "dynamic")]
+use crate::api::apps::v1::{Deployment, ReplicaSet};
 #[cfg(feature = "dynamic")]
 use crate::api::authentication::v1::SelfSubjectReview;
 #[cfg(feature = "dynamic")]
@@ -38,7 +41,7 @@ use crate::api::certificates::v1::CertificateSigningRequest;
 use crate::api::coordination::v1::Lease;
 #[cfg(feature = "dynamic")]
 use crate::api::core::v1::{
-    ConfigMap, Endpoints, Event, Namespace, Secret, Service, ServiceAccount,
+    ConfigMap, Endpoints, Event, Namespace, Pod, Secret, Service, ServiceAccount,
 };
 #[cfg(feature = "dynamic")]
 use crate::api::discovery::v1::EndpointSlice;
@@ -52,14 +55,14 @@ use crate::com::coreos::monitoring::v1::Probe;
 use kube_apigen::dynamic;
 
 /// Implemented by a server for every resource of these specs.
-pub trait Server: ConfigMapApi + EndpointsApi + EventApi + NamespaceApi + SecretApi + ServiceApi + ServiceAccountApi + CustomResourceDefinitionApi + SelfSubjectReviewApi + LocalSubjectAccessReviewApi + SelfSubjectAccessReviewApi + SelfSubjectRulesReviewApi + SubjectAccessReviewApi + HorizontalPodAutoscalerApi + CertificateSigningRequestApi + LeaseApi + EndpointSliceApi + crate::api::events::v1::EventApi + ProbeApi + ClusterRoleApi + ClusterRoleBindingApi + RoleApi + RoleBindingApi {}
+pub trait Server: ConfigMapApi + EndpointsApi + EventApi + NamespaceApi + PodApi + SecretApi + ServiceApi + ServiceAccountApi + CustomResourceDefinitionApi + DeploymentApi + ReplicaSetApi + SelfSubjectReviewApi + LocalSubjectAccessReviewApi + SelfSubjectAccessReviewApi + SelfSubjectRulesReviewApi + SubjectAccessReviewApi + HorizontalPodAutoscalerApi + CertificateSigningRequestApi + LeaseApi + EndpointSliceApi + crate::api::events::v1::EventApi + ProbeApi + ClusterRoleApi + ClusterRoleBindingApi + RoleApi + RoleBindingApi {}
 impl<
-    T: ConfigMapApi + EndpointsApi + EventApi + NamespaceApi + SecretApi + ServiceApi
-        + ServiceAccountApi + CustomResourceDefinitionApi + SelfSubjectReviewApi
-        + LocalSubjectAccessReviewApi + SelfSubjectAccessReviewApi
-        + SelfSubjectRulesReviewApi + SubjectAccessReviewApi + HorizontalPodAutoscalerApi
-        + CertificateSigningRequestApi + LeaseApi + EndpointSliceApi
-        + crate::api::events::v1::EventApi + ProbeApi + ClusterRoleApi
+    T: ConfigMapApi + EndpointsApi + EventApi + NamespaceApi + PodApi + SecretApi
+        + ServiceApi + ServiceAccountApi + CustomResourceDefinitionApi + DeploymentApi
+        + ReplicaSetApi + SelfSubjectReviewApi + LocalSubjectAccessReviewApi
+        + SelfSubjectAccessReviewApi + SelfSubjectRulesReviewApi + SubjectAccessReviewApi
+        + HorizontalPodAutoscalerApi + CertificateSigningRequestApi + LeaseApi
+        + EndpointSliceApi + crate::api::events::v1::EventApi + ProbeApi + ClusterRoleApi
         + ClusterRoleBindingApi + RoleApi + RoleBindingApi,
 > Server for T {}
 /// Discovery information of every group/version, and the version reported at `/version`.
@@ -67,6 +70,7 @@ pub static CATALOG: discovery::ApiCatalog = discovery::ApiCatalog {
     groups: &[
         crate::api::core::v1::routes::GROUP_VERSION,
         crate::apiextensions_apiserver::pkg::apis::apiextensions::v1::routes::GROUP_VERSION,
+        crate::api::apps::v1::routes::GROUP_VERSION,
         crate::api::authentication::v1::routes::GROUP_VERSION,
         crate::api::authorization::v1::routes::GROUP_VERSION,
         crate::api::autoscaling::v2::routes::GROUP_VERSION,
@@ -92,6 +96,7 @@ pub static TYPED_CHECKS: &[(&str, &str, &str, dynamic::TypedCheck)] = &[
     ("", "v1", "Endpoints", dynamic::typed::<Endpoints>),
     ("", "v1", "Event", dynamic::typed::<Event>),
     ("", "v1", "Namespace", dynamic::typed::<Namespace>),
+    ("", "v1", "Pod", dynamic::typed::<Pod>),
     ("", "v1", "Secret", dynamic::typed::<Secret>),
     ("", "v1", "Service", dynamic::typed::<Service>),
     ("", "v1", "ServiceAccount", dynamic::typed::<ServiceAccount>),
@@ -101,6 +106,8 @@ pub static TYPED_CHECKS: &[(&str, &str, &str, dynamic::TypedCheck)] = &[
         "CustomResourceDefinition",
         dynamic::typed::<CustomResourceDefinition>,
     ),
+    ("apps", "v1", "Deployment", dynamic::typed::<Deployment>),
+    ("apps", "v1", "ReplicaSet", dynamic::typed::<ReplicaSet>),
     (
         "authentication.k8s.io",
         "v1",
@@ -174,6 +181,7 @@ pub fn router<S: Server>(api: S, config: http::Config) -> Router {
                 S,
             >(),
         )
+        .merge(crate::api::apps::v1::routes::router::<S>())
         .merge(crate::api::authentication::v1::routes::router::<S>())
         .merge(crate::api::authorization::v1::routes::router::<S>())
         .merge(crate::api::autoscaling::v2::routes::router::<S>())

@@ -455,6 +455,9 @@ impl generated::api::core::v1::ServiceAccountApi for Store {}
 impl generated::api::core::v1::EventApi for Store {}
 impl generated::api::core::v1::ServiceApi for Store {}
 impl generated::api::core::v1::EndpointsApi for Store {}
+impl generated::api::core::v1::PodApi for Store {}
+impl generated::api::apps::v1::DeploymentApi for Store {}
+impl generated::api::apps::v1::ReplicaSetApi for Store {}
 impl generated::api::coordination::v1::LeaseApi for Store {}
 impl generated::api::discovery::v1::EndpointSliceApi for Store {}
 impl generated::api::events::v1::EventApi for Store {}
@@ -1657,6 +1660,7 @@ async fn version_and_openapi() {
         [
             "api/v1",
             "apis/apiextensions.k8s.io/v1",
+            "apis/apps/v1",
             "apis/authentication.k8s.io/v1",
             "apis/authorization.k8s.io/v1",
             "apis/autoscaling/v2",

@@ -17,12 +17,16 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use common::{assert_json_eq, encode, fixture};
+use generated::api::apps::v1::Deployment;
 use generated::api::autoscaling::v2::{HorizontalPodAutoscaler, HorizontalPodAutoscalerList};
 use generated::api::certificates::v1::{CertificateSigningRequest, CertificateSigningRequestList};
+use generated::api::core::v1::Pod;
 use kube_apigen::protobuf::{self, Payload};
 use kube_apigen::{Status, Time};
 use serde::de::DeserializeOwned;
 
+const APPS: (&str, &str) = ("k8s.io/api/apps/v1/generated.proto", "k8s.io.api.apps.v1");
+const CORE: (&str, &str) = ("k8s.io/api/core/v1/generated.proto", "k8s.io.api.core.v1");
 const CSR: (&str, &str) = ("k8s.io/api/certificates/v1/generated.proto", "k8s.io.api.certificates.v1");
 const HPA: (&str, &str) = ("k8s.io/api/autoscaling/v2/generated.proto", "k8s.io.api.autoscaling.v2");
 const META: (&str, &str) =
@@ -129,6 +133,35 @@ fn fixtures_round_trip_through_protobuf_to_equal_json() {
     round_trip::<CertificateSigningRequest>("csr.json");
     round_trip::<CertificateSigningRequestList>("csr-list.json");
     round_trip::<Status>("status-invalid.json");
+    round_trip::<Pod>("pod.json");
+    round_trip::<Deployment>("deployment.json");
+}
+
+/// Go embeds structs whose fields JSON inlines and protobuf nests: a volume's source, a
+/// probe's handler, the reference of a key selector. `protoc` reads them nested, with
+/// Kubernetes' own `core/v1` file too.
+#[test]
+fn protoc_reads_embedded_structs_nested() {
+    if !have_protoc() {
+        return;
+    }
+    let pod = round_trip::<Pod>("pod.json");
+    for dir in proto_dirs() {
+        let text = protoc_agrees(&dir, CORE, "Pod", &pod);
+        for nested in [
+            "volumeSource {\n      configMap {\n        localObjectReference {\n          name: \"settings\"",
+            "volumeSource {\n      persistentVolumeClaim {\n        claimName: \"web-data\"",
+            "name: \"nothing\"\n    volumeSource {\n    }",
+            "handler {\n        httpGet {\n          path: \"/healthz\"",
+            "configMapKeyRef {\n          localObjectReference {\n            name: \"settings\"",
+        ] {
+            assert!(text.contains(nested), "{} lacks {nested}:\n{text}", dir.display());
+        }
+    }
+    // Kubernetes' apps/v1 file is not in the corpus; ours has its field numbers.
+    let deployment = round_trip::<Deployment>("deployment.json");
+    let text = protoc_agrees(&proto_dirs()[0], APPS, "Deployment", &deployment);
+    assert!(text.contains("\n  template {\n    metadata {"), "{text}");
 }
 
 #[test]

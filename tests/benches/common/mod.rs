@@ -40,6 +40,9 @@ impl generated::api::core::v1::ServiceAccountApi for OneHpa {}
 impl generated::api::core::v1::EventApi for OneHpa {}
 impl generated::api::core::v1::ServiceApi for OneHpa {}
 impl generated::api::core::v1::EndpointsApi for OneHpa {}
+impl generated::api::core::v1::PodApi for OneHpa {}
+impl generated::api::apps::v1::DeploymentApi for OneHpa {}
+impl generated::api::apps::v1::ReplicaSetApi for OneHpa {}
 impl generated::api::coordination::v1::LeaseApi for OneHpa {}
 impl generated::api::discovery::v1::EndpointSliceApi for OneHpa {}
 impl generated::api::events::v1::EventApi for OneHpa {}

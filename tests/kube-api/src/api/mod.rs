@@ -2,6 +2,7 @@
 
 //! The modules of `api`.
 
+pub mod apps;
 pub mod authentication;
 pub mod authorization;
 pub mod autoscaling;

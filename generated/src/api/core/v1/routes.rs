@@ -5,20 +5,21 @@ use kube_apigen::discovery::GroupVersionInfo;
 use kube_apigen::http::ApiState;
 use super::{
     CONFIG_MAP, ConfigMapApi, ENDPOINTS, EVENT, EndpointsApi, EventApi, NAMESPACE,
-    NamespaceApi, SECRET, SERVICE, SERVICE_ACCOUNT, SecretApi, ServiceAccountApi,
-    ServiceApi,
+    NamespaceApi, POD, PodApi, SECRET, SERVICE, SERVICE_ACCOUNT, SecretApi,
+    ServiceAccountApi, ServiceApi,
 };
 
 /// Every path of `v1`, for a server implementing all its resources' traits.
 pub fn router<
-    S: ConfigMapApi + EndpointsApi + EventApi + NamespaceApi + SecretApi + ServiceApi
-        + ServiceAccountApi,
+    S: ConfigMapApi + EndpointsApi + EventApi + NamespaceApi + PodApi + SecretApi
+        + ServiceApi + ServiceAccountApi,
 >() -> Router<ApiState<S>> {
     Router::new()
         .merge(super::config_map_api::routes::<S>())
         .merge(super::endpoints_api::routes::<S>())
         .merge(super::event_api::routes::<S>())
         .merge(super::namespace_api::routes::<S>())
+        .merge(super::pod_api::routes::<S>())
         .merge(super::secret_api::routes::<S>())
         .merge(super::service_api::routes::<S>())
         .merge(super::service_account_api::routes::<S>())
@@ -33,6 +34,7 @@ pub const GROUP_VERSION: GroupVersionInfo = GroupVersionInfo {
         &ENDPOINTS,
         &EVENT,
         &NAMESPACE,
+        &POD,
         &SECRET,
         &SERVICE,
         &SERVICE_ACCOUNT,
