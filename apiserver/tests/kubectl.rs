@@ -514,8 +514,9 @@ fn core_steps(k: &Kubectl, report: &mut Report) {
         ensure_eq(&color, "blue", "the ConfigMap's data")?;
         let secret = k.jsonpath(&["get", "secret", "db", "-n", "team-a"], "{.type} {.data.password}")?;
         ensure_eq(&secret, "Opaque czNjcmV0", "the Secret's type and data")?;
-        let namespace = k.jsonpath(&["get", "namespace", "team-a"], "{.status.phase} {.spec.finalizers}")?;
-        ensure_eq(&namespace, r#"Active ["kubernetes"]"#, "the namespace's phase and finalizers")?;
+        let fields = r"{.status.phase} {.spec.finalizers} {.metadata.labels.kubernetes\.io/metadata\.name}";
+        let namespace = k.jsonpath(&["get", "namespace", "team-a"], fields)?;
+        ensure_eq(&namespace, r#"Active ["kubernetes"] team-a"#, "the namespace's phase, finalizers and name label")?;
         let out = k.run(&["get", "sa", "-n", "team-a", "-o", "name"]).ok()?;
         out.stdout_is("serviceaccount/bot\n")?;
         Ok(())
@@ -553,6 +554,36 @@ fn core_steps(k: &Kubectl, report: &mut Report) {
         Ok(())
     });
 
+    report.step("run a pod and create a deployment (protobuf): the API server's defaults", || {
+        let out = k.run(&["run", "web", "-n", "team-a", "--image=nginx:1.27", "--port=80"]).ok()?;
+        out.stdout_is("pod/web created\n")?;
+        let fields = "{.status.phase} {.status.qosClass} {.spec.restartPolicy} {.spec.dnsPolicy} \
+                      {.spec.containers[0].imagePullPolicy} {.spec.containers[0].ports[0].protocol}";
+        let pod = k.jsonpath(&["get", "pod", "web", "-n", "team-a"], fields)?;
+        ensure_eq(&pod, "Pending BestEffort Always ClusterFirst IfNotPresent TCP", "the pod's defaults")?;
+        let out = k.run(&["get", "pods", "-n", "team-a"]).ok()?;
+        let rows = out.rows();
+        ensure(
+            rows.first().is_some_and(|h| h[..] == ["NAME", "READY", "STATUS", "RESTARTS", "AGE"]),
+            &out,
+            "pod columns",
+        )?;
+        ensure(rows.get(1).is_some_and(|r| r[..4] == ["web", "0/1", "Pending", "0"]), &out, "the pod row")?;
+        let out = k.run(&["create", "deployment", "api", "-n", "team-a", "--image=nginx", "--replicas=2"]).ok()?;
+        out.stdout_is("deployment.apps/api created\n")?;
+        let fields = "{.spec.replicas} {.spec.strategy.type} {.spec.strategy.rollingUpdate.maxSurge} \
+                      {.spec.revisionHistoryLimit} {.spec.template.spec.containers[0].imagePullPolicy}";
+        let deployment = k.jsonpath(&["get", "deployment", "api", "-n", "team-a"], fields)?;
+        ensure_eq(&deployment, "2 RollingUpdate 25% 10 Always", "the deployment's defaults")?;
+        let out = k.run(&["get", "deployments", "-n", "team-a", "-o", "wide"]).ok()?;
+        let rows = out.rows();
+        let header = ["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE", "CONTAINERS", "IMAGES", "SELECTOR"];
+        ensure(rows.first().is_some_and(|h| h[..] == header), &out, "deployment columns")?;
+        let row = |r: &Vec<&str>| r[..4] == ["api", "0/2", "0", "0"] && r[5..] == ["nginx", "nginx", "app=api"];
+        ensure(rows.get(1).is_some_and(row), &out, "the deployment row")?;
+        Ok(())
+    });
+
     report.step("a create in a missing namespace: NotFound", || {
         let out = k.run(&["create", "configmap", "stray", "-n", "nowhere"]).fails()?;
         out.stderr_is("error: failed to create configmap: namespaces \"nowhere\" not found\n")?;
@@ -563,7 +594,7 @@ fn core_steps(k: &Kubectl, report: &mut Report) {
         k.run(&["delete", "namespace", "team-a"]).ok()?.stdout_is("namespace \"team-a\" deleted\n")?;
         let out = k.run(&["get", "namespace", "team-a"]).fails()?;
         out.stderr_is("Error from server (NotFound): namespaces \"team-a\" not found\n")?;
-        let out = k.run(&["get", "configmaps,secrets", "-n", "team-a"]).ok()?;
+        let out = k.run(&["get", "configmaps,secrets,pods,deployments", "-n", "team-a"]).ok()?;
         out.stderr_is("No resources found in team-a namespace.\n")?;
         Ok(())
     });

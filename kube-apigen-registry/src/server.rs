@@ -92,7 +92,8 @@ impl Server {
     /// in memory, anonymous callers as administrators, the API server's default limits
     /// (3 MiB bodies, 60 s per request, 400 requests at once), no strategies but the
     /// API server's own for CustomResourceDefinitions ([`crate::crd`]) and for namespaces,
-    /// configmaps, secrets, services and endpoint slices ([`crate::builtin`]) and for events
+    /// configmaps, secrets, services, pods, deployments, replica sets and endpoint slices
+    /// ([`crate::builtin`]) and for events
     /// ([`crate::events`]) when the API serves them.
     pub fn builder(api: ServedApi<Store>) -> ServerBuilder {
         let mut store = StoreConfig::new(api.catalog, typed_checks(api.typed_checks));
@@ -105,6 +106,9 @@ impl Server {
         let _ = store.strategy(events::GROUP, "events", events::Events::EVENTS_V1);
         let _ = store.strategy("", "secrets", builtin::Secrets);
         let _ = store.strategy("", "services", builtin::Services);
+        let _ = store.strategy("", "pods", builtin::Pods);
+        let _ = store.strategy("apps", "deployments", builtin::Deployments);
+        let _ = store.strategy("apps", "replicasets", builtin::ReplicaSets);
         ServerBuilder {
             api,
             store,

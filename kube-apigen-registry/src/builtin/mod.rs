@@ -1,8 +1,8 @@
 //! The strategies of the built-in kinds whose API server code does more than their specs
 //! say, registered by [`crate::Server::builder`] when the API serves them:
 //!
-//! - **namespaces**: a create gets the `kubernetes` finalizer in `spec.finalizers` and
-//!   the `Active` phase; only the `finalize` subresource changes `spec.finalizers`; a
+//! - **namespaces**: a create gets the `kubernetes` finalizer in `spec.finalizers`, the
+//!   `Active` phase and the label `kubernetes.io/metadata.name` holding its name; only the `finalize` subresource changes `spec.finalizers`; a
 //!   delete marks the namespace `Terminating` while `spec.finalizers` holds it (the
 //!   store's collector empties it, then removes the finalizer); `default`, `kube-system`
 //!   and `kube-public` may not be deleted.
@@ -14,6 +14,13 @@
 //! - **services**: `type` is `ClusterIP`, `sessionAffinity` `None`, each port's
 //!   `protocol` `TCP` and its `targetPort` its `port` when unset, as the API server
 //!   defaults them. No cluster IP or node port is allocated.
+//! - **pods**, and the pod templates of **deployments** and **replica sets** (`apps/v1`):
+//!   the defaults the API server sets in code (policies, grace period, scheduler, image
+//!   pull policy by tag, probe timings, volume modes; a pod's requests from its limits);
+//!   a new pod is `Pending` with its QoS class; workloads get one replica, deployments
+//!   a rolling update of 25% and 25%, a history of 10 and a deadline of 600 s;
+//!   `kubectl get` shows the columns the API server prints. No kubelet runs the pods and
+//!   no controller makes a deployment's replica sets.
 
 use std::sync::Arc;
 
@@ -27,12 +34,33 @@ use crate::object::{meta_str, top_mut};
 use crate::store::NAMESPACE_FINALIZER;
 use crate::strategy::{Strategy, WriteContext};
 
+mod workloads;
+
+pub use workloads::{Deployments, Pods, ReplicaSets};
+
+/// The label every namespace carries with its name, to be selected by it.
+const NAMESPACE_NAME_LABEL: &str = "kubernetes.io/metadata.name";
+
 /// The namespaces kube-apiserver refuses to delete.
 const IMMORTAL_NAMESPACES: [&str; 3] = ["default", "kube-system", "kube-public"];
 
 /// The strategy of core/v1 `namespaces`.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Namespaces;
+
+impl Namespaces {
+    /// Sets the name label. A name still to be generated (`generateName`) gets none.
+    fn label_name(object: &mut Value) {
+        let name = meta_str(object, "name").to_owned();
+        if !name.is_empty() {
+            let metadata = top_mut(object, "metadata");
+            let labels = metadata.entry("labels").or_insert_with(|| json!({}));
+            if let Some(labels) = labels.as_object_mut() {
+                labels.insert(NAMESPACE_NAME_LABEL.to_owned(), json!(name));
+            }
+        }
+    }
+}
 
 impl Strategy for Namespaces {
     fn prepare_for_create(&self, _: &WriteContext<'_>, object: &mut Value) {
@@ -44,9 +72,11 @@ impl Strategy for Namespaces {
             list.push(json!(NAMESPACE_FINALIZER));
         }
         top_mut(object, "status").insert("phase".to_owned(), json!("Active"));
+        Self::label_name(object);
     }
 
     fn prepare_for_update(&self, context: &WriteContext<'_>, new: &mut Value, old: &Value) {
+        Self::label_name(new);
         if context.subresource != Some("finalize") {
             let kept = old.pointer("/spec/finalizers").cloned();
             let spec = top_mut(new, "spec");
@@ -150,7 +180,7 @@ struct DataTable {
 
 /// A column of text after `Name`, printed from `json_path` or, when it is empty, by the
 /// convertor.
-const fn text_column(name: &'static str, description: &'static str, json_path: &'static str) -> Column {
+pub(crate) const fn text_column(name: &'static str, description: &'static str, json_path: &'static str) -> Column {
     Column { name, type_: "string", format: "", description, priority: 0, json_path }
 }
 
