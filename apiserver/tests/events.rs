@@ -111,8 +111,8 @@ harness::backend_tests! {
         assert_eq!(api.post(CORE_EVENTS, &event).await.0, StatusCode::CREATED);
         // No strict checks through core/v1: no eventTime, no reporting fields.
 
-        // With eventTime, core/v1 names its reporting controller `reportingComponent`;
-        // the error names the internal field.
+        // With eventTime, core/v1 names its reporting controller `reportingComponent`,
+        // and so does the error.
         let mut event = json!({
             "apiVersion": "v1", "kind": "Event", "metadata": {"name": "new"},
             "involvedObject": {"kind": "ConfigMap", "name": "web", "namespace": "default"},
@@ -121,8 +121,61 @@ harness::backend_tests! {
         });
         let (status, body) = api.post(CORE_EVENTS, &event).await;
         assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
-        assert_eq!(causes(&body).first(), Some(&("reportingController".to_owned(), "FieldValueRequired".to_owned())));
+        assert_eq!(causes(&body).first(), Some(&("reportingComponent".to_owned(), "FieldValueRequired".to_owned())));
         event["reportingComponent"] = json!("example.com/controller");
-        assert_eq!(api.post(CORE_EVENTS, &event).await.0, StatusCode::CREATED);
+        let mut created = api.post(CORE_EVENTS, &event).await;
+        assert_eq!(created.0, StatusCode::CREATED, "{}", created.1);
+
+        // Through core/v1 an update may change what it likes.
+        created.1["reason"] = json!("Changed");
+        created.1["message"] = json!("changed");
+        let (status, body) = api.put(&format!("{CORE_EVENTS}/new"), &created.1).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+    }
+
+    async fn events_v1_updates_change_only_the_series() {
+        let api = Api::new();
+        let uri = format!("{EVENTS}/hello.2");
+        let mut event = api.create(EVENTS, &recorded("hello.2")).await;
+        event["series"] = json!({"count": 2, "lastObservedTime": "2026-12-03T10:05:00.000000Z"});
+        let (status, updated) = api.put(&uri, &event).await;
+        assert_eq!(status, StatusCode::OK, "{updated}");
+
+        let mut changed = updated.clone();
+        changed["series"] = json!({"count": 1});
+        changed["reason"] = json!("Changed");
+        changed["note"] = json!("other");
+        changed["regarding"]["name"] = json!("other");
+        changed["eventTime"] = json!("2026-12-03T10:00:00.500000Z");
+        changed["deprecatedCount"] = json!(4);
+        changed["related"] = json!({"kind": "Pod", "name": "web-1"});
+        let (status, body) = api.put(&uri, &changed).await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+        assert_eq!(
+            body["message"],
+            "Event.events.k8s.io \"hello.2\" is invalid: [series.count: Invalid value: \"\": should be at least 2, \
+             series.lastObservedTime: Required value, \
+             involvedObject: Invalid value: core.ObjectReference{Kind:\"Greeting\", Namespace:\"default\", Name:\"other\", UID:\"\", APIVersion:\"example.com/v1\", ResourceVersion:\"\", FieldPath:\"\"}: field is immutable, \
+             reason: Invalid value: \"Changed\": field is immutable, \
+             message: Invalid value: \"other\": field is immutable, \
+             count: Invalid value: 4: field is immutable, \
+             eventTime: Invalid value: 2026-12-03 10:00:00.5 +0000 UTC: field is immutable, \
+             related: Invalid value: core.ObjectReference{Kind:\"Pod\", Namespace:\"\", Name:\"web-1\", UID:\"\", APIVersion:\"\", ResourceVersion:\"\", FieldPath:\"\"}: field is immutable]"
+        );
+        // The API server checks the reason twice: its causes list both, its message
+        // (which drops repeated errors) one.
+        let reasons = causes(&body).iter().filter(|(field, _)| field == "reason").count();
+        assert_eq!(reasons, 2, "{body}");
+        // Taking the related object away shows the nil pointer as Go prints it.
+        let mut related = recorded("hello.3");
+        related["related"] = json!({"kind": "Pod", "name": "web-1"});
+        let mut unrelated = api.create(EVENTS, &related).await;
+        unrelated.as_object_mut().unwrap().remove("related");
+        let (status, body) = api.put(&format!("{EVENTS}/hello.3"), &unrelated).await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+        assert_eq!(
+            body["message"],
+            "Event.events.k8s.io \"hello.3\" is invalid: related: Invalid value: \"null\": field is immutable"
+        );
     }
 }

@@ -9,13 +9,21 @@
 //! required, `type` is `Normal` or `Warning`, a series counts at least 2 with its last
 //! observed time, and the deprecated core fields are unset.
 //!
+//! An update through `events.k8s.io/v1` may change little more than the series: a
+//! changed series is checked as on create, and the object's reference, reason, note,
+//! type, times, count, source, action, related object and reporting fields are
+//! immutable (`field is immutable`, with the new value as Go prints the internal type).
+//! Updates through core/v1 pass the legacy checks only.
+//!
 //! The API server checks both versions as its internal (core) event, so every error
 //! names the internal field: `involvedObject` for `regarding`, `message` for `note`,
-//! `reportingController` for core/v1's `reportingComponent`,
-//! `source`, `firstTimestamp`, `lastTimestamp` and `count` for their `deprecated` forms.
-//! Not checked: which fields an update may change.
+//! `source`, `firstTimestamp`, `lastTimestamp` and `count` for their `deprecated` forms;
+//! only the reporting controller is named as the request's version names it
+//! (`reportingComponent` through core/v1).
 
-use kube_apigen::field::{ErrorList, FieldError, Path};
+use jiff::Timestamp;
+use kube_apigen::field::{ErrorList, ErrorType, FieldError, Path};
+use kube_apigen::go::fmt::quote;
 use kube_apigen::meta::{is_dns1123_subdomain, is_qualified_name};
 use serde_json::Value;
 
@@ -85,8 +93,15 @@ impl Strategy for Events {
         errors
     }
 
-    fn validate_update(&self, _: &WriteContext<'_>, new: &Value, _: &Value) -> ErrorList {
-        self.legacy_errors(new)
+    fn validate_update(&self, _: &WriteContext<'_>, new: &Value, old: &Value) -> ErrorList {
+        let mut errors = self.legacy_errors(new);
+        if self.strict {
+            if new.get("series") != old.get("series") {
+                series_errors(new, &mut errors);
+            }
+            self.immutable_errors(new, old, &mut errors);
+        }
+        errors
     }
 }
 
@@ -132,7 +147,7 @@ impl Events {
                 errors.push(mismatch());
             }
             let controller = text(object, self.fields.reporting_controller);
-            let controller_path = Path::ROOT.field("reportingController");
+            let controller_path = Path::ROOT.field(self.fields.reporting_controller);
             if controller.is_empty() {
                 errors.push(FieldError::required(&controller_path, ""));
             }
@@ -161,15 +176,7 @@ impl Events {
 
     /// The checks of `ValidateEventCreate` for `events.k8s.io/v1` and newer.
     fn strict_errors(&self, object: &Value, errors: &mut ErrorList) {
-        if let Some(series) = object.get("series").filter(|series| series.is_object()) {
-            let path = Path::ROOT.field("series");
-            if series.get("count").and_then(Value::as_i64).unwrap_or(0) < 2 {
-                errors.push(FieldError::invalid(&path.field("count"), "", "should be at least 2"));
-            }
-            if !is_set(series, "lastObservedTime") {
-                errors.push(FieldError::required(&path.field("lastObservedTime"), ""));
-            }
-        }
+        series_errors(object, errors);
         if !is_set(object, "eventTime") {
             errors.push(FieldError::required(&Path::ROOT.field("eventTime"), ""));
         }
@@ -189,5 +196,121 @@ impl Events {
                 errors.push(FieldError::invalid(&Path::ROOT.field(field), "", "needs to be unset"));
             }
         }
+    }
+}
+
+/// The checks of a series: at least 2 occurrences, and the time of the last.
+fn series_errors(object: &Value, errors: &mut ErrorList) {
+    if let Some(series) = object.get("series").filter(|series| series.is_object()) {
+        let path = Path::ROOT.field("series");
+        if series.get("count").and_then(Value::as_i64).unwrap_or(0) < 2 {
+            errors.push(FieldError::invalid(&path.field("count"), "", "should be at least 2"));
+        }
+        if !is_set(series, "lastObservedTime") {
+            errors.push(FieldError::required(&path.field("lastObservedTime"), ""));
+        }
+    }
+}
+
+/// How Go prints one field of the internal event as a bad value.
+#[derive(Clone, Copy)]
+enum Shown {
+    Text,
+    Number,
+    Time,
+    Reference,
+    OptionalReference,
+    Source,
+}
+
+impl Events {
+    /// The fields an update through `events.k8s.io/v1` may not change, in the order the
+    /// API server checks them (it checks `reason` twice, so a changed reason is reported
+    /// twice), each with the internal field's name and the version's.
+    fn immutable_fields(&self) -> [(&'static str, &'static str, Shown); 14] {
+        let f = self.fields;
+        [
+            ("involvedObject", f.involved_object, Shown::Reference),
+            ("reason", "reason", Shown::Text),
+            ("message", f.message, Shown::Text),
+            ("source", f.source, Shown::Source),
+            ("firstTimestamp", f.first_timestamp, Shown::Time),
+            ("lastTimestamp", f.last_timestamp, Shown::Time),
+            ("count", f.count, Shown::Number),
+            ("reason", "reason", Shown::Text),
+            ("type", "type", Shown::Text),
+            ("eventTime", "eventTime", Shown::Time),
+            ("action", "action", Shown::Text),
+            ("related", "related", Shown::OptionalReference),
+            ("reportingController", f.reporting_controller, Shown::Text),
+            ("reportingInstance", "reportingInstance", Shown::Text),
+        ]
+    }
+
+    /// `field is immutable` for each of [`Events::immutable_fields`] whose internal value
+    /// changed: the values are compared as Go prints them, which tells apart what Go's
+    /// semantic equality does (an unset field is its zero value, times are instants).
+    fn immutable_errors(&self, new: &Value, old: &Value, errors: &mut ErrorList) {
+        for (internal, field, shown) in self.immutable_fields() {
+            let now = go_value(new.get(field), shown);
+            if now != go_value(old.get(field), shown) {
+                // The value is already rendered: the message shows it unquoted.
+                errors.push(FieldError::new(
+                    &Path::ROOT.field(internal),
+                    ErrorType::Invalid,
+                    None,
+                    format!("{now}: field is immutable"),
+                ));
+            }
+        }
+    }
+}
+
+/// A field of the internal event as apimachinery's `ErrorBody` prints it: strings
+/// quoted, numbers plainly, times by their `String` method, structs as `%#v`, a nil
+/// pointer as the quoted text `"null"`.
+fn go_value(value: Option<&Value>, shown: Shown) -> String {
+    let value = value.filter(|value| !value.is_null());
+    let text = |value: Option<&Value>, field: &str| quote(value.and_then(|v| v.get(field)?.as_str()).unwrap_or(""));
+    match shown {
+        Shown::Text => quote(value.and_then(Value::as_str).unwrap_or("")),
+        Shown::Number => value.and_then(Value::as_i64).unwrap_or(0).to_string(),
+        Shown::Time => go_time(value.and_then(Value::as_str).unwrap_or("")),
+        Shown::Source => {
+            format!("core.EventSource{{Component:{}, Host:{}}}", text(value, "component"), text(value, "host"))
+        }
+        Shown::OptionalReference if value.is_none() => quote("null"),
+        Shown::Reference | Shown::OptionalReference => format!(
+            "core.ObjectReference{{Kind:{}, Namespace:{}, Name:{}, UID:{}, APIVersion:{}, ResourceVersion:{}, FieldPath:{}}}",
+            text(value, "kind"),
+            text(value, "namespace"),
+            text(value, "name"),
+            text(value, "uid"),
+            text(value, "apiVersion"),
+            text(value, "resourceVersion"),
+            text(value, "fieldPath"),
+        ),
+    }
+}
+
+/// A time as Go's `time.Time.String` prints it in UTC (the API server's zone), the
+/// fraction without trailing zeros: `2026-12-03 10:00:00.5 +0000 UTC`; unset or
+/// unreadable, Go's zero time.
+fn go_time(text: &str) -> String {
+    let time: Timestamp =
+        text.parse().unwrap_or_else(|_| "0001-01-01T00:00:00Z".parse().expect("Go's zero time is a timestamp"));
+    format!("{} +0000 UTC", time.strftime("%Y-%m-%d %H:%M:%S%.f"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_print_as_go_prints_them() {
+        assert_eq!(go_time("2026-12-03T10:00:00Z"), "2026-12-03 10:00:00 +0000 UTC");
+        assert_eq!(go_time("2026-12-03T10:00:00.500000Z"), "2026-12-03 10:00:00.5 +0000 UTC");
+        assert_eq!(go_time("2026-12-03T11:00:00.000123+01:00"), "2026-12-03 10:00:00.000123 +0000 UTC");
+        assert_eq!(go_time(""), "0001-01-01 00:00:00 +0000 UTC");
     }
 }
