@@ -197,6 +197,14 @@ impl FieldError {
         Self::new(path, ErrorType::Invalid, Some(value.into()), detail)
     }
 
+    /// `Invalid value: <shown>: <detail>`, the value already written as Go prints it
+    /// (`%#v` of a struct or map, a time by its `String` method), where the JSON of
+    /// [`FieldError::invalid`] would read otherwise. The error carries it as text in its
+    /// detail: `bad_value` is `None`.
+    pub fn invalid_shown(path: &Path<'_>, shown: impl fmt::Display, detail: impl fmt::Display) -> Self {
+        Self::new(path, ErrorType::Invalid, None, format!("{shown}: {detail}"))
+    }
+
     /// `Unsupported value: <value>: supported values: "a", "b"` (no detail when `supported`
     /// is empty).
     pub fn not_supported(path: &Path<'_>, value: impl Into<Value>, supported: &[&str]) -> Self {

@@ -22,7 +22,7 @@
 //! (`reportingComponent` through core/v1).
 
 use jiff::Timestamp;
-use kube_apigen::field::{ErrorList, ErrorType, FieldError, Path};
+use kube_apigen::field::{ErrorList, FieldError, Path};
 use kube_apigen::go::fmt::quote;
 use kube_apigen::meta::{is_dns1123_subdomain, is_qualified_name};
 use serde_json::Value;
@@ -254,13 +254,7 @@ impl Events {
         for (internal, field, shown) in self.immutable_fields() {
             let now = go_value(new.get(field), shown);
             if now != go_value(old.get(field), shown) {
-                // The value is already rendered: the message shows it unquoted.
-                errors.push(FieldError::new(
-                    &Path::ROOT.field(internal),
-                    ErrorType::Invalid,
-                    None,
-                    format!("{now}: field is immutable"),
-                ));
+                errors.push(FieldError::invalid_shown(&Path::ROOT.field(internal), now, "field is immutable"));
             }
         }
     }

@@ -35,6 +35,7 @@ use serde_json::{Value, json};
 use tokio::sync::OnceCell;
 
 use crate::Store;
+use crate::selector::label_selector_selects;
 use crate::storage::RangeRequest;
 
 /// The API group of RBAC.
@@ -121,33 +122,6 @@ fn applies_to(user: &UserInfo, subjects: &[Subject], namespace: &str) -> bool {
         }
         _ => false,
     })
-}
-
-/// Whether a `metav1.LabelSelector` (`matchLabels`, `matchExpressions`) selects an object
-/// with `labels`; an empty selector selects everything.
-fn selects(selector: &Value, labels: Option<&serde_json::Map<String, Value>>) -> bool {
-    let label = |key: &str| labels.and_then(|labels| labels.get(key)).and_then(Value::as_str);
-    let match_labels = selector.get("matchLabels").and_then(Value::as_object);
-    let labels_match = match_labels.into_iter().flatten().all(|(key, value)| label(key) == value.as_str());
-    let expressions = selector.get("matchExpressions").and_then(Value::as_array);
-    let expressions_match = expressions.into_iter().flatten().all(|expression| {
-        let key = expression.get("key").and_then(Value::as_str).unwrap_or("");
-        let values: Vec<&str> = expression
-            .get("values")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .collect();
-        match expression.get("operator").and_then(Value::as_str).unwrap_or("") {
-            "In" => label(key).is_some_and(|v| values.contains(&v)),
-            "NotIn" => label(key).is_none_or(|v| !values.contains(&v)),
-            "Exists" => label(key).is_some(),
-            "DoesNotExist" => label(key).is_none(),
-            _ => false,
-        }
-    });
-    labels_match && expressions_match
 }
 
 /// The four RBAC resources of the catalog.
@@ -354,7 +328,9 @@ fn aggregated_rules(roles: &[Value], index: usize) -> Option<Vec<Value>> {
     let selectors = roles[index].pointer("/aggregationRule/clusterRoleSelectors")?.as_array()?;
     let mut rules = Vec::new();
     for (other, role) in roles.iter().enumerate() {
-        if other == index || !selectors.iter().any(|selector| selects(selector, crate::object::labels(role))) {
+        if other == index
+            || !selectors.iter().any(|selector| label_selector_selects(selector, crate::object::labels(role)))
+        {
             continue;
         }
         for rule in role.get("rules").and_then(Value::as_array).into_iter().flatten() {
@@ -907,24 +883,6 @@ mod tests {
         assert!(applies_to(&user, &[subject("ServiceAccount", "deployer", "")], "team-a"), "the binding's namespace");
         assert!(!applies_to(&user, &[subject("ServiceAccount", "deployer", "")], ""));
         assert!(!applies_to(&user, &[subject("Robot", "devs", "")], ""));
-    }
-
-    #[test]
-    fn selectors_match_labels_and_expressions() {
-        let labels = json!({ "a": "1", "b": "2" });
-        let labels = labels.as_object();
-        assert!(selects(&json!({}), labels));
-        assert!(selects(&json!({ "matchLabels": { "a": "1" } }), labels));
-        assert!(!selects(&json!({ "matchLabels": { "a": "2" } }), labels));
-        assert!(selects(
-            &json!({ "matchExpressions": [{ "key": "b", "operator": "In", "values": ["2", "3"] }] }),
-            labels
-        ));
-        assert!(!selects(&json!({ "matchExpressions": [{ "key": "c", "operator": "Exists" }] }), labels));
-        assert!(selects(
-            &json!({ "matchExpressions": [{ "key": "c", "operator": "NotIn", "values": ["1"] }] }),
-            labels
-        ));
     }
 
     #[test]

@@ -623,10 +623,58 @@ fn unescape(value: &str) -> Result<String, String> {
     Ok(out)
 }
 
+/// Whether a `metav1.LabelSelector` (`matchLabels`, `matchExpressions`) selects an object
+/// with `labels`; an empty selector selects everything.
+pub(crate) fn label_selector_selects(selector: &Value, labels: Option<&serde_json::Map<String, Value>>) -> bool {
+    let label = |key: &str| labels.and_then(|labels| labels.get(key)).and_then(Value::as_str);
+    let match_labels = selector.get("matchLabels").and_then(Value::as_object);
+    let labels_match = match_labels.into_iter().flatten().all(|(key, value)| label(key) == value.as_str());
+    let expressions = selector.get("matchExpressions").and_then(Value::as_array);
+    let expressions_match = expressions.into_iter().flatten().all(|expression| {
+        let key = expression.get("key").and_then(Value::as_str).unwrap_or("");
+        let values: Vec<&str> = expression
+            .get("values")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        match expression.get("operator").and_then(Value::as_str).unwrap_or("") {
+            "In" => label(key).is_some_and(|v| values.contains(&v)),
+            "NotIn" => label(key).is_none_or(|v| !values.contains(&v)),
+            "Exists" => label(key).is_some(),
+            "DoesNotExist" => label(key).is_none(),
+            _ => false,
+        }
+    });
+    labels_match && expressions_match
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn selectors_match_labels_and_expressions() {
+        let labels = json!({ "a": "1", "b": "2" });
+        let labels = labels.as_object();
+        assert!(label_selector_selects(&json!({}), labels));
+        assert!(label_selector_selects(&json!({ "matchLabels": { "a": "1" } }), labels));
+        assert!(!label_selector_selects(&json!({ "matchLabels": { "a": "2" } }), labels));
+        assert!(label_selector_selects(
+            &json!({ "matchExpressions": [{ "key": "b", "operator": "In", "values": ["2", "3"] }] }),
+            labels
+        ));
+        assert!(!label_selector_selects(
+            &json!({ "matchExpressions": [{ "key": "c", "operator": "Exists" }] }),
+            labels
+        ));
+        assert!(label_selector_selects(
+            &json!({ "matchExpressions": [{ "key": "c", "operator": "NotIn", "values": ["1"] }] }),
+            labels
+        ));
+    }
 
     fn labels(value: Value) -> serde_json::Map<String, Value> {
         value.as_object().cloned().unwrap_or_default()

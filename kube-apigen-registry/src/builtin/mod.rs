@@ -18,7 +18,8 @@
 //!   the defaults the API server sets in code (policies, grace period, scheduler, image
 //!   pull policy by tag, probe timings, volume modes; a pod's requests from its limits);
 //!   a new pod is `Pending` with its QoS class; workloads get one replica, deployments
-//!   a rolling update of 25% and 25%, a history of 10 and a deadline of 600 s;
+//!   a rolling update of 25% and 25%, a history of 10 and a deadline of 600 s; a
+//!   workload's selector is checked against its template and may not change;
 //!   `kubectl get` shows the columns the API server prints. No kubelet runs the pods and
 //!   no controller makes a deployment's replica sets.
 

@@ -5,12 +5,15 @@
 use std::sync::Arc;
 
 use kube_apigen::Quantity;
+use kube_apigen::field::{ErrorList, FieldError, Path};
+use kube_apigen::go::fmt::quote;
 use kube_apigen::http::{AGE, TableConvertor};
 use kube_apigen::resource::Column;
 use serde_json::{Map, Value, json};
 
 use super::text_column;
 use crate::object::top_mut;
+use crate::selector::label_selector_selects;
 use crate::strategy::{Strategy, WriteContext};
 
 /// The strategy of core/v1 `pods`.
@@ -96,6 +99,14 @@ impl Strategy for Deployments {
         Self::set_defaults(new);
     }
 
+    fn validate(&self, _: &WriteContext<'_>, object: &Value) -> ErrorList {
+        workload_errors(object)
+    }
+
+    fn validate_update(&self, _: &WriteContext<'_>, new: &Value, old: &Value) -> ErrorList {
+        workload_update_errors(new, old)
+    }
+
     fn table(&self) -> Option<Arc<dyn TableConvertor>> {
         Some(Arc::new(WorkloadTable::Deployment))
     }
@@ -114,9 +125,132 @@ impl Strategy for ReplicaSets {
         set_workload_defaults(top_mut(new, "spec"));
     }
 
+    fn validate(&self, _: &WriteContext<'_>, object: &Value) -> ErrorList {
+        workload_errors(object)
+    }
+
+    fn validate_update(&self, _: &WriteContext<'_>, new: &Value, old: &Value) -> ErrorList {
+        workload_update_errors(new, old)
+    }
+
     fn table(&self) -> Option<Arc<dyn TableConvertor>> {
         Some(Arc::new(WorkloadTable::ReplicaSet))
     }
+}
+
+/// What the API server checks of a workload's selector and template beyond the specs:
+/// the selector is not empty and selects the template's labels, and the template's pods
+/// restart always and have no deadline. (Deployments and replica sets share the
+/// wording, `for deployment` included.)
+fn workload_errors(object: &Value) -> ErrorList {
+    let mut errors = ErrorList::new();
+    let spec = Path::ROOT.field("spec");
+    let template = spec.field("template");
+    let selector = object.pointer("/spec/selector").filter(|selector| selector.is_object());
+    if let Some(selector) = selector {
+        let terms = |field: &str| {
+            selector.get(field).and_then(Value::as_object).map_or(0, Map::len)
+                + selector.get(field).and_then(Value::as_array).map_or(0, Vec::len)
+        };
+        if terms("matchLabels") + terms("matchExpressions") == 0 {
+            errors.push(FieldError::invalid_shown(
+                &spec.field("selector"),
+                go_label_selector(selector),
+                "empty selector is invalid for deployment",
+            ));
+        } else {
+            let labels = object.pointer("/spec/template/metadata/labels").and_then(Value::as_object);
+            if !label_selector_selects(selector, labels) {
+                let shown = go_string_map(object.pointer("/spec/template/metadata/labels"));
+                errors.push(FieldError::invalid_shown(
+                    &template.field("metadata").field("labels"),
+                    shown,
+                    "`selector` does not match template `labels`",
+                ));
+            }
+        }
+    }
+    let pod_spec = template.field("spec");
+    let restart_policy =
+        object.pointer("/spec/template/spec/restartPolicy").and_then(Value::as_str).unwrap_or_default();
+    if restart_policy != "Always" {
+        errors.push(FieldError::not_supported(&pod_spec.field("restartPolicy"), restart_policy, &["Always"]));
+    }
+    if let Some(deadline) =
+        object.pointer("/spec/template/spec/activeDeadlineSeconds").filter(|deadline| !deadline.is_null())
+    {
+        errors.push(FieldError::invalid(
+            &pod_spec.field("activeDeadlineSeconds"),
+            deadline.clone(),
+            "activeDeadlineSeconds in ReplicaSet is not Supported",
+        ));
+    }
+    errors
+}
+
+/// [`workload_errors`], and `apps/v1`'s immutable selector.
+fn workload_update_errors(new: &Value, old: &Value) -> ErrorList {
+    let mut errors = workload_errors(new);
+    let selector = |object: &Value| object.pointer("/spec/selector").filter(|selector| !selector.is_null()).cloned();
+    let new_selector = selector(new);
+    if new_selector != selector(old) {
+        let shown = new_selector.as_ref().map_or_else(|| quote("null"), go_label_selector);
+        errors.push(FieldError::invalid_shown(
+            &Path::ROOT.field("spec").field("selector"),
+            shown,
+            "field is immutable",
+        ));
+    }
+    errors
+}
+
+/// A `map[string]string` as Go's `%#v` prints it: keys sorted, `(nil)` when unset.
+fn go_string_map(map: Option<&Value>) -> String {
+    match map.and_then(Value::as_object) {
+        None => "map[string]string(nil)".to_owned(),
+        Some(map) => {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_by_key(|(key, _)| *key);
+            let entries: Vec<String> = entries
+                .iter()
+                .map(|(key, value)| format!("{}:{}", quote(key), quote(value.as_str().unwrap_or_default())))
+                .collect();
+            format!("map[string]string{{{}}}", entries.join(", "))
+        }
+    }
+}
+
+/// A `metav1.LabelSelector` as Go's `%#v` prints it.
+fn go_label_selector(selector: &Value) -> String {
+    let expressions = match selector.get("matchExpressions").and_then(Value::as_array) {
+        None => "[]v1.LabelSelectorRequirement(nil)".to_owned(),
+        Some(expressions) => {
+            let printed: Vec<String> = expressions
+                .iter()
+                .map(|expression| {
+                    let text = |field: &str| quote(expression.get(field).and_then(Value::as_str).unwrap_or_default());
+                    let values = match expression.get("values").and_then(Value::as_array) {
+                        None => "[]string(nil)".to_owned(),
+                        Some(values) => {
+                            let values: Vec<String> =
+                                values.iter().map(|v| quote(v.as_str().unwrap_or_default())).collect();
+                            format!("[]string{{{}}}", values.join(", "))
+                        }
+                    };
+                    format!(
+                        "v1.LabelSelectorRequirement{{Key:{}, Operator:{}, Values:{values}}}",
+                        text("key"),
+                        text("operator")
+                    )
+                })
+                .collect();
+            format!("[]v1.LabelSelectorRequirement{{{}}}", printed.join(", "))
+        }
+    };
+    format!(
+        "v1.LabelSelector{{MatchLabels:{}, MatchExpressions:{expressions}}}",
+        go_string_map(selector.get("matchLabels"))
+    )
 }
 
 /// The defaults of a workload's spec: one replica, and those of its pod template.
