@@ -66,6 +66,13 @@ harness::backend_tests! {
              spec.template.spec.restartPolicy: Unsupported value: \"Never\": supported values: \"Always\"]"
         );
 
+        // A strategy that is no object is the spec's error, not the defaults' panic.
+        let mut odd = workload("Deployment", "odd");
+        odd["spec"]["strategy"] = json!(5);
+        let (status, body) = api.post(DEPLOYMENTS, &odd).await;
+        assert!(status.is_client_error(), "{status} {body}");
+        assert_eq!(body["kind"], "Status", "{body}");
+
         let mut empty = workload("ReplicaSet", "empty");
         empty["spec"]["selector"] = json!({});
         let (status, body) = api.post(REPLICA_SETS, &empty).await;

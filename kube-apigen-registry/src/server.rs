@@ -107,8 +107,8 @@ impl Server {
         let _ = store.strategy("", "secrets", builtin::Secrets);
         let _ = store.strategy("", "services", builtin::Services);
         let _ = store.strategy("", "pods", builtin::Pods);
-        let _ = store.strategy("apps", "deployments", builtin::Deployments);
-        let _ = store.strategy("apps", "replicasets", builtin::ReplicaSets);
+        let _ = store.strategy("apps", "deployments", builtin::Workloads::Deployments);
+        let _ = store.strategy("apps", "replicasets", builtin::Workloads::ReplicaSets);
         ServerBuilder {
             api,
             store,

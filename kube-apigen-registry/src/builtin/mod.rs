@@ -29,7 +29,7 @@ use base64::Engine;
 use kube_apigen::Status;
 use kube_apigen::http::{AGE, TableConvertor};
 use kube_apigen::resource::Column;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use crate::object::{meta_str, top_mut};
 use crate::store::NAMESPACE_FINALIZER;
@@ -37,7 +37,7 @@ use crate::strategy::{Strategy, WriteContext};
 
 mod workloads;
 
-pub use workloads::{Deployments, Pods, ReplicaSets};
+pub use workloads::{Pods, Workloads};
 
 /// The label every namespace carries with its name, to be selected by it.
 const NAMESPACE_NAME_LABEL: &str = "kubernetes.io/metadata.name";
@@ -142,9 +142,7 @@ impl Secrets {
                 }
             }
         }
-        if root.get("type").and_then(Value::as_str).is_none_or(str::is_empty) {
-            root.insert("type".to_owned(), json!("Opaque"));
-        }
+        set_if_unset(root, "type", json!("Opaque"));
     }
 }
 
@@ -208,18 +206,13 @@ impl Services {
     /// The API server's defaults of a service's spec.
     fn set_defaults(object: &mut Value) {
         let spec = top_mut(object, "spec");
-        for (field, default) in [("type", "ClusterIP"), ("sessionAffinity", "None")] {
-            if spec.get(field).and_then(Value::as_str).is_none_or(str::is_empty) {
-                spec.insert(field.to_owned(), json!(default));
-            }
-        }
+        set_if_unset(spec, "type", json!("ClusterIP"));
+        set_if_unset(spec, "sessionAffinity", json!("None"));
         for port in spec.get_mut("ports").and_then(Value::as_array_mut).into_iter().flatten() {
             let Some(port) = port.as_object_mut() else {
                 continue;
             };
-            if port.get("protocol").and_then(Value::as_str).is_none_or(str::is_empty) {
-                port.insert("protocol".to_owned(), json!("TCP"));
-            }
+            set_if_unset(port, "protocol", json!("TCP"));
             if port.get("targetPort").is_none_or(|target| target == &json!(0) || target == &json!(""))
                 && let Some(number) = port.get("port").cloned()
             {
@@ -236,6 +229,18 @@ impl Strategy for Services {
 
     fn prepare_for_update(&self, _: &WriteContext<'_>, new: &mut Value, _: &Value) {
         Self::set_defaults(new);
+    }
+}
+
+/// Sets `field` when it is missing, null or an empty string (Go's zero value of a
+/// string, which its defaults replace); any other value stays.
+fn set_if_unset(object: &mut Map<String, Value>, field: &str, default: Value) {
+    match object.get_mut(field) {
+        Some(value) if !value.is_null() && value != "" => {}
+        Some(value) => *value = default,
+        None => {
+            object.insert(field.to_owned(), default);
+        }
     }
 }
 

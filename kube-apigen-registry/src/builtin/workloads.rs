@@ -11,7 +11,7 @@ use kube_apigen::http::{AGE, TableConvertor};
 use kube_apigen::resource::Column;
 use serde_json::{Map, Value, json};
 
-use super::text_column;
+use super::{set_if_unset, text_column};
 use crate::object::top_mut;
 use crate::selector::label_selector_selects;
 use crate::strategy::{Strategy, WriteContext};
@@ -69,34 +69,49 @@ impl Strategy for Pods {
     }
 }
 
-/// The strategy of `apps/v1` `deployments`.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Deployments;
+/// The strategy of the `apps/v1` workloads holding a pod template.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Workloads {
+    /// `deployments`.
+    Deployments,
+    /// `replicasets`.
+    ReplicaSets,
+}
 
-impl Deployments {
-    fn set_defaults(object: &mut Value) {
+impl Workloads {
+    /// One replica and the pod template's defaults; a deployment's rollout too.
+    fn set_defaults(self, object: &mut Value) {
         let spec = top_mut(object, "spec");
-        set_workload_defaults(spec);
-        let strategy = object_entry(spec, "strategy").expect("just made an object");
-        set_if_unset(strategy, "type", json!("RollingUpdate"));
-        if strategy.get("type").and_then(Value::as_str) == Some("RollingUpdate")
-            && let Some(rolling) = object_entry(strategy, "rollingUpdate")
+        set_if_unset(spec, "replicas", json!(1));
+        if let Some(template) = object_entry(spec, "template")
+            && let Some(pod_spec) = object_entry(template, "spec")
         {
-            set_if_unset(rolling, "maxUnavailable", json!("25%"));
-            set_if_unset(rolling, "maxSurge", json!("25%"));
+            set_pod_spec_defaults(pod_spec);
+        }
+        if self != Workloads::Deployments {
+            return;
+        }
+        if let Some(strategy) = object_entry(spec, "strategy") {
+            set_if_unset(strategy, "type", json!("RollingUpdate"));
+            if strategy.get("type").and_then(Value::as_str) == Some("RollingUpdate")
+                && let Some(rolling) = object_entry(strategy, "rollingUpdate")
+            {
+                set_if_unset(rolling, "maxUnavailable", json!("25%"));
+                set_if_unset(rolling, "maxSurge", json!("25%"));
+            }
         }
         set_if_unset(spec, "revisionHistoryLimit", json!(10));
         set_if_unset(spec, "progressDeadlineSeconds", json!(600));
     }
 }
 
-impl Strategy for Deployments {
+impl Strategy for Workloads {
     fn prepare_for_create(&self, _: &WriteContext<'_>, object: &mut Value) {
-        Self::set_defaults(object);
+        self.set_defaults(object);
     }
 
     fn prepare_for_update(&self, _: &WriteContext<'_>, new: &mut Value, _: &Value) {
-        Self::set_defaults(new);
+        self.set_defaults(new);
     }
 
     fn validate(&self, _: &WriteContext<'_>, object: &Value) -> ErrorList {
@@ -108,33 +123,7 @@ impl Strategy for Deployments {
     }
 
     fn table(&self) -> Option<Arc<dyn TableConvertor>> {
-        Some(Arc::new(WorkloadTable::Deployment))
-    }
-}
-
-/// The strategy of `apps/v1` `replicasets`.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct ReplicaSets;
-
-impl Strategy for ReplicaSets {
-    fn prepare_for_create(&self, _: &WriteContext<'_>, object: &mut Value) {
-        set_workload_defaults(top_mut(object, "spec"));
-    }
-
-    fn prepare_for_update(&self, _: &WriteContext<'_>, new: &mut Value, _: &Value) {
-        set_workload_defaults(top_mut(new, "spec"));
-    }
-
-    fn validate(&self, _: &WriteContext<'_>, object: &Value) -> ErrorList {
-        workload_errors(object)
-    }
-
-    fn validate_update(&self, _: &WriteContext<'_>, new: &Value, old: &Value) -> ErrorList {
-        workload_update_errors(new, old)
-    }
-
-    fn table(&self) -> Option<Arc<dyn TableConvertor>> {
-        Some(Arc::new(WorkloadTable::ReplicaSet))
+        Some(Arc::new(*self))
     }
 }
 
@@ -148,11 +137,9 @@ fn workload_errors(object: &Value) -> ErrorList {
     let template = spec.field("template");
     let selector = object.pointer("/spec/selector").filter(|selector| selector.is_object());
     if let Some(selector) = selector {
-        let terms = |field: &str| {
-            selector.get(field).and_then(Value::as_object).map_or(0, Map::len)
-                + selector.get(field).and_then(Value::as_array).map_or(0, Vec::len)
-        };
-        if terms("matchLabels") + terms("matchExpressions") == 0 {
+        let labels = selector.get("matchLabels").and_then(Value::as_object).map_or(0, Map::len);
+        let expressions = selector.get("matchExpressions").and_then(Value::as_array).map_or(0, Vec::len);
+        if labels + expressions == 0 {
             errors.push(FieldError::invalid_shown(
                 &spec.field("selector"),
                 go_label_selector(selector),
@@ -253,16 +240,6 @@ fn go_label_selector(selector: &Value) -> String {
     )
 }
 
-/// The defaults of a workload's spec: one replica, and those of its pod template.
-fn set_workload_defaults(spec: &mut Map<String, Value>) {
-    set_if_unset(spec, "replicas", json!(1));
-    if let Some(template) = object_entry(spec, "template")
-        && let Some(pod_spec) = object_entry(template, "spec")
-    {
-        set_pod_spec_defaults(pod_spec);
-    }
-}
-
 /// The defaults of every pod spec, a pod's own or a template's: its policies, its
 /// containers', their probes' and its volumes'.
 fn set_pod_spec_defaults(spec: &mut Map<String, Value>) {
@@ -321,7 +298,8 @@ fn set_container_defaults(container: &mut Map<String, Value>) {
     }
 }
 
-/// The sources of a volume: the fields besides its name.
+/// A volume without a source (no field besides its name) is an empty directory; the
+/// files of configMap and secret volumes get mode 0644.
 fn set_volume_defaults(volume: &mut Map<String, Value>) {
     if !volume.keys().any(|field| field != "name") {
         volume.insert("emptyDir".to_owned(), json!({}));
@@ -377,18 +355,6 @@ fn qos_class(spec: &Value) -> &'static str {
         (false, _) => "BestEffort",
         (true, true) => "Guaranteed",
         (true, false) => "Burstable",
-    }
-}
-
-/// Sets `field` when it is missing, null or an empty string (Go's zero value of a
-/// string, which its defaults replace); any other value stays.
-fn set_if_unset(object: &mut Map<String, Value>, field: &str, default: Value) {
-    match object.get_mut(field) {
-        Some(value) if !value.is_null() && value != "" => {}
-        Some(value) => *value = default,
-        None => {
-            object.insert(field.to_owned(), default);
-        }
     }
 }
 
@@ -480,12 +446,6 @@ fn pod_status(pod: &Value, statuses: &[Value]) -> String {
     reason
 }
 
-/// The `kubectl get` columns of a workload holding a pod template.
-enum WorkloadTable {
-    Deployment,
-    ReplicaSet,
-}
-
 /// A column of whole numbers after `Name`, printed by the convertor.
 const fn count_column(name: &'static str, description: &'static str) -> Column {
     Column { type_: "integer", ..text_column(name, description, "") }
@@ -497,7 +457,8 @@ const WIDE_COLUMNS: [Column; 3] = [
     Column { priority: 1, ..text_column("Selector", "The labels of the pods the workload owns.", "") },
 ];
 
-impl TableConvertor for WorkloadTable {
+/// The `kubectl get` columns of a workload.
+impl TableConvertor for Workloads {
     fn columns(&self) -> &[Column] {
         const DEPLOYMENT: [Column; 7] = [
             text_column("Ready", "How many replicas are ready, of those wanted.", ""),
@@ -518,8 +479,8 @@ impl TableConvertor for WorkloadTable {
             WIDE_COLUMNS[2],
         ];
         match self {
-            WorkloadTable::Deployment => &DEPLOYMENT,
-            WorkloadTable::ReplicaSet => &REPLICA_SET,
+            Workloads::Deployments => &DEPLOYMENT,
+            Workloads::ReplicaSets => &REPLICA_SET,
         }
     }
 
@@ -535,12 +496,12 @@ impl TableConvertor for WorkloadTable {
             values.join(",")
         };
         let mut cells = match self {
-            WorkloadTable::Deployment => vec![
+            Workloads::Deployments => vec![
                 json!(format!("{}/{}", count("/status/readyReplicas"), count("/spec/replicas"))),
                 json!(count("/status/updatedReplicas")),
                 json!(count("/status/availableReplicas")),
             ],
-            WorkloadTable::ReplicaSet => {
+            Workloads::ReplicaSets => {
                 vec![
                     json!(count("/spec/replicas")),
                     json!(count("/status/replicas")),
@@ -650,7 +611,7 @@ mod tests {
             "image": "nginx:1.27",
             "resources": {"limits": {"cpu": "1"}},
         }]}}}});
-        Deployments::set_defaults(&mut deployment);
+        Workloads::Deployments.set_defaults(&mut deployment);
         let expected = json!({"spec": {
             "replicas": 1,
             "strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": "25%", "maxSurge": "25%"}},
@@ -674,7 +635,7 @@ mod tests {
         }});
         assert_eq!(deployment, expected);
         let mut recreate = json!({"spec": {"strategy": {"type": "Recreate"}}});
-        Deployments::set_defaults(&mut recreate);
+        Workloads::Deployments.set_defaults(&mut recreate);
         assert_eq!(recreate["spec"]["strategy"], json!({"type": "Recreate"}));
     }
 
